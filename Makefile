@@ -1,0 +1,44 @@
+# mediaplay: two commands set everything up on a fresh Debian 12 machine.
+#   make run    install what is missing, build, list the bundled feed
+#   make test   the same, plus the ffmpeg CLI for fixtures, then run the tests
+
+SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
+SWIFTFLAGS ?=
+PREFIX ?= /usr/local
+
+.PHONY: run test build release deps test-deps completions install clean
+
+run: deps build
+	.build/debug/mediaplay list
+
+test: test-deps
+	$(SWIFT) build --build-tests $(SWIFTFLAGS)
+	$(SWIFT) test --skip-build $(SWIFTFLAGS)
+
+build:
+	$(SWIFT) build $(SWIFTFLAGS)
+
+release: deps
+	$(SWIFT) build -c release $(SWIFTFLAGS)
+
+deps:
+	@scripts/install-deps.sh
+
+test-deps:
+	@scripts/install-deps.sh --test
+
+completions: build
+	mkdir -p completions
+	.build/debug/mediaplay --generate-completion-script bash > completions/mediaplay.bash
+	.build/debug/mediaplay --generate-completion-script zsh > completions/_mediaplay
+	.build/debug/mediaplay --generate-completion-script fish > completions/mediaplay.fish
+
+install: release completions
+	install -D -m 0755 .build/release/mediaplay $(DESTDIR)$(PREFIX)/bin/mediaplay
+	install -D -m 0644 media.json $(DESTDIR)$(PREFIX)/share/mediaplay/media.json
+	install -D -m 0644 completions/mediaplay.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mediaplay
+	install -D -m 0644 completions/_mediaplay $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_mediaplay
+	install -D -m 0644 completions/mediaplay.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/mediaplay.fish
+
+clean:
+	rm -rf .build completions

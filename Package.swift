@@ -1,0 +1,55 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Swift 6 language mode everywhere; complete concurrency checking is implied by it.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+]
+
+let package = Package(
+    name: "mediaplay",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "mediaplay", targets: ["mediaplay"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // C libraries from Debian's -dev packages. Each shim header wraps the
+        // macros and variadic functions that Swift cannot import directly.
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev", "libswscale-dev"])]
+        ),
+        // No pkgConfig on purpose: sdl2.pc adds -D_REENTRANT, which SwiftPM rejects
+        // as a prohibited flag. The module map links SDL2 itself.
+        .systemLibrary(
+            name: "CSDL2",
+            providers: [.apt(["libsdl2-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+
+        .target(name: "MediaFeed", swiftSettings: swiftSettings),
+        .target(name: "MediaTerminal", swiftSettings: swiftSettings),
+        .target(name: "MediaCache", dependencies: ["CCurl"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "mediaplay",
+            dependencies: [
+                "MediaFeed", "MediaTerminal", "MediaCache",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        .testTarget(name: "MediaFeedTests", dependencies: ["MediaFeed"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaTerminalTests", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
+        .testTarget(name: "CModulesTests", dependencies: ["CFFmpeg", "CSDL2", "CCurl"], swiftSettings: swiftSettings),
+        .testTarget(name: "EndToEndTests", dependencies: ["mediaplay", "MediaFeed"], swiftSettings: swiftSettings),
+    ]
+)

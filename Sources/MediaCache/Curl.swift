@@ -1,0 +1,134 @@
+import CCurl
+import Foundation
+
+/// libcurl's global set-up, done once before the first handle is made.
+enum CurlGlobal {
+    static let initialized: Bool = {
+        mp_curl_global_init_all() == CURLE_OK
+    }()
+}
+
+/// The libcurl version this process runs with, e.g. "7.88.1".
+public var curlVersion: String {
+    String(cString: mp_curl_version_info().pointee.version)
+}
+
+/// A failed transfer, with the message a person can act on.
+public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The server answered with an HTTP error status.
+        case http(status: Int)
+        /// The body was larger than the allowed size.
+        case tooLarge(limit: Int64)
+        /// DNS, connect, TLS, timeout, reset...: libcurl's own error.
+        case network(code: Int)
+        /// The URL scheme is not http or https.
+        case unsupported
+    }
+
+    public var kind: Kind
+    public var message: String
+
+    public var description: String { message }
+}
+
+/// A single blocking HTTP GET into memory: enough to read a remote feed.
+///
+/// It blocks the calling thread, so call it from a thread of its own or the
+/// main thread of a command, never from Swift's cooperative pool.
+public enum HTTPGet {
+    public static let userAgent = "mediaplay/0.1 (+libcurl)"
+
+    public static func fetch(_ url: URL, maximumBytes: Int64 = 16 << 20) throws(TransferError) -> [UInt8] {
+        _ = CurlGlobal.initialized
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw TransferError(kind: .unsupported, message: "only http and https URLs can be fetched: \(url.absoluteString)")
+        }
+        guard let handle = curl_easy_init() else {
+            throw TransferError(kind: .network(code: -1), message: "libcurl could not start a transfer")
+        }
+        defer { curl_easy_cleanup(handle) }
+
+        let sink = MemorySink(limit: maximumBytes)
+        let unmanaged = Unmanaged.passRetained(sink)
+        defer { unmanaged.release() }
+        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE))
+
+        let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errorPointer in
+            url.absoluteString.withCString { urlPointer in
+                CurlOptions.applySafeDefaults(handle)
+                _ = mp_curl_easy_setopt_string(handle, CURLOPT_URL, urlPointer)
+                _ = mp_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorPointer.baseAddress)
+                _ = mp_curl_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumBytes))
+                _ = mp_curl_easy_setopt_write_function(handle, memorySinkWrite)
+                _ = mp_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, unmanaged.toOpaque())
+                return curl_easy_perform(handle)
+            }
+        }
+
+        var status = 0
+        mp_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        let host = url.host ?? url.absoluteString
+        if sink.overflowed || code == CURLE_FILESIZE_EXCEEDED {
+            throw TransferError(kind: .tooLarge(limit: maximumBytes), message: "\(url.absoluteString) is larger than \(maximumBytes) bytes")
+        }
+        guard code == CURLE_OK else {
+            let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            throw TransferError(kind: .network(code: Int(code.rawValue)), message: "\(text) (\(host))")
+        }
+        if status >= 400 {
+            throw TransferError(kind: .http(status: status), message: "HTTP \(status) from \(host)")
+        }
+        return sink.bytes
+    }
+}
+
+/// Options every transfer gets: http(s) only, bounded redirects, TLS
+/// verification on, and aborts for dead or stalled connections.
+enum CurlOptions {
+    static func applySafeDefaults(_ handle: UnsafeMutableRawPointer) {
+        _ = mp_curl_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        _ = mp_curl_easy_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        _ = mp_curl_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+        _ = mp_curl_easy_setopt_long(handle, CURLOPT_MAXREDIRS, 5)
+        _ = mp_curl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
+        _ = mp_curl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
+        _ = mp_curl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, 20)
+        // Abort when fewer than 1 byte/s arrive for 30 s: a hung server.
+        _ = mp_curl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
+        _ = mp_curl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, 30)
+        _ = mp_curl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        _ = mp_curl_easy_setopt_string(handle, CURLOPT_USERAGENT, HTTPGet.userAgent)
+        _ = mp_curl_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
+    }
+}
+
+/// Collects a response body, refusing to grow past a limit.
+final class MemorySink {
+    var bytes: [UInt8] = []
+    let limit: Int64
+    var overflowed = false
+
+    init(limit: Int64) {
+        self.limit = limit
+    }
+}
+
+/// libcurl's write callback for `MemorySink`: a plain function, so that it
+/// carries no actor isolation into libcurl's calling thread.
+func memorySinkWrite(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
+    guard let data, let context else { return 0 }
+    let sink = Unmanaged<MemorySink>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    if Int64(sink.bytes.count + length) > sink.limit {
+        sink.overflowed = true
+        return 0  // makes libcurl stop with CURLE_WRITE_ERROR
+    }
+    data.withMemoryRebound(to: UInt8.self, capacity: length) { pointer in
+        sink.bytes.append(contentsOf: UnsafeBufferPointer(start: pointer, count: length))
+    }
+    return length
+}

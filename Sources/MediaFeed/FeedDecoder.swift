@@ -1,0 +1,351 @@
+import Foundation
+
+/// Where a feed was read from; relative item URLs resolve against it.
+public enum FeedOrigin: Sendable, Hashable {
+    /// A local file; relative paths resolve against its folder.
+    case file(path: String)
+    /// An http(s) URL; relative URLs resolve against it, and `file` URLs are
+    /// refused, so a feed from the network cannot point at local files.
+    case remote(URL)
+    /// Bytes from elsewhere (tests, stdin): relative paths resolve against the
+    /// current directory.
+    case unknown
+
+    /// A name for the feed when it has no title of its own.
+    var fallbackTitle: String {
+        switch self {
+        case let .file(path): return (path as NSString).lastPathComponent
+        case let .remote(url): return url.lastPathComponent.isEmpty ? (url.host ?? "feed") : url.lastPathComponent
+        case .unknown: return "feed"
+        }
+    }
+}
+
+/// A feed that cannot be read at all (as opposed to a bad record in it).
+public struct FeedError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var position: SourcePosition
+    public var message: String
+
+    public init(position: SourcePosition, message: String) {
+        self.position = position
+        self.message = message
+    }
+
+    /// `line:column: message`; the caller puts the file name in front.
+    public var description: String { "\(position): \(message)" }
+}
+
+/// Turns the bytes of a feed (DESIGN.md §2, docs/FEED.md) into a `Feed`.
+public enum FeedDecoder {
+    public static func decode(_ bytes: [UInt8], origin: FeedOrigin = .unknown) throws(FeedError) -> Feed {
+        let root: JSONValue.Located
+        do {
+            root = try JSONParser.parse(bytes)
+        } catch {
+            throw FeedError(position: error.position, message: error.message)
+        }
+
+        var title: String?
+        let records: [JSONValue.Located]
+        switch root.value {
+        case let .array(elements):
+            records = elements
+        case .object:
+            if let titleValue = root.value["title"] {
+                switch titleValue.value {
+                case let .string(text): title = text
+                case .null: break
+                default:
+                    throw FeedError(position: titleValue.position, message: "the feed's \"title\" must be a string, not \(titleValue.value.typeName)")
+                }
+            }
+            guard let itemsValue = root.value["items"] else {
+                throw FeedError(position: root.position, message: "the feed object has no \"items\" array")
+            }
+            guard case let .array(elements) = itemsValue.value else {
+                throw FeedError(position: itemsValue.position, message: "the feed's \"items\" must be an array, not \(itemsValue.value.typeName)")
+            }
+            records = elements
+        default:
+            throw FeedError(position: root.position, message: "a feed is a JSON object with \"items\" or an array of items, not \(root.value.typeName)")
+        }
+
+        let items = decodeItems(records, origin: origin)
+        let feedTitle = title.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+        return Feed(title: feedTitle ?? origin.fallbackTitle, items: items)
+    }
+
+    // MARK: - Records
+
+    /// A record's fields after the checks that need only the record itself.
+    private struct Draft {
+        var position: Int
+        var location: SourcePosition
+        var explicitID: String?
+        var title: String?
+        var kind: MediaKind?
+        var source: MediaSource?
+        var description: String?
+        var thumbnail: MediaSource?
+        var problem: String?
+    }
+
+    private static func decodeItems(_ records: [JSONValue.Located], origin: FeedOrigin) -> [FeedItem] {
+        var drafts = records.enumerated().map { offset, record in
+            draft(record, position: offset + 1, origin: origin)
+        }
+
+        // Explicit ids first, so that a derived id never takes one a user wrote.
+        var owners: [String: Int] = [:]
+        for index in drafts.indices {
+            guard let id = drafts[index].explicitID else { continue }
+            if let first = owners[id] {
+                drafts[index].problem = drafts[index].problem ?? "duplicate id \"\(id)\" (item \(first) has it too)"
+            } else {
+                owners[id] = drafts[index].position
+            }
+        }
+
+        return drafts.map { draft in
+            let id: String
+            if let explicit = draft.explicitID, owners[explicit] == draft.position {
+                id = explicit
+            } else {
+                id = derivedID(for: draft, taken: &owners)
+            }
+            let title = draft.title ?? derivedTitle(for: draft)
+            return FeedItem(
+                position: draft.position, id: id, title: title, kind: draft.kind,
+                source: draft.problem == nil ? draft.source : nil,
+                description: draft.description, thumbnail: draft.thumbnail,
+                invalidReason: draft.problem, location: draft.location
+            )
+        }
+    }
+
+    private static func draft(_ record: JSONValue.Located, position: Int, origin: FeedOrigin) -> Draft {
+        var draft = Draft(position: position, location: record.position)
+        guard case .object = record.value else {
+            draft.problem = "the record is \(record.value.typeName), not an object"
+            return draft
+        }
+        let fields = record.value
+        // Collect every problem's first occurrence; the first one is the reason shown.
+        var problems: [String] = []
+
+        if let value = fields["title"] {
+            switch value.value {
+            case let .string(text):
+                let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                draft.title = trimmed.isEmpty ? nil : trimmed
+            case .null: break
+            default: problems.append("\"title\" must be a string, not \(value.value.typeName)")
+            }
+        }
+
+        switch fields["type"]?.value {
+        case nil, .null?:
+            problems.append("missing \"type\" (0 image, 1 audio, 2 video)")
+        case let .number(text)?:
+            if let number = Double(text), number.rounded() == number, let kind = MediaKind(rawValue: Int(number)) {
+                draft.kind = kind
+            } else {
+                problems.append("unknown type \(text) (expected 0 image, 1 audio, 2 video)")
+            }
+        case let .string(text)?:
+            problems.append("\"type\" must be a number (0 image, 1 audio, 2 video), not the string \"\(text)\"")
+        case let other?:
+            problems.append("\"type\" must be a number (0 image, 1 audio, 2 video), not \(other.typeName)")
+        }
+
+        switch fields["url"]?.value {
+        case nil, .null?:
+            problems.append("missing \"url\"")
+        case let .string(text)?:
+            switch resolve(text, origin: origin) {
+            case let .success(source): draft.source = source
+            case let .failure(problem): problems.append("url: \(problem.message)")
+            }
+        case let other?:
+            problems.append("\"url\" must be a string, not \(other.typeName)")
+        }
+
+        if let value = fields["id"] {
+            switch value.value {
+            case let .string(text):
+                let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                if trimmed.isEmpty { problems.append("\"id\" is empty") } else { draft.explicitID = trimmed }
+            case let .number(text):
+                draft.explicitID = text
+            case .null: break
+            default: problems.append("\"id\" must be a string or a number, not \(value.value.typeName)")
+            }
+        }
+
+        if let value = fields["description"] {
+            switch value.value {
+            case let .string(text): draft.description = text.isEmpty ? nil : text
+            case .null: break
+            default: problems.append("\"description\" must be a string, not \(value.value.typeName)")
+            }
+        }
+
+        if let value = fields["thumbnail"] {
+            switch value.value {
+            case let .string(text) where !text.isEmpty:
+                switch resolve(text, origin: origin) {
+                case let .success(source): draft.thumbnail = source
+                case let .failure(problem): problems.append("thumbnail: \(problem.message)")
+                }
+            case .string, .null: break
+            default: problems.append("\"thumbnail\" must be a string, not \(value.value.typeName)")
+            }
+        }
+
+        draft.problem = problems.first
+        return draft
+    }
+
+    // MARK: - URLs
+
+    struct URLProblem: Error {
+        var message: String
+    }
+
+    /// Turns a record's `url` text into a source: an http(s) URL, or an
+    /// absolute file path (from a `file:` URL or a path, relative ones resolved
+    /// against the feed's folder).
+    static func resolve(_ text: String, origin: FeedOrigin) -> Result<MediaSource, URLProblem> {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return .failure(URLProblem(message: "empty")) }
+
+        if let scheme = schemeOf(trimmed) {
+            switch scheme {
+            case "http", "https":
+                guard let url = URL(string: trimmed), let host = url.host, !host.isEmpty else {
+                    return .failure(URLProblem(message: "\"\(trimmed)\" is not a usable \(scheme) URL"))
+                }
+                return .success(.remote(url))
+            case "file":
+                if case .remote = origin {
+                    return .failure(URLProblem(message: "a feed from the network cannot point at local files (\(trimmed))"))
+                }
+                guard let url = URL(string: trimmed), url.host == nil || url.host == "" || url.host == "localhost" else {
+                    return .failure(URLProblem(message: "\"\(trimmed)\" is not a usable local file URL"))
+                }
+                let path = url.path
+                guard path.hasPrefix("/") else {
+                    return .failure(URLProblem(message: "\"\(trimmed)\" is not a usable local file URL"))
+                }
+                return .success(.file(path))
+            default:
+                return .failure(URLProblem(message: "unsupported scheme \"\(scheme)\" (use http, https or file)"))
+            }
+        }
+
+        // No scheme: a path (or, in a remote feed, a relative URL).
+        switch origin {
+        case let .remote(base):
+            guard let url = URL(string: trimmed, relativeTo: base)?.absoluteURL, let host = url.host, !host.isEmpty else {
+                return .failure(URLProblem(message: "\"\(trimmed)\" cannot be resolved against \(base.absoluteString)"))
+            }
+            return .success(.remote(url))
+        case let .file(feedPath):
+            if trimmed.hasPrefix("/") { return .success(.file(standardized(trimmed))) }
+            let folder = (feedPath as NSString).deletingLastPathComponent
+            let base = folder.isEmpty ? FileManager.default.currentDirectoryPath : folder
+            return .success(.file(standardized((absolute(base) as NSString).appendingPathComponent(trimmed))))
+        case .unknown:
+            if trimmed.hasPrefix("/") { return .success(.file(standardized(trimmed))) }
+            return .success(.file(standardized((FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(trimmed))))
+        }
+    }
+
+    /// The URL scheme of `text` (lowercased), if it has one per RFC 3986.
+    static func schemeOf(_ text: String) -> String? {
+        guard let colon = text.firstIndex(of: ":") else { return nil }
+        let scheme = text[..<colon]
+        guard let first = scheme.first, first.isASCII, first.isLetter,
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else { return nil }
+        return scheme.lowercased()
+    }
+
+    private static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(path)
+    }
+
+    private static func standardized(_ path: String) -> String {
+        (path as NSString).standardizingPath
+    }
+
+    // MARK: - Derived ids and titles
+
+    private static func derivedTitle(for draft: Draft) -> String {
+        if let source = draft.source {
+            let name: String
+            switch source {
+            case let .remote(url): name = url.deletingPathExtension().lastPathComponent
+            case let .file(path): name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+            }
+            let readable = name.replacingOccurrences(of: "_", with: " ")
+            if !readable.isEmpty && readable != "/" { return readable }
+        }
+        return "Untitled \(draft.position)"
+    }
+
+    /// A readable, stable id from the URL's file name ("BigBuckBunny.mp4" →
+    /// "bigbuckbunny"); on a clash, a short hash of the URL keeps it unique and
+    /// still stable.
+    private static func derivedID(for draft: Draft, taken: inout [String: Int]) -> String {
+        let key = draft.source?.description ?? "item-\(draft.position)"
+        var slug = ""
+        if let source = draft.source {
+            let name: String
+            switch source {
+            case let .remote(url): name = url.deletingPathExtension().lastPathComponent
+            case let .file(path): name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+            }
+            slug = slugify(name)
+        }
+        if slug.isEmpty || slug.allSatisfy(\.isNumber) { slug = "item-" + slug }
+        if slug == "item-" { slug = "item-\(shortHash(key))" }
+        var candidate = slug
+        if taken[candidate] != nil { candidate = "\(slug)-\(shortHash(key))" }
+        var counter = 2
+        let base = candidate
+        while taken[candidate] != nil {
+            candidate = "\(base)-\(counter)"
+            counter += 1
+        }
+        taken[candidate] = draft.position
+        return candidate
+    }
+
+    static func slugify(_ text: String) -> String {
+        var result = ""
+        var pendingDash = false
+        for scalar in text.lowercased().unicodeScalars {
+            if scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar)) {
+                if pendingDash && !result.isEmpty { result.append("-") }
+                pendingDash = false
+                result.unicodeScalars.append(scalar)
+            } else {
+                pendingDash = true
+            }
+        }
+        return String(result.prefix(48))
+    }
+
+    /// 32-bit FNV-1a as 8 hex digits: stable across runs and platforms, unlike
+    /// Swift's seeded `hashValue`.
+    static func shortHash(_ text: String) -> String {
+        var hash: UInt32 = 2_166_136_261
+        for byte in text.utf8 {
+            hash ^= UInt32(byte)
+            hash = hash &* 16_777_619
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 8 - hex.count) + hex
+    }
+}

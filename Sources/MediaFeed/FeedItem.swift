@@ -1,0 +1,97 @@
+import Foundation
+
+/// What a feed record is: the `type` field of DESIGN.md §2.
+public enum MediaKind: Int, Sendable, CaseIterable, Codable {
+    case image = 0
+    case audio = 1
+    case video = 2
+
+    public var name: String {
+        switch self {
+        case .image: return "image"
+        case .audio: return "audio"
+        case .video: return "video"
+        }
+    }
+}
+
+/// Where an item's bytes come from.
+public enum MediaSource: Sendable, Hashable, CustomStringConvertible {
+    /// An http or https URL: fetched into the cache before use.
+    case remote(URL)
+    /// An absolute local path: used in place, never copied.
+    case file(String)
+
+    public var description: String {
+        switch self {
+        case let .remote(url): return url.absoluteString
+        case let .file(path): return path
+        }
+    }
+
+    public var isRemote: Bool {
+        if case .remote = self { return true }
+        return false
+    }
+}
+
+/// One record of a feed, decoded: the model behind a cell in `list` and `browse`.
+///
+/// A record that cannot be used is still an item, with `invalidReason` set, so
+/// that one bad record never sinks the feed and the user sees why.
+public struct FeedItem: Sendable, Hashable, Identifiable {
+    /// 1-based position in the feed: the number users type.
+    public var position: Int
+    /// Stable identifier: the record's `id`, else derived from its URL.
+    public var id: String
+    public var title: String
+    public var kind: MediaKind?
+    public var source: MediaSource?
+    public var description: String?
+    public var thumbnail: MediaSource?
+    /// Why the record cannot be used; nil for a valid item.
+    public var invalidReason: String?
+    /// Where the record starts in the feed file.
+    public var location: SourcePosition
+
+    public var isValid: Bool { invalidReason == nil }
+
+    public init(
+        position: Int, id: String, title: String, kind: MediaKind?, source: MediaSource?,
+        description: String? = nil, thumbnail: MediaSource? = nil, invalidReason: String? = nil,
+        location: SourcePosition = SourcePosition(line: 1, column: 1)
+    ) {
+        self.position = position
+        self.id = id
+        self.title = title
+        self.kind = kind
+        self.source = source
+        self.description = description
+        self.thumbnail = thumbnail
+        self.invalidReason = invalidReason
+        self.location = location
+    }
+}
+
+/// A decoded feed: its title and its items in file order.
+public struct Feed: Sendable, Hashable {
+    public var title: String
+    public var items: [FeedItem]
+
+    public init(title: String, items: [FeedItem]) {
+        self.title = title
+        self.items = items
+    }
+
+    public var validItems: [FeedItem] { items.filter(\.isValid) }
+
+    /// The item a user means by `selector`: a 1-based position, else an id.
+    /// A number is always read as a position, so ids made only of digits are
+    /// reachable by position only.
+    public func item(matching selector: String) -> FeedItem? {
+        if let position = Int(selector) {
+            return items.indices.contains(position - 1) ? items[position - 1] : nil
+        }
+        return items.first { $0.id == selector }
+    }
+}

@@ -1,0 +1,104 @@
+/// How many terminal columns text takes: wide East Asian characters and emoji
+/// take two, combining marks and zero-width characters none.
+///
+/// glibc's `wcwidth` depends on the process locale (it answers -1 for any
+/// non-ASCII character in the C locale), so we decide from Unicode properties.
+public enum DisplayWidth {
+    public static func of(_ text: String) -> Int {
+        text.reduce(0) { $0 + of($1) }
+    }
+
+    public static func of(_ character: Character) -> Int {
+        guard let first = character.unicodeScalars.first else { return 0 }
+        if character.unicodeScalars.count > 1 {
+            // An emoji sequence (flag, skin tone, ZWJ family) or text + VS16 is
+            // drawn as one wide glyph; a letter with combining marks as one column.
+            if character.unicodeScalars.contains(where: { $0.value == 0xFE0F || $0.properties.isEmojiPresentation }) {
+                return 2
+            }
+            return of(first)
+        }
+        return of(first)
+    }
+
+    public static func of(_ scalar: Unicode.Scalar) -> Int {
+        let value = scalar.value
+        if value == 0 { return 0 }
+        if value < 0x20 || (0x7F..<0xA0).contains(value) { return 0 }
+        if value < 0x300 { return 1 }
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format:
+            return 0
+        default:
+            break
+        }
+        if (0x1160...0x11FF).contains(value) || value == 0x200B { return 0 }
+        if scalar.properties.isEmojiPresentation { return 2 }
+        return isWide(value) ? 2 : 1
+    }
+
+    /// East Asian Wide and Fullwidth ranges (Unicode's EastAsianWidth.txt, W and F).
+    private static func isWide(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x1100...0x115F, 0x231A...0x231B, 0x2329...0x232A, 0x23E9...0x23EC, 0x23F0, 0x23F3,
+             0x25FD...0x25FE, 0x2614...0x2615, 0x2648...0x2653, 0x267F, 0x2693, 0x26A1,
+             0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+             0xA960...0xA97F, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE10...0xFE19, 0xFE30...0xFE6F,
+             0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x16FE0...0x16FE4, 0x17000...0x18CFF,
+             0x1B000...0x1B2FF, 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x2FFFD, 0x30000...0x3FFFD:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// `text` cut to at most `width` columns, ending in "…" when cut.
+    public static func truncate(_ text: String, to width: Int) -> String {
+        guard width > 0 else { return "" }
+        if of(text) <= width { return text }
+        var result = ""
+        var used = 0
+        for character in text {
+            let w = of(character)
+            if used + w > width - 1 { break }
+            result.append(character)
+            used += w
+        }
+        return result + "…"
+    }
+
+    /// `text` padded with spaces to exactly `width` columns (cut first if longer).
+    public static func pad(_ text: String, to width: Int, alignRight: Bool = false) -> String {
+        let cut = truncate(text, to: width)
+        let gap = String(repeating: " ", count: max(0, width - of(cut)))
+        return alignRight ? gap + cut : cut + gap
+    }
+
+    /// Replaces line breaks, tabs and other control characters with spaces, so
+    /// that text from a feed can never break a table row or move the cursor.
+    public static func singleLine(_ text: String) -> String {
+        var result = ""
+        var lastWasSpace = false
+        for scalar in text.unicodeScalars {
+            let isControl = scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value)
+                || scalar.value == 0x2028 || scalar.value == 0x2029
+            if isControl || scalar == " " {
+                if !lastWasSpace { result.unicodeScalars.append(" ") }
+                lastWasSpace = true
+            } else {
+                result.unicodeScalars.append(scalar)
+                lastWasSpace = false
+            }
+        }
+        return result.trimmingSpaces()
+    }
+}
+
+extension String {
+    func trimmingSpaces() -> String {
+        var scalars = Substring(self)
+        while scalars.first == " " { scalars.removeFirst() }
+        while scalars.last == " " { scalars.removeLast() }
+        return String(scalars)
+    }
+}

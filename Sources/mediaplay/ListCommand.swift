@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import MediaFeed
+import MediaTerminal
+
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "Show the feed's items and their state.",
+        discussion: """
+            Columns: # (the number other commands take), kind, title, state and size. \
+            Titles are cut to fit the terminal; --json prints everything, in the \
+            format described in docs/FEED.md.
+
+            Examples:
+              mediaplay list
+              mediaplay list --json
+              COLUMNS=60 mediaplay list --feed feed.json | less
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(name: .long, help: "Print a JSON document instead of a table.")
+    var json = false
+
+    func run() throws {
+        try runReportingErrors {
+            let loaded = try FeedLoading.load(try global.feedLocation())
+            let rows = loaded.feed.items.map(ItemRow.init)
+            if json {
+                try printJSON(loaded, rows: rows)
+            } else {
+                printTable(loaded, rows: rows)
+            }
+        }
+    }
+
+    private func printTable(_ loaded: LoadedFeed, rows: [ItemRow]) {
+        let terminal = TerminalInfo.detect(fd: STDOUT_FILENO, environment: ProcessInfo.processInfo.environment)
+        let output = ListRenderer.render(feed: loaded.feed, rows: rows, width: terminal.width, colors: terminal.colors)
+        FileHandle.standardOutput.write(Data(output.utf8))
+    }
+
+    private func printJSON(_ loaded: LoadedFeed, rows: [ItemRow]) throws {
+        let document = ListDocument(
+            schema: ListDocument.schemaName,
+            feed: .init(title: loaded.feed.title, source: loaded.source),
+            items: zip(loaded.feed.items, rows).map { item, row in
+                ListDocument.Item(
+                    position: item.position, id: item.id, kind: item.kind?.name, title: item.title,
+                    url: item.source?.description, description: item.description,
+                    thumbnail: item.thumbnail?.description, state: row.state.rawValue,
+                    size: row.size, error: row.detail, line: item.location.line
+                )
+            }
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data: Data
+        do {
+            data = try encoder.encode(document)
+        } catch {
+            throw CLIError("could not encode the list as JSON: \(error)", exitCode: .failure)
+        }
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+}

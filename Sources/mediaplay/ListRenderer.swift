@@ -1,0 +1,145 @@
+import Foundation
+import MediaFeed
+import MediaTerminal
+
+/// The state of an item as `list` shows it.
+enum ItemState: String, Codable {
+    /// A remote item not in the cache yet.
+    case notDownloaded = "not-downloaded"
+    /// A local file, used in place.
+    case local
+    /// A local file that does not exist (or cannot be read).
+    case missing
+    /// A record that cannot be used; `detail` says why.
+    case invalid
+
+    var label: String {
+        switch self {
+        case .notDownloaded: return "not downloaded"
+        case .local: return "local file"
+        case .missing: return "missing"
+        case .invalid: return "invalid"
+        }
+    }
+
+    var style: Style {
+        switch self {
+        case .notDownloaded: return .dim
+        case .local: return .green
+        case .missing, .invalid: return .red
+        }
+    }
+}
+
+/// What `list` knows of an item beyond the feed: its state and size.
+struct ItemRow {
+    var state: ItemState
+    var size: Int64?
+    var detail: String?
+
+    init(_ item: FeedItem) {
+        if let reason = item.invalidReason {
+            state = .invalid
+            detail = reason
+            return
+        }
+        switch item.source {
+        case let .file(path)?:
+            if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+               (attributes[.type] as? FileAttributeType) != .typeDirectory,
+               access(path, R_OK) == 0 {
+                state = .local
+                size = (attributes[.size] as? NSNumber)?.int64Value
+            } else {
+                state = .missing
+                detail = "no readable file at \(path)"
+            }
+        case .remote?, nil:
+            state = .notDownloaded
+        }
+    }
+
+    var stateText: String {
+        if let detail { return "\(state.label): \(detail)" }
+        return state.label
+    }
+}
+
+/// Lays out `list` as text: a caption line and a table fitted to `width`.
+enum ListRenderer {
+    static func render(feed: Feed, rows: [ItemRow], width: Int?, colors: Bool) -> String {
+        let invalid = rows.filter { $0.state == .invalid }.count
+        var caption = "\(DisplayWidth.singleLine(feed.title)) · \(feed.items.count) item\(feed.items.count == 1 ? "" : "s")"
+        if invalid > 0 { caption += " (\(invalid) invalid)" }
+        if let width { caption = DisplayWidth.truncate(caption, to: width) }
+
+        if feed.items.isEmpty {
+            return Style.bold.apply(caption, enabled: colors) + "\n"
+                + "Nothing to list yet: add items to the feed (the format is in docs/FEED.md).\n"
+        }
+
+        var table = Table(columns: [
+            .init("#", alignRight: true),
+            .init("KIND"),
+            .init("TITLE", minimumWidth: 12, shrinkWeight: 3),
+            .init("STATE", minimumWidth: 14, shrinkWeight: 2),
+            .init("SIZE", alignRight: true),
+        ])
+        for (item, row) in zip(feed.items, rows) {
+            table.append([
+                Table.Cell("\(item.position)"),
+                Table.Cell(item.kind?.name ?? "?", style: item.kind == nil ? .red : nil),
+                Table.Cell(item.title),
+                Table.Cell(row.stateText, style: row.state.style),
+                Table.Cell(row.size.map(formatByteCount) ?? ""),
+            ])
+        }
+        let lines = [Style.bold.apply(caption, enabled: colors)] + table.render(maximumWidth: width, colors: colors)
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// `list --json`: a stable document, schema "mediaplay.list/1" (docs/FEED.md).
+struct ListDocument: Codable {
+    static let schemaName = "mediaplay.list/1"
+
+    struct FeedInfo: Codable {
+        var title: String
+        var source: String
+    }
+
+    struct Item: Codable {
+        var position: Int
+        var id: String
+        var kind: String?
+        var title: String
+        var url: String?
+        var description: String?
+        var thumbnail: String?
+        var state: String
+        var size: Int64?
+        var error: String?
+        var line: Int
+
+        // Every key is always present, null when unknown, so that scripts can
+        // rely on the shape.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(position, forKey: .position)
+            try container.encode(id, forKey: .id)
+            try container.encode(kind, forKey: .kind)
+            try container.encode(title, forKey: .title)
+            try container.encode(url, forKey: .url)
+            try container.encode(description, forKey: .description)
+            try container.encode(thumbnail, forKey: .thumbnail)
+            try container.encode(state, forKey: .state)
+            try container.encode(size, forKey: .size)
+            try container.encode(error, forKey: .error)
+            try container.encode(line, forKey: .line)
+        }
+    }
+
+    var schema: String
+    var feed: FeedInfo
+    var items: [Item]
+}

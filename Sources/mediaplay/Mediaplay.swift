@@ -1,0 +1,28 @@
+import ArgumentParser
+
+@main
+struct Mediaplay: ParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "mediaplay",
+        abstract: "Browse and play the media in a JSON feed, from the terminal.",
+        discussion: """
+            A feed is a JSON list of images (type 0), audio (type 1) and video (type 2) \
+            records; see docs/FEED.md. Without --feed, mediaplay reads $MEDIAPLAY_FEED, \
+            else the media.json bundled with it.
+
+            Examples:
+              mediaplay list                         the bundled feed as a table
+              mediaplay list --json | jq '.items[0]' the same, for scripts
+              mediaplay list --feed ~/my-feed.json   another feed file
+              mediaplay list --feed https://example.org/feed.json
+
+            Shell completion:
+              mediaplay --generate-completion-script bash > /etc/bash_completion.d/mediaplay
+            """,
+        version: version,
+        subcommands: [ListCommand.self],
+        defaultSubcommand: ListCommand.self
+    )
+}

@@ -1,0 +1,35 @@
+#!/bin/sh
+# Installs the Debian packages mediaplay needs, if any are missing.
+#   scripts/install-deps.sh         build and run dependencies
+#   scripts/install-deps.sh --test  also the ffmpeg CLI, which makes test fixtures
+# As root it runs apt-get; otherwise it prints the exact command and exits 69
+# (EX_UNAVAILABLE), so nothing is half-installed behind the user's back.
+set -eu
+
+packages="pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libsdl2-dev libcurl4-openssl-dev libsqlite3-dev ca-certificates"
+if [ "${1:-}" = "--test" ]; then
+    packages="$packages ffmpeg"
+fi
+
+missing=""
+for package in $packages; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $package"
+    fi
+done
+
+if [ -z "$missing" ]; then
+    exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "mediaplay: missing system packages:$missing" >&2
+    echo "mediaplay: install them with: sudo apt-get install -y$missing" >&2
+    exit 69
+fi
+
+echo "mediaplay: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
