@@ -47,9 +47,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "MediaFeedTests", dependencies: ["MediaFeed"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaTerminalTests", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
         .testTarget(name: "CModulesTests", dependencies: ["CFFmpeg", "CSDL2", "CCurl"], swiftSettings: swiftSettings),
-        .testTarget(name: "EndToEndTests", dependencies: ["mediaplay", "MediaFeed"], swiftSettings: swiftSettings),
+        .testTarget(name: "EndToEndTests", dependencies: ["mediaplay", "MediaFeed", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

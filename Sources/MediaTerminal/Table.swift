@@ -53,30 +53,35 @@ public struct Table: Sendable {
         }
         guard let maximumWidth else { return widths }
         let total = { widths.reduce(0, +) + Table.gap * max(0, widths.count - 1) }
-        var excess = total() - maximumWidth
-        // Take the excess from flexible columns, a column at a time in
-        // proportion to weight, never below a column's minimum.
-        while excess > 0 {
-            let shrinkable = columns.indices.filter { index in
-                guard let minimum = columns[index].minimumWidth else { return false }
-                return widths[index] > minimum
+        // Take the excess from flexible columns in proportion to weight: first
+        // down to each column's minimum, then, on a very narrow terminal, down
+        // to a few characters each, so that no row ever wraps.
+        for floor in [nil, Table.narrowestFlexibleWidth] as [Int?] {
+            var excess = total() - maximumWidth
+            while excess > 0 {
+                let limit = { (index: Int) in floor ?? self.columns[index].minimumWidth! }
+                let shrinkable = columns.indices.filter { index in
+                    columns[index].minimumWidth != nil && widths[index] > limit(index)
+                }
+                if shrinkable.isEmpty { break }
+                let weightSum = shrinkable.reduce(0) { $0 + columns[$1].shrinkWeight }
+                var taken = 0
+                for index in shrinkable {
+                    let share = max(1, excess * columns[index].shrinkWeight / max(1, weightSum))
+                    let cut = min(share, widths[index] - limit(index), excess - taken)
+                    widths[index] -= cut
+                    taken += cut
+                    if taken >= excess { break }
+                }
+                if taken == 0 { break }
+                excess -= taken
             }
-            if shrinkable.isEmpty { break }
-            let weightSum = shrinkable.reduce(0) { $0 + columns[$1].shrinkWeight }
-            var taken = 0
-            for index in shrinkable {
-                let share = max(1, excess * columns[index].shrinkWeight / max(1, weightSum))
-                let room = widths[index] - columns[index].minimumWidth!
-                let cut = min(share, room, excess - taken)
-                widths[index] -= cut
-                taken += cut
-                if taken >= excess { break }
-            }
-            if taken == 0 { break }
-            excess -= taken
         }
         return widths
     }
+
+    /// The last-resort width of a flexible column: room for "ab…".
+    public static let narrowestFlexibleWidth = 3
 
     /// The table as lines, each at most `maximumWidth` columns wide where the
     /// fixed columns allow.

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Exit codes from sysexits, and one-line errors that name the fix.
+@Suite struct ExitCodeTests {
+    @Test func badRecordsStillListWithExitZero() throws {
+        let folder = try TemporaryDirectory()
+        try folder.write("feed.json", """
+            {"items": [
+              {"type": 1, "title": "Good song", "url": "https://e.org/a.mp3"},
+              {"type": "2", "title": "Stringly typed", "url": "https://e.org/b.mp4"},
+              {"type": 2, "title": "Good film", "url": "https://e.org/c.mp4"}
+            ]}
+            """)
+        let result = try Mediaplay.run(["list", "--feed", folder.path + "/feed.json"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("Good song"))
+        #expect(result.stdout.contains("Good film"))
+        #expect(result.stdout.contains(#"invalid: "type" must be a number (0 image, 1 audio, 2 video), not the string "2""#))
+    }
+
+    @Test func truncatedFeedIsExit65WithLineAndColumn() throws {
+        let folder = try TemporaryDirectory()
+        let path = try folder.write("broken.json", "{\"items\": [\n  {\"type\": 1, \"url\": \"https://e.org/a.mp3\"},\n  {\"type\": 2,")
+        let result = try Mediaplay.run(["list", "--feed", path])
+        #expect(result.status == 65)
+        #expect(result.stdout == "")
+        #expect(result.stderr == "mediaplay: \(path):3:14: unexpected end of file inside an object; expected '\"' or '}'\n")
+    }
+
+    @Test func wrongShapeIsExit65() throws {
+        let folder = try TemporaryDirectory()
+        let path = try folder.write("shape.json", "{\"title\": \"no items\"}")
+        let result = try Mediaplay.run(["list", "--feed", path])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("\(path):1:1: the feed object has no \"items\" array"))
+    }
+
+    @Test func missingFeedIsExit66() throws {
+        let result = try Mediaplay.run(["list", "--feed", "/nonexistent/feed.json"])
+        #expect(result.status == 66)
+        #expect(result.stderr == "mediaplay: feed not found: /nonexistent/feed.json (check the path, or pass --feed PATH)\n")
+        let folder = try TemporaryDirectory()
+        let directory = try Mediaplay.run(["list", "--feed", folder.path])
+        #expect(directory.status == 66)
+        #expect(directory.stderr.contains("is a folder"))
+    }
+
+    @Test func unreadableFeedIsExit66() throws {
+        // root reads everything, so only check when not root.
+        guard getuid() != 0 else { return }
+        let folder = try TemporaryDirectory()
+        let path = try folder.write("secret.json", "[]")
+        chmod(path, 0)
+        let result = try Mediaplay.run(["list", "--feed", path])
+        #expect(result.status == 66)
+    }
+
+    @Test func usageErrorsAreExit64() throws {
+        #expect(try Mediaplay.run(["list", "--no-such-option"]).status == 64)
+        #expect(try Mediaplay.run(["no-such-command"]).status == 64)
+        #expect(try Mediaplay.run(["list", "--feed", "ftp://example.org/feed.json"]).status == 64)
+    }
+
+    @Test func helpAndVersion() throws {
+        let version = try Mediaplay.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3)
+        let help = try Mediaplay.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("Examples:"))
+        let listHelp = try Mediaplay.run(["list", "--help"])
+        #expect(listHelp.stdout.contains("--feed"))
+        #expect(listHelp.stdout.contains("--cache-dir"))
+        #expect(listHelp.stdout.contains("--runtime-dir"))
+        #expect(listHelp.stdout.contains("--json"))
+    }
+
+    @Test func completionScripts() throws {
+        for shell in ["bash", "zsh", "fish"] {
+            let result = try Mediaplay.run(["--generate-completion-script", shell])
+            #expect(result.status == 0)
+            #expect(result.stdout.contains("list"), "\(shell) completion names the list command")
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// The result of running the built `mediaplay` binary.
+public struct RunResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+}
+
+/// Runs the built `mediaplay` executable, the way a user or script would.
+public enum Mediaplay {
+    /// `.build/<triple>/debug/mediaplay`, beside the test bundle.
+    public static var executable: String {
+        let testBinary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var folder = (testBinary as NSString).deletingLastPathComponent
+        // The xctest bundle may be a folder on some platforms.
+        if folder.hasSuffix(".xctest") { folder = (folder as NSString).deletingLastPathComponent }
+        return folder + "/mediaplay"
+    }
+
+    /// Runs mediaplay with `arguments`, a clean environment plus `environment`,
+    /// and stdin from /dev/null; stdout and stderr go through files, so a
+    /// chatty process can never block on a full pipe.
+    public static func run(
+        _ arguments: [String], environment: [String: String] = [:], directory: String? = nil
+    ) throws -> RunResult {
+        let scratch = try TemporaryDirectory()
+        let outPath = scratch.path + "/stdout"
+        let errPath = scratch.path + "/stderr"
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var env: [String: String] = [
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            "HOME": scratch.path,
+            "XDG_CACHE_HOME": scratch.path + "/cache",
+            "XDG_RUNTIME_DIR": scratch.path + "/run",
+            "XDG_STATE_HOME": scratch.path + "/state",
+            "LANG": "C.UTF-8",
+        ]
+        env.merge(environment) { $1 }
+        process.environment = env
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        return RunResult(
+            status: process.terminationStatus,
+            stdout: try String(contentsOfFile: outPath, encoding: .utf8),
+            stderr: try String(contentsOfFile: errPath, encoding: .utf8)
+        )
+    }
+}
+
+/// A fresh folder under the system's temporary directory, removed on deinit.
+public final class TemporaryDirectory: Sendable {
+    public let path: String
+
+    public init() throws {
+        var template = Array(((NSTemporaryDirectory() as NSString).appendingPathComponent("mediaplay-test-XXXXXX")).utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        path = (String(cString: made) as NSString).standardizingPath
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Writes `text` to `name` inside the folder and returns the full path.
+    @discardableResult
+    public func write(_ name: String, _ text: String) throws -> String {
+        let full = path + "/" + name
+        try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: full))
+        return full
+    }
+
+    /// Writes `count` bytes to `name` and returns the full path.
+    @discardableResult
+    public func write(_ name: String, byteCount count: Int) throws -> String {
+        let full = path + "/" + name
+        try Data(repeating: 0x5A, count: count).write(to: URL(fileURLWithPath: full))
+        return full
+    }
+}
