@@ -14,6 +14,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
         // C libraries from Debian's -dev packages. Each shim header wraps the
@@ -37,7 +39,11 @@ let package = Package(
 
         .target(name: "MediaFeed", swiftSettings: swiftSettings),
         .target(name: "MediaTerminal", swiftSettings: swiftSettings),
-        .target(name: "MediaCache", dependencies: ["CCurl"], swiftSettings: swiftSettings),
+        .target(
+            name: "MediaCache",
+            dependencies: ["CCurl", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "mediaplay",
             dependencies: [
@@ -47,9 +53,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/TestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "MediaFeedTests", dependencies: ["MediaFeed"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaTerminalTests", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaCacheTests", dependencies: ["MediaCache", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "CModulesTests", dependencies: ["CFFmpeg", "CSDL2", "CCurl"], swiftSettings: swiftSettings),
         .testTarget(name: "EndToEndTests", dependencies: ["mediaplay", "MediaFeed", "TestSupport"], swiftSettings: swiftSettings),
     ]

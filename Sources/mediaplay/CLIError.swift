@@ -35,3 +35,13 @@ func runReportingErrors(_ body: () throws -> Void) throws {
         throw ExitCode(error.exitCode.rawValue)
     }
 }
+
+/// The async twin of `runReportingErrors`.
+func runReportingErrorsAsync(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as CLIError {
+        FileHandle.standardError.write(Data("mediaplay: \(error.message)\n".utf8))
+        throw ExitCode(error.exitCode.rawValue)
+    }
+}

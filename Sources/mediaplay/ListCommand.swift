@@ -27,7 +27,8 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             let loaded = try FeedLoading.load(try global.feedLocation())
-            let rows = loaded.feed.items.map(ItemRow.init)
+            let cache = CacheAccess.openIfPresent(global)
+            let rows = loaded.feed.items.map { ItemRow($0, cache: cache) }
             if json {
                 try printJSON(loaded, rows: rows)
             } else {
@@ -51,7 +52,7 @@ struct ListCommand: ParsableCommand {
                     position: item.position, id: item.id, kind: item.kind?.name, title: item.title,
                     url: item.source?.description, description: item.description,
                     thumbnail: item.thumbnail?.description, state: row.state.rawValue,
-                    size: row.size, error: row.detail, line: item.location.line
+                    size: row.size, received: row.received, error: row.detail, line: item.location.line
                 )
             }
         )

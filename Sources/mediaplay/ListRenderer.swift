@@ -1,4 +1,5 @@
 import Foundation
+import MediaCache
 import MediaFeed
 import MediaTerminal
 
@@ -6,6 +7,14 @@ import MediaTerminal
 enum ItemState: String, Codable {
     /// A remote item not in the cache yet.
     case notDownloaded = "not-downloaded"
+    /// Some process is downloading it now.
+    case downloading
+    /// A download stopped part way; the next one resumes.
+    case partial
+    /// Complete and verified in the cache.
+    case cached
+    /// The last download failed; `detail` says why.
+    case failed
     /// A local file, used in place.
     case local
     /// A local file that does not exist (or cannot be read).
@@ -13,20 +22,12 @@ enum ItemState: String, Codable {
     /// A record that cannot be used; `detail` says why.
     case invalid
 
-    var label: String {
+    var style: Style? {
         switch self {
-        case .notDownloaded: return "not downloaded"
-        case .local: return "local file"
-        case .missing: return "missing"
-        case .invalid: return "invalid"
-        }
-    }
-
-    var style: Style {
-        switch self {
-        case .notDownloaded: return .dim
-        case .local: return .green
-        case .missing, .invalid: return .red
+        case .notDownloaded, .partial: return .dim
+        case .downloading: return .yellow
+        case .cached, .local: return .green
+        case .missing, .invalid, .failed: return .red
         }
     }
 }
@@ -35,12 +36,15 @@ enum ItemState: String, Codable {
 struct ItemRow {
     var state: ItemState
     var size: Int64?
+    var received: Int64?
     var detail: String?
+    var stateText: String
 
-    init(_ item: FeedItem) {
+    init(_ item: FeedItem, cache: MediaCache?) {
         if let reason = item.invalidReason {
             state = .invalid
             detail = reason
+            stateText = "invalid: \(reason)"
             return
         }
         switch item.source {
@@ -50,18 +54,49 @@ struct ItemRow {
                access(path, R_OK) == 0 {
                 state = .local
                 size = (attributes[.size] as? NSNumber)?.int64Value
+                stateText = "local file"
             } else {
                 state = .missing
                 detail = "no readable file at \(path)"
+                stateText = "missing: \(detail!)"
             }
-        case .remote?, nil:
-            state = .notDownloaded
+        case let .remote(url)?:
+            let status = cache?.status(for: url) ?? .notDownloaded
+            stateText = EntryText.describe(status).state
+            switch status {
+            case .notDownloaded:
+                state = .notDownloaded
+            case let .downloading(received, total):
+                state = .downloading
+                self.received = received
+                size = total
+            case let .partial(received, total):
+                state = .partial
+                self.received = received
+                size = total
+            case let .cached(bytes):
+                state = .cached
+                size = bytes
+            case let .failed(reason, received):
+                state = .failed
+                detail = reason
+                self.received = received
+            }
+        case nil:
+            state = .invalid
+            stateText = "invalid"
         }
     }
 
-    var stateText: String {
-        if let detail { return "\(state.label): \(detail)" }
-        return state.label
+    /// The SIZE column: the full size when known; "received/total" while partial.
+    var sizeText: String {
+        switch state {
+        case .downloading, .partial:
+            if let received, let size { return "\(formatByteCount(received))/\(formatByteCount(size))" }
+            return received.map(formatByteCount) ?? ""
+        default:
+            return size.map(formatByteCount) ?? ""
+        }
     }
 }
 
@@ -91,7 +126,7 @@ enum ListRenderer {
                 Table.Cell(item.kind?.name ?? "?", style: item.kind == nil ? .red : nil),
                 Table.Cell(item.title),
                 Table.Cell(row.stateText, style: row.state.style),
-                Table.Cell(row.size.map(formatByteCount) ?? ""),
+                Table.Cell(row.sizeText),
             ])
         }
         let lines = [Style.bold.apply(caption, enabled: colors)] + table.render(maximumWidth: width, colors: colors)
@@ -118,6 +153,7 @@ struct ListDocument: Codable {
         var thumbnail: String?
         var state: String
         var size: Int64?
+        var received: Int64?
         var error: String?
         var line: Int
 
@@ -134,6 +170,7 @@ struct ListDocument: Codable {
             try container.encode(thumbnail, forKey: .thumbnail)
             try container.encode(state, forKey: .state)
             try container.encode(size, forKey: .size)
+            try container.encode(received, forKey: .received)
             try container.encode(error, forKey: .error)
             try container.encode(line, forKey: .line)
         }

@@ -1,7 +1,8 @@
 import ArgumentParser
+import Foundation
 
 @main
-struct Mediaplay: ParsableCommand {
+struct Mediaplay: AsyncParsableCommand {
     static let version = "0.1.0"
 
     static let configuration = CommandConfiguration(
@@ -17,12 +18,21 @@ struct Mediaplay: ParsableCommand {
               mediaplay list --json | jq '.items[0]' the same, for scripts
               mediaplay list --feed ~/my-feed.json   another feed file
               mediaplay list --feed https://example.org/feed.json
+              mediaplay fetch 1 3                    download items 1 and 3 into the cache
+              mediaplay cache size                   how much the cache holds
 
             Shell completion:
               mediaplay --generate-completion-script bash > /etc/bash_completion.d/mediaplay
             """,
         version: version,
-        subcommands: [ListCommand.self],
+        subcommands: [ListCommand.self, FetchCommand.self, CacheCommand.self],
         defaultSubcommand: ListCommand.self
     )
+
+    static func main() async {
+        // A write over a file size limit must fail with EFBIG (reported as a
+        // full disk, partial file kept), not kill the process.
+        signal(SIGXFSZ, SIG_IGN)
+        await main(nil)
+    }
 }

@@ -1,0 +1,370 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The download-once cache: fetches http(s) URLs with libcurl into
+/// `<directory>/entries/`, indexed in `<directory>/index.sqlite`.
+///
+/// - One transfer per URL however many callers ask at once (callers of this
+///   process share one in-flight download; other processes wait on the
+///   entry's lock file and then find the finished file).
+/// - Bytes land in `NAME.part`; only a verified file is renamed to `NAME`.
+///   After a crash at any moment an entry is complete or resumable.
+/// - `file` URLs are used in place, never copied.
+public final class MediaCache: Sendable {
+    public let directory: String
+    public let configuration: CacheConfiguration
+    let index: CacheIndex
+    private let inFlight = Mutex<[String: InFlight]>([:])
+
+    public init(directory: String, configuration: CacheConfiguration = CacheConfiguration()) throws(CacheError) {
+        self.directory = directory
+        self.configuration = configuration
+        do {
+            try FileManager.default.createDirectory(atPath: directory + "/entries", withIntermediateDirectories: true)
+        } catch {
+            throw CacheError.io("cannot create the cache folder \(directory): \(error.localizedDescription) (pass --cache-dir DIR)")
+        }
+        do {
+            index = try CacheIndex(path: directory + "/index.sqlite")
+        } catch {
+            throw CacheError.io("cannot open the cache index in \(directory): \(error) (remove \(directory)/index.sqlite to start afresh)")
+        }
+    }
+
+    // MARK: - Paths
+
+    struct EntryPaths {
+        var name: String
+        var data: String
+        var part: String
+        var lock: String
+    }
+
+    func paths(for url: URL) -> EntryPaths {
+        let name = Self.entryName(for: url)
+        let base = directory + "/entries/" + name
+        return EntryPaths(name: name, data: base, part: base + ".part", lock: base + ".lock")
+    }
+
+    /// SHA-256 of the URL, plus its extension when it is a plain one, so that
+    /// people (and file type sniffers) can tell entries apart.
+    public static func entryName(for url: URL) -> String {
+        let hash = SHA256.hex(of: url.absoluteString)
+        let ext = url.pathExtension.lowercased()
+        if !ext.isEmpty, ext.count <= 8, ext.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) {
+            return hash + "." + ext
+        }
+        return hash
+    }
+
+    // MARK: - Looking
+
+    /// The path of the complete, verified file for `url`, if cached (or the
+    /// path itself for a readable `file` URL).
+    public func cachedFile(for url: URL) -> String? {
+        if url.isFileURL { return access(url.path, R_OK) == 0 ? url.path : nil }
+        let data = paths(for: url).data
+        return FileManager.default.fileExists(atPath: data) ? data : nil
+    }
+
+    /// What the cache holds for `url`, reading the shared files and index, so
+    /// it also sees downloads made by other processes.
+    public func status(for url: URL) -> EntryStatus {
+        let paths = paths(for: url)
+        if let size = Self.fileSize(paths.data) { return .cached(size: size) }
+        let record = index.record(for: url.absoluteString)
+        let received = Self.fileSize(paths.part) ?? 0
+        if EntryLock.isHeld(path: paths.lock) { return .downloading(received: received, total: record?.size) }
+        if record?.state == .failed { return .failed(reason: record?.error ?? "failed", received: received) }
+        if received > 0 { return .partial(received: received, total: record?.size) }
+        return .notDownloaded
+    }
+
+    /// Every entry the index knows, most recently used first.
+    public func entries() -> [CacheEntryInfo] {
+        index.all().map { record in
+            let url = URL(string: record.url)!
+            return CacheEntryInfo(
+                url: record.url, path: paths(for: url).data, status: status(for: url),
+                contentType: record.contentType, lastAccess: Date(timeIntervalSince1970: record.lastAccess)
+            )
+        }
+    }
+
+    /// Bytes on disk in the entries folder, partial files included.
+    public func totalSize() -> Int64 {
+        let folder = directory + "/entries"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.reduce(0) { $0 + (Self.fileSize(folder + "/" + $1) ?? 0) }
+    }
+
+    /// Removes every entry not in use by a download (of any process).
+    /// Returns how many entries were removed, the bytes freed, and how many
+    /// were skipped because a download holds them.
+    public func clear() -> (removed: Int, bytes: Int64, busy: Int) {
+        var removed = 0
+        var bytes: Int64 = 0
+        var busy = 0
+        let folder = directory + "/entries"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        // Group files by entry name (NAME, NAME.part, NAME.lock).
+        var groups: [String: [String]] = [:]
+        for name in names {
+            var base = name
+            for suffix in [".part", ".lock"] where base.hasSuffix(suffix) { base.removeLast(suffix.count) }
+            groups[base, default: []].append(name)
+        }
+        let records = Dictionary(index.all().map { ($0.name, $0.url) }, uniquingKeysWith: { first, _ in first })
+        for (base, files) in groups {
+            let lockPath = folder + "/" + base + ".lock"
+            let lock = try? EntryLock(path: lockPath)
+            guard let lock, lock.tryLock() else {
+                busy += 1
+                continue
+            }
+            for file in files where !file.hasSuffix(".lock") {
+                bytes += Self.fileSize(folder + "/" + file) ?? 0
+                _ = unlink(folder + "/" + file)
+            }
+            if let url = records[base] { try? index.delete(url) }
+            _ = unlink(lockPath)
+            lock.unlock()
+            removed += 1
+        }
+        // Index rows whose files were already gone.
+        for record in index.all() where groups[record.name] == nil {
+            try? index.delete(record.url)
+        }
+        return (removed, bytes, busy)
+    }
+
+    static func fileSize(_ path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(info.st_size)
+    }
+
+    // MARK: - Fetching
+
+    /// Downloads `url` unless cached, and returns the path of the verified file.
+    public func fetch(_ url: URL, refresh: Bool = false) async throws(CacheError) -> String {
+        for await event in download(url, refresh: refresh) {
+            switch event {
+            case .progress: continue
+            case let .finished(path, _): return path
+            case let .failed(error): throw error
+            }
+        }
+        throw CacheError.cancelled
+    }
+
+    /// Starts (or joins) the download of `url` and streams its progress; the
+    /// stream ends after one `finished` or `failed` event. With `refresh`, a
+    /// cached file is revalidated with the server and replaced if it changed.
+    public func download(_ url: URL, refresh: Bool = false) -> AsyncStream<DownloadEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DownloadEvent.self, bufferingPolicy: .bufferingNewest(32))
+        if url.isFileURL {
+            continuation.yield(access(url.path, R_OK) == 0 ? .finished(path: url.path, alreadyCached: true) : .failed(.missingFile(url.path)))
+            continuation.finish()
+            return stream
+        }
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            continuation.yield(.failed(.unsupported("only http, https and file URLs can be used: \(url.absoluteString)")))
+            continuation.finish()
+            return stream
+        }
+        let paths = paths(for: url)
+        if !refresh, FileManager.default.fileExists(atPath: paths.data) {
+            index.touch(url.absoluteString)
+            continuation.yield(.finished(path: paths.data, alreadyCached: true))
+            continuation.finish()
+            return stream
+        }
+
+        let key = url.absoluteString
+        let (flight, isNew) = inFlight.withLock { flights -> (InFlight, Bool) in
+            if let existing = flights[key] { return (existing, false) }
+            let flight = InFlight()
+            flights[key] = flight
+            return (flight, true)
+        }
+        flight.add(continuation)
+        if isNew { launch(flight, url: url, paths: paths, refresh: refresh) }
+        return stream
+    }
+
+    /// Stops the in-process download of `url`, if any (its partial file stays).
+    public func cancel(_ url: URL) {
+        let flight = inFlight.withLock { $0[url.absoluteString] }
+        flight?.cancel()
+        TransferEngine.shared.wake()
+    }
+
+    private func launch(_ flight: InFlight, url: URL, paths: EntryPaths, refresh: Bool) {
+        let key = url.absoluteString
+        let finish: @Sendable (DownloadEvent) -> Void = { [self] event in
+            self.inFlight.withLock { _ = $0.removeValue(forKey: key) }
+            flight.finish(event)
+        }
+        // Waiting for another process's lock blocks, so it happens on a thread of its own.
+        let thread = Thread { [self] in
+            let lock: EntryLock
+            do throws(CacheError) {
+                lock = try EntryLock(path: paths.lock)
+            } catch {
+                finish(.failed(error))
+                return
+            }
+            if !lock.tryLock() {
+                flight.publish(DownloadProgress(phase: .waiting, received: Self.fileSize(paths.part) ?? 0, total: index.record(for: key)?.size, bytesPerSecond: 0))
+                lock.lock()
+            }
+            let haveData = FileManager.default.fileExists(atPath: paths.data)
+            if haveData && !refresh {
+                // Another process finished it while we waited.
+                lock.unlock()
+                index.touch(key)
+                finish(.finished(path: paths.data, alreadyCached: true))
+                return
+            }
+            startTransfer(flight: flight, url: url, paths: paths, lock: lock, revalidate: haveData && refresh, finish: finish)
+        }
+        thread.name = "mediaplay.entry-lock"
+        thread.start()
+    }
+
+    private func startTransfer(
+        flight: InFlight, url: URL, paths: EntryPaths, lock: EntryLock, revalidate: Bool,
+        finish: @escaping @Sendable (DownloadEvent) -> Void
+    ) {
+        let key = url.absoluteString
+        let now = Date().timeIntervalSince1970
+        let makeRecord: @Sendable () -> IndexRecord = { IndexRecord(url: key, name: paths.name, state: .partial, lastAccess: now, updated: now) }
+        let previous = index.record(for: key)
+        let mode: TransferJob.Mode = revalidate ? .revalidate(etag: previous?.etag, lastModified: previous?.lastModified) : .fetch
+        do {
+            try index.update(key, makeDefault: makeRecord) { record in
+                if !revalidate { record.state = .partial }
+                record.error = nil
+                record.lastAccess = now
+            }
+        } catch {
+            lock.unlock()
+            finish(.failed(.io("cannot update the cache index: \(error)")))
+            return
+        }
+
+        let index = self.index
+        let job = TransferJob(
+            url: url, partPath: paths.part, dataPath: paths.data, mode: mode, configuration: configuration,
+            publish: { flight.publish($0) },
+            recordHeaders: { total, etag, lastModified, contentType in
+                _ = try? index.update(key, makeDefault: makeRecord) { record in
+                    if !revalidate {
+                        record.size = total
+                        record.etag = etag
+                        record.lastModified = lastModified
+                    }
+                    record.contentType = contentType ?? record.contentType
+                }
+            },
+            complete: { [weak flight] result in
+                _ = flight
+                switch result {
+                case let .success(path):
+                    let size = Self.fileSize(path)
+                    _ = try? index.update(key, makeDefault: makeRecord) { record in
+                        record.state = .complete
+                        record.size = size
+                        record.error = nil
+                        record.lastAccess = Date().timeIntervalSince1970
+                    }
+                    if revalidate { _ = unlink(paths.part) }
+                    lock.unlock()
+                    finish(.finished(path: path, alreadyCached: false))
+                case let .failure(error):
+                    _ = try? index.update(key, makeDefault: makeRecord) { record in
+                        if revalidate {
+                            record.state = .complete  // the old file stays good
+                        } else {
+                            record.state = error == .cancelled ? .partial : .failed
+                            record.error = error == .cancelled ? nil : error.description
+                        }
+                    }
+                    if revalidate { _ = unlink(paths.part) }
+                    lock.unlock()
+                    finish(.failed(error))
+                }
+            }
+        )
+        if !revalidate, previous?.state != .complete {
+            job.resumeValidator = previous?.etag ?? previous?.lastModified
+            job.knownTotal = previous?.size
+        }
+        flight.attach(job)
+        TransferEngine.shared.submit(job)
+    }
+}
+
+/// The callers sharing one download: each has its own stream; all get every event.
+final class InFlight: Sendable {
+    private struct State {
+        var continuations: [Int: AsyncStream<DownloadEvent>.Continuation] = [:]
+        var nextID = 0
+        var latest: DownloadProgress?
+        var job: TransferJob?
+        var cancelled = false
+    }
+
+    private let state = Mutex(State())
+
+    func add(_ continuation: AsyncStream<DownloadEvent>.Continuation) {
+        state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            state.continuations[id] = continuation
+            // A late joiner sees where the download is at once.
+            if let latest = state.latest { continuation.yield(.progress(latest)) }
+        }
+    }
+
+    func attach(_ job: TransferJob) {
+        let cancelled = state.withLock { state in
+            state.job = job
+            return state.cancelled
+        }
+        if cancelled { job.cancelled = true }
+    }
+
+    func cancel() {
+        let job = state.withLock { state in
+            state.cancelled = true
+            return state.job
+        }
+        job?.cancelled = true
+    }
+
+    func publish(_ progress: DownloadProgress) {
+        state.withLock { state in
+            state.latest = progress
+            for continuation in state.continuations.values { continuation.yield(.progress(progress)) }
+        }
+    }
+
+    func finish(_ event: DownloadEvent) {
+        let continuations = state.withLock { state in
+            let all = state.continuations
+            state.continuations.removeAll()
+            state.job = nil
+            return all
+        }
+        for continuation in continuations.values {
+            continuation.yield(event)
+            continuation.finish()
+        }
+    }
+}

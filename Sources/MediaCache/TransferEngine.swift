@@ -1,0 +1,334 @@
+import CCurl
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs every transfer of a process on one thread with libcurl's multi
+/// interface: many transfers at once, connections reused between them, and
+/// no thread of Swift's cooperative pool ever blocked.
+///
+/// When nothing is in flight the thread sleeps on a condition (no CPU);
+/// while transfers run it sleeps in `curl_multi_poll`, which new work
+/// interrupts with `curl_multi_wakeup`.
+final class TransferEngine: @unchecked Sendable {
+    // Guarded by `condition`.
+    private let condition = NSCondition()
+    private var incoming: [TransferJob] = []
+    private var threadStarted = false
+
+    // Transfer thread only.
+    private let multi: UnsafeMutableRawPointer
+    private var active: [UnsafeMutableRawPointer: TransferJob] = [:]
+    private var scheduled: [(due: Double, job: TransferJob)] = []
+
+    static let shared = TransferEngine()
+
+    private init() {
+        _ = CurlGlobal.initialized
+        multi = curl_multi_init()
+        // Reuse connections to the same host across the transfers of a session.
+        _ = mp_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 8)
+    }
+
+    func submit(_ job: TransferJob) {
+        condition.lock()
+        incoming.append(job)
+        if !threadStarted {
+            threadStarted = true
+            let thread = Thread { [self] in run() }
+            thread.name = "mediaplay.transfers"
+            thread.start()
+        }
+        condition.signal()
+        condition.unlock()
+        curl_multi_wakeup(multi)
+    }
+
+    /// Interrupts the poll so that the thread sees a cancellation promptly.
+    func wake() {
+        curl_multi_wakeup(multi)
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while incoming.isEmpty && active.isEmpty && scheduled.isEmpty {
+                condition.wait()
+            }
+            let newJobs = incoming
+            incoming.removeAll()
+            condition.unlock()
+
+            for job in newJobs { start(job) }
+            let now = TransferJob.now()
+            let due = scheduled.filter { $0.due <= now }.map(\.job)
+            scheduled.removeAll { $0.due <= now }
+            for job in due { start(job) }
+
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi, &left) {
+                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+                let result = message.pointee.data.result
+                finish(easy, result: result)
+            }
+
+            // Sleep until a socket is ready, a curl timer fires, new work
+            // arrives (curl_multi_wakeup) or a scheduled retry is due.
+            if !active.isEmpty || !scheduled.isEmpty {
+                var timeout = 1000.0
+                if let next = scheduled.map(\.due).min() {
+                    timeout = min(timeout, max(0, (next - TransferJob.now()) * 1000))
+                }
+                if active.isEmpty {
+                    // Only retries pending: wait on the condition so submit() wakes us.
+                    condition.lock()
+                    if incoming.isEmpty { _ = condition.wait(until: Date(timeIntervalSinceNow: timeout / 1000)) }
+                    condition.unlock()
+                } else {
+                    curl_multi_poll(multi, nil, 0, Int32(timeout.rounded(.up)), nil)
+                }
+            }
+        }
+    }
+
+    // MARK: - One attempt
+
+    private func start(_ job: TransferJob) {
+        if job.cancelled {
+            job.complete(.failure(.cancelled))
+            return
+        }
+        job.publish(DownloadProgress(phase: .connecting, received: 0, total: nil, bytesPerSecond: 0))
+        guard prepareFile(job) else { return }
+        guard let easy = curl_easy_init() else {
+            conclude(job, .failure(.network("libcurl could not start a transfer")))
+            return
+        }
+        job.easyHandle = easy
+        job.received = 0
+        job.bodyStarted = false
+        job.headers.removeAll()
+        job.writeErrno = 0
+        job.abortReason = nil
+        job.errorBuffer = [CChar](repeating: 0, count: job.errorBuffer.count)
+        if let headers = job.requestHeaders {
+            curl_slist_free_all(headers)
+            job.requestHeaders = nil
+        }
+
+        CurlOptions.applySafeDefaults(easy)
+        // Media bytes must arrive as stored: no Accept-Encoding, so lengths and ranges hold.
+        _ = mp_curl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, nil)
+        _ = mp_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT, job.configuration.connectTimeout)
+        _ = mp_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, job.configuration.lowSpeedTime)
+        _ = mp_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, job.configuration.lowSpeedLimit)
+        _ = mp_curl_easy_setopt_long(easy, CURLOPT_FAILONERROR, 1)
+        _ = mp_curl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(job.configuration.maximumSize))
+        job.urlText.withUnsafeBufferPointer { _ = mp_curl_easy_setopt_string(easy, CURLOPT_URL, $0.baseAddress) }
+        job.errorBuffer.withUnsafeMutableBufferPointer { _ = mp_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, $0.baseAddress) }
+
+        let context = Unmanaged.passUnretained(job).toOpaque()
+        _ = mp_curl_easy_setopt_write_function(easy, transferWrite)
+        _ = mp_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
+        _ = mp_curl_easy_setopt_header_function(easy, transferHeader)
+        _ = mp_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
+        _ = mp_curl_easy_setopt_xferinfo_function(easy, transferProgress)
+        _ = mp_curl_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, context)
+        _ = mp_curl_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0)
+
+        var headerLines: [String] = []
+        switch job.mode {
+        case .fetch:
+            if job.offset > 0, let validator = job.resumeValidator {
+                // Resume only if the entity is unchanged; otherwise the server sends it whole (200).
+                job.rangeText = Array("\(job.offset)-".utf8CString)
+                job.rangeText!.withUnsafeBufferPointer { _ = mp_curl_easy_setopt_string(easy, CURLOPT_RANGE, $0.baseAddress) }
+                headerLines.append("If-Range: \(validator)")
+            }
+        case let .revalidate(etag, lastModified):
+            if let etag { headerLines.append("If-None-Match: \(etag)") }
+            if let lastModified { headerLines.append("If-Modified-Since: \(lastModified)") }
+        }
+        for line in headerLines { job.requestHeaders = curl_slist_append(job.requestHeaders, line) }
+        if let headers = job.requestHeaders { _ = mp_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headers) }
+
+        active[easy] = job
+        curl_multi_add_handle(multi, easy)
+    }
+
+    /// Opens the `.part` file and decides where this attempt starts.
+    private func prepareFile(_ job: TransferJob) -> Bool {
+        if job.fd < 0 {
+            job.fd = open(job.partPath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+            if job.fd < 0 {
+                conclude(job, .failure(Self.ioError(errno, path: job.partPath)))
+                return false
+            }
+        }
+        var info = stat()
+        fstat(job.fd, &info)
+        var start = Int64(info.st_size)
+        if case .revalidate = job.mode { start = 0 }
+        if start > 0 && job.resumeValidator == nil { start = 0 }  // cannot resume safely: start over
+        if start == 0 && info.st_size > 0 { _ = ftruncate(job.fd, 0) }
+        job.offset = start
+        lseek(job.fd, off_t(start), SEEK_SET)
+        return true
+    }
+
+    private func finish(_ easy: UnsafeMutableRawPointer, result: CURLcode) {
+        guard let job = active.removeValue(forKey: easy) else { return }
+        var status = 0
+        mp_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        let detail = String(decoding: job.errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        curl_multi_remove_handle(multi, easy)
+        curl_easy_cleanup(easy)
+        job.easyHandle = nil
+
+        if job.cancelled || job.abortReason == .cancelled {
+            conclude(job, .failure(.cancelled))
+            return
+        }
+        let madeProgress = job.received > 0
+
+        switch result {
+        case CURLE_OK:
+            if case .revalidate = job.mode, status == 304 {
+                job.notModified = true
+                conclude(job, .success(job.dataPath))
+                return
+            }
+            var info = stat()
+            fstat(job.fd, &info)
+            let size = Int64(info.st_size)
+            if let total = job.expectedTotal, size != total {
+                if size < total {
+                    retry(job, reason: "connection closed early", resumable: madeProgress,
+                          final: .wrongLength(expected: total, received: size))
+                } else {
+                    job.offset = 0
+                    _ = ftruncate(job.fd, 0)
+                    retry(job, reason: "more bytes than announced", resumable: false,
+                          final: .wrongLength(expected: total, received: size))
+                }
+                return
+            }
+            finalize(job, size: size)
+
+        case CURLE_HTTP_RETURNED_ERROR:
+            if status == 416 && job.offset > 0, let known = job.knownTotal, known == job.offset {
+                // The part file already holds everything: it only needs verifying and moving.
+                finalize(job, size: job.offset)
+            } else if status == 416 {
+                _ = ftruncate(job.fd, 0)
+                job.offset = 0
+                job.resumeValidator = nil
+                retry(job, reason: "range not satisfiable", resumable: false, final: .http(status: status, host: job.host))
+            } else if status >= 500 || status == 408 || status == 429 {
+                retry(job, reason: "HTTP \(status)", resumable: false, final: .http(status: status, host: job.host))
+            } else {
+                conclude(job, .failure(.http(status: status, host: job.host)))
+            }
+
+        case CURLE_WRITE_ERROR:
+            switch job.abortReason {
+            case .tooLarge?:
+                _ = unlink(job.partPath)
+                conclude(job, .failure(.tooLarge(limit: job.configuration.maximumSize)))
+            case .restartFromZero?:
+                _ = ftruncate(job.fd, 0)
+                job.offset = 0
+                job.resumeValidator = nil
+                retry(job, reason: "server resumed at the wrong offset", resumable: true, final: .network("the server cannot resume this file"))
+            case .tooLong?:
+                _ = ftruncate(job.fd, 0)
+                job.offset = 0
+                retry(job, reason: "more bytes than announced", resumable: false,
+                      final: .wrongLength(expected: job.expectedTotal ?? 0, received: (job.expectedTotal ?? 0) + 1))
+            case .cancelled?:
+                conclude(job, .failure(.cancelled))
+            case nil:
+                conclude(job, .failure(Self.ioError(job.writeErrno, path: job.partPath)))
+            }
+
+        case CURLE_FILESIZE_EXCEEDED:
+            _ = unlink(job.partPath)
+            conclude(job, .failure(.tooLarge(limit: job.configuration.maximumSize)))
+
+        case CURLE_TOO_MANY_REDIRECTS:
+            conclude(job, .failure(.redirectLoop(host: job.host)))
+
+        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_OPERATION_TIMEDOUT,
+             CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            let text = detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail
+            retry(job, reason: text, resumable: madeProgress, final: .network("\(text) (\(job.host))"))
+
+        default:
+            let text = detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail
+            conclude(job, .failure(.network("\(text) (\(job.host))")))
+        }
+    }
+
+    /// Tries again: at once when the last attempt made progress (a reset
+    /// mid-body resumes), else after a doubling pause, up to the attempt limit.
+    private func retry(_ job: TransferJob, reason: String, resumable: Bool, final: CacheError) {
+        let delay: Double
+        if resumable && job.resumes < job.configuration.maximumResumes {
+            job.resumes += 1
+            delay = 0
+        } else {
+            job.attempts += 1
+            if job.attempts >= job.configuration.attempts {
+                conclude(job, .failure(final))
+                return
+            }
+            delay = job.configuration.retryDelay * pow(2, Double(job.attempts - 1))
+        }
+        job.publish(DownloadProgress(
+            phase: .retrying(attempt: job.attempts + 1, reason: reason),
+            received: job.offset + job.received, total: job.expectedTotal, bytesPerSecond: 0
+        ))
+        scheduled.append((TransferJob.now() + delay, job))
+    }
+
+    /// Verifies, syncs and moves the finished file into place atomically.
+    private func finalize(_ job: TransferJob, size: Int64) {
+        if fsync(job.fd) != 0 {
+            conclude(job, .failure(Self.ioError(errno, path: job.partPath)))
+            return
+        }
+        close(job.fd)
+        job.fd = -1
+        if rename(job.partPath, job.dataPath) != 0 {
+            conclude(job, .failure(Self.ioError(errno, path: job.dataPath)))
+            return
+        }
+        // Make the rename itself durable.
+        let folder = open((job.dataPath as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 {
+            fsync(folder)
+            close(folder)
+        }
+        job.finalSize = size
+        conclude(job, .success(job.dataPath))
+    }
+
+    private func conclude(_ job: TransferJob, _ result: Result<String, CacheError>) {
+        if job.fd >= 0 {
+            close(job.fd)
+            job.fd = -1
+        }
+        job.complete(result)
+    }
+
+    static func ioError(_ code: Int32, path: String) -> CacheError {
+        if code == ENOSPC || code == EDQUOT || code == EFBIG {
+            return .diskFull(path: (path as NSString).deletingLastPathComponent)
+        }
+        return .io("cannot write \(path): \(String(cString: strerror(code)))")
+    }
+}

@@ -1,0 +1,150 @@
+import ArgumentParser
+import Foundation
+import MediaCache
+import MediaFeed
+import MediaTerminal
+
+struct FetchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Download items into the cache ahead of time, with progress.",
+        discussion: """
+            Each remote item is downloaded once into the cache (see 'mediaplay cache'); \
+            an interrupted download resumes where it stopped. Cached items are not \
+            fetched again unless you pass --refresh, which asks the server whether \
+            they changed and keeps the cached file when they did not.
+
+            Examples:
+              mediaplay fetch 3                 one item, by number
+              mediaplay fetch sintel 5          by id and number
+              mediaplay fetch --all --jobs 8    everything, eight at a time
+              mediaplay fetch --all --refresh   revalidate what is cached
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("Items to fetch: numbers from 'mediaplay list' or ids.", valueName: "n|id"))
+    var items: [String] = []
+
+    @Flag(name: .long, help: "Fetch every valid remote item of the feed.")
+    var all = false
+
+    @Flag(name: .long, help: "Revalidate cached items with the server; download again only what changed.")
+    var refresh = false
+
+    @Option(name: .long, help: "Downloads running at once.")
+    var jobs = 4
+
+    @Option(name: .customLong("max-size"), help: ArgumentHelp("Refuse files larger than this (e.g. 500M, 4G).", valueName: "size"))
+    var maxSize = "4G"
+
+    func validate() throws {
+        if items.isEmpty && !all { throw ValidationError("name the items to fetch, or pass --all") }
+        if !items.isEmpty && all { throw ValidationError("pass either item numbers or --all, not both") }
+        if jobs < 1 || jobs > 64 { throw ValidationError("--jobs takes 1 to 64") }
+        if ByteSize.parse(maxSize) == nil { throw ValidationError("--max-size takes a size like 500M or 4G, not \"\(maxSize)\"") }
+    }
+
+    func run() async throws {
+        try await runReportingErrorsAsync {
+            let loaded = try FeedLoading.load(try global.feedLocation())
+            let selected: [FeedItem]
+            if all {
+                selected = loaded.feed.items.filter(\.isValid)
+                if selected.isEmpty {
+                    FileHandle.standardError.write(Data("mediaplay: nothing to fetch: the feed has no valid items\n".utf8))
+                    return
+                }
+            } else {
+                selected = try ItemSelection.resolve(items, in: loaded.feed)
+            }
+            var configuration = CacheConfiguration()
+            configuration.maximumSize = ByteSize.parse(maxSize)!
+            let cache = try CacheAccess.open(global, configuration: configuration)
+            let terminal = TerminalInfo.detect(fd: STDERR_FILENO, environment: ProcessInfo.processInfo.environment)
+            let display = FetchDisplay(items: selected, terminal: terminal)
+            await display.start()
+            let failures = await Self.fetchAll(selected, cache: cache, refresh: refresh, jobs: jobs, display: display)
+            await display.finish()
+            if failures > 0 {
+                let retry = all ? "mediaplay fetch --all" : "mediaplay fetch \(items.joined(separator: " "))"
+                throw CLIError("\(failures) of \(selected.count) download\(selected.count == 1 ? "" : "s") failed (retry: \(retry))", exitCode: .unavailable)
+            }
+        }
+    }
+
+    /// Runs the downloads, `jobs` at a time; returns how many failed.
+    static func fetchAll(_ items: [FeedItem], cache: MediaCache, refresh: Bool, jobs: Int, display: FetchDisplay) async -> Int {
+        await withTaskGroup(of: Bool.self) { group in
+            var pending = items[...]
+            var failures = 0
+            func startNext() {
+                guard let item = pending.popFirst() else { return }
+                group.addTask { await fetchOne(item, cache: cache, refresh: refresh, display: display) }
+            }
+            for _ in 0..<min(jobs, items.count) { startNext() }
+            for await succeeded in group {
+                if !succeeded { failures += 1 }
+                startNext()
+            }
+            return failures
+        }
+    }
+
+    private static func fetchOne(_ item: FeedItem, cache: MediaCache, refresh: Bool, display: FetchDisplay) async -> Bool {
+        guard let source = item.source else { return false }
+        let url: URL
+        switch source {
+        case let .remote(remote): url = remote
+        case let .file(path): url = URL(fileURLWithPath: path)
+        }
+        for await event in cache.download(url, refresh: refresh) {
+            switch event {
+            case let .progress(progress):
+                await display.update(item, .active(progress))
+            case let .finished(path, alreadyCached):
+                let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
+                await display.update(item, .done(size: size, alreadyCached: alreadyCached && !refresh, local: !source.isRemote))
+                return true
+            case let .failed(error):
+                await display.update(item, .failed(error.description))
+                return false
+            }
+        }
+        return false
+    }
+}
+
+/// Sizes on the command line: 1024, 500K, 500M, 4G (binary units).
+enum ByteSize {
+    static func parse(_ text: String) -> Int64? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
+            .replacingOccurrences(of: "IB", with: "").replacingOccurrences(of: "B", with: "")
+        guard let last = trimmed.last else { return nil }
+        let multipliers: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        if let multiplier = multipliers[last] {
+            guard let number = Double(trimmed.dropLast()), number > 0 else { return nil }
+            return Int64(number * Double(multiplier))
+        }
+        guard let number = Int64(trimmed), number > 0 else { return nil }
+        return number
+    }
+}
+
+/// Opens the cache named by the global options, as a one-line error if it cannot.
+enum CacheAccess {
+    static func open(_ global: GlobalOptions, configuration: CacheConfiguration = CacheConfiguration()) throws(CLIError) -> MediaCache {
+        do {
+            return try MediaCache(directory: global.cacheDirectory, configuration: configuration)
+        } catch {
+            throw CLIError(error.description, exitCode: .ioError)
+        }
+    }
+
+    /// For read-only views (`list`): no cache folder yet means nothing cached.
+    static func openIfPresent(_ global: GlobalOptions) -> MediaCache? {
+        guard FileManager.default.fileExists(atPath: global.cacheDirectory + "/index.sqlite") else { return nil }
+        return try? MediaCache(directory: global.cacheDirectory)
+    }
+}

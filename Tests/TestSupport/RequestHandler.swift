@@ -1,0 +1,225 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// Answers one connection's requests for `TestHTTPServer`, faults included.
+final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let shared: SharedState
+    private var head: HTTPRequestHead?
+
+    init(shared: SharedState) {
+        self.shared = shared
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case let .head(request):
+            head = request
+        case .body:
+            break
+        case .end:
+            if let head { respond(context: context, to: head) }
+            head = nil
+        }
+    }
+
+    private func respond(context: ChannelHandlerContext, to request: HTTPRequestHead) {
+        let path = String(request.uri.split(separator: "?", maxSplits: 1).first ?? "")
+        var headerMap: [String: String] = [:]
+        for (name, value) in request.headers { headerMap[name.lowercased()] = value }
+        let (file, fault, throttle, redirect) = shared.state.withLock { state in
+            state.requests.append(.init(method: "\(request.method)", path: path, headers: headerMap))
+            var fault: TestHTTPServer.Fault?
+            if var queue = state.faults[path], !queue.isEmpty {
+                fault = queue.removeFirst()
+                state.faults[path] = queue
+            }
+            return (state.files[path], fault, state.throttles[path], state.redirects[path])
+        }
+        let keepAlive = request.isKeepAlive
+
+        if let redirect {
+            var headers = HTTPHeaders([("Location", redirect), ("Content-Length", "0")])
+            if !keepAlive { headers.add(name: "Connection", value: "close") }
+            send(context: context, status: .found, headers: headers, body: [], keepAlive: keepAlive)
+            return
+        }
+        if case let .status(code)? = fault {
+            let body = Array("injected \(code)\n".utf8)
+            send(context: context, status: HTTPResponseStatus(statusCode: code),
+                 headers: HTTPHeaders([("Content-Length", "\(body.count)")]), body: body, keepAlive: keepAlive)
+            return
+        }
+        guard let file else {
+            let body = Array("not found\n".utf8)
+            send(context: context, status: .notFound, headers: HTTPHeaders([("Content-Length", "\(body.count)")]), body: body, keepAlive: keepAlive)
+            return
+        }
+
+        var headers = HTTPHeaders([("Content-Type", file.contentType), ("Accept-Ranges", "bytes")])
+        if let etag = file.etag { headers.add(name: "ETag", value: etag) }
+        if let lastModified = file.lastModified { headers.add(name: "Last-Modified", value: lastModified) }
+
+        if let ifNoneMatch = headerMap["if-none-match"], ifNoneMatch == file.etag {
+            headers.add(name: "Content-Length", value: "0")
+            send(context: context, status: .notModified, headers: headers, body: [], keepAlive: keepAlive)
+            return
+        }
+
+        // Range, honoured only when If-Range (if any) matches the current entity.
+        var start = 0
+        var end = file.bytes.count
+        var status = HTTPResponseStatus.ok
+        if fault != .ignoreRange, let range = headerMap["range"], let parsed = Self.parseRange(range, size: file.bytes.count) {
+            let ifRange = headerMap["if-range"]
+            if ifRange == nil || ifRange == file.etag || ifRange == file.lastModified {
+                if parsed.start >= file.bytes.count {
+                    headers.add(name: "Content-Range", value: "bytes */\(file.bytes.count)")
+                    headers.add(name: "Content-Length", value: "0")
+                    send(context: context, status: .rangeNotSatisfiable, headers: headers, body: [], keepAlive: keepAlive)
+                    return
+                }
+                start = parsed.start
+                end = parsed.end
+                status = .partialContent
+                headers.add(name: "Content-Range", value: "bytes \(start)-\(end - 1)/\(file.bytes.count)")
+            }
+        }
+        var announced = end - start
+        if case let .wrongLength(extra)? = fault { announced += extra }
+        headers.add(name: "Content-Length", value: "\(announced)")
+
+        if request.method == .HEAD {
+            send(context: context, status: status, headers: headers, body: [], keepAlive: keepAlive)
+            return
+        }
+
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))), promise: nil)
+        var stopAfter: Int?
+        var then = BodyPump.Ending.finish(keepAlive: keepAlive)
+        switch fault {
+        case let .resetAfter(count)?:
+            stopAfter = count
+            then = .reset
+        case let .hangAfter(count)?:
+            stopAfter = count
+            then = .hang
+        case .wrongLength?:
+            then = .close
+        default:
+            break
+        }
+        let limit = stopAfter.map { min(end, start + $0) } ?? end
+        let pump = BodyPump(
+            context: context, bytes: file.bytes, limit: limit, bytesPerSecond: throttle, ending: then
+        )
+        pump.write(from: start)
+    }
+
+    private func send(context: ChannelHandlerContext, status: HTTPResponseStatus, headers: HTTPHeaders, body: [UInt8], keepAlive: Bool) {
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        if !body.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+        }
+        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if !keepAlive {
+            let channel = context.channel
+            done.whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
+    /// "bytes=N-" or "bytes=N-M" → half-open [start, end).
+    static func parseRange(_ text: String, size: Int) -> (start: Int, end: Int)? {
+        guard text.hasPrefix("bytes=") else { return nil }
+        let spec = text.dropFirst(6)
+        guard !spec.contains(","), let dash = spec.firstIndex(of: "-"), let start = Int(spec[..<dash]) else { return nil }
+        let last = spec[spec.index(after: dash)...]
+        let end = last.isEmpty ? size : min(size, (Int(last) ?? size - 1) + 1)
+        return (start, max(start, end))
+    }
+}
+
+/// Writes a body in chunks, throttled if asked, then ends the response in the
+/// requested way. Runs on the channel's event loop only.
+final class BodyPump: @unchecked Sendable {
+    enum Ending {
+        case finish(keepAlive: Bool)
+        case close
+        case reset
+        case hang
+    }
+
+    private let bound: NIOLoopBound<ChannelHandlerContext>
+    private let eventLoop: any EventLoop
+    private let bytes: [UInt8]
+    private let limit: Int
+    private let chunk: Int
+    private let interval: TimeAmount?
+    private let ending: Ending
+
+    init(context: ChannelHandlerContext, bytes: [UInt8], limit: Int, bytesPerSecond: Int?, ending: Ending) {
+        bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        eventLoop = context.eventLoop
+        self.bytes = bytes
+        self.limit = limit
+        self.ending = ending
+        if let rate = bytesPerSecond {
+            // 20 slices a second.
+            chunk = max(1, rate / 20)
+            interval = .milliseconds(50)
+        } else {
+            chunk = 1 << 20
+            interval = nil
+        }
+    }
+
+    func write(from offset: Int) {
+        let context = bound.value
+        guard context.channel.isActive else { return }
+        if offset >= limit {
+            end()
+            return
+        }
+        let stop = min(limit, offset + chunk)
+        let buffer = bytes.withUnsafeBufferPointer { pointer in
+            context.channel.allocator.buffer(bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(pointer)[offset..<stop]))
+        }
+        let written = context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(buffer))))
+        written.whenComplete { [self] result in
+            guard case .success = result else { return }
+            if let interval {
+                eventLoop.scheduleTask(in: interval) { self.write(from: stop) }
+            } else {
+                eventLoop.execute { self.write(from: stop) }
+            }
+        }
+    }
+
+    private func end() {
+        let context = bound.value
+        switch ending {
+        case let .finish(keepAlive):
+            let done = context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)))
+            if !keepAlive {
+                let channel = context.channel
+                done.whenComplete { _ in channel.close(promise: nil) }
+            }
+        case .close:
+            context.channel.close(promise: nil)
+        case .reset:
+            // SO_LINGER 0: close() sends RST, as a crashed server or dropped link would.
+            let channel = context.channel
+            if let provider = channel as? any SocketOptionProvider {
+                provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+            } else {
+                channel.close(promise: nil)
+            }
+        case .hang:
+            break
+        }
+    }
+}
