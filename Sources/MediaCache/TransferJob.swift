@@ -178,19 +178,20 @@ final class TransferJob: @unchecked Sendable {
 
     func publishProgress(force: Bool = false) {
         let now = Self.now()
-        if now - rateWindowStart.time >= 0.5 {
-            let bytes = offset + received
-            if rateWindowStart.time > 0 {
-                let instant = Double(bytes - rateWindowStart.bytes) / (now - rateWindowStart.time)
-                bytesPerSecond = bytesPerSecond == 0 ? instant : bytesPerSecond * 0.5 + instant * 0.5
-            }
+        let bytes = offset + received
+        if rateWindowStart.time == 0 {
+            rateWindowStart = (now, bytes)
+        } else if now - rateWindowStart.time >= 0.25 {
+            // Rate over the last window, smoothed so the display does not flicker.
+            let instant = Double(bytes - rateWindowStart.bytes) / (now - rateWindowStart.time)
+            bytesPerSecond = bytesPerSecond == 0 ? instant : bytesPerSecond * 0.6 + instant * 0.4
             rateWindowStart = (now, bytes)
         }
         guard force || now - lastPublish >= 0.08 else { return }
         lastPublish = now
         publish(DownloadProgress(
             phase: bodyStarted ? .downloading : .connecting,
-            received: offset + received, total: expectedTotal, bytesPerSecond: bytesPerSecond
+            received: bytes, total: expectedTotal, bytesPerSecond: bytesPerSecond
         ))
     }
 

@@ -119,6 +119,6 @@ public func formatByteCount(_ bytes: Int64) -> String {
         unit += 1
     }
     let rounded = (value * 10).rounded() / 10
-    if rounded >= 100 { return "\(Int(rounded)) \(units[unit])" }
+    if rounded >= 100 { return "\(Int(value.rounded())) \(units[unit])" }
     return "\(rounded) \(units[unit])"
 }

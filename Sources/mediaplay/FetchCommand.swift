@@ -67,33 +67,38 @@ struct FetchCommand: AsyncParsableCommand {
             await display.start()
             let failures = await Self.fetchAll(selected, cache: cache, refresh: refresh, jobs: jobs, display: display)
             await display.finish()
-            if failures > 0 {
+            if !failures.isEmpty {
                 let retry = all ? "mediaplay fetch --all" : "mediaplay fetch \(items.joined(separator: " "))"
-                throw CLIError("\(failures) of \(selected.count) download\(selected.count == 1 ? "" : "s") failed (retry: \(retry))", exitCode: .unavailable)
+                // A local disk problem is an I/O error (74); anything else is the network or server (69).
+                let local = failures.contains { if case .diskFull = $0 { return true }; if case .io = $0 { return true }; return false }
+                throw CLIError(
+                    "\(failures.count) of \(selected.count) download\(selected.count == 1 ? "" : "s") failed (retry: \(retry))",
+                    exitCode: local ? .ioError : .unavailable
+                )
             }
         }
     }
 
-    /// Runs the downloads, `jobs` at a time; returns how many failed.
-    static func fetchAll(_ items: [FeedItem], cache: MediaCache, refresh: Bool, jobs: Int, display: FetchDisplay) async -> Int {
-        await withTaskGroup(of: Bool.self) { group in
+    /// Runs the downloads, `jobs` at a time; returns the errors of those that failed.
+    static func fetchAll(_ items: [FeedItem], cache: MediaCache, refresh: Bool, jobs: Int, display: FetchDisplay) async -> [CacheError] {
+        await withTaskGroup(of: CacheError?.self) { group in
             var pending = items[...]
-            var failures = 0
+            var failures: [CacheError] = []
             func startNext() {
                 guard let item = pending.popFirst() else { return }
                 group.addTask { await fetchOne(item, cache: cache, refresh: refresh, display: display) }
             }
             for _ in 0..<min(jobs, items.count) { startNext() }
-            for await succeeded in group {
-                if !succeeded { failures += 1 }
+            for await failure in group {
+                if let failure { failures.append(failure) }
                 startNext()
             }
             return failures
         }
     }
 
-    private static func fetchOne(_ item: FeedItem, cache: MediaCache, refresh: Bool, display: FetchDisplay) async -> Bool {
-        guard let source = item.source else { return false }
+    private static func fetchOne(_ item: FeedItem, cache: MediaCache, refresh: Bool, display: FetchDisplay) async -> CacheError? {
+        guard let source = item.source else { return .unsupported("item \(item.position) has no usable url") }
         let url: URL
         switch source {
         case let .remote(remote): url = remote
@@ -106,13 +111,13 @@ struct FetchCommand: AsyncParsableCommand {
             case let .finished(path, alreadyCached):
                 let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
                 await display.update(item, .done(size: size, alreadyCached: alreadyCached && !refresh, local: !source.isRemote))
-                return true
+                return nil
             case let .failed(error):
                 await display.update(item, .failed(error.description))
-                return false
+                return error
             }
         }
-        return false
+        return .cancelled
     }
 }
 

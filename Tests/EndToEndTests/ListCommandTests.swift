@@ -85,7 +85,7 @@ import TestSupport
         // Every key is present, null when unknown.
         let raw = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
         let first = (raw["items"] as! [[String: Any]])[0]
-        #expect(Set(first.keys) == ["position", "id", "kind", "title", "url", "description", "thumbnail", "state", "size", "error", "line"])
+        #expect(Set(first.keys) == ["position", "id", "kind", "title", "url", "description", "thumbnail", "state", "size", "received", "error", "line"])
     }
 
     @Test func missingLocalFileIsShownAsSuch() throws {
@@ -157,6 +157,7 @@ struct ListJSON: Codable, Equatable {
         var thumbnail: String?
         var state: String
         var size: Int64?
+        var received: Int64?
         var error: String?
         var line: Int
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// The result of running the built `mediaplay` binary.
 public struct RunResult: Sendable {
@@ -24,6 +25,14 @@ public enum Mediaplay {
     public static func run(
         _ arguments: [String], environment: [String: String] = [:], directory: String? = nil
     ) throws -> RunResult {
+        try start(arguments, environment: environment, directory: directory).wait()
+    }
+
+    /// Starts mediaplay without waiting; `wait()` collects the result.
+    public static func start(
+        _ arguments: [String], environment: [String: String] = [:], directory: String? = nil,
+        executable: String = Mediaplay.executable
+    ) throws -> RunningProcess {
         let scratch = try TemporaryDirectory()
         let outPath = scratch.path + "/stdout"
         let errPath = scratch.path + "/stderr"
@@ -50,9 +59,37 @@ public enum Mediaplay {
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        process.waitUntilExit()
         try out.close()
         try err.close()
+        return RunningProcess(process: process, scratch: scratch, outPath: outPath, errPath: errPath)
+    }
+}
+
+/// A mediaplay process started by a test.
+public final class RunningProcess: @unchecked Sendable {
+    public let process: Process
+    let scratch: TemporaryDirectory
+    let outPath: String
+    let errPath: String
+
+    init(process: Process, scratch: TemporaryDirectory, outPath: String, errPath: String) {
+        self.process = process
+        self.scratch = scratch
+        self.outPath = outPath
+        self.errPath = errPath
+    }
+
+    public var pid: Int32 { process.processIdentifier }
+
+    /// What it has written to stderr so far.
+    public var stderrSoFar: String { (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "" }
+
+    public func kill(_ signal: Int32) {
+        _ = Glibc.kill(process.processIdentifier, signal)
+    }
+
+    public func wait() throws -> RunResult {
+        process.waitUntilExit()
         return RunResult(
             status: process.terminationStatus,
             stdout: try String(contentsOfFile: outPath, encoding: .utf8),

@@ -1,0 +1,178 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `mediaplay fetch`, `list` and `cache` as processes against the loopback
+/// server: crash safety, one transfer across processes, disk full.
+@Suite struct FetchCommandTests {
+    struct Setup {
+        let server: TestHTTPServer
+        let folder: TemporaryDirectory
+        let feed: String
+        let cacheDir: String
+        let bytes: [UInt8]
+
+        init(size: Int = 1_000_000, throttle: Int? = nil) throws {
+            server = try TestHTTPServer()
+            folder = try TemporaryDirectory()
+            bytes = TestHTTPServer.bytes(count: size, seed: 99)
+            server.serve("/clip.mp4", bytes: bytes)
+            if let throttle { server.throttle("/clip.mp4", bytesPerSecond: throttle) }
+            feed = try folder.write("feed.json", """
+                {"title": "Loopback", "items": [
+                  {"type": 2, "title": "Clip", "url": "\(server.url("/clip.mp4").absoluteString)"},
+                  {"type": 1, "title": "Gone", "url": "\(server.url("/gone.mp3").absoluteString)"}
+                ]}
+                """)
+            cacheDir = folder.path + "/cache"
+        }
+
+        var arguments: [String] { ["--feed", feed, "--cache-dir", cacheDir] }
+
+        func entryFiles() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: cacheDir + "/entries")) ?? []).filter { !$0.hasSuffix(".lock") }
+        }
+
+        func dataFile() -> String? {
+            entryFiles().first { !$0.hasSuffix(".part") }.map { cacheDir + "/entries/" + $0 }
+        }
+
+        func partSize() -> Int {
+            guard let part = entryFiles().first(where: { $0.hasSuffix(".part") }) else { return 0 }
+            return ((try? FileManager.default.attributesOfItem(atPath: cacheDir + "/entries/" + part))?[.size] as? NSNumber)?.intValue ?? 0
+        }
+    }
+
+    @Test func fetchPrintsOneLinePerStateChangeOffATerminal() throws {
+        let setup = try Setup()
+        let result = try Mediaplay.run(["fetch", "1"] + setup.arguments)
+        #expect(result.status == 0)
+        #expect(result.stdout == "")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.first == "1 \"Clip\": downloading")
+        #expect(lines.last?.hasPrefix("1 \"Clip\": cached 977 KiB in ") == true)
+        #expect(lines.count == 2)
+        #expect(try sha256(ofFile: try #require(setup.dataFile())) == sha256(setup.bytes))
+
+        let again = try Mediaplay.run(["fetch", "1"] + setup.arguments)
+        #expect(again.stderr == "1 \"Clip\": already cached 977 KiB\n")
+        #expect(setup.server.getCount("/clip.mp4") == 1)
+
+        let list = try Mediaplay.run(["list"] + setup.arguments)
+        #expect(list.stdout.contains("cached"))
+        #expect(list.stdout.contains("977 KiB"))
+    }
+
+    @Test func failedDownloadIsExit69WithTheReasonAndTheRetryCommand() throws {
+        let setup = try Setup()
+        let result = try Mediaplay.run(["fetch", "2"] + setup.arguments)
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("2 \"Gone\": failed: HTTP 404 from 127.0.0.1"))
+        #expect(result.stderr.hasSuffix("mediaplay: 1 of 1 download failed (retry: mediaplay fetch 2)\n"))
+        let list = try Mediaplay.run(["list", "--json"] + setup.arguments)
+        #expect(list.stdout.contains("\"state\" : \"failed\""))
+        #expect(list.stdout.contains("\"error\" : \"HTTP 404 from 127.0.0.1\""))
+        #expect(try Mediaplay.run(["fetch", "9"] + setup.arguments).status == 66)
+        #expect(try Mediaplay.run(["fetch"] + setup.arguments).status == 64)
+    }
+
+    @Test func killNineMidDownloadLeavesAResumablePartialEntry() async throws {
+        let setup = try Setup(size: 2_000_000, throttle: 1_000_000)
+        let first = try Mediaplay.start(["fetch", "1"] + setup.arguments)
+        let deadline = Date().addingTimeInterval(20)
+        while setup.partSize() < 300_000 && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        first.kill(SIGKILL)
+        let killed = try first.wait()
+        #expect(killed.status == SIGKILL)
+        #expect(first.process.terminationReason == .uncaughtSignal)
+
+        // Never a corrupt "cached" file: only the partial one.
+        #expect(setup.dataFile() == nil)
+        let kept = setup.partSize()
+        #expect(kept >= 300_000 && kept < 2_000_000)
+        let list = try Mediaplay.run(["list", "--json"] + setup.arguments)
+        #expect(list.stdout.contains("\"state\" : \"partial\""))
+
+        setup.server.throttle("/clip.mp4", bytesPerSecond: 0)
+        let second = try Mediaplay.run(["fetch", "1"] + setup.arguments)
+        #expect(second.status == 0)
+        #expect(try sha256(ofFile: try #require(setup.dataFile())) == sha256(setup.bytes))
+        let requests = setup.server.requests("/clip.mp4")
+        #expect(requests.count == 2)
+        let range = try #require(requests[1].headers["range"])
+        #expect(Int(range.dropFirst(6).dropLast())! >= kept - 1)
+        #expect(requests[1].headers["if-range"] != nil)
+    }
+
+    @Test func twoProcessesMakeOneTransfer() async throws {
+        let setup = try Setup(size: 1_000_000, throttle: 2_000_000)
+        let a = try Mediaplay.start(["fetch", "1"] + setup.arguments)
+        let b = try Mediaplay.start(["fetch", "1"] + setup.arguments)
+        // While they run, list (a third process) sees the download in progress.
+        var sawDownloading = false
+        let deadline = Date().addingTimeInterval(10)
+        while a.process.isRunning && Date() < deadline {
+            let list = try Mediaplay.run(["list", "--json"] + setup.arguments)
+            if list.stdout.contains("\"state\" : \"downloading\"") { sawDownloading = true; break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let resultA = try a.wait()
+        let resultB = try b.wait()
+        #expect(resultA.status == 0)
+        #expect(resultB.status == 0)
+        #expect(sawDownloading)
+        #expect(setup.server.getCount("/clip.mp4") == 1)
+        #expect(try sha256(ofFile: try #require(setup.dataFile())) == sha256(setup.bytes))
+    }
+
+    @Test func diskFullIsAClearErrorAndThePartialResumes() throws {
+        let setup = try Setup(size: 1_000_000)
+        // A file size limit makes writes fail as on a full disk (EFBIG).
+        let limited = try Mediaplay.start(["--fsize=400000", Mediaplay.executable, "fetch", "1"] + setup.arguments, executable: "/usr/bin/prlimit")
+        let result = try limited.wait()
+        #expect(result.status == 74)
+        #expect(result.stderr.contains("no space left on the disk holding"))
+        #expect(result.stderr.contains("the partial download is kept"))
+        #expect(setup.dataFile() == nil)
+        #expect(setup.partSize() > 0)
+
+        let retry = try Mediaplay.run(["fetch", "1"] + setup.arguments)
+        #expect(retry.status == 0)
+        #expect(try sha256(ofFile: try #require(setup.dataFile())) == sha256(setup.bytes))
+        #expect(setup.server.requests("/clip.mp4").last?.headers["range"] != nil)
+    }
+
+    @Test func cacheListSizeAndClear() throws {
+        let setup = try Setup(size: 10_000)
+        _ = try Mediaplay.run(["fetch", "1"] + setup.arguments)
+        let list = try Mediaplay.run(["cache", "list"] + setup.arguments)
+        #expect(list.stdout.contains("cached"))
+        #expect(list.stdout.contains("/clip.mp4"))
+        let json = try Mediaplay.run(["cache", "list", "--json"] + setup.arguments)
+        #expect(json.stdout.contains("\"state\":\"cached\""))
+        #expect(try Mediaplay.run(["cache", "size", "--bytes"] + setup.arguments).stdout == "10000\n")
+        let clear = try Mediaplay.run(["cache", "clear"] + setup.arguments)
+        #expect(clear.stdout == "Removed 1 entry, 9.8 KiB freed.\n")
+        #expect(try Mediaplay.run(["cache", "size", "--bytes"] + setup.arguments).stdout == "0\n")
+        #expect(try Mediaplay.run(["list", "--json"] + setup.arguments).stdout.contains("\"state\" : \"not-downloaded\""))
+    }
+}
+
+func sha256(ofFile path: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+    process.arguments = [path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return String(output.prefix(64))
+}
+
+func sha256(_ bytes: [UInt8]) -> String {
+    let path = NSTemporaryDirectory() + "/sha-\(UUID().uuidString)"
+    _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return (try? sha256(ofFile: path)) ?? ""
+}
