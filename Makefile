@@ -6,7 +6,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 SWIFTFLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: run test build release deps test-deps completions install clean
+.PHONY: run test build release deps test-deps completions install clean bench
 
 run: deps build
 	.build/debug/mediaplay list
@@ -16,10 +16,17 @@ test: test-deps
 	$(SWIFT) test --skip-build $(SWIFTFLAGS)
 
 build:
-	$(SWIFT) build $(SWIFTFLAGS)
+	$(SWIFT) build --product mediaplay $(SWIFTFLAGS)
+
+# Benchmarks against curl (and later ffmpeg, ffplay, mpv): release builds, side by side.
+bench: test-deps
+	@command -v curl >/dev/null || apt-get install -y -qq curl
+	$(SWIFT) build -c release --product mediaplay
+	$(SWIFT) build -c release --product mediaplay-bench
+	.build/release/mediaplay-bench download --size-mib 200 --runs 3
 
 release: deps
-	$(SWIFT) build -c release $(SWIFTFLAGS)
+	$(SWIFT) build -c release --product mediaplay $(SWIFTFLAGS)
 
 deps:
 	@scripts/install-deps.sh

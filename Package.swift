@@ -37,11 +37,14 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
 
+        // Linux-only calls glibc hides behind _GNU_SOURCE (header only).
+        .systemLibrary(name: "CLinux"),
+
         .target(name: "MediaFeed", swiftSettings: swiftSettings),
         .target(name: "MediaTerminal", swiftSettings: swiftSettings),
         .target(
             name: "MediaCache",
-            dependencies: ["CCurl", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["CCurl", "CLinux", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -63,6 +66,14 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
+        // Benchmarks (run on demand with `make bench`; figures in docs/PERFORMANCE.md).
+        .executableTarget(
+            name: "mediaplay-bench",
+            dependencies: ["TestSupport"],
+            path: "Benchmarks/mediaplay-bench",
+            swiftSettings: swiftSettings
+        ),
+
         .testTarget(name: "MediaFeedTests", dependencies: ["MediaFeed"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaTerminalTests", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaCacheTests", dependencies: ["MediaCache", "TestSupport"], swiftSettings: swiftSettings),

@@ -39,10 +39,22 @@ final class CacheIndex: Sendable {
     private let pool: DatabasePool
 
     init(path: String) throws {
+        // Switching a new database to WAL ignores SQLite's busy timeout, so two
+        // processes creating the cache at once would fail: a lock file lets one
+        // create and migrate while the other waits (milliseconds, once).
+        let setupLock = try EntryLock(path: path + ".setup-lock")
+        setupLock.lock()
+        defer { setupLock.unlock() }
         var configuration = Configuration()
         // Other processes may hold the write lock briefly.
         configuration.busyMode = .timeout(10)
         configuration.label = "mediaplay.cache-index"
+        // WAL with synchronous=NORMAL: commits stay atomic and consistent, and
+        // skip an fsync each. The files are the truth about bytes, so a power
+        // cut losing the last index update loses nothing that matters.
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
         pool = try DatabasePool(path: path, configuration: configuration)
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in

@@ -110,6 +110,7 @@ final class TransferEngine: @unchecked Sendable {
         }
         job.easyHandle = easy
         job.received = 0
+        job.pending.removeAll(keepingCapacity: true)
         job.bodyStarted = false
         job.headers.removeAll()
         job.writeErrno = 0
@@ -127,6 +128,8 @@ final class TransferEngine: @unchecked Sendable {
         _ = mp_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, job.configuration.lowSpeedTime)
         _ = mp_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, job.configuration.lowSpeedLimit)
         _ = mp_curl_easy_setopt_long(easy, CURLOPT_FAILONERROR, 1)
+        // Larger receive buffer: fewer callbacks and write(2) calls per MiB.
+        _ = mp_curl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 512 * 1024)
         _ = mp_curl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(job.configuration.maximumSize))
         job.urlText.withUnsafeBufferPointer { _ = mp_curl_easy_setopt_string(easy, CURLOPT_URL, $0.baseAddress) }
         job.errorBuffer.withUnsafeMutableBufferPointer { _ = mp_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, $0.baseAddress) }
@@ -176,6 +179,7 @@ final class TransferEngine: @unchecked Sendable {
         if start > 0 && job.resumeValidator == nil { start = 0 }  // cannot resume safely: start over
         if start == 0 && info.st_size > 0 { _ = ftruncate(job.fd, 0) }
         job.offset = start
+        job.flushedUpTo = start
         lseek(job.fd, off_t(start), SEEK_SET)
         return true
     }
@@ -189,6 +193,11 @@ final class TransferEngine: @unchecked Sendable {
         curl_easy_cleanup(easy)
         job.easyHandle = nil
 
+        // Whatever the outcome, the bytes received so far belong in the part file.
+        if job.fd >= 0, !job.pending.isEmpty, !job.flushPending(), result != CURLE_WRITE_ERROR {
+            conclude(job, .failure(Self.ioError(job.writeErrno, path: job.partPath)))
+            return
+        }
         if job.cancelled || job.abortReason == .cancelled {
             conclude(job, .failure(.cancelled))
             return

@@ -118,8 +118,8 @@ import TestSupport
         }
         let resultA = try a.wait()
         let resultB = try b.wait()
-        #expect(resultA.status == 0)
-        #expect(resultB.status == 0)
+        #expect(resultA.status == 0, "\(resultA.stderr)")
+        #expect(resultB.status == 0, "\(resultB.stderr)")
         #expect(sawDownloading)
         #expect(setup.server.getCount("/clip.mp4") == 1)
         #expect(try sha256(ofFile: try #require(setup.dataFile())) == sha256(setup.bytes))

@@ -1,0 +1,125 @@
+import Foundation
+import TestSupport
+
+// Benchmarks that compare mediaplay with the reference tools, side by side in
+// one run, on this machine. Not tests: run on demand with `make bench`; the
+// figures go to docs/PERFORMANCE.md.
+//
+//   mediaplay-bench download [--size-mib 200] [--runs 3]
+
+
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first else {
+    print("usage: mediaplay-bench download [--size-mib N] [--runs N]")
+    exit(64)
+}
+
+func option(_ name: String, default value: Int) -> Int {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count, let number = Int(arguments[index + 1]) else { return value }
+    return number
+}
+
+/// The mediaplay binary built beside this one.
+let mediaplay: String = {
+    let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    return (me as NSString).deletingLastPathComponent + "/mediaplay"
+}()
+
+/// Runs a command and returns its wall time in seconds; fails loudly on a
+/// non-zero exit. posix_spawn and wait4 directly: Foundation's Process on
+/// Linux notices the exit only at its run loop's next tick (about 0.1 s),
+/// which would swamp what we measure.
+func timed(_ executable: String, _ args: [String]) -> Double {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let argv = ([executable] + args).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    var start = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &start)
+    guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else { fatalError("cannot run \(executable)") }
+    var status: Int32 = 0
+    var usage = rusage()
+    wait4(pid, &status, 0, &usage)
+    var end = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &end)
+    if status != 0 { fatalError("\(executable) \(args.joined(separator: " ")) exited with status \(status)") }
+    return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted[sorted.count / 2]
+}
+
+func mib(_ bytes: Int) -> Double { Double(bytes) / 1_048_576 }
+
+switch command {
+case "download":
+    let sizeMiB = option("--size-mib", default: 200)
+    let runs = option("--runs", default: 3)
+    let server = try TestHTTPServer()
+    let scratch = try TemporaryDirectory()
+    let size = sizeMiB << 20
+    server.serve("/big.bin", bytes: TestHTTPServer.bytes(count: size, seed: 1))
+    let eight = (1...8).map { "/part\($0).bin" }
+    for (index, path) in eight.enumerated() {
+        server.serve(path, bytes: TestHTTPServer.bytes(count: size / 8, seed: UInt64(10 + index)))
+    }
+    let feed = try scratch.write("feed.json", """
+        {"title": "bench", "items": [
+          {"type": 2, "url": "\(server.url("/big.bin").absoluteString)"},
+        \(eight.map { #"  {"type": 2, "url": "\#(server.url($0).absoluteString)"}"# }.joined(separator: ",\n"))
+        ]}
+        """)
+    print("Download benchmark: \(sizeMiB) MiB over loopback from the SwiftNIO test server, median of \(runs) runs")
+    
+
+    var curlSynced: [Double] = []
+    var curlOne: [Double] = []
+    var mediaplayOne: [Double] = []
+    var curlEight: [Double] = []
+    var mediaplayEight: [Double] = []
+    for run in 1...runs {
+        let out = scratch.path + "/curl-\(run).bin"
+        curlOne.append(timed("/usr/bin/curl", ["-sS", "-f", "-o", out, server.url("/big.bin").absoluteString]))
+        try? FileManager.default.removeItem(atPath: out)
+        // curl then fsync of its file: the durability mediaplay pays for before it calls an entry cached.
+        curlSynced.append(timed("/usr/bin/curl", ["-sS", "-f", "-o", out, server.url("/big.bin").absoluteString]) + timed("/usr/bin/sync", [out]))
+        try? FileManager.default.removeItem(atPath: out)
+
+        let cache = scratch.path + "/cache-\(run)"
+        mediaplayOne.append(timed(mediaplay, ["fetch", "1", "--feed", feed, "--cache-dir", cache]))
+        try? FileManager.default.removeItem(atPath: cache)
+
+        let folder = scratch.path + "/curl8-\(run)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var curlArgs = ["-sS", "-f", "-Z", "--parallel-max", "8", "--output-dir", folder]
+        for path in eight { curlArgs += ["-o", String(path.dropFirst()), server.url(path).absoluteString] }
+        curlEight.append(timed("/usr/bin/curl", curlArgs))
+        try? FileManager.default.removeItem(atPath: folder)
+
+        let cache8 = scratch.path + "/cache8-\(run)"
+        mediaplayEight.append(timed(mediaplay, ["fetch", "2", "3", "4", "5", "6", "7", "8", "9", "--jobs", "8", "--feed", feed, "--cache-dir", cache8]))
+        try? FileManager.default.removeItem(atPath: cache8)
+    }
+    func row(_ name: String, _ seconds: Double, _ bytes: Int, reference: Double) {
+        let rate = mib(bytes) / seconds
+        print("| \(name) | \(String(format: "%.3f", seconds)) s | \(String(format: "%.0f", rate)) MiB/s | \(String(format: "%.2f", reference / seconds))× |")
+    }
+    print("")
+    print("| run | time | throughput | vs curl |")
+    print("|---|---|---|---|")
+    row("curl, 1 × \(sizeMiB) MiB", median(curlOne), size, reference: median(curlOne))
+    row("curl + sync FILE, 1 × \(sizeMiB) MiB", median(curlSynced), size, reference: median(curlOne))
+    row("mediaplay fetch, 1 × \(sizeMiB) MiB", median(mediaplayOne), size, reference: median(curlOne))
+    row("curl -Z, 8 × \(sizeMiB / 8) MiB", median(curlEight), size, reference: median(curlEight))
+    row("mediaplay fetch --jobs 8, 8 × \(sizeMiB / 8) MiB", median(mediaplayEight), size, reference: median(curlEight))
+default:
+    print("unknown benchmark \(command)")
+    exit(64)
+}
