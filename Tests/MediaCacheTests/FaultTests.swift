@@ -93,6 +93,23 @@ import TestSupport
         if case .failed = fixture.cache.status(for: url) {} else { Issue.record("status is failed") }
     }
 
+    @Test func connectionRefusedRetriesThenFails() async throws {
+        // A port nobody listens on: bind one, note it, close it.
+        let port: Int = try {
+            let server = try TestHTTPServer()
+            return server.port
+        }()
+        let fixture = try CacheFixture()
+        let url = URL(string: "http://127.0.0.1:\(port)/file.mp3")!
+        let all = await events(fixture.cache.download(url))
+        let retries = all.filter { if case .progress(let p) = $0, case .retrying = p.phase { return true }; return false }
+        #expect(retries.count == 2)  // three tries in all
+        guard case let .failed(.network(message))? = all.last else { Issue.record("a network error, got \(String(describing: all.last))"); return }
+        #expect(message.contains("127.0.0.1"))
+        #expect(fixture.cache.cachedFile(for: url) == nil)
+        if case .failed = fixture.cache.status(for: url) {} else { Issue.record("status is failed") }
+    }
+
     @Test func redirectLoopFails() async throws {
         let server = try TestHTTPServer()
         server.redirect("/loop", to: "/loop")
