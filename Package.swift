@@ -47,6 +47,7 @@ let package = Package(
             dependencies: ["CCurl", "CLinux", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
+        .target(name: "MediaEngine", dependencies: ["CFFmpeg", "CSDL2"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "mediaplay",
             dependencies: [
@@ -77,6 +78,7 @@ let package = Package(
         .testTarget(name: "MediaFeedTests", dependencies: ["MediaFeed"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaTerminalTests", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaCacheTests", dependencies: ["MediaCache", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "CModulesTests", dependencies: ["CFFmpeg", "CSDL2", "CCurl"], swiftSettings: swiftSettings),
         .testTarget(name: "EndToEndTests", dependencies: ["mediaplay", "MediaFeed", "TestSupport"], swiftSettings: swiftSettings),
     ]

@@ -1,0 +1,61 @@
+import CFFmpeg
+
+/// One stream's decoder (libavcodec): packets in, frames out.
+final class Decoder: @unchecked Sendable {
+    let context: UnsafeMutablePointer<AVCodecContext>
+    let timeBase: AVRational
+    let kind: AVMediaType
+
+    init(stream: UnsafeMutablePointer<AVStream>, name: String) throws(FFmpegError) {
+        let parameters = stream.pointee.codecpar!
+        kind = parameters.pointee.codec_type
+        guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
+            let codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
+            throw FFmpegError(context: "cannot decode \(name)", message: "no decoder for \(codecName)")
+        }
+        guard let context = avcodec_alloc_context3(codec) else {
+            throw FFmpegError(context: "cannot decode \(name)", message: "out of memory")
+        }
+        self.context = context
+        timeBase = stream.pointee.time_base
+        do {
+            try check(avcodec_parameters_to_context(context, parameters), "cannot decode \(name)")
+            context.pointee.pkt_timebase = stream.pointee.time_base
+            // Let libavcodec pick its thread count: frame threads change speed, not output.
+            context.pointee.thread_count = 0
+            try check(avcodec_open2(context, codec, nil), "cannot decode \(name)")
+        } catch {
+            var owned: UnsafeMutablePointer<AVCodecContext>? = context
+            avcodec_free_context(&owned)
+            throw error
+        }
+    }
+
+    deinit {
+        var owned: UnsafeMutablePointer<AVCodecContext>? = context
+        avcodec_free_context(&owned)
+    }
+
+    /// Sends a packet (nil: end of stream, to drain). False when the decoder
+    /// is full and frames must be received first.
+    func send(_ packet: Packet?) throws(FFmpegError) -> Bool {
+        let result = avcodec_send_packet(context, packet?.pointer)
+        if result == FFmpegError.again { return false }
+        if result == FFmpegError.eof { return true }
+        try check(result, "decoding failed")
+        return true
+    }
+
+    /// The next decoded frame, or nil when more input is needed or the stream ended.
+    func receive() throws(FFmpegError) -> Frame? {
+        let frame = Frame()
+        let result = avcodec_receive_frame(context, frame.pointer)
+        if result == FFmpegError.again || result == FFmpegError.eof { return nil }
+        try check(result, "decoding failed")
+        return frame
+    }
+
+    func flush() {
+        avcodec_flush_buffers(context)
+    }
+}

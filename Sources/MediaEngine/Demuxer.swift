@@ -1,0 +1,73 @@
+import CFFmpeg
+
+/// An opened media file (libavformat): its streams, and packets read in order.
+/// `readPacket` blocks on I/O: call it from a thread of its own.
+public final class Demuxer: @unchecked Sendable {
+    let context: UnsafeMutablePointer<AVFormatContext>
+    public let path: String
+    /// The audio stream to play, if any (attached cover art never counts as video).
+    public let audioStreamIndex: Int32?
+    public let videoStreamIndex: Int32?
+
+    public init(path: String) throws(FFmpegError) {
+        self.path = path
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        let name = (path as String).split(separator: "/").last.map(String.init) ?? path
+        try check(avformat_open_input(&context, path, nil, nil), "cannot open \(name)")
+        guard let context else { throw FFmpegError(context: "cannot open \(name)", message: "no format context") }
+        self.context = context
+        do {
+            try check(avformat_find_stream_info(context, nil), "cannot read the streams of \(name)")
+        } catch {
+            var owned: UnsafeMutablePointer<AVFormatContext>? = context
+            avformat_close_input(&owned)
+            throw error
+        }
+        let audio = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        audioStreamIndex = audio >= 0 ? audio : nil
+        var video: Int32 = -1
+        // The best video stream that is a real picture sequence, not cover art.
+        for index in 0..<Int32(context.pointee.nb_streams) {
+            let stream = context.pointee.streams[Int(index)]!
+            guard stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO else { continue }
+            if stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 { continue }
+            video = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, index, -1, nil, 0)
+            break
+        }
+        videoStreamIndex = video >= 0 ? video : nil
+        if audioStreamIndex == nil && videoStreamIndex == nil {
+            var owned: UnsafeMutablePointer<AVFormatContext>? = context
+            avformat_close_input(&owned)
+            throw FFmpegError(context: "cannot play \(name)", message: "no audio or video stream")
+        }
+    }
+
+    deinit {
+        var owned: UnsafeMutablePointer<AVFormatContext>? = context
+        avformat_close_input(&owned)
+    }
+
+    func stream(_ index: Int32) -> UnsafeMutablePointer<AVStream> {
+        context.pointee.streams[Int(index)]!
+    }
+
+    /// Duration in seconds, when the container says.
+    public var duration: Double? {
+        let value = context.pointee.duration
+        return value == mp_av_nopts_value() || value <= 0 ? nil : Double(value) / Double(AV_TIME_BASE)
+    }
+
+    /// Reads the next packet into `packet`; false at the end of the file.
+    func readPacket(into packet: Packet) throws(FFmpegError) -> Bool {
+        let result = av_read_frame(context, packet.pointer)
+        if result == FFmpegError.eof { return false }
+        try check(result, "cannot read \(path.split(separator: "/").last.map(String.init) ?? path)")
+        return true
+    }
+
+    /// Seeks to `seconds` (the keyframe at or before it).
+    func seek(to seconds: Double) throws(FFmpegError) {
+        let target = Int64(seconds * Double(AV_TIME_BASE))
+        try check(avformat_seek_file(context, -1, Int64.min, target, target, 0), "cannot seek")
+    }
+}

@@ -1,0 +1,42 @@
+import CFFmpeg
+
+/// A failed FFmpeg call, with FFmpeg's own message (av_strerror).
+public struct FFmpegError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var code: Int32
+    /// What we were doing, e.g. "opening song.mp3".
+    public var context: String
+    public var message: String
+
+    public init(code: Int32, context: String) {
+        self.code = code
+        self.context = context
+        var buffer = [CChar](repeating: 0, count: 256)
+        if mp_av_strerror(code, &buffer, buffer.count) == 0 {
+            message = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        } else {
+            message = "FFmpeg error \(code)"
+        }
+    }
+
+    public init(context: String, message: String) {
+        self.code = 0
+        self.context = context
+        self.message = message
+    }
+
+    public var description: String { "\(context): \(message)" }
+
+    static let eof = mp_averror_eof()
+    static let again = mp_averror_eagain()
+}
+
+/// Throws for a negative FFmpeg return code.
+@discardableResult
+func check(_ code: Int32, _ context: @autoclosure () -> String) throws(FFmpegError) -> Int32 {
+    if code < 0 { throw FFmpegError(code: code, context: context()) }
+    return code
+}
+
+extension AVRational {
+    var seconds: Double { den == 0 ? 0 : Double(num) / Double(den) }
+}

@@ -1,0 +1,25 @@
+/// Where decoded audio goes. One backend per file, the engine unaware of which
+/// is in use (like mpv's audio/out/ao_*.c).
+public protocol AudioSink: AnyObject, Sendable {
+    /// Called once before the first samples, with their format.
+    func open(format: AudioFormat) throws
+    /// Interleaved s16 samples, in playback order. A sink records only what
+    /// is played: nothing is written while paused.
+    func write(_ samples: UnsafeRawBufferPointer) throws
+    /// End of playback: finish files, release devices.
+    func close() throws
+}
+
+/// A decoded picture as sinks see it.
+public struct VideoFrameInfo: Sendable {
+    /// Presentation time in seconds from the start of the stream.
+    public var time: Double
+    public var width: Int
+    public var height: Int
+}
+
+/// Where decoded video goes.
+public protocol VideoSink: AnyObject, Sendable {
+    func present(_ frame: Frame, info: VideoFrameInfo) throws
+    func close() throws
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// Media fixtures made by the ffmpeg CLI at test time (lavfi sine and
+/// testsrc sources), kept in a shared folder so each is made once per machine.
+public enum Fixtures {
+    public static let folder: String = {
+        let path = (NSTemporaryDirectory() as NSString).appendingPathComponent("mediaplay-fixtures-v1")
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }()
+
+    /// Makes `name` with `ffmpeg -y <arguments> <path>` unless it exists, and
+    /// returns its path. Safe when tests run in parallel: written aside, then renamed.
+    public static func make(_ name: String, _ arguments: [String]) throws -> String {
+        let path = folder + "/" + name
+        if FileManager.default.fileExists(atPath: path) { return path }
+        let ext = (name as NSString).pathExtension
+        let temporary = folder + "/.tmp-\(UUID().uuidString).\(ext)"
+        let result = try run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y"] + arguments + [temporary])
+        guard result.status == 0 else {
+            throw FixtureError(message: "ffmpeg could not make \(name): \(String(decoding: result.stderr, as: UTF8.self))")
+        }
+        if rename(temporary, path) != 0 { throw FixtureError(message: "cannot store fixture \(name)") }
+        return path
+    }
+
+    /// `ffmpeg -i F -map 0:a:0 -f s16le -`: the reference PCM.
+    public static func referencePCM(_ path: String) throws -> [UInt8] {
+        let result = try run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-i", path, "-map", "0:a:0", "-f", "s16le", "-"])
+        guard result.status == 0 else { throw FixtureError(message: "ffmpeg could not decode \(path)") }
+        return result.stdout
+    }
+
+    /// The hash column of `ffmpeg -i F -map 0:v:0 -fps_mode passthrough -f framemd5 -`.
+    public static func referenceFrameHashes(_ path: String) throws -> [String] {
+        let result = try run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "framemd5", "-"])
+        guard result.status == 0 else { throw FixtureError(message: "ffmpeg could not decode \(path)") }
+        return String(decoding: result.stdout, as: UTF8.self).split(separator: "\n")
+            .filter { !$0.hasPrefix("#") }
+            .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
+    }
+
+    public struct FixtureError: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// Runs a tool and collects its output (stdout read to the end first; stderr to a file).
+    public static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stdout: [UInt8], stderr: [UInt8]) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let errorPath = NSTemporaryDirectory() + "/fixture-err-\(UUID().uuidString)"
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: errorPath) }
+        let errorHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = errorHandle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try errorHandle.close()
+        let errors = (try? Data(contentsOf: URL(fileURLWithPath: errorPath))) ?? Data()
+        return (process.terminationStatus, [UInt8](output), [UInt8](errors))
+    }
+
+    // MARK: - The fixture set
+
+    /// Two seconds of stereo tones (different per channel) at `rate`.
+    static func tone(rate: Int = 44100, seconds: Double = 2, channels: Int = 2) -> [String] {
+        let expression = channels == 1 ? "sin(440*2*PI*t)*0.5" : (0..<channels).map { "sin(\(330 + 110 * $0)*2*PI*t)*0.4" }.joined(separator: "|")
+        return ["-f", "lavfi", "-i", "aevalsrc=\(expression):s=\(rate):d=\(seconds)"]
+    }
+
+    static func pattern(size: String = "160x120", rate: Int = 25, seconds: Double = 1) -> [String] {
+        ["-f", "lavfi", "-i", "testsrc2=size=\(size):rate=\(rate):duration=\(seconds)"]
+    }
+
+    public static let audioCodecs: [(name: String, arguments: [String])] = [
+        ("tone.mp3", tone() + ["-c:a", "libmp3lame", "-b:a", "128k"]),
+        ("tone.m4a", tone() + ["-c:a", "aac", "-b:a", "128k"]),
+        ("tone.ogg", tone() + ["-c:a", "libvorbis"]),
+        ("tone.opus", tone(rate: 48000) + ["-c:a", "libopus"]),
+        ("tone.flac", tone() + ["-c:a", "flac"]),
+        ("tone.wav", tone() + ["-c:a", "pcm_s16le"]),
+        ("tone-96k.flac", tone(rate: 96000, seconds: 1) + ["-c:a", "flac", "-sample_fmt", "s32"]),
+        ("tone-8k-mono.wav", tone(rate: 8000, seconds: 1, channels: 1) + ["-c:a", "pcm_s16le"]),
+        ("tone-5.1.m4a", tone(seconds: 1, channels: 6) + ["-c:a", "aac", "-channel_layout", "5.1"]),
+    ]
+
+    public static let videoCodecs: [(name: String, arguments: [String])] = [
+        ("pattern-h264.mp4", pattern() + ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-preset", "veryfast"]),
+        ("pattern-hevc.mp4", pattern() + ["-c:v", "libx265", "-pix_fmt", "yuv420p", "-preset", "ultrafast", "-x265-params", "log-level=error"]),
+        ("pattern-vp8.webm", pattern() + ["-c:v", "libvpx", "-b:v", "500k"]),
+        ("pattern-vp9.webm", pattern() + ["-c:v", "libvpx-vp9", "-b:v", "500k", "-deadline", "realtime", "-cpu-used", "8"]),
+        ("pattern-mpeg4.avi", pattern() + ["-c:v", "mpeg4", "-q:v", "5"]),
+        ("pattern-odd-size.mp4", pattern(size: "173x97") + ["-c:v", "libx264", "-pix_fmt", "yuv444p", "-preset", "veryfast"]),
+    ]
+
+    public static let images: [(name: String, arguments: [String])] = [
+        ("picture.png", pattern(size: "320x240", seconds: 0.04) + ["-frames:v", "1"]),
+        ("picture.jpg", pattern(size: "320x240", seconds: 0.04) + ["-frames:v", "1", "-q:v", "3"]),
+        ("picture.webp", pattern(size: "320x240", seconds: 0.04) + ["-frames:v", "1", "-c:v", "libwebp"]),
+        ("picture.gif", pattern(size: "160x120", seconds: 0.04) + ["-frames:v", "1"]),
+    ]
+
+    /// Audio and video together, as a real clip is.
+    public static let clip: (name: String, arguments: [String]) = (
+        "clip.mp4",
+        pattern(seconds: 2) + tone() + ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-preset", "veryfast", "-c:a", "aac", "-shortest"]
+    )
+}
