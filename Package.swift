@@ -51,7 +51,7 @@ let package = Package(
         .executableTarget(
             name: "mediaplay",
             dependencies: [
-                "MediaFeed", "MediaTerminal", "MediaCache",
+                "MediaFeed", "MediaTerminal", "MediaCache", "MediaEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -10,6 +10,8 @@ public final class Demuxer: @unchecked Sendable {
     public let videoStreamIndex: Int32?
 
     public init(path: String) throws(FFmpegError) {
+        // FFmpeg's own log lines would land on the user's screen; our errors say it in one line.
+        av_log_set_level(AV_LOG_FATAL)
         self.path = path
         var context: UnsafeMutablePointer<AVFormatContext>?
         let name = (path as String).split(separator: "/").last.map(String.init) ?? path
@@ -45,6 +47,11 @@ public final class Demuxer: @unchecked Sendable {
     deinit {
         var owned: UnsafeMutablePointer<AVFormatContext>? = context
         avformat_close_input(&owned)
+    }
+
+    /// Whether `path` has a video stream (not cover art); false if unreadable.
+    public static func hasVideo(_ path: String) -> Bool {
+        (try? Demuxer(path: path))?.videoStreamIndex != nil
     }
 
     func stream(_ index: Int32) -> UnsafeMutablePointer<AVStream> {

@@ -157,6 +157,7 @@ public final class Player: @unchecked Sendable {
                 if state != .paused {
                     state = .paused
                     pausedAt = Self.now()
+                    audioSink?.pause()
                     for continuation in continuations.values { continuation.yield(.state(.paused)) }
                     condition.broadcast()
                 }
@@ -165,7 +166,10 @@ public final class Player: @unchecked Sendable {
             }
             if state == .paused || state == .loading {
                 // Resume: re-base the clock by the time spent paused.
-                if let pausedAt { clockOrigin += Self.now() - pausedAt }
+                if let pausedAt {
+                    clockOrigin += Self.now() - pausedAt
+                    audioSink?.resume()
+                }
                 pausedAt = nil
                 state = .playing
                 for continuation in continuations.values { continuation.yield(.state(.playing)) }
@@ -235,11 +239,19 @@ public final class Player: @unchecked Sendable {
             var keepGoing = true
             try resampler!.convert(frame) { samples in
                 guard let format = audioFormat else { return }
-                keepGoing = waitForTurn(mediaTime: Double(samplesPlayed) / Double(format.sampleRate))
+                // A device paces itself (its ring fills up); files follow the wall clock.
+                let devicePaced = audioSink?.playedSeconds != nil
+                keepGoing = waitForTurn(mediaTime: devicePaced ? nil : Double(samplesPlayed) / Double(format.sampleRate))
                 guard keepGoing else { return }
                 try audioSink?.write(samples)
                 samplesPlayed += Int64(samples.count / format.bytesPerFrame)
-                publishPosition(Double(samplesPlayed) / Double(format.sampleRate))
+                if let heard = audioSink?.playedSeconds {
+                    // The audio clock is master: video follows what was heard.
+                    condition.withLock { clockOrigin = Self.now() - heard }
+                    publishPosition(heard)
+                } else {
+                    publishPosition(Double(samplesPlayed) / Double(format.sampleRate))
+                }
             }
             return keepGoing
         }

@@ -262,7 +262,7 @@ public enum FeedDecoder {
     }
 
     /// The URL scheme of `text` (lowercased), if it has one per RFC 3986.
-    static func schemeOf(_ text: String) -> String? {
+    public static func schemeOf(_ text: String) -> String? {
         guard let colon = text.firstIndex(of: ":") else { return nil }
         let scheme = text[..<colon]
         guard let first = scheme.first, first.isASCII, first.isLetter,

@@ -18,6 +18,7 @@ struct Mediaplay: AsyncParsableCommand {
               mediaplay list --json | jq '.items[0]' the same, for scripts
               mediaplay list --feed ~/my-feed.json   another feed file
               mediaplay list --feed https://example.org/feed.json
+              mediaplay play 2                       play item 2 (space pauses, q quits)
               mediaplay fetch 1 3                    download items 1 and 3 into the cache
               mediaplay cache size                   how much the cache holds
 
@@ -25,7 +26,7 @@ struct Mediaplay: AsyncParsableCommand {
               mediaplay --generate-completion-script bash > /etc/bash_completion.d/mediaplay
             """,
         version: version,
-        subcommands: [ListCommand.self, FetchCommand.self, CacheCommand.self],
+        subcommands: [ListCommand.self, PlayCommand.self, FetchCommand.self, CacheCommand.self],
         defaultSubcommand: ListCommand.self
     )
 

@@ -77,10 +77,11 @@ import TestSupport
     }
 
     @Test func killNineMidDownloadLeavesAResumablePartialEntry() async throws {
-        let setup = try Setup(size: 2_000_000, throttle: 1_000_000)
+        // 4 MB at 1 MB/s: seconds of room to kill it after its first 1 MiB write.
+        let setup = try Setup(size: 4_000_000, throttle: 1_000_000)
         let first = try Mediaplay.start(["fetch", "1"] + setup.arguments)
         let deadline = Date().addingTimeInterval(20)
-        while setup.partSize() < 300_000 && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        while setup.partSize() < 1 << 20 && Date() < deadline { usleep(10_000) }
         first.kill(SIGKILL)
         let killed = try first.wait()
         #expect(killed.status == SIGKILL)
@@ -89,7 +90,7 @@ import TestSupport
         // Never a corrupt "cached" file: only the partial one.
         #expect(setup.dataFile() == nil)
         let kept = setup.partSize()
-        #expect(kept >= 300_000 && kept < 2_000_000)
+        #expect(kept >= 1 << 20 && kept < 4_000_000)
         let list = try Mediaplay.run(["list", "--json"] + setup.arguments)
         #expect(list.stdout.contains("\"state\" : \"partial\""))
 

@@ -8,6 +8,18 @@ public protocol AudioSink: AnyObject, Sendable {
     func write(_ samples: UnsafeRawBufferPointer) throws
     /// End of playback: finish files, release devices.
     func close() throws
+    /// Playback paused or resumed: a device stops or starts pulling samples.
+    func pause()
+    func resume()
+    /// Seconds of audio actually played, for a sink that paces itself (a
+    /// device); nil for file sinks, which the player paces by the wall clock.
+    var playedSeconds: Double? { get }
+}
+
+extension AudioSink {
+    public func pause() {}
+    public func resume() {}
+    public var playedSeconds: Double? { nil }
 }
 
 /// A decoded picture as sinks see it.

@@ -1,0 +1,137 @@
+import CSDL2
+import Foundation
+import Synchronization
+
+/// Plays audio on an SDL audio device. Samples go through a single-producer,
+/// single-consumer ring: the decode thread writes, SDL's audio callback reads.
+/// The callback takes no lock and never allocates; when it frees space it
+/// posts a semaphore the writer sleeps on, so a full ring costs no CPU.
+public final class SDLAudioSink: AudioSink, @unchecked Sendable {
+    private var device: SDL_AudioDeviceID = 0
+    private var format = AudioFormat(sampleRate: 0, channels: 0)
+    let ring: AudioRing
+    private var started = false
+
+    /// Fails when SDL has no usable audio device (headless machine).
+    public init() throws {
+        if SDL_WasInit(UInt32(SDL_INIT_AUDIO)) == 0, SDL_InitSubSystem(UInt32(SDL_INIT_AUDIO)) != 0 {
+            throw FFmpegError(context: "no audio device", message: String(cString: SDL_GetError()))
+        }
+        ring = AudioRing(capacity: 1 << 18)
+    }
+
+    deinit {
+        if device != 0 { SDL_CloseAudioDevice(device) }
+    }
+
+    /// Seconds of audio the device has taken from us.
+    public var playedSeconds: Double? {
+        format.sampleRate == 0 ? 0 : Double(ring.consumed.load(ordering: .acquiring)) / Double(format.bytesPerFrame * format.sampleRate)
+    }
+
+    public func open(format: AudioFormat) throws {
+        self.format = format
+        var wanted = SDL_AudioSpec()
+        wanted.freq = Int32(format.sampleRate)
+        wanted.format = mp_sdl_audio_s16sys()
+        wanted.channels = UInt8(format.channels)
+        wanted.samples = 1024
+        wanted.callback = sdlAudioCallback
+        wanted.userdata = Unmanaged.passUnretained(ring).toOpaque()
+        var obtained = SDL_AudioSpec()
+        // SDL converts rate and channels to what the device takes (5.1 → stereo too).
+        device = SDL_OpenAudioDevice(nil, 0, &wanted, &obtained, 0)
+        if device == 0 {
+            throw FFmpegError(context: "cannot open the audio device", message: String(cString: SDL_GetError()))
+        }
+    }
+
+    public func write(_ samples: UnsafeRawBufferPointer) throws {
+        if !started {
+            started = true
+            SDL_PauseAudioDevice(device, 0)
+        }
+        ring.write(samples)
+    }
+
+    public func pause() { if device != 0 { SDL_PauseAudioDevice(device, 1) } }
+    public func resume() { if device != 0 && started { SDL_PauseAudioDevice(device, 0) } }
+
+    public func close() throws {
+        guard device != 0 else { return }
+        // Let the device play what is queued before closing.
+        ring.waitUntilEmpty()
+        SDL_Delay(UInt32(1000 * 2048 / max(format.sampleRate, 1)))
+        SDL_CloseAudioDevice(device)
+        device = 0
+    }
+}
+
+/// The ring between the decode thread and SDL's callback.
+final class AudioRing: @unchecked Sendable {
+    let capacity: Int
+    let storage: UnsafeMutablePointer<UInt8>
+    /// Total bytes written and consumed; their difference is the fill.
+    let produced = Atomic<Int>(0)
+    let consumed = Atomic<Int>(0)
+    /// Posted by the callback after it consumed bytes.
+    var space = sem_t()
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        storage = .allocate(capacity: capacity)
+        sem_init(&space, 0, 0)
+    }
+
+    deinit {
+        storage.deallocate()
+        sem_destroy(&space)
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < bytes.count {
+            let fill = produced.load(ordering: .relaxed) - consumed.load(ordering: .acquiring)
+            let free = capacity - fill
+            if free == 0 {
+                while sem_wait(&space) != 0 && errno == EINTR {}
+                continue
+            }
+            let count = min(free, bytes.count - offset)
+            let start = produced.load(ordering: .relaxed) % capacity
+            let first = min(count, capacity - start)
+            memcpy(storage + start, bytes.baseAddress! + offset, first)
+            if count > first { memcpy(storage, bytes.baseAddress! + offset + first, count - first) }
+            produced.add(count, ordering: .releasing)
+            offset += count
+        }
+    }
+
+    func waitUntilEmpty() {
+        while produced.load(ordering: .acquiring) != consumed.load(ordering: .acquiring) {
+            while sem_wait(&space) != 0 && errno == EINTR {}
+        }
+    }
+
+    /// Called on SDL's audio thread: copy what we have, silence for the rest.
+    func read(into output: UnsafeMutablePointer<UInt8>, count: Int) {
+        let available = produced.load(ordering: .acquiring) - consumed.load(ordering: .relaxed)
+        let take = min(available, count)
+        let start = consumed.load(ordering: .relaxed) % capacity
+        let first = min(take, capacity - start)
+        memcpy(output, storage + start, first)
+        if take > first { memcpy(output + first, storage, take - first) }
+        if take < count { memset(output + take, 0, count - take) }
+        if take > 0 {
+            consumed.add(take, ordering: .releasing)
+            sem_post(&space)
+        }
+    }
+}
+
+/// SDL's audio callback: a plain function (no actor isolation can reach SDL's
+/// audio thread), state through `userdata`.
+func sdlAudioCallback(_ userdata: UnsafeMutableRawPointer?, _ stream: UnsafeMutablePointer<UInt8>?, _ length: Int32) {
+    guard let userdata, let stream else { return }
+    Unmanaged<AudioRing>.fromOpaque(userdata).takeUnretainedValue().read(into: stream, count: Int(length))
+}

@@ -1,0 +1,145 @@
+import ArgumentParser
+import Foundation
+import MediaCache
+import MediaEngine
+import MediaFeed
+import MediaTerminal
+
+struct PlayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Play an item, a file or a URL in the foreground.",
+        discussion: """
+            Plays to the audio device (SDL). Remote items are downloaded into the \
+            cache first, with progress. --audio-out and --video-out record what is \
+            played instead: a WAV file (s16, the stream's own rate and channels) and \
+            one line per frame with its time and the MD5 of the picture.
+
+            Off a terminal, prints one line per state change. A file that cannot be \
+            decoded ends with one line and exit code 65.
+
+            Examples:
+              mediaplay play 2
+              mediaplay play ~/Music/song.flac
+              mediaplay play 1 --audio-out out.wav --video-out frames.txt --untimed
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("An item number or id from 'mediaplay list', a file path or an http(s) URL.", valueName: "n|id|path|url"))
+    var target: String
+
+    @Option(name: .customLong("audio-out"), help: ArgumentHelp("Record the audio to this WAV file instead of the device.", valueName: "file.wav"))
+    var audioOut: String?
+
+    @Option(name: .customLong("video-out"), help: ArgumentHelp("Record a line per video frame (time, MD5) to this file.", valueName: "file"))
+    var videoOut: String?
+
+    @Flag(name: .long, help: "Decode as fast as possible (only with --audio-out/--video-out or --no-audio).")
+    var untimed = false
+
+    @Flag(name: .customLong("no-audio"), help: "Do not play the audio.")
+    var noAudio = false
+
+    @Flag(name: .customLong("no-video"), help: "Do not play the video.")
+    var noVideo = false
+
+    func validate() throws {
+        if untimed && audioOut == nil && !noAudio {
+            throw ValidationError("--untimed needs --audio-out FILE or --no-audio (a device plays in real time)")
+        }
+        if noAudio && audioOut != nil { throw ValidationError("--no-audio and --audio-out contradict each other") }
+        if noVideo && videoOut != nil { throw ValidationError("--no-video and --video-out contradict each other") }
+    }
+
+    func run() async throws {
+        try await runReportingErrorsAsync {
+            let (path, title) = try await resolveTarget()
+            let audioSink: (any AudioSink)?
+            if let audioOut {
+                audioSink = WAVFileSink(path: absolutePath(audioOut))
+            } else if noAudio {
+                audioSink = nil
+            } else {
+                do {
+                    audioSink = try SDLAudioSink()
+                } catch {
+                    warn("no audio device (\(error)); playing silently in real time")
+                    audioSink = NullSink()
+                }
+            }
+            let videoSink: (any VideoSink)?
+            do {
+                videoSink = try videoOut.map { try FrameHashSink(path: absolutePath($0)) }
+            } catch {
+                throw CLIError("cannot write \(videoOut!): \(error.localizedDescription)", exitCode: .ioError)
+            }
+            if videoOut == nil && !noVideo && Demuxer.hasVideo(path) {
+                warn("no video window in this version: playing the audio only (record frames with --video-out)")
+            }
+            var options = PlaybackOptions()
+            options.untimed = untimed
+            options.audio = !noAudio
+            options.video = !noVideo
+            let player = Player(path: path, audioSink: audioSink, videoSink: videoSink, options: options)
+            try await PlaybackView.run(player, title: title)
+        }
+    }
+
+    private func warn(_ text: String) {
+        FileHandle.standardError.write(Data("mediaplay: \(text)\n".utf8))
+    }
+
+    /// The local file to play and a title: a path as is, a URL or a feed item
+    /// through the cache (downloaded first if needed).
+    private func resolveTarget() async throws(CLIError) -> (path: String, title: String) {
+        if target.hasPrefix("/") || target.hasPrefix(".") || target.hasPrefix("~") || FileManager.default.fileExists(atPath: target) {
+            let path = absolutePath(target)
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw CLIError("no readable file at \(path)", exitCode: .noInput)
+            }
+            return (path, (path as NSString).lastPathComponent)
+        }
+        var url: URL?
+        var title = target
+        var item: FeedItem?
+        if let scheme = FeedDecoder.schemeOf(target), scheme == "http" || scheme == "https" {
+            url = URL(string: target)
+        } else {
+            let loaded = try FeedLoading.load(try global.feedLocation())
+            guard let found = try ItemSelection.resolve([target], in: loaded.feed).first else {
+                throw CLIError("no item \"\(target)\"", exitCode: .noInput)
+            }
+            item = found
+            title = found.title
+            switch found.source {
+            case let .file(path)?: return (path, found.title)
+            case let .remote(remote)?: url = remote
+            case nil: throw CLIError("item \(found.position) has no usable url", exitCode: .dataError)
+            }
+        }
+        guard let url else { throw CLIError("\"\(target)\" is not a valid URL", exitCode: .usage) }
+        let cache = try CacheAccess.open(global)
+        let shown = item ?? FeedItem(position: 1, id: "url", title: url.lastPathComponent, kind: nil, source: .remote(url))
+        let display = FetchDisplay(items: [shown], terminal: TerminalInfo.detect(fd: STDERR_FILENO, environment: ProcessInfo.processInfo.environment))
+        await display.start()
+        defer { Task { await display.finish() } }
+        for await event in cache.download(url) {
+            switch event {
+            case let .progress(progress):
+                await display.update(shown, .active(progress))
+            case let .finished(path, alreadyCached):
+                if !alreadyCached { await display.update(shown, .done(size: nil, alreadyCached: false, local: false)) }
+                await display.finish()
+                return (path, title)
+            case let .failed(error):
+                await display.update(shown, .failed(error.description))
+                await display.finish()
+                let retry = item.map { "mediaplay fetch \($0.position)" } ?? "mediaplay play \(target)"
+                throw CLIError("\"\(title)\": download failed: \(error) (retry: \(retry))", exitCode: .unavailable)
+            }
+        }
+        throw CLIError("download of \(url.absoluteString) stopped", exitCode: .unavailable)
+    }
+}
