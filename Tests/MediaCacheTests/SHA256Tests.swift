@@ -1,6 +1,7 @@
 import Foundation
 import MediaCache
 import Testing
+import TestSupport
 
 @Suite struct SHA256Tests {
     @Test func knownVectors() {
@@ -15,18 +16,7 @@ import Testing
         let bytes = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
         for length in [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 128, 300] {
             let slice = Array(bytes.prefix(length))
-            let path = NSTemporaryDirectory() + "/sha-\(length)-\(getpid())"
-            try Data(slice).write(to: URL(fileURLWithPath: path))
-            defer { try? FileManager.default.removeItem(atPath: path) }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-            process.arguments = [path]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            let expected = String(output.prefix(64))
+            let expected = try Checksums.sha256sum(of: slice)
             var whole = SHA256()
             whole.update(slice)
             #expect(whole.finalizeHex() == expected, "length \(length)")
