@@ -30,7 +30,10 @@ let mediaplay: String = {
 /// non-zero exit. posix_spawn and wait4 directly: Foundation's Process on
 /// Linux notices the exit only at its run loop's next tick (about 0.1 s),
 /// which would swamp what we measure.
-func timed(_ executable: String, _ args: [String]) -> Double {
+func timed(_ executable: String, _ args: [String], settle: Bool = true) -> Double {
+    // Start each run with no dirty pages left by the previous one (curl never
+    // syncs its file, so its writeback would otherwise land on the next run).
+    if settle { sync() }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -89,7 +92,7 @@ case "download":
         curlOne.append(timed("/usr/bin/curl", ["-sS", "-f", "-o", out, server.url("/big.bin").absoluteString]))
         try? FileManager.default.removeItem(atPath: out)
         // curl then fsync of its file: the durability mediaplay pays for before it calls an entry cached.
-        curlSynced.append(timed("/usr/bin/curl", ["-sS", "-f", "-o", out, server.url("/big.bin").absoluteString]) + timed("/usr/bin/sync", [out]))
+        curlSynced.append(timed("/usr/bin/curl", ["-sS", "-f", "-o", out, server.url("/big.bin").absoluteString]) + timed("/usr/bin/sync", [out], settle: false))
         try? FileManager.default.removeItem(atPath: out)
 
         let cache = scratch.path + "/cache-\(run)"
@@ -107,18 +110,20 @@ case "download":
         mediaplayEight.append(timed(mediaplay, ["fetch", "2", "3", "4", "5", "6", "7", "8", "9", "--jobs", "8", "--feed", feed, "--cache-dir", cache8]))
         try? FileManager.default.removeItem(atPath: cache8)
     }
-    func row(_ name: String, _ seconds: Double, _ bytes: Int, reference: Double) {
+    func row(_ name: String, _ times: [Double], _ bytes: Int, reference: Double) {
+        let seconds = median(times)
         let rate = mib(bytes) / seconds
-        print("| \(name) | \(String(format: "%.3f", seconds)) s | \(String(format: "%.0f", rate)) MiB/s | \(String(format: "%.2f", reference / seconds))× |")
+        let range = String(format: "%.3f–%.3f s", times.min()!, times.max()!)
+        print("| \(name) | \(String(format: "%.3f", seconds)) s | \(range) | \(String(format: "%.0f", rate)) MiB/s | \(String(format: "%.2f", reference / seconds))× |")
     }
     print("")
-    print("| run | time | throughput | vs curl |")
-    print("|---|---|---|---|")
-    row("curl, 1 × \(sizeMiB) MiB", median(curlOne), size, reference: median(curlOne))
-    row("curl + sync FILE, 1 × \(sizeMiB) MiB", median(curlSynced), size, reference: median(curlOne))
-    row("mediaplay fetch, 1 × \(sizeMiB) MiB", median(mediaplayOne), size, reference: median(curlOne))
-    row("curl -Z, 8 × \(sizeMiB / 8) MiB", median(curlEight), size, reference: median(curlEight))
-    row("mediaplay fetch --jobs 8, 8 × \(sizeMiB / 8) MiB", median(mediaplayEight), size, reference: median(curlEight))
+    print("| run | median | range | throughput | vs curl |")
+    print("|---|---|---|---|---|")
+    row("curl, 1 × \(sizeMiB) MiB", curlOne, size, reference: median(curlOne))
+    row("curl + sync FILE, 1 × \(sizeMiB) MiB", curlSynced, size, reference: median(curlOne))
+    row("mediaplay fetch, 1 × \(sizeMiB) MiB", mediaplayOne, size, reference: median(curlOne))
+    row("curl -Z, 8 × \(sizeMiB / 8) MiB", curlEight, size, reference: median(curlEight))
+    row("mediaplay fetch --jobs 8, 8 × \(sizeMiB / 8) MiB", mediaplayEight, size, reference: median(curlEight))
 default:
     print("unknown benchmark \(command)")
     exit(64)

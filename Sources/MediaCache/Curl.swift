@@ -60,6 +60,8 @@ public enum HTTPGet {
                 _ = mp_curl_easy_setopt_string(handle, CURLOPT_URL, urlPointer)
                 _ = mp_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorPointer.baseAddress)
                 _ = mp_curl_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumBytes))
+                // A feed is text: accept any compression libcurl can undo.
+                _ = mp_curl_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
                 _ = mp_curl_easy_setopt_write_function(handle, memorySinkWrite)
                 _ = mp_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, unmanaged.toOpaque())
                 return curl_easy_perform(handle)
@@ -100,7 +102,6 @@ enum CurlOptions {
         _ = mp_curl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, 30)
         _ = mp_curl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         _ = mp_curl_easy_setopt_string(handle, CURLOPT_USERAGENT, HTTPGet.userAgent)
-        _ = mp_curl_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
     }
 }
 

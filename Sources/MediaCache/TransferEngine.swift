@@ -121,9 +121,8 @@ final class TransferEngine: @unchecked Sendable {
             job.requestHeaders = nil
         }
 
+        // No Accept-Encoding: media bytes arrive as stored, so lengths and ranges hold.
         CurlOptions.applySafeDefaults(easy)
-        // Media bytes must arrive as stored: no Accept-Encoding, so lengths and ranges hold.
-        _ = mp_curl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, nil)
         _ = mp_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT, job.configuration.connectTimeout)
         _ = mp_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, job.configuration.lowSpeedTime)
         _ = mp_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, job.configuration.lowSpeedLimit)

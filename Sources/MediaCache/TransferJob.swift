@@ -158,9 +158,7 @@ final class TransferJob: @unchecked Sendable {
         guard ok else { return false }
         // Start writeback of each finished 8 MiB stretch now, without waiting,
         // so that the fsync before the final rename has little left to flush.
-        var end = stat()
-        fstat(fd, &end)
-        let size = Int64(end.st_size)
+        let size = offset + received  // everything received is now in the file
         if size - flushedUpTo >= 8 << 20 {
             _ = mp_start_writeback(fd, off_t(flushedUpTo), off_t(size - flushedUpTo))
             flushedUpTo = size

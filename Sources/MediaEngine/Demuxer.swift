@@ -49,11 +49,6 @@ public final class Demuxer: @unchecked Sendable {
         avformat_close_input(&owned)
     }
 
-    /// Whether `path` has a video stream (not cover art); false if unreadable.
-    public static func hasVideo(_ path: String) -> Bool {
-        (try? Demuxer(path: path))?.videoStreamIndex != nil
-    }
-
     func stream(_ index: Int32) -> UnsafeMutablePointer<AVStream> {
         context.pointee.streams[Int(index)]!
     }

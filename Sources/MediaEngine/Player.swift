@@ -10,10 +10,21 @@ public enum PlayerState: Sendable, Equatable {
     case failed(String)
 }
 
+/// What the opened file holds, as published once playback starts.
+public struct MediaInfo: Sendable, Equatable {
+    public var hasAudio: Bool
+    public var hasVideo: Bool
+    /// Seconds, when the container says.
+    public var duration: Double?
+}
+
 /// Events a player publishes, in order.
 public enum PlayerEvent: Sendable, Equatable {
+    /// The file is open: what it holds (whether or not every stream is played).
+    case opened(MediaInfo)
     case state(PlayerState)
-    /// Seconds of media played (audio clock when there is audio).
+    /// Seconds of media played (audio clock when there is audio), at most
+    /// ten a second; `Player.currentPosition` is always exact.
     case position(Double)
 }
 
@@ -48,6 +59,8 @@ public final class Player: @unchecked Sendable {
     /// Monotonic time at which media time 0 plays (re-based on resume).
     private var clockOrigin: Double = 0
     private var pausedAt: Double?
+    private var info: MediaInfo?
+    private var lastPositionEvent: Double = 0
     private var continuations: [Int: AsyncStream<PlayerEvent>.Continuation] = [:]
     private var nextSubscriber = 0
 
@@ -61,10 +74,14 @@ public final class Player: @unchecked Sendable {
     public var currentState: PlayerState { condition.withLock { state } }
     public var currentPosition: Double { condition.withLock { position } }
 
-    /// Events from now on; the current state first.
+    /// Events from now on; what is known already (the file's info, the
+    /// current state) first, so a late subscriber misses nothing it needs.
     public func events() -> AsyncStream<PlayerEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: PlayerEvent.self, bufferingPolicy: .bufferingNewest(64))
+        // Unbounded, so no state change is ever dropped; position events are
+        // rate-limited at the source (publishPosition).
+        let (stream, continuation) = AsyncStream.makeStream(of: PlayerEvent.self, bufferingPolicy: .unbounded)
         condition.withLock {
+            if let info { continuation.yield(.opened(info)) }
             continuation.yield(.state(state))
             if state == .ended || { if case .failed = state { return true }; return false }() {
                 continuation.finish()
@@ -83,26 +100,55 @@ public final class Player: @unchecked Sendable {
         thread.start()
     }
 
+    /// Pauses at once. A device stops pulling samples now (its ring may hold a
+    /// second or more), so the player is paused now; with file sinks it is
+    /// paused when the decode thread parks at its next turn, after which
+    /// nothing more is written.
     public func pause() {
-        condition.withLock {
-            guard state == .playing || state == .loading else { return }
+        let changed = condition.withLock {
+            guard (state == .playing || state == .loading) && !pauseRequested else { return false }
             pauseRequested = true
             condition.broadcast()
+            return true
         }
+        guard changed else { return }
+        audioSink?.pause()
+        if audioSink?.playedSeconds != nil { condition.withLock { enterPausedState() } }
     }
 
+    /// Resumes at once, the device too: the decode thread may be waiting for
+    /// ring space that only a playing device frees.
     public func resume() {
-        condition.withLock {
+        let changed = condition.withLock {
+            guard pauseRequested else { return false }
             pauseRequested = false
+            if state == .paused { leavePausedState() }
             condition.broadcast()
+            return true
         }
+        if changed { audioSink?.resume() }
+    }
+
+    /// With `condition` held.
+    private func enterPausedState() {
+        guard state != .paused else { return }
+        state = .paused
+        pausedAt = Self.now()
+        for continuation in continuations.values { continuation.yield(.state(.paused)) }
+        condition.broadcast()
+    }
+
+    /// With `condition` held: re-base the clock by the time spent paused.
+    private func leavePausedState() {
+        if let pausedAt { clockOrigin += Self.now() - pausedAt }
+        pausedAt = nil
+        state = .playing
+        for continuation in continuations.values { continuation.yield(.state(.playing)) }
+        condition.broadcast()
     }
 
     public func toggle() {
-        condition.withLock {
-            pauseRequested.toggle()
-            condition.broadcast()
-        }
+        if condition.withLock({ pauseRequested }) { resume() } else { pause() }
     }
 
     public func stop() {
@@ -154,27 +200,11 @@ public final class Player: @unchecked Sendable {
         while true {
             if stopRequested { return false }
             if pauseRequested {
-                if state != .paused {
-                    state = .paused
-                    pausedAt = Self.now()
-                    audioSink?.pause()
-                    for continuation in continuations.values { continuation.yield(.state(.paused)) }
-                    condition.broadcast()
-                }
+                enterPausedState()
                 condition.wait()
                 continue
             }
-            if state == .paused || state == .loading {
-                // Resume: re-base the clock by the time spent paused.
-                if let pausedAt {
-                    clockOrigin += Self.now() - pausedAt
-                    audioSink?.resume()
-                }
-                pausedAt = nil
-                state = .playing
-                for continuation in continuations.values { continuation.yield(.state(.playing)) }
-                condition.broadcast()
-            }
+            if state == .loading { leavePausedState() }
             guard !options.untimed, let mediaTime else { return true }
             let due = clockOrigin + mediaTime
             let wait = due - Self.now()
@@ -183,9 +213,15 @@ public final class Player: @unchecked Sendable {
         }
     }
 
+    /// Records the position for `currentPosition`; an event goes out at most
+    /// ten times a second of wall time, so untimed decoding cannot flood
+    /// subscribers (and state events, which are never dropped, stay few).
     private func publishPosition(_ seconds: Double) {
         condition.withLock {
             position = seconds
+            let now = Self.now()
+            guard now - lastPositionEvent >= 0.1 else { return }
+            lastPositionEvent = now
             for continuation in continuations.values { continuation.yield(.position(seconds)) }
         }
     }
@@ -193,6 +229,8 @@ public final class Player: @unchecked Sendable {
     private func run() {
         do {
             try decodeLoop()
+            // Stopped early: drop what a device still holds instead of playing it out.
+            if condition.withLock({ stopRequested }) { audioSink?.discard() }
             try audioSink?.close()
             try videoSink?.close()
             setState(.ended)
@@ -210,6 +248,11 @@ public final class Player: @unchecked Sendable {
     private func decodeLoop() throws {
         let demuxer = try Demuxer(path: path)
         let name = (path as NSString).lastPathComponent
+        let opened = MediaInfo(hasAudio: demuxer.audioStreamIndex != nil, hasVideo: demuxer.videoStreamIndex != nil, duration: demuxer.duration)
+        condition.withLock {
+            info = opened
+            for continuation in continuations.values { continuation.yield(.opened(opened)) }
+        }
         let audioIndex = options.audio && audioSink != nil ? demuxer.audioStreamIndex : nil
         let videoIndex = options.video && videoSink != nil ? demuxer.videoStreamIndex : nil
         let audioDecoder = try audioIndex.map { index throws(FFmpegError) in try Decoder(stream: demuxer.stream(index), name: name) }
@@ -237,23 +280,27 @@ public final class Player: @unchecked Sendable {
                 try audioSink?.open(format: format)
             }
             var keepGoing = true
-            try resampler!.convert(frame) { samples in
-                guard let format = audioFormat else { return }
-                // A device paces itself (its ring fills up); files follow the wall clock.
-                let devicePaced = audioSink?.playedSeconds != nil
-                keepGoing = waitForTurn(mediaTime: devicePaced ? nil : Double(samplesPlayed) / Double(format.sampleRate))
-                guard keepGoing else { return }
-                try audioSink?.write(samples)
-                samplesPlayed += Int64(samples.count / format.bytesPerFrame)
-                if let heard = audioSink?.playedSeconds {
-                    // The audio clock is master: video follows what was heard.
-                    condition.withLock { clockOrigin = Self.now() - heard }
-                    publishPosition(heard)
-                } else {
-                    publishPosition(Double(samplesPlayed) / Double(format.sampleRate))
-                }
-            }
+            try resampler!.convert(frame) { samples in keepGoing = try emitAudio(samples) }
             return keepGoing
+        }
+
+        /// Hands converted samples to the sink: the one place audio is paced,
+        /// written and counted, for decoded frames and the resampler's tail alike.
+        func emitAudio(_ samples: UnsafeRawBufferPointer) throws -> Bool {
+            guard let format = audioFormat else { return true }
+            // A device paces itself (its ring fills up); files follow the wall clock.
+            let devicePaced = audioSink?.playedSeconds != nil
+            guard waitForTurn(mediaTime: devicePaced ? nil : Double(samplesPlayed) / Double(format.sampleRate)) else { return false }
+            try audioSink?.write(samples)
+            samplesPlayed += Int64(samples.count / format.bytesPerFrame)
+            if let heard = audioSink?.playedSeconds {
+                // The audio clock is master: video follows what was heard.
+                condition.withLock { clockOrigin = Self.now() - heard }
+                publishPosition(heard)
+            } else {
+                publishPosition(Double(samplesPlayed) / Double(format.sampleRate))
+            }
+            return true
         }
 
         func playVideo(_ frame: Frame, decoder: Decoder) throws -> Bool {
@@ -290,12 +337,6 @@ public final class Player: @unchecked Sendable {
             _ = try decoder.send(nil)
             guard try drain(decoder) else { return }
         }
-        if let resampler, let format = audioFormat {
-            try resampler.flush { samples in
-                guard waitForTurn(mediaTime: Double(samplesPlayed) / Double(format.sampleRate)) else { return }
-                try audioSink?.write(samples)
-                samplesPlayed += Int64(samples.count / format.bytesPerFrame)
-            }
-        }
+        try resampler?.flush { samples in _ = try emitAudio(samples) }
     }
 }

@@ -16,7 +16,8 @@ struct PlayCommand: AsyncParsableCommand {
             one line per frame with its time and the MD5 of the picture.
 
             Off a terminal, prints one line per state change. A file that cannot be \
-            decoded ends with one line and exit code 65.
+            decoded ends with one line and exit code 65. This version has no video \
+            window: a video plays its audio (record its frames with --video-out).
 
             Examples:
               mediaplay play 2
@@ -75,15 +76,12 @@ struct PlayCommand: AsyncParsableCommand {
             } catch {
                 throw CLIError("cannot write \(videoOut!): \(error.localizedDescription)", exitCode: .ioError)
             }
-            if videoOut == nil && !noVideo && Demuxer.hasVideo(path) {
-                warn("no video window in this version: playing the audio only (record frames with --video-out)")
-            }
             var options = PlaybackOptions()
             options.untimed = untimed
             options.audio = !noAudio
             options.video = !noVideo
             let player = Player(path: path, audioSink: audioSink, videoSink: videoSink, options: options)
-            try await PlaybackView.run(player, title: title)
+            try await PlaybackView.run(player, title: title, videoShown: videoOut != nil || noVideo)
         }
     }
 
@@ -124,7 +122,6 @@ struct PlayCommand: AsyncParsableCommand {
         let shown = item ?? FeedItem(position: 1, id: "url", title: url.lastPathComponent, kind: nil, source: .remote(url))
         let display = FetchDisplay(items: [shown], terminal: TerminalInfo.detect(fd: STDERR_FILENO, environment: ProcessInfo.processInfo.environment))
         await display.start()
-        defer { Task { await display.finish() } }
         for await event in cache.download(url) {
             switch event {
             case let .progress(progress):
@@ -140,6 +137,7 @@ struct PlayCommand: AsyncParsableCommand {
                 throw CLIError("\"\(title)\": download failed: \(error) (retry: \(retry))", exitCode: .unavailable)
             }
         }
+        await display.finish()
         throw CLIError("download of \(url.absoluteString) stopped", exitCode: .unavailable)
     }
 }

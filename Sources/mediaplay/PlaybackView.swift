@@ -6,15 +6,22 @@ import MediaTerminal
 /// place (state, position, title) with keys (space pauses, q quits); off a
 /// terminal, one line per state change.
 enum PlaybackView {
-    static func run(_ player: Player, title: String) async throws(CLIError) {
+    /// `videoShown`: whether a video sink was given; if the file has video and
+    /// none was, the user is told that only the audio plays.
+    static func run(_ player: Player, title: String, videoShown: Bool) async throws(CLIError) {
         let terminal = TerminalInfo.detect(fd: STDERR_FILENO, environment: ProcessInfo.processInfo.environment)
         let keys = terminal.animates && isatty(STDIN_FILENO) == 1 ? KeyReader(player: player) : nil
         let region = terminal.animates ? LiveRegion(width: terminal.width) : nil
+        let events = player.events()  // subscribe first: no event is missed
         player.play()
         var lastState: PlayerState?
         var lastDrawn = -1.0
-        for await event in player.events() {
+        for await event in events {
             switch event {
+            case let .opened(info):
+                if info.hasVideo && !videoShown {
+                    FileHandle.standardError.write(Data("mediaplay: no video window in this version: playing the audio only (record frames with --video-out)\n".utf8))
+                }
             case let .state(state):
                 if state != lastState {
                     lastState = state

@@ -115,7 +115,9 @@ import TestSupport
         while a.process.isRunning && Date() < deadline {
             let list = try Mediaplay.run(["list", "--json"] + setup.arguments)
             if list.stdout.contains("\"state\" : \"downloading\"") { sawDownloading = true; break }
-            try await Task.sleep(for: .milliseconds(50))
+            // Not Task.sleep: parallel tests block the cooperative pool's two
+            // threads in waitUntilExit, and a suspended task may resume too late.
+            usleep(50_000)
         }
         let resultA = try a.wait()
         let resultB = try b.wait()

@@ -57,6 +57,14 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
     public func pause() { if device != 0 { SDL_PauseAudioDevice(device, 1) } }
     public func resume() { if device != 0 && started { SDL_PauseAudioDevice(device, 0) } }
 
+    /// Closing the device right away: a paused device would never drain the
+    /// ring, and a user who quit does not want the queued second played out.
+    public func discard() {
+        guard device != 0 else { return }
+        SDL_CloseAudioDevice(device)
+        device = 0
+    }
+
     public func close() throws {
         guard device != 0 else { return }
         // Let the device play what is queued before closing.

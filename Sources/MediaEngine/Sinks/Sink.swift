@@ -11,6 +11,8 @@ public protocol AudioSink: AnyObject, Sendable {
     /// Playback paused or resumed: a device stops or starts pulling samples.
     func pause()
     func resume()
+    /// Playback stopped early: drop samples not yet played (before `close`).
+    func discard()
     /// Seconds of audio actually played, for a sink that paces itself (a
     /// device); nil for file sinks, which the player paces by the wall clock.
     var playedSeconds: Double? { get }
@@ -19,6 +21,7 @@ public protocol AudioSink: AnyObject, Sendable {
 extension AudioSink {
     public func pause() {}
     public func resume() {}
+    public func discard() {}
     public var playedSeconds: Double? { nil }
 }
 
