@@ -6,7 +6,12 @@ final class Decoder: @unchecked Sendable {
     let timeBase: AVRational
     let kind: AVMediaType
 
-    init(stream: UnsafeMutablePointer<AVStream>, name: String) throws(FFmpegError) {
+    /// Seconds per frame by the stream's frame rate (video), for frames
+    /// without a timestamp.
+    let frameDuration: Double
+
+    /// `strict`: treat any damage in the data as an error (for pictures).
+    init(stream: UnsafeMutablePointer<AVStream>, name: String, strict: Bool) throws(FFmpegError) {
         let parameters = stream.pointee.codecpar!
         kind = parameters.pointee.codec_type
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
@@ -18,11 +23,14 @@ final class Decoder: @unchecked Sendable {
         }
         self.context = context
         timeBase = stream.pointee.time_base
+        let rate = stream.pointee.avg_frame_rate
+        frameDuration = rate.num > 0 && rate.den > 0 ? Double(rate.den) / Double(rate.num) : 1.0 / 25
         do {
             try check(avcodec_parameters_to_context(context, parameters), "cannot decode \(name)")
             context.pointee.pkt_timebase = stream.pointee.time_base
             // Let libavcodec pick its thread count: frame threads change speed, not output.
             context.pointee.thread_count = 0
+            if strict { context.pointee.err_recognition |= AV_EF_EXPLODE | AV_EF_BUFFER | AV_EF_CRCCHECK }
             try check(avcodec_open2(context, codec, nil), "cannot decode \(name)")
         } catch {
             var owned: UnsafeMutablePointer<AVCodecContext>? = context

@@ -67,9 +67,37 @@ public final class Demuxer: @unchecked Sendable {
         return true
     }
 
-    /// Seeks to `seconds` (the keyframe at or before it).
+    /// Where media time 0 is in the file's timestamps, in seconds (as
+    /// `ffmpeg` does, output times count from the container's start time).
+    var startTime: Double {
+        let value = context.pointee.start_time
+        return value == mp_av_nopts_value() ? 0 : Double(value) / Double(AV_TIME_BASE)
+    }
+
+    /// A single picture rather than a video: an image demuxer (PNG, JPEG,
+    /// WebP ... read as `*_pipe` or `image2`), or a GIF without audio.
+    public var isStillImage: Bool {
+        guard audioStreamIndex == nil, videoStreamIndex != nil else { return false }
+        let name = String(cString: context.pointee.iformat.pointee.name)
+        return name.hasSuffix("_pipe") || name == "image2" || name == "gif" || name == "webp"
+    }
+
+    /// Degrees to turn the picture clockwise to show it upright (a phone's
+    /// portrait video carries this as a display matrix).
+    public var rotation: Int {
+        guard let index = videoStreamIndex else { return 0 }
+        var size: Int = 0
+        guard let data = av_stream_get_side_data(stream(index), AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return 0 }
+        let angle = data.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
+        guard angle.isFinite else { return 0 }
+        // The matrix gives the counter-clockwise angle; round to whole turns of 90°.
+        let degrees = Int((-angle / 90).rounded()) * 90
+        return ((degrees % 360) + 360) % 360
+    }
+
+    /// Seeks to `seconds` of media time (the keyframe at or before it).
     func seek(to seconds: Double) throws(FFmpegError) {
-        let target = Int64(seconds * Double(AV_TIME_BASE))
+        let target = Int64((seconds + startTime) * Double(AV_TIME_BASE))
         try check(avformat_seek_file(context, -1, Int64.min, target, target, 0), "cannot seek")
     }
 }

@@ -8,12 +8,19 @@ public enum PlayerState: Sendable, Equatable {
     case paused
     case ended
     case failed(String)
+
+    public var isFinal: Bool {
+        if case .failed = self { return true }
+        return self == .ended
+    }
 }
 
 /// What the opened file holds, as published once playback starts.
 public struct MediaInfo: Sendable, Equatable {
     public var hasAudio: Bool
     public var hasVideo: Bool
+    /// A single picture (PNG, JPEG, WebP, a GIF's first frame), not a video.
+    public var isImage: Bool
     /// Seconds, when the container says.
     public var duration: Double?
 }
@@ -24,55 +31,122 @@ public enum PlayerEvent: Sendable, Equatable {
     case opened(MediaInfo)
     case state(PlayerState)
     /// Seconds of media played (audio clock when there is audio), at most
-    /// ten a second; `Player.currentPosition` is always exact.
+    /// ten a second, and once after every seek; `Player.currentPosition` is
+    /// always exact.
     case position(Double)
+}
+
+/// How media time relates to wall time.
+public enum PlaybackClock: Sendable, Equatable {
+    /// Real time: a device plays, or the system clock paces file sinks.
+    case realTime
+    /// As fast as decoding allows (only with file or null sinks).
+    case untimed
+    /// Media time moves only when `advanceVirtualClock(by:)` says so, then as
+    /// fast as decoding allows: scripted playback that is exact and quick.
+    case virtual
 }
 
 /// Options of a playback.
 public struct PlaybackOptions: Sendable {
-    /// Run as fast as decoding allows (only with file or null sinks).
-    public var untimed = false
+    public var clock = PlaybackClock.realTime
     public var audio = true
     public var video = true
+    /// Media time to start at, in seconds.
+    public var start: Double = 0
     public init() {}
 }
 
-/// Plays one file to an audio and a video sink: a decode thread that reads
-/// packets, decodes them and hands frames to the sinks, paced against the
-/// master clock (the audio position when there is audio, else wall time).
+/// Counters a playback keeps, for `--stats` and the benchmarks.
+public struct PlaybackStatistics: Sendable {
+    public var framesPresented = 0
+    /// Frames decoded but skipped because they were late (display sinks only).
+    public var framesDropped = 0
+    /// Largest |video time − audio clock| at presentation, in seconds, while
+    /// an audio device was the master clock.
+    public var maximumDrift: Double = 0
+}
+
+/// Plays one file, ffplay's way but without polling: a reader thread fills
+/// bounded packet queues, one decoder thread per stream empties them, audio
+/// goes to the audio sink (a device ring paces itself) and decoded pictures
+/// wait in a small frame queue until the presenter thread shows them against
+/// the master clock: the audio device when there is audio, else the system
+/// clock. Every wait is on one condition: paused or idle costs no CPU.
 ///
-/// Pause blocks the decode thread on a condition (no CPU) and stops the
-/// clock; resume re-bases the clock, so playback continues from the next
-/// sample with no gap, no repeat and no jump.
+/// Pause stops the device and the clocks; the threads block once their
+/// queues are full. Resume re-bases the clocks, so playback continues from
+/// the next sample with no gap, no repeat and no jump. A seek bumps a serial
+/// number: everything queued before it is dropped, decoders are flushed, and
+/// output before the target time is trimmed, so a seek lands exactly.
 public final class Player: @unchecked Sendable {
     public let path: String
-    private let options: PlaybackOptions
-    private let audioSink: (any AudioSink)?
-    private let videoSink: (any VideoSink)?
+    let options: PlaybackOptions
+    let audioSink: (any AudioSink)?
+    let videoSink: (any VideoSink)?
 
-    // Guarded by `condition`.
-    private let condition = NSCondition()
-    private var state: PlayerState = .loading
-    private var pauseRequested = false
-    private var stopRequested = false
-    private var position: Double = 0
-    /// Monotonic time at which media time 0 plays (re-based on resume).
-    private var clockOrigin: Double = 0
-    private var pausedAt: Double?
-    private var info: MediaInfo?
-    private var lastPositionEvent: Double = 0
+    /// Guards everything below: one lock for the whole pipeline keeps the
+    /// waits simple and deadlock-free (a few hundred operations a second).
+    let condition = NSCondition()
+    var state: PlayerState = .loading
+    var pauseRequested = false
+    var stopRequested = false
+    var info: MediaInfo?
+    var statistics = PlaybackStatistics()
     private var continuations: [Int: AsyncStream<PlayerEvent>.Continuation] = [:]
     private var nextSubscriber = 0
+    private var lastPositionEvent: Double = 0
+
+    // Pipeline (see Player+Reader, Player+Audio, Player+Video).
+    var serial = 0
+    /// A seek the reader has yet to carry out.
+    var pendingSeek: Double?
+    /// Media time the current serial starts at: output before it is trimmed.
+    var serialStart: Double
+    var audioQueue: PacketQueue?
+    var videoQueue: PacketQueue?
+    var frames: [QueuedFrame] = []
+    var audioDone = false
+    var videoDone = false
+    var runningWorkers = 0
+    /// The first error a decoder thread met; it ends playback.
+    var workerFailure: String?
+
+    // Clocks.
+    /// Media time `t` plays at wall time `clockOrigin + t` (re-based on
+    /// resume and seek); set when the first output is due.
+    var clockOrigin: Double = 0
+    var clockStarted = false
+    var pausedAt: Double?
+    var virtualNow: Double = 0
+    /// Where the audio device's played-seconds counter stood at a media time:
+    /// the audio clock is `media + (played − played at base)`.
+    var audioClockBase: (media: Double, played: Double)?
+    /// Audio written since the current serial started, in sample frames.
+    var audioFramesWritten = 0
+    var audioSampleRate = 0
+    /// Media time reached by the video (last frame presented).
+    var videoPosition: Double
+    /// The presenter waits for this frame time (virtual clock bookkeeping).
+    var videoWaitingFor: Double?
+    var position: Double
 
     public init(path: String, audioSink: (any AudioSink)?, videoSink: (any VideoSink)?, options: PlaybackOptions = PlaybackOptions()) {
         self.path = path
         self.audioSink = audioSink
         self.videoSink = videoSink
         self.options = options
+        let start = max(options.start, 0)
+        serialStart = start
+        videoPosition = start
+        position = start
+        virtualNow = start
     }
 
     public var currentState: PlayerState { condition.withLock { state } }
-    public var currentPosition: Double { condition.withLock { position } }
+    public var currentPosition: Double { condition.withLock { currentPositionLocked() } }
+    public var currentStatistics: PlaybackStatistics { condition.withLock { statistics } }
+    public var mediaInfo: MediaInfo? { condition.withLock { info } }
 
     /// Events from now on; what is known already (the file's info, the
     /// current state) first, so a late subscriber misses nothing it needs.
@@ -83,7 +157,7 @@ public final class Player: @unchecked Sendable {
         condition.withLock {
             if let info { continuation.yield(.opened(info)) }
             continuation.yield(.state(state))
-            if state == .ended || { if case .failed = state { return true }; return false }() {
+            if state.isFinal {
                 continuation.finish()
                 return
             }
@@ -93,34 +167,30 @@ public final class Player: @unchecked Sendable {
         return stream
     }
 
-    /// Starts playback on a thread of its own.
+    /// Starts playback on threads of its own.
     public func play() {
-        let thread = Thread { [self] in run() }
-        thread.name = "mediaplay.decode"
+        let thread = Thread { [self] in runReader() }
+        thread.name = "mediaplay.read"
         thread.start()
     }
 
-    /// Pauses at once. A device stops pulling samples now (its ring may hold a
-    /// second or more), so the player is paused now; with file sinks it is
-    /// paused when the decode thread parks at its next turn, after which
-    /// nothing more is written.
+    /// Pauses at once: the device stops pulling samples and the clocks stop;
+    /// nothing more is written to a file sink.
     public func pause() {
         let changed = condition.withLock {
-            guard (state == .playing || state == .loading) && !pauseRequested else { return false }
+            guard !state.isFinal, !pauseRequested else { return false }
             pauseRequested = true
+            if state == .playing { enterPausedState() }
             condition.broadcast()
             return true
         }
-        guard changed else { return }
-        audioSink?.pause()
-        if audioSink?.playedSeconds != nil { condition.withLock { enterPausedState() } }
+        if changed { audioSink?.pause() }
     }
 
-    /// Resumes at once, the device too: the decode thread may be waiting for
-    /// ring space that only a playing device frees.
+    /// Resumes at once, the device too.
     public func resume() {
         let changed = condition.withLock {
-            guard pauseRequested else { return false }
+            guard pauseRequested, !state.isFinal else { return false }
             pauseRequested = false
             if state == .paused { leavePausedState() }
             condition.broadcast()
@@ -129,32 +199,63 @@ public final class Player: @unchecked Sendable {
         if changed { audioSink?.resume() }
     }
 
-    /// With `condition` held.
-    private func enterPausedState() {
-        guard state != .paused else { return }
-        state = .paused
-        pausedAt = Self.now()
-        for continuation in continuations.values { continuation.yield(.state(.paused)) }
-        condition.broadcast()
-    }
-
-    /// With `condition` held: re-base the clock by the time spent paused.
-    private func leavePausedState() {
-        if let pausedAt { clockOrigin += Self.now() - pausedAt }
-        pausedAt = nil
-        state = .playing
-        for continuation in continuations.values { continuation.yield(.state(.playing)) }
-        condition.broadcast()
-    }
-
     public func toggle() {
         if condition.withLock({ pauseRequested }) { resume() } else { pause() }
     }
 
+    /// Ends playback: what a device still holds is dropped.
     public func stop() {
         condition.withLock {
             stopRequested = true
+            audioSink?.interrupt()
             condition.broadcast()
+        }
+    }
+
+    /// Moves to `seconds` of media time (clamped to the file), exactly:
+    /// output starts at that time, paused or not.
+    public func seek(to seconds: Double) {
+        condition.withLock {
+            guard !state.isFinal else { return }
+            var target = max(seconds, 0)
+            if let duration = info?.duration { target = min(target, duration) }
+            serial += 1
+            pendingSeek = target
+            serialStart = target
+            audioQueue?.removeAll()
+            videoQueue?.removeAll()
+            frames.removeAll()
+            audioDone = false
+            videoDone = false
+            audioFramesWritten = 0
+            videoPosition = target
+            position = target
+            videoWaitingFor = nil
+            audioClockBase = nil
+            let now = Self.now()
+            clockOrigin = now - target
+            if pausedAt != nil { pausedAt = now }
+            virtualNow = target
+            // Inside the lock: the audio thread cannot reach the new serial
+            // (and clear this) before it is set.
+            audioSink?.interrupt()
+            for continuation in continuations.values { continuation.yield(.position(target)) }
+            condition.broadcast()
+        }
+    }
+
+    public func seek(by seconds: Double) {
+        seek(to: currentPosition + seconds)
+    }
+
+    /// Virtual clock: lets `seconds` of media play, as fast as decoding
+    /// allows, and returns once they have (or playback paused or ended).
+    public func advanceVirtualClock(by seconds: Double) {
+        condition.withLock {
+            guard options.clock == .virtual, !pauseRequested, !state.isFinal else { return }
+            virtualNow += seconds
+            condition.broadcast()
+            while !state.isFinal && !pauseRequested && !caughtUpWithVirtualClock() { condition.wait() }
         }
     }
 
@@ -162,181 +263,111 @@ public final class Player: @unchecked Sendable {
     @discardableResult
     public func waitUntilFinished() -> PlayerState {
         condition.withLock {
-            while !isFinal(state) { condition.wait() }
+            while !state.isFinal { condition.wait() }
             return state
         }
     }
 
-    private func isFinal(_ state: PlayerState) -> Bool {
-        if case .failed = state { return true }
-        return state == .ended
+    // MARK: - With `condition` held
+
+    func enterPausedState() {
+        state = .paused
+        pausedAt = Self.now()
+        publish(.state(.paused))
     }
 
-    // MARK: - Decode thread
+    /// Re-bases the system clock by the time spent paused; the audio clock
+    /// needs nothing, as the device's counter stood still too.
+    func leavePausedState() {
+        if let pausedAt { clockOrigin += Self.now() - pausedAt }
+        pausedAt = nil
+        state = .playing
+        publish(.state(.playing))
+    }
 
-    private func setState(_ new: PlayerState) {
+    func setState(_ new: PlayerState) {
         condition.withLock {
             state = new
-            for continuation in continuations.values {
-                continuation.yield(.state(new))
-                if isFinal(new) { continuation.finish() }
+            publish(.state(new))
+            if new.isFinal {
+                for continuation in continuations.values { continuation.finish() }
+                continuations.removeAll()
             }
-            if isFinal(new) { continuations.removeAll() }
             condition.broadcast()
         }
     }
 
-    private static func now() -> Double {
+    func publish(_ event: PlayerEvent) {
+        for continuation in continuations.values { continuation.yield(event) }
+    }
+
+    /// Media time reached by the audio (written to the sink).
+    var audioPosition: Double {
+        serialStart + (audioSampleRate > 0 ? Double(audioFramesWritten) / Double(audioSampleRate) : 0)
+    }
+
+    var audioActive: Bool { audioQueue != nil }
+    var videoActive: Bool { videoQueue != nil }
+
+    func caughtUpWithVirtualClock() -> Bool {
+        let audioCaughtUp = !audioActive || audioDone || audioPosition >= virtualNow - 1e-9
+        let videoCaughtUp = !videoActive || videoDone || (videoWaitingFor.map { $0 >= virtualNow - 1e-9 } ?? false)
+        return audioCaughtUp && videoCaughtUp
+    }
+
+    /// Starts the system clock at `mediaTime` if nothing has yet.
+    func startClockIfNeeded(at mediaTime: Double) {
+        guard !clockStarted else { return }
+        clockStarted = true
+        clockOrigin = Self.now() - mediaTime
+    }
+
+    /// The media time now by the system clock (frozen while paused).
+    func systemClock() -> Double {
+        (pausedAt ?? Self.now()) - clockOrigin
+    }
+
+    /// The audio device's clock, while it is the master.
+    func audioDeviceClock() -> Double? {
+        guard let base = audioClockBase, !audioDone, let played = audioSink?.playedSeconds else { return nil }
+        return base.media + max(played - base.played, 0)
+    }
+
+    /// The clock video follows: nil when everything is due at once (untimed).
+    func masterClock() -> Double? {
+        switch options.clock {
+        case .untimed: return nil
+        case .virtual: return virtualNow
+        case .realTime: return audioDeviceClock() ?? systemClock()
+        }
+    }
+
+    func currentPositionLocked() -> Double {
+        if state == .paused || state.isFinal { return position }
+        if audioActive, let clock = audioDeviceClock() { return clock }
+        return position
+    }
+
+    /// Records the position; an event goes out at most ten times a second of
+    /// wall time, so untimed decoding cannot flood subscribers.
+    func publishPosition(_ seconds: Double) {
+        position = seconds
+        let now = Self.now()
+        guard now - lastPositionEvent >= 0.1 else { return }
+        lastPositionEvent = now
+        publish(.position(seconds))
+    }
+
+    /// Waits until `deadline` (monotonic seconds) or a broadcast.
+    func wait(until deadline: Double) {
+        let delay = deadline - Self.now()
+        guard delay > 0 else { return }
+        _ = condition.wait(until: Date(timeIntervalSinceNow: delay))
+    }
+
+    static func now() -> Double {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-    }
-
-    /// Honours pause and stop; in real time, waits until `mediaTime` is due.
-    /// Returns false when playback should stop.
-    private func waitForTurn(mediaTime: Double?) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if stopRequested { return false }
-            if pauseRequested {
-                enterPausedState()
-                condition.wait()
-                continue
-            }
-            if state == .loading { leavePausedState() }
-            guard !options.untimed, let mediaTime else { return true }
-            let due = clockOrigin + mediaTime
-            let wait = due - Self.now()
-            if wait <= 0.001 { return true }
-            _ = condition.wait(until: Date(timeIntervalSinceNow: wait))
-        }
-    }
-
-    /// Records the position for `currentPosition`; an event goes out at most
-    /// ten times a second of wall time, so untimed decoding cannot flood
-    /// subscribers (and state events, which are never dropped, stay few).
-    private func publishPosition(_ seconds: Double) {
-        condition.withLock {
-            position = seconds
-            let now = Self.now()
-            guard now - lastPositionEvent >= 0.1 else { return }
-            lastPositionEvent = now
-            for continuation in continuations.values { continuation.yield(.position(seconds)) }
-        }
-    }
-
-    private func run() {
-        do {
-            try decodeLoop()
-            // Stopped early: drop what a device still holds instead of playing it out.
-            if condition.withLock({ stopRequested }) { audioSink?.discard() }
-            try audioSink?.close()
-            try videoSink?.close()
-            setState(.ended)
-        } catch let error as FFmpegError {
-            try? audioSink?.close()
-            try? videoSink?.close()
-            setState(.failed(error.description))
-        } catch {
-            try? audioSink?.close()
-            try? videoSink?.close()
-            setState(.failed("\(error)"))
-        }
-    }
-
-    private func decodeLoop() throws {
-        let demuxer = try Demuxer(path: path)
-        let name = (path as NSString).lastPathComponent
-        let opened = MediaInfo(hasAudio: demuxer.audioStreamIndex != nil, hasVideo: demuxer.videoStreamIndex != nil, duration: demuxer.duration)
-        condition.withLock {
-            info = opened
-            for continuation in continuations.values { continuation.yield(.opened(opened)) }
-        }
-        let audioIndex = options.audio && audioSink != nil ? demuxer.audioStreamIndex : nil
-        let videoIndex = options.video && videoSink != nil ? demuxer.videoStreamIndex : nil
-        let audioDecoder = try audioIndex.map { index throws(FFmpegError) in try Decoder(stream: demuxer.stream(index), name: name) }
-        let videoDecoder = try videoIndex.map { index throws(FFmpegError) in try Decoder(stream: demuxer.stream(index), name: name) }
-        if audioDecoder == nil && videoDecoder == nil {
-            throw FFmpegError(context: "cannot play \(name)", message: "nothing to play with the chosen outputs")
-        }
-        var resampler: AudioResampler?
-        var samplesPlayed: Int64 = 0
-        var audioFormat: AudioFormat?
-        let videoStart: Double = videoIndex.map { index in
-            let stream = demuxer.stream(index)
-            let start = stream.pointee.start_time
-            return start == mp_av_nopts_value() ? 0 : Double(start) * stream.pointee.time_base.seconds
-        } ?? 0
-
-        condition.withLock { clockOrigin = Self.now() }
-
-        func playAudio(_ frame: Frame) throws -> Bool {
-            if resampler == nil {
-                let f = frame.pointer
-                let format = AudioFormat(sampleRate: Int(f.pointee.sample_rate), channels: Int(f.pointee.ch_layout.nb_channels))
-                audioFormat = format
-                resampler = AudioResampler(output: format)
-                try audioSink?.open(format: format)
-            }
-            var keepGoing = true
-            try resampler!.convert(frame) { samples in keepGoing = try emitAudio(samples) }
-            return keepGoing
-        }
-
-        /// Hands converted samples to the sink: the one place audio is paced,
-        /// written and counted, for decoded frames and the resampler's tail alike.
-        func emitAudio(_ samples: UnsafeRawBufferPointer) throws -> Bool {
-            guard let format = audioFormat else { return true }
-            // A device paces itself (its ring fills up); files follow the wall clock.
-            let devicePaced = audioSink?.playedSeconds != nil
-            guard waitForTurn(mediaTime: devicePaced ? nil : Double(samplesPlayed) / Double(format.sampleRate)) else { return false }
-            try audioSink?.write(samples)
-            samplesPlayed += Int64(samples.count / format.bytesPerFrame)
-            if let heard = audioSink?.playedSeconds {
-                // The audio clock is master: video follows what was heard.
-                condition.withLock { clockOrigin = Self.now() - heard }
-                publishPosition(heard)
-            } else {
-                publishPosition(Double(samplesPlayed) / Double(format.sampleRate))
-            }
-            return true
-        }
-
-        func playVideo(_ frame: Frame, decoder: Decoder) throws -> Bool {
-            let time = frame.timestamp.map { Double($0) * decoder.timeBase.seconds - videoStart } ?? 0
-            // With audio, audio paces playback; video frames follow the same clock.
-            guard waitForTurn(mediaTime: time) else { return false }
-            let f = frame.pointer
-            try videoSink?.present(frame, info: VideoFrameInfo(time: time, width: Int(f.pointee.width), height: Int(f.pointee.height)))
-            if audioDecoder == nil { publishPosition(time) }
-            return true
-        }
-
-        func drain(_ decoder: Decoder) throws -> Bool {
-            while let frame = try decoder.receive() {
-                let keepGoing = decoder.kind == AVMEDIA_TYPE_AUDIO ? try playAudio(frame) : try playVideo(frame, decoder: decoder)
-                if !keepGoing { return false }
-            }
-            return true
-        }
-
-        let packet = Packet()
-        while try demuxer.readPacket(into: packet) {
-            defer { av_packet_unref(packet.pointer) }
-            let index = packet.pointer.pointee.stream_index
-            let decoder = index == audioIndex ? audioDecoder : index == videoIndex ? videoDecoder : nil
-            guard let decoder else { continue }
-            while try !decoder.send(packet) {
-                guard try drain(decoder) else { return }
-            }
-            guard try drain(decoder) else { return }
-        }
-        // End of file: drain the decoders and the resampler.
-        for decoder in [audioDecoder, videoDecoder].compactMap({ $0 }) {
-            _ = try decoder.send(nil)
-            guard try drain(decoder) else { return }
-        }
-        try resampler?.flush { samples in _ = try emitAudio(samples) }
     }
 }

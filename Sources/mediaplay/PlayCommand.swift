@@ -77,7 +77,7 @@ struct PlayCommand: AsyncParsableCommand {
                 throw CLIError("cannot write \(videoOut!): \(error.localizedDescription)", exitCode: .ioError)
             }
             var options = PlaybackOptions()
-            options.untimed = untimed
+            options.clock = untimed ? .untimed : .realTime
             options.audio = !noAudio
             options.video = !noVideo
             let player = Player(path: path, audioSink: audioSink, videoSink: videoSink, options: options)

@@ -11,7 +11,7 @@ import TestSupport
         let wav = folder.path + "/out.wav"
         let hashes = folder.path + "/out.framemd5"
         var options = PlaybackOptions()
-        options.untimed = true
+        options.clock = .untimed
         let player = Player(
             path: path,
             audioSink: audio ? WAVFileSink(path: wav) : nil,
@@ -63,7 +63,7 @@ import TestSupport
         let audio = PausingSink(wrapping: WAVFileSink(path: folder.path + "/out.wav"), pauseAfterBytes: 44_100 * 4 / 3)
         let video = try FrameHashSink(path: folder.path + "/out.framemd5")
         var options = PlaybackOptions()
-        options.untimed = true
+        options.clock = .untimed
         let player = Player(path: path, audioSink: audio, videoSink: video, options: options)
         audio.onThreshold = { player.pause() }
         let events = player.events()

@@ -24,10 +24,21 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
         if device != 0 { SDL_CloseAudioDevice(device) }
     }
 
-    /// Seconds of audio the device has taken from us.
+    /// Seconds of audio heard: what the device took, less the buffer it
+    /// still plays, plus the time since it took it (ffplay's estimate, but
+    /// never past what was taken, so a paused device's clock stands still).
     public var playedSeconds: Double? {
-        format.sampleRate == 0 ? 0 : Double(ring.consumed.load(ordering: .acquiring)) / Double(format.bytesPerFrame * format.sampleRate)
+        guard format.sampleRate > 0 else { return 0 }
+        let bytesPerSecond = Double(format.bytesPerFrame * format.sampleRate)
+        let taken = Double(ring.consumed.load(ordering: .acquiring)) / bytesPerSecond
+        let tookAt = Double(ring.lastRead.load(ordering: .acquiring)) / 1e9
+        guard tookAt > 0 else { return 0 }
+        let since = max(AudioRing.monotonicNanoseconds() / 1e9 - tookAt, 0)
+        return max(0, taken - deviceBuffer + min(since, deviceBuffer))
     }
+
+    /// Seconds one device buffer plays for.
+    private var deviceBuffer: Double = 0
 
     public func open(format: AudioFormat) throws {
         self.format = format
@@ -44,6 +55,7 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
         if device == 0 {
             throw FFmpegError(context: "cannot open the audio device", message: String(cString: SDL_GetError()))
         }
+        deviceBuffer = Double(obtained.samples) / Double(max(obtained.freq, 1))
     }
 
     public func write(_ samples: UnsafeRawBufferPointer) throws {
@@ -54,12 +66,23 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
         ring.write(samples)
     }
 
+    public func interrupt() { ring.interrupt() }
+
+    /// From the writing thread, so the ring has a single producer still;
+    /// the device is locked out while its read position moves.
+    public func flush() {
+        if device != 0 { SDL_LockAudioDevice(device) }
+        ring.dropUnread()
+        if device != 0 { SDL_UnlockAudioDevice(device) }
+    }
+
     public func pause() { if device != 0 { SDL_PauseAudioDevice(device, 1) } }
     public func resume() { if device != 0 && started { SDL_PauseAudioDevice(device, 0) } }
 
     /// Closing the device right away: a paused device would never drain the
     /// ring, and a user who quit does not want the queued second played out.
     public func discard() {
+        ring.interrupt()
         guard device != 0 else { return }
         SDL_CloseAudioDevice(device)
         device = 0
@@ -84,6 +107,10 @@ final class AudioRing: @unchecked Sendable {
     let consumed = Atomic<Int>(0)
     /// Posted by the callback after it consumed bytes.
     var space = sem_t()
+    /// Monotonic nanoseconds of the callback's last read.
+    let lastRead = Atomic<Int>(0)
+    /// Set by `interrupt`: a waiting write gives up.
+    let interrupted = Atomic<Bool>(false)
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -102,6 +129,7 @@ final class AudioRing: @unchecked Sendable {
             let fill = produced.load(ordering: .relaxed) - consumed.load(ordering: .acquiring)
             let free = capacity - fill
             if free == 0 {
+                if interrupted.load(ordering: .acquiring) { return }
                 while sem_wait(&space) != 0 && errno == EINTR {}
                 continue
             }
@@ -115,8 +143,26 @@ final class AudioRing: @unchecked Sendable {
         }
     }
 
+    func interrupt() {
+        interrupted.store(true, ordering: .releasing)
+        sem_post(&space)
+    }
+
+    /// Forgets what is not yet played (the producer, with the device locked).
+    func dropUnread() {
+        consumed.store(produced.load(ordering: .relaxed), ordering: .releasing)
+        interrupted.store(false, ordering: .releasing)
+    }
+
+    static func monotonicNanoseconds() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) * 1e9 + Double(spec.tv_nsec)
+    }
+
     func waitUntilEmpty() {
         while produced.load(ordering: .acquiring) != consumed.load(ordering: .acquiring) {
+            if interrupted.load(ordering: .acquiring) { return }
             while sem_wait(&space) != 0 && errno == EINTR {}
         }
     }
@@ -134,6 +180,7 @@ final class AudioRing: @unchecked Sendable {
             consumed.add(take, ordering: .releasing)
             sem_post(&space)
         }
+        lastRead.store(Int(Self.monotonicNanoseconds()), ordering: .releasing)
     }
 }
 

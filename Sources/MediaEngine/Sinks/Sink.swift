@@ -13,6 +13,11 @@ public protocol AudioSink: AnyObject, Sendable {
     func resume()
     /// Playback stopped early: drop samples not yet played (before `close`).
     func discard()
+    /// Wake a `write` that waits for room, from another thread: it returns
+    /// at once (a seek or stop makes its samples moot).
+    func interrupt()
+    /// A seek: drop samples not yet played, from the writing thread.
+    func flush()
     /// Seconds of audio actually played, for a sink that paces itself (a
     /// device); nil for file sinks, which the player paces by the wall clock.
     var playedSeconds: Double? { get }
@@ -22,6 +27,8 @@ extension AudioSink {
     public func pause() {}
     public func resume() {}
     public func discard() {}
+    public func interrupt() {}
+    public func flush() {}
     public var playedSeconds: Double? { nil }
 }
 
@@ -37,4 +44,10 @@ public struct VideoFrameInfo: Sendable {
 public protocol VideoSink: AnyObject, Sendable {
     func present(_ frame: Frame, info: VideoFrameInfo) throws
     func close() throws
+    /// A display skips late frames to keep up; a record keeps every one.
+    var dropsLateFrames: Bool { get }
+}
+
+extension VideoSink {
+    public var dropsLateFrames: Bool { false }
 }

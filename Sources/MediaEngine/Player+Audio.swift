@@ -1,0 +1,169 @@
+import CFFmpeg
+import Foundation
+
+extension Player {
+    /// Takes the next packet from a queue, waiting while it is empty; nil
+    /// when playback stops.
+    func nextPacket(_ queue: ReferenceWritableKeyPath<Player, PacketQueue?>) -> QueuedPacket? {
+        condition.withLock {
+            while true {
+                if stopRequested { return nil }
+                if let item = self[keyPath: queue]?.pop() {
+                    condition.broadcast()  // the reader may read again
+                    return item
+                }
+                condition.wait()
+            }
+        }
+    }
+
+    /// A decoder thread met an error: playback ends with it.
+    func fail(_ error: any Error) {
+        condition.withLock {
+            if workerFailure == nil { workerFailure = (error as? FFmpegError)?.description ?? "\(error)" }
+            stopRequested = true
+            audioSink?.interrupt()
+            condition.broadcast()
+        }
+    }
+
+    /// With `condition` held: the first output of a playback moves it from
+    /// loading to playing.
+    func markPlaying() {
+        if state == .loading {
+            state = .playing
+            publish(.state(.playing))
+        }
+    }
+
+    /// The audio decoder thread: packets → frames → s16 → the audio sink.
+    func runAudioDecoder(_ decoder: Decoder, startTime: Double) {
+        var resampler: AudioResampler?
+        var mySerial = -1
+        /// Output before this media time is trimmed (after a seek).
+        var trimBefore: Double?
+        let devicePaced = audioSink?.playedSeconds != nil
+        do {
+            while let item = nextPacket(\.audioQueue) {
+                if item.serial != mySerial {
+                    if mySerial >= 0 {
+                        decoder.flush()
+                        resampler = resampler.map { AudioResampler(output: $0.output) }
+                        audioSink?.flush()
+                    }
+                    mySerial = item.serial
+                    let newStart = condition.withLock {
+                        if devicePaced { audioClockBase = (serialStart, audioSink?.playedSeconds ?? 0) }
+                        return serialStart
+                    }
+                    trimBefore = newStart > 0 || item.serial > 0 ? newStart : nil
+                }
+                let emit = { [self] (samples: UnsafeRawBufferPointer, format: AudioFormat) throws -> Bool in
+                    try emitAudio(samples, format: format, serial: mySerial, devicePaced: devicePaced)
+                }
+                func play(_ frame: Frame) throws -> Bool {
+                    if resampler == nil {
+                        let f = frame.pointer
+                        let format = AudioFormat(sampleRate: Int(f.pointee.sample_rate), channels: Int(f.pointee.ch_layout.nb_channels))
+                        resampler = AudioResampler(output: format)
+                        try audioSink?.open(format: format)
+                    }
+                    let format = resampler!.output
+                    var skip = 0
+                    if let trim = trimBefore, let pts = frame.timestamp {
+                        let time = Double(pts) * decoder.timeBase.seconds - startTime
+                        skip = max(0, Int(((trim - time) * Double(format.sampleRate)).rounded()))
+                    }
+                    var keepGoing = true
+                    try resampler!.convert(frame) { samples in
+                        let skipped = min(skip * format.bytesPerFrame, samples.count)
+                        skip -= skipped / format.bytesPerFrame
+                        guard skipped < samples.count else { return }
+                        trimBefore = nil  // output began: the rest follows on
+                        keepGoing = try emit(UnsafeRawBufferPointer(rebasing: samples[skipped...]), format)
+                    }
+                    return keepGoing
+                }
+                guard try decode(item.packet, with: decoder, play) else { continue }
+                if item.packet == nil {
+                    if let resampler { try resampler.flush { samples in _ = try emit(samples, resampler.output) } }
+                    condition.withLock {
+                        if mySerial == serial { audioDone = true }
+                        condition.broadcast()
+                    }
+                }
+            }
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// Sends a packet (nil: end of stream) and hands every frame out to
+    /// `play`; false when `play` asked to stop (a seek or stop came).
+    func decode(_ packet: Packet?, with decoder: Decoder, _ play: (Frame) throws -> Bool) throws -> Bool {
+        while try !decoder.send(packet) {
+            while let frame = try decoder.receive() {
+                guard try play(frame) else { return false }
+            }
+        }
+        while let frame = try decoder.receive() {
+            guard try play(frame) else { return false }
+        }
+        return true
+    }
+
+    /// Hands samples to the sink when they are due: the one place audio is
+    /// paced, written and counted. A device paces itself (its ring fills up);
+    /// file sinks follow the system clock, the virtual clock, or nothing.
+    /// Returns false when the samples belong to a serial that is over.
+    private func emitAudio(_ samples: UnsafeRawBufferPointer, format: AudioFormat, serial mySerial: Int, devicePaced: Bool) throws -> Bool {
+        var offset = 0
+        while offset < samples.count {
+            let allowed: Int? = condition.withLock {
+                while true {
+                    if stopRequested || serial != mySerial { return nil }
+                    if pauseRequested {
+                        if state != .paused { enterPausedState() }
+                        condition.wait()
+                        continue
+                    }
+                    markPlaying()
+                    switch options.clock {
+                    case .untimed:
+                        return samples.count - offset
+                    case .virtual:
+                        audioSampleRate = format.sampleRate
+                        let frames = Int(((virtualNow - audioPosition) * Double(format.sampleRate) + 1e-6).rounded(.down))
+                        if frames > 0 { return min(frames * format.bytesPerFrame, samples.count - offset) }
+                        condition.broadcast()  // an advanceVirtualClock caller may be waiting for this
+                        condition.wait()
+                    case .realTime:
+                        if devicePaced { return samples.count - offset }
+                        startClockIfNeeded(at: audioPosition)
+                        let due = clockOrigin + audioPosition
+                        if Self.now() >= due - 0.001 { return samples.count - offset }
+                        wait(until: due)
+                    }
+                }
+            }
+            guard let allowed else { return false }
+            try audioSink?.write(UnsafeRawBufferPointer(rebasing: samples[offset..<offset + allowed]))
+            offset += allowed
+            condition.withLock {
+                guard serial == mySerial else { return }
+                audioSampleRate = format.sampleRate
+                audioFramesWritten += allowed / format.bytesPerFrame
+                if devicePaced, let clock = audioDeviceClock() {
+                    // The system clock follows the audio: video keeps time when the audio ends.
+                    clockStarted = true
+                    clockOrigin = Self.now() - clock
+                    publishPosition(clock)
+                } else {
+                    publishPosition(audioPosition)
+                }
+                condition.broadcast()
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,156 @@
+import CFFmpeg
+import Foundation
+
+extension Player {
+    /// The reader thread: opens the file, starts the decoder threads, then
+    /// reads packets into the queues until the end (serving seeks on the
+    /// way), waits for the streams to finish and closes the sinks.
+    func runReader() {
+        do {
+            let demuxer = try Demuxer(path: path)
+            try startPipeline(demuxer)
+            try readPackets(demuxer)
+            finish(failure: nil)
+        } catch {
+            finish(failure: error.description)
+        }
+    }
+
+    private func startPipeline(_ demuxer: Demuxer) throws(FFmpegError) {
+        let name = (path as NSString).lastPathComponent
+        let opened = MediaInfo(
+            hasAudio: demuxer.audioStreamIndex != nil, hasVideo: demuxer.videoStreamIndex != nil,
+            isImage: demuxer.isStillImage, duration: demuxer.duration
+        )
+        let audioIndex = options.audio && audioSink != nil ? demuxer.audioStreamIndex : nil
+        let videoIndex = options.video && videoSink != nil ? demuxer.videoStreamIndex : nil
+        let audioDecoder = try audioIndex.map { index throws(FFmpegError) in try Decoder(stream: demuxer.stream(index), name: name, strict: false) }
+        let videoDecoder = try videoIndex.map { index throws(FFmpegError) in
+            // A picture is one frame: a damaged one is an error, not a half image.
+            try Decoder(stream: demuxer.stream(index), name: name, strict: demuxer.isStillImage)
+        }
+        if audioDecoder == nil && videoDecoder == nil {
+            throw FFmpegError(context: "cannot play \(name)", message: "nothing to play with the chosen outputs")
+        }
+        let start = demuxer.startTime
+        condition.withLock {
+            info = opened
+            publish(.opened(opened))
+            if let audioIndex { audioQueue = PacketQueue(timeBase: demuxer.stream(audioIndex).pointee.time_base) }
+            if let videoIndex { videoQueue = PacketQueue(timeBase: demuxer.stream(videoIndex).pointee.time_base) }
+            if serialStart > 0 { pendingSeek = serialStart }
+            runningWorkers = (audioDecoder == nil ? 0 : 1) + (videoDecoder == nil ? 0 : 2)
+        }
+        if let audioDecoder { spawn("mediaplay.audio") { [self] in runAudioDecoder(audioDecoder, startTime: start) } }
+        if let videoDecoder {
+            spawn("mediaplay.video") { [self] in runVideoDecoder(videoDecoder, startTime: start) }
+            spawn("mediaplay.present") { [self] in runPresenter() }
+        }
+    }
+
+    private func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        let thread = Thread { [self] in
+            body()
+            condition.withLock {
+                runningWorkers -= 1
+                condition.broadcast()
+            }
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    private enum ReaderTurn {
+        case read(serial: Int)
+        case seek(Double)
+        case stop
+        case finished
+    }
+
+    /// What the reader should do next; waits while the queues are full or,
+    /// after the end of the file, until the streams finish or a seek comes.
+    private func nextTurn(atEnd: Bool) -> ReaderTurn {
+        condition.withLock {
+            while true {
+                if stopRequested { return .stop }
+                if let target = pendingSeek {
+                    pendingSeek = nil
+                    return .seek(target)
+                }
+                if atEnd {
+                    let streamsDone = (!audioActive || audioDone) && (!videoActive || videoDone)
+                    if streamsDone { return .finished }
+                } else if needsPackets() {
+                    return .read(serial: serial)
+                }
+                condition.wait()
+            }
+        }
+    }
+
+    /// ffplay's rule: read while under 15 MiB in all and some queue lacks
+    /// its second of packets; a stream without packets never holds others up.
+    private func needsPackets() -> Bool {
+        let bytes = (audioQueue?.bytes ?? 0) + (videoQueue?.bytes ?? 0)
+        if bytes > 15 << 20 { return false }
+        return !(audioQueue?.hasEnough ?? true) || !(videoQueue?.hasEnough ?? true)
+    }
+
+    private func readPackets(_ demuxer: Demuxer) throws(FFmpegError) {
+        let audioIndex = demuxer.audioStreamIndex
+        let videoIndex = demuxer.videoStreamIndex
+        var atEnd = false
+        while true {
+            switch nextTurn(atEnd: atEnd) {
+            case .stop, .finished:
+                return
+            case let .seek(target):
+                try demuxer.seek(to: target)
+                atEnd = false
+            case let .read(readSerial):
+                let packet = Packet()
+                let more = try demuxer.readPacket(into: packet)
+                condition.withLock {
+                    // A seek came while reading: this packet belongs before it.
+                    guard readSerial == serial else { return }
+                    if !more {
+                        atEnd = true
+                        audioQueue?.push(QueuedPacket(packet: nil, serial: serial))
+                        videoQueue?.push(QueuedPacket(packet: nil, serial: serial))
+                    } else {
+                        let index = packet.pointer.pointee.stream_index
+                        if index == audioIndex, audioQueue != nil {
+                            audioQueue?.push(QueuedPacket(packet: packet, serial: serial))
+                        } else if index == videoIndex, videoQueue != nil {
+                            videoQueue?.push(QueuedPacket(packet: packet, serial: serial))
+                        }
+                    }
+                    condition.broadcast()
+                }
+            }
+        }
+    }
+
+    /// Stops the workers, closes the sinks and publishes the final state.
+    private func finish(failure: String?) {
+        let stopped = condition.withLock {
+            let early = stopRequested || failure != nil
+            stopRequested = true
+            // Only an early stop cuts a device short; at the end it plays out.
+            if early { audioSink?.interrupt() }
+            condition.broadcast()
+            while runningWorkers > 0 { condition.wait() }
+            return early
+        }
+        // Stopped early: drop what a device still holds instead of playing it out.
+        if stopped { audioSink?.discard() }
+        var failure = failure ?? condition.withLock { workerFailure }
+        do {
+            try audioSink?.close()
+            try videoSink?.close()
+        } catch {
+            failure = failure ?? "\(error)"
+        }
+        setState(failure.map { .failed($0) } ?? .ended)
+    }
+}

@@ -1,0 +1,147 @@
+import CFFmpeg
+import Foundation
+
+/// A decoded picture waiting for its time; nil frame: the stream ended.
+struct QueuedFrame {
+    let frame: Frame?
+    let time: Double
+    let serial: Int
+}
+
+extension Player {
+    /// Decoded pictures kept ahead of the presenter (ffplay keeps three).
+    static let frameQueueCapacity = 3
+
+    /// The video decoder thread: packets → frames → the frame queue.
+    func runVideoDecoder(_ decoder: Decoder, startTime: Double) {
+        var mySerial = -1
+        var trimBefore: Double?
+        var lastTime: Double = 0
+        let frameStep = decoder.frameDuration
+        do {
+            while let item = nextPacket(\.videoQueue) {
+                if item.serial != mySerial {
+                    if mySerial >= 0 { decoder.flush() }
+                    mySerial = item.serial
+                    let newStart = condition.withLock { serialStart }
+                    trimBefore = newStart > 0 || item.serial > 0 ? newStart : nil
+                }
+                let serialOfPacket = mySerial
+                let keepGoing = try decode(item.packet, with: decoder) { frame in
+                    let time = frame.timestamp.map { Double($0) * decoder.timeBase.seconds - startTime } ?? lastTime + frameStep
+                    lastTime = time
+                    if let trim = trimBefore {
+                        // A seek lands on the first picture at or after its target.
+                        if time < trim - 1e-6 { return true }
+                        trimBefore = nil
+                    }
+                    return enqueue(QueuedFrame(frame: frame, time: time, serial: serialOfPacket))
+                }
+                if keepGoing && item.packet == nil {
+                    _ = enqueue(QueuedFrame(frame: nil, time: lastTime, serial: serialOfPacket))
+                }
+            }
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// Waits for room in the frame queue; false when the serial is over.
+    private func enqueue(_ item: QueuedFrame) -> Bool {
+        condition.withLock {
+            while !stopRequested && serial == item.serial && frames.count >= Self.frameQueueCapacity {
+                condition.wait()
+            }
+            guard !stopRequested && serial == item.serial else { return false }
+            frames.append(item)
+            condition.broadcast()
+            return true
+        }
+    }
+
+    /// The presenter thread: shows each picture when the master clock
+    /// reaches its time, and skips a late one when the next is due too (a
+    /// display sink only: a file sink records every frame).
+    func runPresenter() {
+        let dropsLateFrames = videoSink?.dropsLateFrames ?? false
+        while let (frame, time) = nextFrameToPresent(dropsLateFrames: dropsLateFrames) {
+            do {
+                let f = frame.pointer
+                try videoSink?.present(frame, info: VideoFrameInfo(time: time, width: Int(f.pointee.width), height: Int(f.pointee.height)))
+            } catch {
+                fail(error)
+                return
+            }
+            condition.withLock {
+                statistics.framesPresented += 1
+                videoPosition = time
+                if !audioActive { publishPosition(time) }
+            }
+        }
+    }
+
+    /// Waits until the front frame is due and returns it; nil when playback stops.
+    private func nextFrameToPresent(dropsLateFrames: Bool) -> (Frame, Double)? {
+        condition.withLock {
+            while true {
+                if stopRequested { return nil }
+                guard let item = frames.first else {
+                    condition.wait()
+                    continue
+                }
+                if item.serial != serial {
+                    frames.removeFirst()
+                    condition.broadcast()
+                    continue
+                }
+                guard let frame = item.frame else {
+                    frames.removeFirst()
+                    videoDone = true
+                    condition.broadcast()
+                    continue
+                }
+                if pauseRequested {
+                    if state != .paused { enterPausedState() }
+                    condition.wait()
+                    continue
+                }
+                markPlaying()
+                switch options.clock {
+                case .untimed:
+                    break
+                case .virtual:
+                    if item.time >= virtualNow - 1e-9 {
+                        videoWaitingFor = item.time
+                        condition.broadcast()  // an advanceVirtualClock caller may be waiting for this
+                        condition.wait()
+                        continue
+                    }
+                case .realTime:
+                    if audioDeviceClock() == nil { startClockIfNeeded(at: item.time) }
+                    let clock = masterClock() ?? item.time
+                    let delay = item.time - clock
+                    if delay > 0.001 {
+                        wait(until: Self.now() + delay)
+                        continue
+                    }
+                    if dropsLateFrames, frames.count > 1 {
+                        let next = frames[1]
+                        if next.serial == serial, next.frame != nil, next.time <= clock {
+                            frames.removeFirst()
+                            statistics.framesDropped += 1
+                            condition.broadcast()
+                            continue
+                        }
+                    }
+                    if let audio = audioDeviceClock() {
+                        statistics.maximumDrift = max(statistics.maximumDrift, abs(item.time - audio))
+                    }
+                }
+                frames.removeFirst()
+                videoWaitingFor = nil
+                condition.broadcast()
+                return (frame, item.time)
+            }
+        }
+    }
+}
