@@ -2,18 +2,31 @@ import CFFmpeg
 
 /// One stream's decoder (libavcodec): packets in, frames out.
 final class Decoder: @unchecked Sendable {
-    let context: UnsafeMutablePointer<AVCodecContext>
+    private(set) var context: UnsafeMutablePointer<AVCodecContext>
     let timeBase: AVRational
     let kind: AVMediaType
-
     /// Seconds per frame by the stream's frame rate (video), for frames
     /// without a timestamp.
     let frameDuration: Double
+    private let stream: UnsafeMutablePointer<AVStream>
+    private let name: String
+    private let strict: Bool
 
     /// `strict`: treat any damage in the data as an error (for pictures).
+    /// The stream must outlive the decoder (the demuxer owns it).
     init(stream: UnsafeMutablePointer<AVStream>, name: String, strict: Bool) throws(FFmpegError) {
+        self.stream = stream
+        self.name = name
+        self.strict = strict
+        kind = stream.pointee.codecpar.pointee.codec_type
+        timeBase = stream.pointee.time_base
+        let rate = stream.pointee.avg_frame_rate
+        frameDuration = rate.num > 0 && rate.den > 0 ? Double(rate.den) / Double(rate.num) : 1.0 / 25
+        context = try Self.open(stream, name: name, strict: strict)
+    }
+
+    private static func open(_ stream: UnsafeMutablePointer<AVStream>, name: String, strict: Bool) throws(FFmpegError) -> UnsafeMutablePointer<AVCodecContext> {
         let parameters = stream.pointee.codecpar!
-        kind = parameters.pointee.codec_type
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
             let codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
             throw FFmpegError(context: "cannot decode \(name)", message: "no decoder for \(codecName)")
@@ -21,10 +34,6 @@ final class Decoder: @unchecked Sendable {
         guard let context = avcodec_alloc_context3(codec) else {
             throw FFmpegError(context: "cannot decode \(name)", message: "out of memory")
         }
-        self.context = context
-        timeBase = stream.pointee.time_base
-        let rate = stream.pointee.avg_frame_rate
-        frameDuration = rate.num > 0 && rate.den > 0 ? Double(rate.den) / Double(rate.num) : 1.0 / 25
         do {
             try check(avcodec_parameters_to_context(context, parameters), "cannot decode \(name)")
             context.pointee.pkt_timebase = stream.pointee.time_base
@@ -37,6 +46,7 @@ final class Decoder: @unchecked Sendable {
             avcodec_free_context(&owned)
             throw error
         }
+        return context
     }
 
     deinit {
@@ -63,7 +73,13 @@ final class Decoder: @unchecked Sendable {
         return frame
     }
 
-    func flush() {
-        avcodec_flush_buffers(context)
+    /// After a seek: a fresh decoder, in the same state as one that starts
+    /// there (`avcodec_flush_buffers` leaves some decoders' state behind,
+    /// and the output would then differ from `ffmpeg -ss`'s).
+    func reset() throws(FFmpegError) {
+        let fresh = try Self.open(stream, name: name, strict: strict)
+        var owned: UnsafeMutablePointer<AVCodecContext>? = context
+        avcodec_free_context(&owned)
+        context = fresh
     }
 }

@@ -47,7 +47,7 @@ extension Player {
             while let item = nextPacket(\.audioQueue) {
                 if item.serial != mySerial {
                     if mySerial >= 0 {
-                        decoder.flush()
+                        try decoder.reset()
                         resampler = resampler.map { AudioResampler(output: $0.output) }
                         audioSink?.flush()
                     }

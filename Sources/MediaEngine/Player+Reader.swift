@@ -6,14 +6,18 @@ extension Player {
     /// reads packets into the queues until the end (serving seeks on the
     /// way), waits for the streams to finish and closes the sinks.
     func runReader() {
+        var demuxer: Demuxer?
         do {
-            let demuxer = try Demuxer(path: path)
-            try startPipeline(demuxer)
-            try readPackets(demuxer)
+            let opened = try Demuxer(path: path)
+            demuxer = opened
+            try startPipeline(opened)
+            try readPackets(opened)
             finish(failure: nil)
         } catch {
             finish(failure: error.description)
         }
+        // The decoders use the demuxer's streams until `finish` has stopped them.
+        withExtendedLifetime(demuxer) {}
     }
 
     private func startPipeline(_ demuxer: Demuxer) throws(FFmpegError) {

@@ -21,7 +21,7 @@ extension Player {
         do {
             while let item = nextPacket(\.videoQueue) {
                 if item.serial != mySerial {
-                    if mySerial >= 0 { decoder.flush() }
+                    if mySerial >= 0 { try decoder.reset() }
                     mySerial = item.serial
                     let newStart = condition.withLock { serialStart }
                     trimBefore = newStart > 0 || item.serial > 0 ? newStart : nil

@@ -253,6 +253,8 @@ public final class Player: @unchecked Sendable {
     public func advanceVirtualClock(by seconds: Double) {
         condition.withLock {
             guard options.clock == .virtual, !pauseRequested, !state.isFinal else { return }
+            // The file must be open before "caught up" means anything.
+            while info == nil && !state.isFinal { condition.wait() }
             virtualNow += seconds
             condition.broadcast()
             while !state.isFinal && !pauseRequested && !caughtUpWithVirtualClock() { condition.wait() }

@@ -1,17 +1,19 @@
 import Foundation
 import MediaEngine
+import Synchronization
 import Testing
 import TestSupport
 
 /// Decoded output checked against the ffmpeg CLI, bit for bit (DESIGN.md §8).
 @Suite struct OracleTests {
     /// Plays `path` untimed into file sinks; returns the PCM data and the frame hash lines.
-    static func decode(_ path: String, audio: Bool = true, video: Bool = true) throws -> (pcm: [UInt8], hashes: [String], state: PlayerState) {
+    static func decode(_ path: String, audio: Bool = true, video: Bool = true, start: Double = 0) throws -> (pcm: [UInt8], hashes: [String], state: PlayerState) {
         let folder = try TemporaryDirectory()
         let wav = folder.path + "/out.wav"
         let hashes = folder.path + "/out.framemd5"
         var options = PlaybackOptions()
         options.clock = .untimed
+        options.start = start
         let player = Player(
             path: path,
             audioSink: audio ? WAVFileSink(path: wav) : nil,
@@ -55,12 +57,31 @@ import TestSupport
         #expect(result.hashes == (try Fixtures.referenceFrameHashes(path)))
     }
 
+    /// `start` seeks exactly, as `ffmpeg -ss` does: output from that time on.
+    @Test(arguments: ["tone.wav", "tone.flac", "tone.mp3", "tone.ogg", "tone.m4a", "tone.opus"])
+    func startAtEqualsFFmpegSeek(_ name: String) throws {
+        let fixture = Fixtures.audioCodecs.first { $0.name == name }!
+        let path = try Fixtures.make(fixture.name, fixture.arguments)
+        let reference = try Fixtures.referencePCM(path, start: 0.75)
+        let result = try Self.decode(path, video: false, start: 0.75)
+        #expect(result.state == .ended)
+        #expect(result.pcm.count == reference.count, "\(name): \(result.pcm.count) bytes vs ffmpeg's \(reference.count)")
+        #expect(result.pcm == reference, "\(name): PCM after the seek differs from ffmpeg -ss")
+    }
+
+    @Test func clipStartAtEqualsFFmpegSeek() throws {
+        let path = try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let result = try Self.decode(path, start: 0.5)
+        #expect(result.pcm == (try Fixtures.referencePCM(path, start: 0.5)))
+        #expect(result.hashes == (try Fixtures.referenceFrameHashes(path, start: 0.5)))
+    }
+
     @Test func pauseAndResumeInTheMiddleChangeNothing() async throws {
         let path = try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
         let folder = try TemporaryDirectory()
         // The sink itself asks for the pause once a third of a second (44.1 kHz
         // stereo s16) is written, so the pause lands mid-stream every run.
-        let audio = PausingSink(wrapping: WAVFileSink(path: folder.path + "/out.wav"), pauseAfterBytes: 44_100 * 4 / 3)
+        let audio = TriggeringSink(wrapping: WAVFileSink(path: folder.path + "/out.wav"), triggerAfterBytes: 44_100 * 4 / 3)
         let video = try FrameHashSink(path: folder.path + "/out.framemd5")
         var options = PlaybackOptions()
         options.clock = .untimed
@@ -89,18 +110,88 @@ import TestSupport
             .split(separator: "\n").map { String($0.split(separator: " ").last ?? "") }
         #expect(hashes == (try Fixtures.referenceFrameHashes(path)))
     }
+
+    /// A seek in the middle: what was played before it is the reference's
+    /// beginning, what comes after is exactly `ffmpeg -ss`'s output.
+    @Test func seekInTheMiddleLandsExactly() throws {
+        let path = try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let folder = try TemporaryDirectory()
+        let audio = TriggeringSink(wrapping: WAVFileSink(path: folder.path + "/out.wav"), triggerAfterBytes: 44_100 * 4 / 4)
+        let video = try FrameHashSink(path: folder.path + "/out.framemd5")
+        var options = PlaybackOptions()
+        options.clock = .untimed
+        let player = Player(path: path, audioSink: audio, videoSink: video, options: options)
+        let bytesAtSeek = Mutex(0)
+        audio.onThreshold = {
+            player.seek(to: 1.25)
+            bytesAtSeek.withLock { $0 = audio.bytesWritten }
+        }
+        player.play()
+        #expect(player.waitUntilFinished() == .ended)
+        let pcm = Array(try Data(contentsOf: URL(fileURLWithPath: folder.path + "/out.wav")).dropFirst(44))
+        let before = bytesAtSeek.withLock { $0 }
+        let reference = try Fixtures.referencePCM(path)
+        let afterSeek = try Fixtures.referencePCM(path, start: 1.25)
+        #expect(before > 0 && pcm.count == before + afterSeek.count, "\(pcm.count) bytes = \(before) before the seek + \(pcm.count - before) after; ffmpeg -ss gives \(afterSeek.count)")
+        let beginningMatches = Array(pcm.prefix(before)) == Array(reference.prefix(before))
+        let restMatches = Array(pcm.dropFirst(before)) == afterSeek
+        #expect(beginningMatches, "the audio before the seek differs from the reference")
+        let rest = Array(pcm.dropFirst(before))
+        let firstDifference = zip(rest, afterSeek).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? -1
+        let lastDifference = zip(rest, afterSeek).enumerated().reversed().first { $0.element.0 != $0.element.1 }?.offset ?? -1
+        #expect(restMatches, "the audio after the seek differs from ffmpeg -ss from byte \(firstDifference) to \(lastDifference) of \(rest.count)")
+
+        let hashes = try String(contentsOfFile: folder.path + "/out.framemd5", encoding: .utf8)
+            .split(separator: "\n").map { String($0.split(separator: " ").last ?? "") }
+        let referenceHashes = try Fixtures.referenceFrameHashes(path)
+        let hashesAfterSeek = try Fixtures.referenceFrameHashes(path, start: 1.25)
+        let shownBefore = hashes.count - hashesAfterSeek.count
+        #expect(shownBefore >= 0)
+        let framesBeforeMatch = Array(hashes.prefix(max(shownBefore, 0))) == Array(referenceHashes.prefix(max(shownBefore, 0)))
+        let framesAfterMatch = Array(hashes.suffix(hashesAfterSeek.count)) == hashesAfterSeek
+        #expect(framesBeforeMatch && framesAfterMatch, "frames: \(hashes.count) shown, ffmpeg -ss gives \(hashesAfterSeek.count)")
+    }
+
+    /// The virtual clock lets exactly the media time asked for play.
+    @Test func virtualClockPlaysExactlyWhatIsAdvanced() throws {
+        let path = try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let folder = try TemporaryDirectory()
+        let audio = WAVFileSink(path: folder.path + "/out.wav")
+        let video = try FrameHashSink(path: folder.path + "/out.framemd5")
+        var options = PlaybackOptions()
+        options.clock = .virtual
+        let player = Player(path: path, audioSink: audio, videoSink: video, options: options)
+        player.play()
+        player.advanceVirtualClock(by: 0.5)
+        #expect(abs(player.currentPosition - 0.5) < 1e-9)
+        player.pause()
+        player.advanceVirtualClock(by: 5)  // paused: no media time passes
+        #expect(abs(player.currentPosition - 0.5) < 1e-9)
+        player.resume()
+        player.advanceVirtualClock(by: 0.25)
+        #expect(abs(player.currentPosition - 0.75) < 1e-9)
+        player.stop()
+        player.waitUntilFinished()
+        let pcm = Array(try Data(contentsOf: URL(fileURLWithPath: folder.path + "/out.wav")).dropFirst(44))
+        let reference = try Fixtures.referencePCM(path)
+        let matches = pcm == Array(reference.prefix(44_100 * 4 * 3 / 4))
+        #expect(matches, "\(pcm.count) bytes written for 0.75 s")
+        let hashes = try String(contentsOfFile: folder.path + "/out.framemd5", encoding: .utf8).split(separator: "\n")
+        // 25 fps: the frames at 0.00 ... 0.72 s.
+        #expect(hashes.count == 19)
+    }
 }
 
 /// Passes audio through to another sink, counting bytes, and calls
-/// `onThreshold` once when `pauseAfterBytes` have been written.
-final class PausingSink: AudioSink, @unchecked Sendable {
+/// `onThreshold` once when `triggerAfterBytes` have been written.
+final class TriggeringSink: AudioSink, @unchecked Sendable {
     private let inner: any AudioSink
     private let threshold: Int
     private let lock = NSLock()
     private var written = 0
     var onThreshold: (@Sendable () -> Void)?
 
-    init(wrapping inner: any AudioSink, pauseAfterBytes threshold: Int) {
+    init(wrapping inner: any AudioSink, triggerAfterBytes threshold: Int) {
         self.inner = inner
         self.threshold = threshold
     }

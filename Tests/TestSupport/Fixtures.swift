@@ -25,15 +25,18 @@ public enum Fixtures {
     }
 
     /// `ffmpeg -i F -map 0:a:0 -f s16le -`: the reference PCM.
-    public static func referencePCM(_ path: String) throws -> [UInt8] {
-        let result = try run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-i", path, "-map", "0:a:0", "-f", "s16le", "-"])
+    /// With `start`, `ffmpeg -ss START -i F ...`: an exact input seek.
+    public static func referencePCM(_ path: String, start: Double? = nil) throws -> [UInt8] {
+        let seek = start.map { ["-ss", String(format: "%.3f", $0)] } ?? []
+        let result = try run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin"] + seek + ["-i", path, "-map", "0:a:0", "-f", "s16le", "-"])
         guard result.status == 0 else { throw FixtureError(message: "ffmpeg could not decode \(path)") }
         return result.stdout
     }
 
     /// The hash column of `ffmpeg -i F -map 0:v:0 -fps_mode passthrough -f framemd5 -`.
-    public static func referenceFrameHashes(_ path: String) throws -> [String] {
-        let result = try run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "framemd5", "-"])
+    public static func referenceFrameHashes(_ path: String, start: Double? = nil) throws -> [String] {
+        let seek = start.map { ["-ss", String(format: "%.3f", $0)] } ?? []
+        let result = try run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin"] + seek + ["-i", path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "framemd5", "-"])
         guard result.status == 0 else { throw FixtureError(message: "ffmpeg could not decode \(path)") }
         return String(decoding: result.stdout, as: UTF8.self).split(separator: "\n")
             .filter { !$0.hasPrefix("#") }
