@@ -60,7 +60,7 @@ final class Decoder: @unchecked Sendable {
         let result = avcodec_send_packet(context, packet?.pointer)
         if result == FFmpegError.again { return false }
         if result == FFmpegError.eof { return true }
-        try check(result, "decoding failed")
+        try check(result, "cannot decode \(name)")
         return true
     }
 
@@ -69,7 +69,7 @@ final class Decoder: @unchecked Sendable {
         let frame = Frame()
         let result = avcodec_receive_frame(context, frame.pointer)
         if result == FFmpegError.again || result == FFmpegError.eof { return nil }
-        try check(result, "decoding failed")
+        try check(result, "cannot decode \(name)")
         return frame
     }
 

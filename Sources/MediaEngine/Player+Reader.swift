@@ -24,8 +24,9 @@ extension Player {
         let name = (path as NSString).lastPathComponent
         let opened = MediaInfo(
             hasAudio: demuxer.audioStreamIndex != nil, hasVideo: demuxer.videoStreamIndex != nil,
-            isImage: demuxer.isStillImage, duration: demuxer.duration
+            isImage: demuxer.isStillImage, rotation: demuxer.rotation, duration: demuxer.duration
         )
+        openVideoSink(for: opened)
         let audioIndex = options.audio && audioSink != nil ? demuxer.audioStreamIndex : nil
         let videoIndex = options.video && videoSink != nil ? demuxer.videoStreamIndex : nil
         let audioDecoder = try audioIndex.map { index throws(FFmpegError) in try Decoder(stream: demuxer.stream(index), name: name, strict: false) }
@@ -148,6 +149,10 @@ extension Player {
         }
         // Stopped early: drop what a device still holds instead of playing it out.
         if stopped { audioSink?.discard() }
+        // A picture stays on screen (and the player playing) until closed.
+        if !stopped, condition.withLock({ info?.isImage == true && statistics.framesPresented > 0 }) {
+            videoSink?.holdUntilDismissed()
+        }
         var failure = failure ?? condition.withLock { workerFailure }
         do {
             try audioSink?.close()

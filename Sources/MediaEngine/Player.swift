@@ -21,6 +21,8 @@ public struct MediaInfo: Sendable, Equatable {
     public var hasVideo: Bool
     /// A single picture (PNG, JPEG, WebP, a GIF's first frame), not a video.
     public var isImage: Bool
+    /// Degrees clockwise that turn the picture upright (0, 90, 180, 270).
+    public var rotation: Int
     /// Seconds, when the container says.
     public var duration: Double?
 }
@@ -83,7 +85,9 @@ public final class Player: @unchecked Sendable {
     public let path: String
     let options: PlaybackOptions
     let audioSink: (any AudioSink)?
-    let videoSink: (any VideoSink)?
+    /// Set once on the reader thread, before the presenter starts.
+    private(set) var videoSink: (any VideoSink)?
+    private let makeVideoSink: (@Sendable (MediaInfo, Player) -> (any VideoSink)?)?
 
     /// Guards everything below: one lock for the whole pipeline keeps the
     /// waits simple and deadlock-free (a few hundred operations a second).
@@ -131,10 +135,22 @@ public final class Player: @unchecked Sendable {
     var videoWaitingFor: Double?
     var position: Double
 
-    public init(path: String, audioSink: (any AudioSink)?, videoSink: (any VideoSink)?, options: PlaybackOptions = PlaybackOptions()) {
+    public convenience init(path: String, audioSink: (any AudioSink)?, videoSink: (any VideoSink)?, options: PlaybackOptions = PlaybackOptions()) {
+        var factory: (@Sendable (MediaInfo, Player) -> (any VideoSink)?)?
+        if let videoSink { factory = { _, _ in videoSink } }
+        self.init(path: path, audioSink: audioSink, options: options, makeVideoSink: factory)
+    }
+
+    /// `makeVideoSink` is called once the file is open and known to hold
+    /// video (a window needs the picture's rotation; a headless machine
+    /// returns nil and the audio plays alone).
+    public init(
+        path: String, audioSink: (any AudioSink)?, options: PlaybackOptions = PlaybackOptions(),
+        makeVideoSink: (@Sendable (MediaInfo, Player) -> (any VideoSink)?)?
+    ) {
         self.path = path
         self.audioSink = audioSink
-        self.videoSink = videoSink
+        self.makeVideoSink = makeVideoSink
         self.options = options
         let start = max(options.start, 0)
         serialStart = start
@@ -210,6 +226,7 @@ public final class Player: @unchecked Sendable {
             audioSink?.interrupt()
             condition.broadcast()
         }
+        videoSink?.dismiss()
     }
 
     /// Moves to `seconds` of media time (clamped to the file), exactly:
@@ -285,6 +302,13 @@ public final class Player: @unchecked Sendable {
         pausedAt = nil
         state = .playing
         publish(.state(.playing))
+    }
+
+    /// Called on the reader thread once the file is open, before any
+    /// thread that uses the sink starts.
+    func openVideoSink(for info: MediaInfo) {
+        guard info.hasVideo, options.video else { return }
+        videoSink = makeVideoSink?(info, self)
     }
 
     func setState(_ new: PlayerState) {

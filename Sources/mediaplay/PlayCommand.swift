@@ -10,18 +10,22 @@ struct PlayCommand: AsyncParsableCommand {
         commandName: "play",
         abstract: "Play an item, a file or a URL in the foreground.",
         discussion: """
-            Plays to the audio device (SDL). Remote items are downloaded into the \
-            cache first, with progress. --audio-out and --video-out record what is \
-            played instead: a WAV file (s16, the stream's own rate and channels) and \
-            one line per frame with its time and the MD5 of the picture.
+            Plays to the audio device and a video window (SDL); an image shows in a \
+            window until you close it. Remote items are downloaded into the cache \
+            first, with progress. --audio-out and --video-out record what is played \
+            instead: a WAV file (s16, the stream's own rate and channels) and one line \
+            per frame with its time and the MD5 of the picture.
 
-            Off a terminal, prints one line per state change. A file that cannot be \
-            decoded ends with one line and exit code 65. This version has no video \
-            window: a video plays its audio (record its frames with --video-out).
+            On a terminal: space pauses and resumes, left/right seek 5 s, q quits (the \
+            same keys work in the window). Off a terminal, prints one line per state \
+            change. No audio device: plays silently in real time. No display: plays \
+            the audio of a video. A file that cannot be decoded ends with one line \
+            and exit code 65.
 
             Examples:
               mediaplay play 2
               mediaplay play ~/Music/song.flac
+              mediaplay play 5 --start 90
               mediaplay play 1 --audio-out out.wav --video-out frames.txt --untimed
             """
     )
@@ -46,12 +50,19 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-video"), help: "Do not play the video.")
     var noVideo = false
 
+    @Option(name: .long, help: ArgumentHelp("Start this many seconds in.", valueName: "seconds"))
+    var start: Double = 0
+
+    @Flag(name: .long, help: "At the end, print frames shown and dropped and the largest A/V drift.")
+    var stats = false
+
     func validate() throws {
         if untimed && audioOut == nil && !noAudio {
             throw ValidationError("--untimed needs --audio-out FILE or --no-audio (a device plays in real time)")
         }
         if noAudio && audioOut != nil { throw ValidationError("--no-audio and --audio-out contradict each other") }
         if noVideo && videoOut != nil { throw ValidationError("--no-video and --video-out contradict each other") }
+        if !(start >= 0) || !start.isFinite { throw ValidationError("--start must be a number of seconds, 0 or more") }
     }
 
     func run() async throws {
@@ -70,9 +81,9 @@ struct PlayCommand: AsyncParsableCommand {
                     audioSink = NullSink()
                 }
             }
-            let videoSink: (any VideoSink)?
+            let hashSink: FrameHashSink?
             do {
-                videoSink = try videoOut.map { try FrameHashSink(path: absolutePath($0)) }
+                hashSink = try videoOut.map { try FrameHashSink(path: absolutePath($0)) }
             } catch {
                 throw CLIError("cannot write \(videoOut!): \(error.localizedDescription)", exitCode: .ioError)
             }
@@ -80,12 +91,44 @@ struct PlayCommand: AsyncParsableCommand {
             options.clock = untimed ? .untimed : .realTime
             options.audio = !noAudio
             options.video = !noVideo
-            let player = Player(path: path, audioSink: audioSink, videoSink: videoSink, options: options)
-            try await PlaybackView.run(player, title: title, videoShown: videoOut != nil || noVideo)
+            options.start = start
+            let display = DisplayOutcome()
+            let player = Player(path: path, audioSink: audioSink, options: options) { [noVideo] info, player in
+                if let hashSink { return hashSink }
+                if noVideo { return nil }
+                do {
+                    let window = try SDLVideoSink(title: title, rotation: info.rotation)
+                    window.onInput { input in
+                        switch input {
+                        case .togglePause: player.toggle()
+                        case let .seek(by: seconds): player.seek(by: seconds)
+                        case .quit: player.stop()
+                        }
+                    }
+                    return window
+                } catch {
+                    display.missing(info.hasAudio ? "\(error); playing the audio only" : nil)
+                    return nil
+                }
+            }
+            do {
+                try await PlaybackView.run(player, title: title)
+            } catch {
+                if display.wasMissing {
+                    throw CLIError("cannot show \"\(title)\": no display (set DISPLAY, or record frames with --video-out)", exitCode: .unavailable)
+                }
+                throw error
+            }
+            if stats { printStatistics(player.currentStatistics) }
         }
     }
 
-    private func warn(_ text: String) {
+    private func printStatistics(_ statistics: PlaybackStatistics) {
+        let drift = String(format: "%.1f", statistics.maximumDrift * 1000)
+        FileHandle.standardError.write(Data("frames shown \(statistics.framesPresented), dropped \(statistics.framesDropped), largest A/V drift \(drift) ms\n".utf8))
+    }
+
+    fileprivate func warn(_ text: String) {
         FileHandle.standardError.write(Data("mediaplay: \(text)\n".utf8))
     }
 
@@ -139,5 +182,20 @@ struct PlayCommand: AsyncParsableCommand {
         }
         await display.finish()
         throw CLIError("download of \(url.absoluteString) stopped", exitCode: .unavailable)
+    }
+}
+
+/// Whether the display was missing when a window was wanted: warned once
+/// when the audio plays alone, and turned into a clear error when there was
+/// nothing else to play.
+private final class DisplayOutcome: @unchecked Sendable {
+    private let lock = NSLock()
+    private var missingFlag = false
+
+    var wasMissing: Bool { lock.withLock { missingFlag } }
+
+    func missing(_ warning: String?) {
+        lock.withLock { missingFlag = true }
+        if let warning { FileHandle.standardError.write(Data("mediaplay: \(warning)\n".utf8)) }
     }
 }

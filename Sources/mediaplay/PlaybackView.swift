@@ -3,25 +3,24 @@ import MediaEngine
 import MediaTerminal
 
 /// The foreground player's output: on a terminal, one status line redrawn in
-/// place (state, position, title) with keys (space pauses, q quits); off a
-/// terminal, one line per state change.
+/// place (state, position / duration, title) with keys; off a terminal, one
+/// line per state change. SIGINT and SIGTERM stop playback cleanly (the
+/// terminal and the window are restored, a WAV file is finished).
 enum PlaybackView {
-    /// `videoShown`: whether a video sink was given; if the file has video and
-    /// none was, the user is told that only the audio plays.
-    static func run(_ player: Player, title: String, videoShown: Bool) async throws(CLIError) {
+    static func run(_ player: Player, title: String) async throws(CLIError) {
         let terminal = TerminalInfo.detect(fd: STDERR_FILENO, environment: ProcessInfo.processInfo.environment)
         let keys = terminal.animates && isatty(STDIN_FILENO) == 1 ? KeyReader(player: player) : nil
         let region = terminal.animates ? LiveRegion(width: terminal.width) : nil
+        let signals = StopOnSignals(player)
         let events = player.events()  // subscribe first: no event is missed
         player.play()
         var lastState: PlayerState?
+        var duration: Double?
         var lastDrawn = -1.0
         for await event in events {
             switch event {
             case let .opened(info):
-                if info.hasVideo && !videoShown {
-                    FileHandle.standardError.write(Data("mediaplay: no video window in this version: playing the audio only (record frames with --video-out)\n".utf8))
-                }
+                duration = info.isImage ? nil : info.duration
             case let .state(state):
                 if state != lastState {
                     lastState = state
@@ -29,16 +28,17 @@ enum PlaybackView {
                         FileHandle.standardError.write(Data("\(word) \"\(title)\"\n".utf8))
                     }
                 }
-                region?.draw([line(state: state, position: player.currentPosition, title: title)])
+                region?.draw([line(state: state, position: player.currentPosition, duration: duration, title: title)])
             case let .position(seconds):
                 // Redraw at most ~12 times a second.
                 if let region, abs(seconds - lastDrawn) >= 0.08 {
                     lastDrawn = seconds
-                    region.draw([line(state: lastState ?? .playing, position: seconds, title: title)])
+                    region.draw([line(state: lastState ?? .playing, position: seconds, duration: duration, title: title)])
                 }
             }
         }
         keys?.restore()
+        signals.cancel()
         if case let .failed(message)? = lastState {
             throw CLIError(message, exitCode: .dataError)
         }
@@ -54,7 +54,7 @@ enum PlaybackView {
         }
     }
 
-    static func line(state: PlayerState, position: Double, title: String) -> String {
+    static func line(state: PlayerState, position: Double, duration: Double?, title: String) -> String {
         let mark: String
         switch state {
         case .playing: mark = "▶"
@@ -63,7 +63,30 @@ enum PlaybackView {
         case .loading: mark = "…"
         case .failed: mark = "✗"
         }
-        return "\(mark) \(formatDuration(position))  \(DisplayWidth.singleLine(title))   space: pause  q: quit"
+        let time = duration.map { "\(formatDuration(position)) / \(formatDuration($0))" } ?? formatDuration(position)
+        return "\(mark) \(time)  \(DisplayWidth.singleLine(title))   space pause · ←/→ seek · q quit"
+    }
+}
+
+/// Stops the player on SIGINT or SIGTERM, so every exit path restores the
+/// terminal and finishes output files.
+final class StopOnSignals: @unchecked Sendable {
+    private let sources: [DispatchSourceSignal]
+
+    init(_ player: Player) {
+        sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { player.stop() }
+            source.resume()
+            return source
+        }
+    }
+
+    func cancel() {
+        for source in sources { source.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
     }
 }
 
@@ -88,11 +111,24 @@ final class KeyReader: @unchecked Sendable {
         var byte: UInt8 = 0
         while read(STDIN_FILENO, &byte, 1) == 1 {
             switch byte {
-            case UInt8(ascii: " "): player.toggle()
-            case UInt8(ascii: "q"), 0x1B: player.stop(); return
+            case UInt8(ascii: " "), UInt8(ascii: "p"): player.toggle()
+            case UInt8(ascii: "q"): player.stop(); return
+            case 0x1B:
+                // An arrow key is ESC [ C / ESC [ D; ESC alone quits.
+                guard let next = readSoon(), next == UInt8(ascii: "["), let code = readSoon() else { player.stop(); return }
+                if code == UInt8(ascii: "C") { player.seek(by: 5) }
+                if code == UInt8(ascii: "D") { player.seek(by: -5) }
             default: break
             }
         }
+    }
+
+    /// The next byte if one arrives within 50 ms (the rest of an escape sequence).
+    private func readSoon() -> UInt8? {
+        var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 50) == 1 else { return nil }
+        var byte: UInt8 = 0
+        return read(STDIN_FILENO, &byte, 1) == 1 ? byte : nil
     }
 
     func restore() {

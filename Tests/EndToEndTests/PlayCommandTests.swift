@@ -47,8 +47,8 @@ import TestSupport
         #expect(matches, "the device received the reference PCM exactly")
     }
 
-    @Test(arguments: ["empty.mp4", "garbage.mp3", "text.mp4", "truncated.mp4"])
-    func brokenInputEndsWithOneLineAndExit65(_ name: String) throws {
+    @Test(arguments: ["empty.mp4", "garbage.mp3", "text.mp4", "truncated.mp4", "truncated.jpg"], [false, true])
+    func brokenInputEndsWithOneLineAndExit65(_ name: String, inAWindow: Bool) throws {
         let folder = try TemporaryDirectory()
         let path = folder.path + "/" + name
         switch name {
@@ -61,13 +61,74 @@ import TestSupport
         case "truncated.mp4":
             let source = try Data(contentsOf: URL(fileURLWithPath: try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)))
             try source.prefix(source.count / 3).write(to: URL(fileURLWithPath: path))
+        case "truncated.jpg":
+            let source = try Data(contentsOf: URL(fileURLWithPath: try Fixtures.make("picture.jpg", Fixtures.images[1].arguments)))
+            try source.prefix(source.count / 3).write(to: URL(fileURLWithPath: path))
         default:
             break
         }
-        let result = try Mediaplay.run(["play", path, "--no-audio", "--video-out", folder.path + "/f.txt", "--untimed"])
+        let result = inAWindow
+            ? try Mediaplay.run(["play", path], environment: ["SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"])
+            : try Mediaplay.run(["play", path, "--no-audio", "--video-out", folder.path + "/f.txt", "--untimed"])
         #expect(result.status == 65, "\(name): \(result.stderr)")
         let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("mediaplay:") }
         #expect(errors.count == 1, "\(name): \(result.stderr)")
         #expect(!result.stderr.contains("["), "no FFmpeg log lines: \(result.stderr)")
+    }
+
+    @Test func videoPlaysInAWindowWithItsAudio() throws {
+        let path = try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let folder = try TemporaryDirectory()
+        let result = try Mediaplay.run(["play", path, "--stats"], environment: [
+            "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": folder.path + "/device.raw",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let stats = try #require(result.stderr.split(separator: "\n").first { $0.hasPrefix("frames shown") })
+        let numbers = stats.split(whereSeparator: { !$0.isNumber && $0 != "." }).compactMap { Double($0) }
+        // 50 frames in all: shown, or dropped when late (a loaded machine).
+        #expect(numbers.count == 3 && numbers[0] + numbers[1] == 50 && numbers[0] > 25, "\(stats)")
+    }
+
+    @Test func imageStaysOpenUntilClosed() throws {
+        let path = try Fixtures.make("picture.png", Fixtures.images[0].arguments)
+        let running = try Mediaplay.start(["play", path], environment: ["SDL_VIDEODRIVER": "dummy"])
+        var waited = 0
+        while !running.stderrSoFar.contains("playing") && waited < 1000 {
+            usleep(10_000)
+            waited += 1
+        }
+        usleep(300_000)
+        #expect(running.process.isRunning, "the picture stays on screen")
+        running.kill(SIGTERM)
+        let result = try running.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.hasSuffix("ended \"picture.png\"\n"), "\(result.stderr)")
+    }
+
+    @Test func withoutADisplayAVideoPlaysItsAudio() throws {
+        let path = try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let folder = try TemporaryDirectory()
+        let result = try Mediaplay.run(["play", path, "--audio-out", folder.path + "/out.wav", "--untimed"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("mediaplay: no display"), "\(result.stderr)")
+        let wav = try Data(contentsOf: URL(fileURLWithPath: folder.path + "/out.wav"))
+        #expect(Array(wav.dropFirst(44)) == (try Fixtures.referencePCM(path)))
+    }
+
+    @Test func withoutADisplayAPictureIsAnError() throws {
+        let path = try Fixtures.make("picture.png", Fixtures.images[0].arguments)
+        let result = try Mediaplay.run(["play", path])
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr == "mediaplay: cannot show \"picture.png\": no display (set DISPLAY, or record frames with --video-out)\n")
+    }
+
+    @Test func startSecondsIn() throws {
+        let path = try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let folder = try TemporaryDirectory()
+        let result = try Mediaplay.run(["play", path, "--start", "1", "--audio-out", folder.path + "/out.wav", "--no-video", "--untimed"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let wav = try Data(contentsOf: URL(fileURLWithPath: folder.path + "/out.wav"))
+        let matches = Array(wav.dropFirst(44)) == (try Fixtures.referencePCM(path, start: 1))
+        #expect(matches, "--start 1 equals ffmpeg -ss 1")
     }
 }

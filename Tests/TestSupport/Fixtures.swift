@@ -114,4 +114,17 @@ public enum Fixtures {
         "clip.mp4",
         pattern(seconds: 2) + tone() + ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-preset", "veryfast", "-c:a", "aac", "-shortest"]
     )
+
+    /// A phone's portrait video: stored 160×120 with a display matrix that
+    /// ffprobe reports as rotation=90 and ffmpeg autorotates with
+    /// transpose=cclock (ffmpeg 5.1 writes it from `rotate` only when remuxing).
+    public static func portraitVideo() throws -> String {
+        let landscape = try make(videoCodecs[0].name, videoCodecs[0].arguments)
+        return try make("portrait-90.mp4", ["-i", landscape, "-c", "copy", "-metadata:s:v:0", "rotate=90"])
+    }
+
+    /// A picture far wider than any screen.
+    public static let panorama: (name: String, arguments: [String]) = (
+        "panorama.png", pattern(size: "3000x500", seconds: 0.04) + ["-frames:v", "1"]
+    )
 }

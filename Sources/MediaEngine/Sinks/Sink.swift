@@ -46,8 +46,14 @@ public protocol VideoSink: AnyObject, Sendable {
     func close() throws
     /// A display skips late frames to keep up; a record keeps every one.
     var dropsLateFrames: Bool { get }
+    /// After a still image: keep showing it until the user closes it or
+    /// `dismiss` is called (a display); returns at once for a record.
+    func holdUntilDismissed()
+    func dismiss()
 }
 
 extension VideoSink {
     public var dropsLateFrames: Bool { false }
+    public func holdUntilDismissed() {}
+    public func dismiss() {}
 }

@@ -1,0 +1,357 @@
+import CFFmpeg
+import CSDL2
+import Foundation
+import Synchronization
+
+/// What the user asked for in the video window.
+public enum VideoWindowInput: Sendable, Equatable {
+    case togglePause
+    case seek(by: Double)
+    /// The window was closed, or q / Esc pressed.
+    case quit
+}
+
+/// Shows pictures in an SDL window: scaled to fit with the aspect kept, never
+/// larger than the screen, turned upright by the stream's rotation. One
+/// thread owns SDL's video and events (SDL wants them on the thread that
+/// initialised video); `present` hands it the newest frame and returns, so a
+/// slow display skips frames instead of holding the clock back.
+///
+/// On a GPU renderer the picture goes up as a YUV texture and the GPU
+/// scales it; on SDL's software renderer libswscale converts and scales in
+/// one pass, straight to the window's size, which costs a fraction of SDL's
+/// own YUV conversion followed by a scaled blit.
+public final class SDLVideoSink: VideoSink, @unchecked Sendable {
+    private let title: String
+    private let rotation: Int
+    private let lock = NSCondition()
+    // Guarded by `lock`.
+    private var pending: (frame: Frame, info: VideoFrameInfo)?
+    private var ending = false
+    private var dismissed = false
+    private var finished = false
+    private var inputHandler: (@Sendable (VideoWindowInput) -> Void)?
+    /// The SDL thread sleeps in SDL_WaitEvent on drivers that can wake it
+    /// (X11, Wayland); on others (dummy, offscreen) SDL would poll, so it
+    /// sleeps on `lock` instead.
+    private var waitsInSDL = false
+    private var openedSize: (width: Int32, height: Int32)?
+    private let wakeEvent: UInt32
+
+    public var dropsLateFrames: Bool { true }
+
+    /// Fails when there is no display to open a window on.
+    public init(title: String, rotation: Int = 0) throws {
+        self.title = title
+        self.rotation = rotation
+        // Without a display server SDL falls back to its invisible "offscreen"
+        // driver (after printing Wayland's complaints): say "no display" instead.
+        let environment = ProcessInfo.processInfo.environment
+        let requested = environment["SDL_VIDEODRIVER"].map { $0.lowercased() }
+        if requested == nil && environment["DISPLAY"] == nil && environment["WAYLAND_DISPLAY"] == nil {
+            throw FFmpegError(context: "no display", message: "neither DISPLAY nor WAYLAND_DISPLAY is set")
+        }
+        wakeEvent = SDL_RegisterEvents(1)
+        let started = DispatchSemaphore(value: 0)
+        let failure = Mutex<String?>(nil)
+        let thread = Thread { [self] in
+            if SDL_InitSubSystem(UInt32(SDL_INIT_VIDEO)) != 0 {
+                failure.withLock { $0 = String(cString: SDL_GetError()) }
+                started.signal()
+                return
+            }
+            let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
+            if (driver == "offscreen" || driver == "dummy") && requested != driver {
+                failure.withLock { $0 = "only SDL's invisible \(driver) driver is available" }
+                SDL_QuitSubSystem(UInt32(SDL_INIT_VIDEO))
+                started.signal()
+                return
+            }
+            lock.withLock { waitsInSDL = driver == "x11" || driver == "wayland" }
+            started.signal()
+            runLoop()
+            SDL_QuitSubSystem(UInt32(SDL_INIT_VIDEO))
+        }
+        thread.name = "mediaplay.window"
+        thread.start()
+        started.wait()
+        if let message = failure.withLock({ $0 }) {
+            throw FFmpegError(context: "no display", message: message)
+        }
+    }
+
+    /// The window's size once it is open (in screen coordinates).
+    public var windowSize: (width: Int, height: Int)? {
+        lock.withLock { openedSize.map { (Int($0.width), Int($0.height)) } }
+    }
+
+    /// Where keys and window events go.
+    public func onInput(_ handler: @escaping @Sendable (VideoWindowInput) -> Void) {
+        lock.withLock { inputHandler = handler }
+    }
+
+    public func present(_ frame: Frame, info: VideoFrameInfo) throws {
+        lock.withLock {
+            pending = (frame, info)
+            lock.broadcast()
+        }
+        wake()
+    }
+
+    /// Keeps the window (a still image) open until the user closes it or
+    /// `dismiss` is called.
+    public func holdUntilDismissed() {
+        lock.withLock {
+            while !dismissed && !finished { lock.wait() }
+        }
+    }
+
+    public func dismiss() {
+        lock.withLock {
+            dismissed = true
+            lock.broadcast()
+        }
+        wake()
+    }
+
+    /// Closes the window and ends the SDL thread.
+    public func close() throws {
+        lock.withLock {
+            ending = true
+            lock.broadcast()
+        }
+        wake()
+        lock.withLock {
+            while !finished { lock.wait() }
+        }
+    }
+
+    private func wake() {
+        guard lock.withLock({ waitsInSDL }) else { return }
+        var event = SDL_Event()
+        event.type = wakeEvent
+        SDL_PushEvent(&event)
+    }
+
+    // MARK: - The SDL thread
+
+    private func runLoop() {
+        var window = WindowState(title: title, rotation: rotation)
+        defer {
+            window.destroy()
+            lock.withLock {
+                finished = true
+                lock.broadcast()
+            }
+        }
+        while true {
+            if lock.withLock({ waitsInSDL }) {
+                var event = SDL_Event()
+                if SDL_WaitEvent(&event) != 0 { handle(event, window: &window) }
+            } else {
+                lock.withLock {
+                    while pending == nil && !ending { lock.wait() }
+                }
+            }
+            var event = SDL_Event()
+            while SDL_PollEvent(&event) != 0 { handle(event, window: &window) }
+            let (next, end) = lock.withLock { () -> ((frame: Frame, info: VideoFrameInfo)?, Bool) in
+                defer { pending = nil }
+                return (pending, ending)
+            }
+            if end { return }
+            if let next {
+                window.show(next.frame)
+                if let size = window.size { lock.withLock { openedSize = size } }
+            }
+        }
+    }
+
+    private func handle(_ event: SDL_Event, window: inout WindowState) {
+        let input: VideoWindowInput?
+        switch event.type {
+        case SDL_QUIT.rawValue:
+            input = .quit
+        case SDL_WINDOWEVENT.rawValue:
+            let kind = UInt32(event.window.event)
+            if kind == SDL_WINDOWEVENT_CLOSE.rawValue {
+                input = .quit
+            } else {
+                if kind == SDL_WINDOWEVENT_SIZE_CHANGED.rawValue || kind == SDL_WINDOWEVENT_EXPOSED.rawValue { window.redraw() }
+                input = nil
+            }
+        case SDL_KEYDOWN.rawValue:
+            switch Int(event.key.keysym.sym) {
+            case Int(SDLK_SPACE.rawValue), Int(SDLK_p.rawValue): input = .togglePause
+            case Int(SDLK_LEFT.rawValue): input = .seek(by: -5)
+            case Int(SDLK_RIGHT.rawValue): input = .seek(by: 5)
+            case Int(SDLK_q.rawValue), Int(SDLK_ESCAPE.rawValue): input = .quit
+            default: input = nil
+            }
+        default:
+            input = nil
+        }
+        guard let input else { return }
+        if input == .quit {
+            lock.withLock {
+                dismissed = true
+                lock.broadcast()
+            }
+        }
+        lock.withLock { inputHandler }?(input)
+    }
+}
+
+/// The window, renderer and texture, owned by the SDL thread.
+private struct WindowState {
+    let title: String
+    let rotation: Int
+    var window: OpaquePointer?
+    var renderer: OpaquePointer?
+    var texture: OpaquePointer?
+    var textureSize = (width: Int32(0), height: Int32(0), format: UInt32(0))
+    var softwareRenderer = false
+    var scaler: OpaquePointer?
+    var last: Frame?
+
+    init(title: String, rotation: Int) {
+        self.title = title
+        self.rotation = rotation
+    }
+
+    mutating func destroy() {
+        sws_freeContext(scaler)
+        scaler = nil
+        if let texture { SDL_DestroyTexture(texture) }
+        if let renderer { SDL_DestroyRenderer(renderer) }
+        if let window { SDL_DestroyWindow(window) }
+        texture = nil
+        renderer = nil
+        window = nil
+    }
+
+    /// The picture's shape on screen: pixel aspect and rotation applied.
+    private func displaySize(of frame: UnsafeMutablePointer<AVFrame>) -> (width: Int32, height: Int32) {
+        var width = Double(frame.pointee.width)
+        let height = Double(frame.pointee.height)
+        let aspect = frame.pointee.sample_aspect_ratio
+        if aspect.num > 0 && aspect.den > 0 { width *= Double(aspect.num) / Double(aspect.den) }
+        let size = (width: Int32(width.rounded()), height: Int32(height))
+        return rotation % 180 == 90 ? (size.height, size.width) : size
+    }
+
+    /// Opens the window at the picture's size, shrunk to fit the screen.
+    private mutating func openWindow(for frame: UnsafeMutablePointer<AVFrame>) -> Bool {
+        var (width, height) = displaySize(of: frame)
+        var bounds = SDL_Rect()
+        if SDL_GetDisplayUsableBounds(0, &bounds) == 0, bounds.w > 0, bounds.h > 0 {
+            let scale = min(1, Double(bounds.w) / Double(width), Double(bounds.h) / Double(height))
+            width = max(1, Int32((Double(width) * scale).rounded(.down)))
+            height = max(1, Int32((Double(height) * scale).rounded(.down)))
+        }
+        let flags = SDL_WINDOW_SHOWN.rawValue | SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_ALLOW_HIGHDPI.rawValue
+        guard let window = SDL_CreateWindow(title, mp_sdl_windowpos_centered(), mp_sdl_windowpos_centered(), width, height, flags) else { return false }
+        self.window = window
+        renderer = SDL_CreateRenderer(window, -1, 0)
+        guard let renderer else { return false }
+        var info = SDL_RendererInfo()
+        SDL_GetRendererInfo(renderer, &info)
+        softwareRenderer = info.flags & SDL_RENDERER_SOFTWARE.rawValue != 0
+        return true
+    }
+
+    mutating func show(_ frame: Frame) {
+        last = frame
+        if window == nil, !openWindow(for: frame.pointer) { return }
+        render(frame.pointer)
+    }
+
+    var size: (width: Int32, height: Int32)? {
+        guard let window else { return nil }
+        var width: Int32 = 0
+        var height: Int32 = 0
+        SDL_GetWindowSize(window, &width, &height)
+        return (width, height)
+    }
+
+    mutating func redraw() {
+        if let last, renderer != nil { render(last.pointer) }
+    }
+
+    /// Where the picture goes in the window: fitted, centred, unrotated
+    /// width and height (SDL turns it about the rectangle's centre).
+    private func target(for frame: UnsafeMutablePointer<AVFrame>) -> SDL_Rect {
+        var outputWidth: Int32 = 0
+        var outputHeight: Int32 = 0
+        SDL_GetRendererOutputSize(renderer, &outputWidth, &outputHeight)
+        let shown = displaySize(of: frame)
+        let scale = min(Double(outputWidth) / Double(shown.width), Double(outputHeight) / Double(shown.height))
+        let width = max(1, Int32((Double(shown.width) * scale).rounded()))
+        let height = max(1, Int32((Double(shown.height) * scale).rounded()))
+        let (rectWidth, rectHeight) = rotation % 180 == 90 ? (height, width) : (width, height)
+        return SDL_Rect(x: (outputWidth - rectWidth) / 2, y: (outputHeight - rectHeight) / 2, w: rectWidth, h: rectHeight)
+    }
+
+    private mutating func render(_ frame: UnsafeMutablePointer<AVFrame>) {
+        var rect = target(for: frame)
+        let format = AVPixelFormat(frame.pointee.format)
+        let uploaded: Bool
+        if !softwareRenderer && (format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P) {
+            uploaded = uploadYUV(frame)
+        } else {
+            // Software renderer: convert and scale in one libswscale pass, to
+            // the target size. A GPU renderer gets other formats as BGRA at
+            // the picture's size, and scales them itself.
+            let width = softwareRenderer ? rect.w : frame.pointee.width
+            let height = softwareRenderer ? rect.h : frame.pointee.height
+            uploaded = uploadConverted(frame, width: width, height: height)
+        }
+        guard uploaded else { return }
+        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
+        SDL_RenderClear(renderer)
+        if rotation == 0 {
+            SDL_RenderCopy(renderer, texture, nil, &rect)
+        } else {
+            SDL_RenderCopyEx(renderer, texture, nil, &rect, Double(rotation), nil, SDL_FLIP_NONE)
+        }
+        SDL_RenderPresent(renderer)
+    }
+
+    private mutating func ensureTexture(format: UInt32, width: Int32, height: Int32) -> Bool {
+        if texture != nil && textureSize == (width, height, format) { return true }
+        if let texture { SDL_DestroyTexture(texture) }
+        texture = SDL_CreateTexture(renderer, format, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue), width, height)
+        textureSize = (width, height, format)
+        if texture != nil, format == SDL_PIXELFORMAT_ARGB8888.rawValue {
+            SDL_SetTextureBlendMode(texture, SDL_BLENDMODE_BLEND)
+        }
+        return texture != nil
+    }
+
+    private mutating func uploadYUV(_ frame: UnsafeMutablePointer<AVFrame>) -> Bool {
+        guard ensureTexture(format: SDL_PIXELFORMAT_IYUV.rawValue, width: frame.pointee.width, height: frame.pointee.height) else { return false }
+        let data = frame.pointee.data
+        let lines = frame.pointee.linesize
+        return SDL_UpdateYUVTexture(texture, nil, data.0, lines.0, data.1, lines.1, data.2, lines.2) == 0
+    }
+
+    private mutating func uploadConverted(_ frame: UnsafeMutablePointer<AVFrame>, width: Int32, height: Int32) -> Bool {
+        guard ensureTexture(format: SDL_PIXELFORMAT_ARGB8888.rawValue, width: width, height: height) else { return false }
+        scaler = sws_getCachedContext(
+            scaler, frame.pointee.width, frame.pointee.height, AVPixelFormat(frame.pointee.format),
+            width, height, AV_PIX_FMT_BGRA, Int32(SWS_BILINEAR), nil, nil, nil
+        )
+        guard let scaler else { return false }
+        var pixels: UnsafeMutableRawPointer?
+        var pitch: Int32 = 0
+        guard SDL_LockTexture(texture, nil, &pixels, &pitch) == 0, let pixels else { return false }
+        defer { SDL_UnlockTexture(texture) }
+        let source = frame.pointee.data
+        let sourcePlanes: [UnsafePointer<UInt8>?] = [source.0, source.1, source.2, source.3].map { $0.map { UnsafePointer($0) } }
+        let lines = frame.pointee.linesize
+        let sourceStrides: [Int32] = [lines.0, lines.1, lines.2, lines.3]
+        var destination: [UnsafeMutablePointer<UInt8>?] = [pixels.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
+        var destinationStrides: [Int32] = [pitch, 0, 0, 0]
+        return sws_scale(scaler, sourcePlanes, sourceStrides, 0, frame.pointee.height, &destination, &destinationStrides) > 0
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Synchronization
+import MediaEngine
+import Testing
+import TestSupport
+
+/// The SDL window through SDL's dummy video driver: sizes, rotation, a
+/// picture held on screen until dismissed.
+@Suite(.serialized) struct WindowTests {
+    init() {
+        setenv("SDL_VIDEODRIVER", "dummy", 1)
+    }
+
+    /// Plays `path` to a window (no audio), in real time; returns the info and the window's size.
+    private func show(_ path: String, hold: Bool = false) throws -> (info: MediaInfo?, size: (width: Int, height: Int)?, state: PlayerState) {
+        var options = PlaybackOptions()
+        options.audio = false
+        let window = Mutex<SDLVideoSink?>(nil)
+        let player = Player(path: path, audioSink: nil, options: options) { info, _ in
+            let sink = try? SDLVideoSink(title: "test", rotation: info.rotation)
+            window.withLock { $0 = sink }
+            return sink
+        }
+        player.play()
+        if hold {
+            // A picture keeps the player playing until the window is dismissed.
+            var waited = 0
+            while window.withLock({ $0?.windowSize }) == nil && waited < 500 {
+                usleep(10_000)
+                waited += 1
+            }
+            usleep(200_000)
+            #expect(player.currentState == .playing)
+            player.stop()
+        }
+        let state = player.waitUntilFinished()
+        return (player.mediaInfo, window.withLock { $0?.windowSize }, state)
+    }
+
+    @Test func portraitVideoIsShownUpright() throws {
+        let path = try Fixtures.portraitVideo()
+        let shown = try show(path)
+        #expect(shown.state == .ended)
+        // The same turn ffmpeg's autorotate makes for this file (transpose=cclock).
+        #expect(shown.info?.rotation == 270)
+        // Stored 160×120, shown 120×160.
+        #expect(shown.size?.width == 120 && shown.size?.height == 160, "window \(String(describing: shown.size))")
+    }
+
+    @Test func wideImageFitsTheScreenWithItsAspect() throws {
+        let path = try Fixtures.make(Fixtures.panorama.name, Fixtures.panorama.arguments)
+        let shown = try show(path, hold: true)
+        #expect(shown.info?.isImage == true)
+        #expect(shown.state == .ended)
+        // The dummy display is 1024×768: 3000×500 becomes 1024×170.
+        #expect(shown.size?.width == 1024 && shown.size?.height == 170, "window \(String(describing: shown.size))")
+    }
+}
