@@ -47,7 +47,7 @@ let package = Package(
             dependencies: ["CCurl", "CLinux", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
-        .target(name: "MediaEngine", dependencies: ["CFFmpeg", "CSDL2"], swiftSettings: swiftSettings),
+        .target(name: "MediaEngine", dependencies: ["CFFmpeg", "CSDL2", "CLinux"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "mediaplay",
             dependencies: [
@@ -70,7 +70,7 @@ let package = Package(
         // Benchmarks (run on demand with `make bench`; figures in docs/PERFORMANCE.md).
         .executableTarget(
             name: "mediaplay-bench",
-            dependencies: ["TestSupport"],
+            dependencies: ["TestSupport", "MediaEngine"],
             path: "Benchmarks/mediaplay-bench",
             swiftSettings: swiftSettings
         ),

@@ -6,12 +6,13 @@ import TestSupport
 // figures go to docs/PERFORMANCE.md.
 //
 //   mediaplay-bench download [--size-mib 200] [--runs 3]
+//   mediaplay-bench playback [--runs 3] [--only a|b|c]
 
 
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    print("usage: mediaplay-bench download [--size-mib N] [--runs N]")
+    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N]")
     exit(64)
 }
 
@@ -124,6 +125,9 @@ case "download":
     row("mediaplay fetch, 1 × \(sizeMiB) MiB", mediaplayOne, size, reference: median(curlOne))
     row("curl -Z, 8 × \(sizeMiB / 8) MiB", curlEight, size, reference: median(curlEight))
     row("mediaplay fetch --jobs 8, 8 × \(sizeMiB / 8) MiB", mediaplayEight, size, reference: median(curlEight))
+case "playback":
+    let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+    try playbackBenchmark(runs: option("--runs", default: 3), only: only)
 default:
     print("unknown benchmark \(command)")
     exit(64)

@@ -1,4 +1,5 @@
 import CFFmpeg
+import CLinux
 import Foundation
 
 /// A decoded picture waiting for its time; nil frame: the stream ended.
@@ -19,6 +20,14 @@ extension Player {
         var lastTime: Double = 0
         let frameStep = decoder.frameDuration
         do {
+            if options.clock == .realTime {
+                // Decoding is throughput, presenting and audio are deadlines:
+                // on a busy machine the presenter should get a core the moment
+                // a frame is due. Nice this thread (raising nice needs no
+                // privilege); the codec threads the reopen makes inherit it.
+                _ = mp_nice_this_thread(5)
+                try decoder.reset()
+            }
             while let item = nextPacket(\.videoQueue) {
                 if item.serial != mySerial {
                     if mySerial >= 0 { try decoder.reset() }

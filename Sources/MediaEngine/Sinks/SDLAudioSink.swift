@@ -6,11 +6,23 @@ import Synchronization
 /// single-consumer ring: the decode thread writes, SDL's audio callback reads.
 /// The callback takes no lock and never allocates; when it frees space it
 /// posts a semaphore the writer sleeps on, so a full ring costs no CPU.
+///
+/// A paused SDL device still has SDL's thread feeding it silence (about 40
+/// wake-ups a second), so a pause that lasts lets the device go once what it
+/// had queued has played; resume opens it again. The unplayed samples stay in
+/// our ring, so playback continues with the next sample either way.
 public final class SDLAudioSink: AudioSink, @unchecked Sendable {
+    /// Guards the device fields below (pause, resume and the delayed release
+    /// come from different threads).
+    private let deviceLock = NSLock()
     private var device: SDL_AudioDeviceID = 0
+    private var started = false
+    private var paused = false
+    private var released = false
+    private var pauseGeneration = 0
+    private let releaseQueue = DispatchQueue(label: "mediaplay.audio-device")
     private var format = AudioFormat(sampleRate: 0, channels: 0)
     let ring: AudioRing
-    private var started = false
 
     /// Fails when SDL has no usable audio device (headless machine).
     public init() throws {
@@ -30,10 +42,10 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
     public var playedSeconds: Double? {
         guard format.sampleRate > 0 else { return 0 }
         let bytesPerSecond = Double(format.bytesPerFrame * format.sampleRate)
-        let taken = Double(ring.consumed.load(ordering: .acquiring)) / bytesPerSecond
-        let tookAt = Double(ring.lastRead.load(ordering: .acquiring)) / 1e9
-        guard tookAt > 0 else { return 0 }
-        let since = max(AudioRing.monotonicNanoseconds() / 1e9 - tookAt, 0)
+        let (consumed, nanoseconds) = ring.lastReadSnapshot()
+        guard nanoseconds > 0 else { return 0 }
+        let taken = Double(consumed) / bytesPerSecond
+        let since = max(AudioRing.monotonicNanoseconds() - Double(nanoseconds), 0) / 1e9
         return max(0, taken - deviceBuffer + min(since, deviceBuffer))
     }
 
@@ -42,6 +54,11 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
 
     public func open(format: AudioFormat) throws {
         self.format = format
+        try deviceLock.withLock { try openDevice() }
+    }
+
+    /// With `deviceLock` held.
+    private func openDevice() throws {
         var wanted = SDL_AudioSpec()
         wanted.freq = Int32(format.sampleRate)
         wanted.format = mp_sdl_audio_s16sys()
@@ -59,9 +76,11 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
     }
 
     public func write(_ samples: UnsafeRawBufferPointer) throws {
-        if !started {
-            started = true
-            SDL_PauseAudioDevice(device, 0)
+        deviceLock.withLock {
+            if !started && !paused {
+                started = true
+                SDL_PauseAudioDevice(device, 0)
+            }
         }
         ring.write(samples)
     }
@@ -71,30 +90,67 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
     /// From the writing thread, so the ring has a single producer still;
     /// the device is locked out while its read position moves.
     public func flush() {
-        if device != 0 { SDL_LockAudioDevice(device) }
-        ring.dropUnread()
-        if device != 0 { SDL_UnlockAudioDevice(device) }
+        deviceLock.withLock {
+            if device != 0 { SDL_LockAudioDevice(device) }
+            ring.dropUnread()
+            if device != 0 { SDL_UnlockAudioDevice(device) }
+        }
     }
 
-    public func pause() { if device != 0 { SDL_PauseAudioDevice(device, 1) } }
-    public func resume() { if device != 0 && started { SDL_PauseAudioDevice(device, 0) } }
+    public func pause() {
+        let generation = deviceLock.withLock { () -> Int in
+            if device != 0 { SDL_PauseAudioDevice(device, 1) }
+            paused = true
+            pauseGeneration += 1
+            return pauseGeneration
+        }
+        // Long enough for the buffers SDL and the sound server hold to play out.
+        releaseQueue.asyncAfter(deadline: .now() + 0.25) { [self] in
+            deviceLock.withLock {
+                guard paused, pauseGeneration == generation, device != 0 else { return }
+                SDL_CloseAudioDevice(device)
+                device = 0
+                released = true
+            }
+        }
+    }
+
+    public func resume() {
+        let lost = deviceLock.withLock { () -> Bool in
+            paused = false
+            pauseGeneration += 1
+            if released {
+                released = false
+                do { try openDevice() } catch { return true }
+            }
+            if device != 0 && started { SDL_PauseAudioDevice(device, 0) }
+            return false
+        }
+        // The device is gone (unplugged): let the writer through rather than wait forever.
+        if lost { ring.interrupt() }
+    }
 
     /// Closing the device right away: a paused device would never drain the
     /// ring, and a user who quit does not want the queued second played out.
     public func discard() {
         ring.interrupt()
-        guard device != 0 else { return }
-        SDL_CloseAudioDevice(device)
-        device = 0
+        deviceLock.withLock {
+            guard device != 0 else { return }
+            SDL_CloseAudioDevice(device)
+            device = 0
+        }
     }
 
     public func close() throws {
-        guard device != 0 else { return }
+        guard deviceLock.withLock({ device != 0 || released }) else { return }
         // Let the device play what is queued before closing.
         ring.waitUntilEmpty()
         SDL_Delay(UInt32(1000 * 2048 / max(format.sampleRate, 1)))
-        SDL_CloseAudioDevice(device)
-        device = 0
+        deviceLock.withLock {
+            paused = true  // no release is pending past this point
+            if device != 0 { SDL_CloseAudioDevice(device) }
+            device = 0
+        }
     }
 }
 
@@ -107,8 +163,13 @@ final class AudioRing: @unchecked Sendable {
     let consumed = Atomic<Int>(0)
     /// Posted by the callback after it consumed bytes.
     var space = sem_t()
-    /// Monotonic nanoseconds of the callback's last read.
-    let lastRead = Atomic<Int>(0)
+    /// The callback's last read: bytes consumed after it and when (monotonic
+    /// nanoseconds), written under a sequence counter (a seqlock) so a reader
+    /// never pairs one read's count with another's time: that mix made the
+    /// clock jump a whole buffer ahead now and then.
+    private let readSequence = Atomic<Int>(0)
+    private let readConsumed = Atomic<Int>(0)
+    private let readTime = Atomic<Int>(0)
     /// Set by `interrupt`: a waiting write gives up.
     let interrupted = Atomic<Bool>(false)
 
@@ -150,8 +211,31 @@ final class AudioRing: @unchecked Sendable {
 
     /// Forgets what is not yet played (the producer, with the device locked).
     func dropUnread() {
-        consumed.store(produced.load(ordering: .relaxed), ordering: .releasing)
+        let position = produced.load(ordering: .relaxed)
+        consumed.store(position, ordering: .releasing)
+        if readTime.load(ordering: .sequentiallyConsistent) > 0 { recordRead(consumed: position) }
         interrupted.store(false, ordering: .releasing)
+    }
+
+    /// The writer side of the seqlock (the callback, or a flush with the
+    /// device locked): never waits.
+    private func recordRead(consumed position: Int) {
+        readSequence.add(1, ordering: .sequentiallyConsistent)
+        readConsumed.store(position, ordering: .sequentiallyConsistent)
+        readTime.store(Int(Self.monotonicNanoseconds()), ordering: .sequentiallyConsistent)
+        readSequence.add(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// A consistent (consumed, time) pair of the last read; time 0: none yet.
+    func lastReadSnapshot() -> (consumed: Int, nanoseconds: Int) {
+        while true {
+            let before = readSequence.load(ordering: .sequentiallyConsistent)
+            if before & 1 == 0 {
+                let pair = (readConsumed.load(ordering: .sequentiallyConsistent), readTime.load(ordering: .sequentiallyConsistent))
+                if readSequence.load(ordering: .sequentiallyConsistent) == before { return pair }
+            }
+            sched_yield()
+        }
     }
 
     static func monotonicNanoseconds() -> Double {
@@ -180,7 +264,7 @@ final class AudioRing: @unchecked Sendable {
             consumed.add(take, ordering: .releasing)
             sem_post(&space)
         }
-        lastRead.store(Int(Self.monotonicNanoseconds()), ordering: .releasing)
+        recordRead(consumed: consumed.load(ordering: .relaxed))
     }
 }
 

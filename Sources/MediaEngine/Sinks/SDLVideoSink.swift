@@ -304,11 +304,17 @@ private struct WindowState {
             // the picture's size, and scales them itself.
             let width = softwareRenderer ? rect.w : frame.pointee.width
             let height = softwareRenderer ? rect.h : frame.pointee.height
-            uploaded = uploadConverted(frame, width: width, height: height)
+            uploaded = uploadConverted(frame, width: width, height: height, alpha: hasAlpha(format))
         }
         guard uploaded else { return }
-        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
-        SDL_RenderClear(renderer)
+        var outputWidth: Int32 = 0
+        var outputHeight: Int32 = 0
+        SDL_GetRendererOutputSize(renderer, &outputWidth, &outputHeight)
+        // Bars only where the picture leaves room (or when it has alpha, or turns).
+        if rect.w < outputWidth || rect.h < outputHeight || hasAlpha(format) || rotation != 0 {
+            SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
+            SDL_RenderClear(renderer)
+        }
         if rotation == 0 {
             SDL_RenderCopy(renderer, texture, nil, &rect)
         } else {
@@ -317,13 +323,19 @@ private struct WindowState {
         SDL_RenderPresent(renderer)
     }
 
+    private func hasAlpha(_ format: AVPixelFormat) -> Bool {
+        guard let descriptor = av_pix_fmt_desc_get(format) else { return false }
+        return descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
+    }
+
     private mutating func ensureTexture(format: UInt32, width: Int32, height: Int32) -> Bool {
         if texture != nil && textureSize == (width, height, format) { return true }
         if let texture { SDL_DestroyTexture(texture) }
         texture = SDL_CreateTexture(renderer, format, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue), width, height)
         textureSize = (width, height, format)
-        if texture != nil, format == SDL_PIXELFORMAT_ARGB8888.rawValue {
-            SDL_SetTextureBlendMode(texture, SDL_BLENDMODE_BLEND)
+        // Only a picture with alpha blends; an opaque copy is far cheaper.
+        if texture != nil {
+            SDL_SetTextureBlendMode(texture, format == SDL_PIXELFORMAT_ARGB8888.rawValue ? SDL_BLENDMODE_BLEND : SDL_BLENDMODE_NONE)
         }
         return texture != nil
     }
@@ -335,11 +347,14 @@ private struct WindowState {
         return SDL_UpdateYUVTexture(texture, nil, data.0, lines.0, data.1, lines.1, data.2, lines.2) == 0
     }
 
-    private mutating func uploadConverted(_ frame: UnsafeMutablePointer<AVFrame>, width: Int32, height: Int32) -> Bool {
-        guard ensureTexture(format: SDL_PIXELFORMAT_ARGB8888.rawValue, width: width, height: height) else { return false }
+    /// Converts to 32-bit RGB with libswscale: ARGB with alpha, else the
+    /// window's own XRGB layout, which the renderer copies without converting.
+    private mutating func uploadConverted(_ frame: UnsafeMutablePointer<AVFrame>, width: Int32, height: Int32, alpha: Bool) -> Bool {
+        let textureFormat = alpha ? SDL_PIXELFORMAT_ARGB8888.rawValue : SDL_PIXELFORMAT_RGB888.rawValue
+        guard ensureTexture(format: textureFormat, width: width, height: height) else { return false }
         scaler = sws_getCachedContext(
             scaler, frame.pointee.width, frame.pointee.height, AVPixelFormat(frame.pointee.format),
-            width, height, AV_PIX_FMT_BGRA, Int32(SWS_BILINEAR), nil, nil, nil
+            width, height, alpha ? AV_PIX_FMT_BGRA : AV_PIX_FMT_BGR0, Int32(SWS_FAST_BILINEAR), nil, nil, nil
         )
         guard let scaler else { return false }
         var pixels: UnsafeMutableRawPointer?
