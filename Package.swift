@@ -48,10 +48,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "MediaEngine", dependencies: ["CFFmpeg", "CSDL2", "CLinux"], swiftSettings: swiftSettings),
+        .target(
+            name: "MediaSession",
+            dependencies: ["MediaFeed", "MediaCache", "MediaEngine", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "mediaplay",
             dependencies: [
-                "MediaFeed", "MediaTerminal", "MediaCache", "MediaEngine",
+                "MediaFeed", "MediaTerminal", "MediaCache", "MediaEngine", "MediaSession",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -79,6 +84,7 @@ let package = Package(
         .testTarget(name: "MediaTerminalTests", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaCacheTests", dependencies: ["MediaCache", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaSessionTests", dependencies: ["MediaSession", "MediaEngine", "MediaFeed", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "CModulesTests", dependencies: ["CFFmpeg", "CSDL2", "CCurl"], swiftSettings: swiftSettings),
         .testTarget(name: "EndToEndTests", dependencies: ["mediaplay", "MediaFeed", "TestSupport"], swiftSettings: swiftSettings),
     ]

@@ -26,7 +26,7 @@ struct Mediaplay: AsyncParsableCommand {
               mediaplay --generate-completion-script bash > /etc/bash_completion.d/mediaplay
             """,
         version: version,
-        subcommands: [ListCommand.self, PlayCommand.self, FetchCommand.self, CacheCommand.self],
+        subcommands: [ListCommand.self, PlayCommand.self, ScriptCommand.self, FetchCommand.self, CacheCommand.self],
         defaultSubcommand: ListCommand.self
     )
 

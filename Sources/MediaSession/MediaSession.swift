@@ -1,0 +1,369 @@
+import Foundation
+import MediaCache
+import MediaEngine
+import MediaFeed
+
+/// Why a session request failed; `code` is the protocol's error code.
+public struct SessionError: Error, CustomStringConvertible, Sendable, Equatable {
+    public enum Code: String, Sendable, Codable {
+        case noSuchItem = "no-such-item"
+        case invalidItem = "invalid-item"
+        case downloadFailed = "download-failed"
+        case playbackFailed = "playback-failed"
+        case badRequest = "bad-request"
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// What an item is doing, as `status` and scripts see it.
+public enum ItemState: String, Codable, Sendable, CaseIterable {
+    case idle, downloading, playing, paused, ended, failed
+}
+
+/// One item's state, position and progress.
+public struct ItemStatus: Codable, Sendable, Equatable {
+    public var item: Int
+    public var id: String
+    public var title: String
+    public var state: ItemState
+    /// Seconds of media played (or where it will resume).
+    public var position: Double
+    public var duration: Double?
+    /// Download progress, 0...1, while downloading with a known size.
+    public var progress: Double?
+    public var error: String?
+}
+
+/// Where a session's players send their output.
+public struct SessionOutputs: Sendable {
+    public var clock: PlaybackClock
+    public var makeAudioSink: @Sendable () -> (any AudioSink)?
+    public var makeVideoSink: @Sendable (FeedItem, MediaInfo, Player) -> (any VideoSink)?
+
+    public init(
+        clock: PlaybackClock = .realTime,
+        makeAudioSink: @escaping @Sendable () -> (any AudioSink)?,
+        makeVideoSink: @escaping @Sendable (FeedItem, MediaInfo, Player) -> (any VideoSink)?
+    ) {
+        self.clock = clock
+        self.makeAudioSink = makeAudioSink
+        self.makeVideoSink = makeVideoSink
+    }
+}
+
+/// The app core over feed, cache and engine: one active item at a time and
+/// the toggle semantics every front end shares (`toggle`, the daemon,
+/// `script`, `browse`).
+///
+/// - toggling an idle item downloads it if needed, then plays it;
+/// - toggling the playing item pauses it, a paused one resumes exactly;
+/// - toggling another item pauses the current one (its player, and so its
+///   exact position, is kept) and plays the new one;
+/// - an ended item plays again from the start;
+/// - an image opens its window, and a second toggle closes it.
+///
+/// Positions are saved (when a store is given) on pause, on switching, every
+/// few seconds while playing and at shutdown, so they survive a restart.
+public final class MediaSession: @unchecked Sendable {
+    public let feed: Feed
+    private let cache: MediaCache?
+    private let positions: PositionStore?
+    private let outputs: SessionOutputs
+
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var players: [Int: Player] = [:]
+    private var current: Int?
+    private var downloads: [Int: Double?] = [:]
+    private var failures: [Int: String] = [:]
+    private var subscribers: [Int: AsyncStream<ItemStatus>.Continuation] = [:]
+    private var nextSubscriber = 0
+
+    /// Blocking engine calls (the virtual clock, waiting for a player to
+    /// stop) run here, never on Swift's cooperative threads.
+    private let blockingQueue = DispatchQueue(label: "mediaplay.session", attributes: .concurrent)
+
+    public init(feed: Feed, cache: MediaCache?, positions: PositionStore?, outputs: SessionOutputs) {
+        self.feed = feed
+        self.cache = cache
+        self.positions = positions
+        self.outputs = outputs
+    }
+
+    /// The item a selector names (position or id), or `no-such-item`.
+    public func item(_ selector: String) throws(SessionError) -> FeedItem {
+        guard let item = feed.item(matching: selector) else {
+            throw SessionError(.noSuchItem, "no item \"\(selector)\" in the feed (\(feed.items.count) items)")
+        }
+        return item
+    }
+
+    // MARK: - Status
+
+    public func status(of item: FeedItem) -> ItemStatus {
+        lock.withLock { statusLocked(item) }
+    }
+
+    /// The active item's status, if any.
+    public func currentStatus() -> ItemStatus? {
+        lock.withLock { current.flatMap { position in feed.items.first { $0.position == position } }.map(statusLocked) }
+    }
+
+    /// Every item's status.
+    public func allStatuses() -> [ItemStatus] {
+        lock.withLock { feed.items.map(statusLocked) }
+    }
+
+    private func statusLocked(_ item: FeedItem) -> ItemStatus {
+        var status = ItemStatus(item: item.position, id: item.id, title: item.title, state: .idle, position: 0)
+        if let player = players[item.position] {
+            status.position = player.currentPosition
+            status.duration = player.mediaInfo.flatMap { $0.isImage ? nil : $0.duration }
+            switch player.currentState {
+            // Starting counts as playing: what the user asked for is under way.
+            case .loading, .playing: status.state = .playing
+            case .paused: status.state = .paused
+            case .ended: status.state = .ended
+            case let .failed(message):
+                status.state = .failed
+                status.error = message
+            }
+        } else if let progress = downloads[item.position] {
+            status.state = .downloading
+            status.progress = progress
+        } else if let failure = failures[item.position] {
+            status.state = .failed
+            status.error = failure
+        } else if let url = item.source?.description, let saved = positions?.position(for: url) {
+            status.position = saved
+        }
+        return status
+    }
+
+    /// Status changes as they happen (state changes and, while playing,
+    /// positions about ten times a second).
+    public func events() -> AsyncStream<ItemStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ItemStatus.self, bufferingPolicy: .bufferingNewest(256))
+        let key = lock.withLock {
+            nextSubscriber += 1
+            subscribers[nextSubscriber] = continuation
+            return nextSubscriber
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.lock.withLock { self?.subscribers.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
+    private func announce(_ item: FeedItem) {
+        let (status, targets) = lock.withLock { (statusLocked(item), Array(subscribers.values)) }
+        for continuation in targets { continuation.yield(status) }
+    }
+
+    // MARK: - Toggle
+
+    /// Plays, pauses or resumes `item` (see the type's summary); returns the
+    /// status once playback has started or paused (after any download).
+    @discardableResult
+    public func toggle(_ item: FeedItem, onProgress: (@Sendable (ItemStatus) -> Void)? = nil) async throws(SessionError) -> ItemStatus {
+        guard item.isValid else {
+            throw SessionError(.invalidItem, "item \(item.position) is invalid: \(item.invalidReason ?? "unusable record")")
+        }
+        enum Step { case done(ItemStatus), start(Double) }
+        let step: Step = lock.withLock {
+            if let player = players[item.position] {
+                switch player.currentState {
+                case .loading, .playing:
+                    if player.mediaInfo?.isImage == true {
+                        player.stop()
+                        players[item.position] = nil
+                        if current == item.position { current = nil }
+                        return .done(statusLocked(item))
+                    }
+                    player.pause()
+                    savePosition(item, player)
+                    return .done(statusLocked(item))
+                case .paused:
+                    pauseCurrent(except: item.position)
+                    current = item.position
+                    player.resume()
+                    return .done(statusLocked(item))
+                case .ended, .failed:
+                    players[item.position] = nil
+                    return .start(0)
+                }
+            }
+            if downloads[item.position] != nil { return .done(statusLocked(item)) }
+            let saved = item.source.flatMap { positions?.position(for: $0.description) } ?? 0
+            return .start(saved)
+        }
+        switch step {
+        case let .done(status):
+            announce(item)
+            return status
+        case let .start(position):
+            let path = try await localFile(for: item, onProgress: onProgress)
+            return start(item, path: path, at: position)
+        }
+    }
+
+    /// With `lock` held: pauses the active item if it is another one.
+    private func pauseCurrent(except position: Int) {
+        guard let active = current, active != position, let player = players[active] else { return }
+        if player.mediaInfo?.isImage == true {
+            player.stop()
+            players[active] = nil
+        } else {
+            player.pause()
+            if let item = feed.items.first(where: { $0.position == active }) { savePosition(item, player) }
+        }
+    }
+
+    private func savePosition(_ item: FeedItem, _ player: Player) {
+        guard let url = item.source?.description else { return }
+        positions?.save(player.currentPosition, for: url)
+    }
+
+    /// Saves the playing item's position (the daemon calls this every few seconds).
+    public func savePositions() {
+        lock.withLock {
+            for (position, player) in players where player.currentState == .playing || player.currentState == .paused {
+                if let item = feed.items.first(where: { $0.position == position }) { savePosition(item, player) }
+            }
+        }
+    }
+
+    /// The file to play: a local path as is, a remote one through the cache.
+    private func localFile(for item: FeedItem, onProgress: (@Sendable (ItemStatus) -> Void)?) async throws(SessionError) -> String {
+        switch item.source {
+        case let .file(path)?:
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw SessionError(.noSuchItem, "item \(item.position): no readable file at \(path)")
+            }
+            return path
+        case let .remote(url)?:
+            guard let cache else { throw SessionError(.downloadFailed, "item \(item.position) needs a download and no cache is open") }
+            if let path = cache.cachedFile(for: url) { return path }
+            lock.withLock {
+                downloads[item.position] = .some(nil)
+                failures[item.position] = nil
+            }
+            defer { lock.withLock { downloads[item.position] = nil } }
+            for await event in cache.download(url) {
+                switch event {
+                case let .progress(progress):
+                    lock.withLock { downloads[item.position] = .some(progress.fraction) }
+                    announce(item)
+                    onProgress?(status(of: item))
+                case let .finished(path, _):
+                    return path
+                case let .failed(error):
+                    lock.withLock { failures[item.position] = "download failed: \(error)" }
+                    announce(item)
+                    throw SessionError(.downloadFailed, "\"\(item.title)\": download failed: \(error)")
+                }
+            }
+            throw SessionError(.downloadFailed, "\"\(item.title)\": download stopped")
+        case nil:
+            throw SessionError(.invalidItem, "item \(item.position) has no usable url")
+        }
+    }
+
+    private func start(_ item: FeedItem, path: String, at position: Double) -> ItemStatus {
+        var options = PlaybackOptions()
+        options.clock = outputs.clock
+        options.start = item.kind == .image ? 0 : position
+        let audio = item.kind == .image ? nil : outputs.makeAudioSink()
+        let makeVideo = outputs.makeVideoSink
+        let player = Player(path: path, audioSink: audio, options: options) { info, player in
+            makeVideo(item, info, player)
+        }
+        let events = player.events()
+        lock.withLock {
+            pauseCurrent(except: item.position)
+            players[item.position]?.stop()
+            players[item.position] = player
+            current = item.position
+            failures[item.position] = nil
+        }
+        player.play()
+        Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                if case let .state(state) = event {
+                    if state == .ended, let url = item.source?.description { positions?.remove(for: url) }
+                    if case let .failed(message) = state { lock.withLock { failures[item.position] = message } }
+                }
+                announce(item)
+            }
+        }
+        return status(of: item)
+    }
+
+    // MARK: - Control
+
+    public func seek(_ item: FeedItem, to seconds: Double) throws(SessionError) {
+        guard let player = lock.withLock({ players[item.position] }) else {
+            throw SessionError(.badRequest, "item \(item.position) is not playing or paused")
+        }
+        player.seek(to: seconds)
+        announce(item)
+    }
+
+    /// Stops playback of the active item (its position is saved).
+    public func stop() async {
+        let player: (Player, FeedItem)? = lock.withLock {
+            guard let active = current, let player = players[active], let item = feed.items.first(where: { $0.position == active }) else { return nil }
+            savePosition(item, player)
+            players[active] = nil
+            current = nil
+            return (player, item)
+        }
+        guard let (player, item) = player else { return }
+        player.stop()
+        _ = await blocking { player.waitUntilFinished() }
+        announce(item)
+    }
+
+    /// Stops every player and saves positions (daemon exit, end of a script).
+    public func shutdown() async {
+        savePositions()
+        let all = lock.withLock {
+            defer { players.removeAll(); current = nil }
+            return Array(players.values)
+        }
+        for player in all { player.stop() }
+        await blocking { for player in all { player.waitUntilFinished() } }
+    }
+
+    /// Virtual clock: lets `seconds` of media play on the active item (no
+    /// time passes for a paused or idle session).
+    public func advanceVirtualClock(by seconds: Double) async {
+        guard let player = lock.withLock({ current.flatMap { players[$0] } }) else { return }
+        await blocking { player.advanceVirtualClock(by: seconds) }
+    }
+
+    /// Whether the item's file is at hand (a local file, or in the cache).
+    public func isCached(_ item: FeedItem) -> Bool {
+        switch item.source {
+        case let .file(path)?: return FileManager.default.fileExists(atPath: path)
+        case let .remote(url)?: return cache?.cachedFile(for: url) != nil
+        case nil: return false
+        }
+    }
+
+    private func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            blockingQueue.async { continuation.resume(returning: body()) }
+        }
+    }
+}

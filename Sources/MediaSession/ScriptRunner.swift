@@ -1,0 +1,135 @@
+import Foundation
+import MediaFeed
+
+/// Runs a script against a session, writing a JSON-lines transcript: one
+/// object per step with its line, the step's text, whether it held, and the
+/// item's status after it.
+public struct ScriptRunner: Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public let line: Int
+        public let message: String
+        public var description: String { "line \(line): \(message)" }
+
+        public init(line: Int, message: String) {
+            self.line = line
+            self.message = message
+        }
+    }
+
+    /// One transcript line.
+    struct Entry: Encodable {
+        let line: Int
+        let step: String
+        let ok: Bool
+        let status: ItemStatus?
+        let statuses: [ItemStatus]?
+        let error: String?
+    }
+
+    let session: MediaSession
+    let virtualClock: Bool
+    let write: @Sendable (String) -> Void
+
+    public init(session: MediaSession, virtualClock: Bool, write: @escaping @Sendable (String) -> Void) {
+        self.session = session
+        self.virtualClock = virtualClock
+        self.write = write
+    }
+
+    /// Runs every step; throws the first that does not hold.
+    public func run(_ script: Script) async throws(Failure) {
+        for line in script.lines {
+            do {
+                let (status, statuses) = try await perform(line.step)
+                emit(Entry(line: line.number, step: line.text, ok: true, status: status, statuses: statuses, error: nil))
+            } catch {
+                let message = (error as? SessionError)?.message ?? "\(error)"
+                emit(Entry(line: line.number, step: line.text, ok: false, status: nil, statuses: nil, error: message))
+                throw Failure(line: line.number, message: message)
+            }
+        }
+    }
+
+    private func emit(_ entry: Entry) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        if let data = try? encoder.encode(entry), let text = String(data: data, encoding: .utf8) { write(text) }
+    }
+
+    private struct Unmet: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private func perform(_ step: ScriptStep) async throws -> (ItemStatus?, [ItemStatus]?) {
+        switch step {
+        case let .toggle(selector):
+            return (try await session.toggle(try session.item(selector)), nil)
+        case let .wait(seconds):
+            try await pass(seconds)
+            return (session.currentStatus(), nil)
+        case let .waitUntil(state, selector, timeout):
+            let item = try session.item(selector)
+            // Virtual time counts only the media that played; real time
+            // bounds the wait too, for a player that is busy finishing.
+            var waited = 0.0
+            let wallLimit = Date().addingTimeInterval(virtualClock ? max(timeout, 10) : timeout)
+            while !reached(state, item) {
+                if waited >= timeout || Date() > wallLimit {
+                    throw Unmet(description: "item \(item.position) was not \(state) within \(format(timeout)) s (it is \(session.status(of: item).state.rawValue))")
+                }
+                let step = min(0.05, timeout - waited)
+                // A download takes real time, even on the virtual clock.
+                if virtualClock && session.status(of: item).state != .downloading {
+                    let before = session.currentStatus()?.position
+                    await session.advanceVirtualClock(by: step)
+                    let after = session.currentStatus()?.position
+                    if let before, let after, after > before {
+                        waited += after - before
+                    } else {
+                        try await Task.sleep(for: .milliseconds(1))
+                    }
+                } else {
+                    try await Task.sleep(for: .milliseconds(Int(step * 1000)))
+                    waited += step
+                }
+            }
+            return (session.status(of: item), nil)
+        case let .seek(selector, seconds):
+            let item = try session.item(selector)
+            try session.seek(item, to: seconds)
+            return (session.status(of: item), nil)
+        case let .expectState(selector, expected):
+            let item = try session.item(selector)
+            let status = session.status(of: item)
+            guard status.state.rawValue == expected else {
+                throw Unmet(description: "expected item \(item.position) to be \(expected), it is \(status.state.rawValue)\(status.error.map { " (\($0))" } ?? "")")
+            }
+            return (status, nil)
+        case let .expectPosition(selector, seconds, tolerance):
+            let item = try session.item(selector)
+            let status = session.status(of: item)
+            guard abs(status.position - seconds) <= tolerance + 1e-9 else {
+                throw Unmet(description: "expected item \(item.position) at \(format(seconds)) ±\(format(tolerance)) s, it is at \(format(status.position)) s")
+            }
+            return (status, nil)
+        case .status:
+            return (nil, session.allStatuses().filter { $0.state != .idle })
+        }
+    }
+
+    private func reached(_ state: String, _ item: FeedItem) -> Bool {
+        if state == "cached" { return session.isCached(item) }
+        return session.status(of: item).state.rawValue == state
+    }
+
+    /// Lets `seconds` pass: media time on the virtual clock, else wall time.
+    private func pass(_ seconds: Double) async throws {
+        if virtualClock {
+            await session.advanceVirtualClock(by: seconds)
+        } else {
+            try await Task.sleep(for: .milliseconds(Int((seconds * 1000).rounded())))
+        }
+    }
+
+    private func format(_ seconds: Double) -> String { String(format: "%.3f", seconds) }
+}

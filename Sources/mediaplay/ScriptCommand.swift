@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import MediaEngine
+import MediaSession
+
+struct ScriptCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "script",
+        abstract: "Run scripted playback (for tests and CI) and print a JSON-lines transcript.",
+        discussion: """
+            Plays the feed's items in this process, one step per line:
+              toggle N                      play, pause or resume item N (number or id)
+              wait 1.5s                     let time pass (also 500ms)
+              wait-until STATE N [TIMEOUT]  playing, paused, ended or cached (default 10s)
+              seek N SECONDS                move item N to that time
+              expect state N STATE          idle, downloading, playing, paused, ended, failed
+              expect position N 1.5 ±0.05   where item N is, within a tolerance
+              status                        every item that is not idle
+              # comment
+
+            With --clock virtual (the default when recording with --audio-out or \
+            --video-out) a wait plays that much media as fast as decoding allows, so \
+            a one-minute script runs in well under a second and always gives the \
+            same output. Exit status 0 when every expectation holds, 1 at the first \
+            that fails (its line is named), 65 for a script that cannot be read.
+
+            Example:
+              printf 'toggle 1\\nwait 1s\\ntoggle 1\\nexpect position 1 1.0 ±0.01\\n' | \\
+                mediaplay script - --audio-out out.wav
+            """
+    )
+
+    enum Clock: String, ExpressibleByArgument, CaseIterable {
+        case real, virtual
+    }
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The script file, or - for standard input.", valueName: "file|-"))
+    var file: String
+
+    @Option(name: .customLong("audio-out"), help: ArgumentHelp("Record all audio played to this WAV file instead of the device.", valueName: "file.wav"))
+    var audioOut: String?
+
+    @Option(name: .customLong("video-out"), help: ArgumentHelp("Record a line per video frame (time, MD5) instead of a window.", valueName: "file"))
+    var videoOut: String?
+
+    @Option(name: .long, help: "real: waits take wall time; virtual: media time, as fast as decoding allows (default: virtual when recording, else real).")
+    var clock: Clock?
+
+    func run() async throws {
+        try await runReportingErrorsAsync {
+            let text = try readScript()
+            let script: Script
+            do {
+                script = try Script(text)
+            } catch {
+                throw CLIError("\(file): \(error)", exitCode: .dataError)
+            }
+            let loaded = try FeedLoading.load(try global.feedLocation())
+            let cache = try CacheAccess.open(global)
+            let virtual = (clock ?? (audioOut != nil || videoOut != nil ? .virtual : .real)) == .virtual
+            let audioRecord = audioOut.map { ContinuousAudioSink(WAVFileSink(path: absolutePath($0))) }
+            let videoRecord: ContinuousVideoSink?
+            do {
+                videoRecord = try videoOut.map { ContinuousVideoSink(try FrameHashSink(path: absolutePath($0))) }
+            } catch {
+                throw CLIError("cannot write \(videoOut!): \(error.localizedDescription)", exitCode: .ioError)
+            }
+            let outputs = SessionOutputs(
+                clock: virtual ? .virtual : .realTime,
+                makeAudioSink: {
+                    if let audioRecord { return audioRecord }
+                    if virtual { return NullSink() }
+                    return (try? SDLAudioSink()) ?? NullSink()
+                },
+                makeVideoSink: { item, info, player in
+                    if let videoRecord { return videoRecord }
+                    if virtual { return nil }
+                    return try? SDLVideoSink(title: item.title, rotation: info.rotation)
+                }
+            )
+            let session = MediaSession(feed: loaded.feed, cache: cache, positions: nil, outputs: outputs)
+            let runner = ScriptRunner(session: session, virtualClock: virtual) { line in
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            }
+            var failure: ScriptRunner.Failure?
+            do {
+                try await runner.run(script)
+            } catch let error as ScriptRunner.Failure {
+                failure = error
+            } catch {
+                failure = ScriptRunner.Failure(line: 0, message: "\(error)")
+            }
+            await session.shutdown()
+            try? audioRecord?.finish()
+            try? videoRecord?.finish()
+            if let failure {
+                throw CLIError("\(file == "-" ? "script" : file):\(failure.line): \(failure.message)", exitCode: .failure)
+            }
+        }
+    }
+
+    private func readScript() throws(CLIError) -> String {
+        if file == "-" {
+            return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        }
+        guard let data = FileManager.default.contents(atPath: absolutePath(file)) else {
+            throw CLIError("cannot read the script \(file)", exitCode: .noInput)
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

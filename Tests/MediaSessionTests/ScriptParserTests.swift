@@ -1,0 +1,37 @@
+import MediaSession
+import Testing
+
+@Suite struct ScriptParserTests {
+    @Test func readsEveryStep() throws {
+        let script = try Script("""
+            # a comment, then a blank line
+
+            toggle 3
+            wait 1.5s
+            wait 250ms
+            wait-until ended song 30s
+            seek 3 12
+            expect state 3 paused
+            expect position 3 1.5 ±0.05
+            expect position 3 2 +-0.1
+            status
+            """)
+        #expect(script.lines.map(\.step) == [
+            .toggle(item: "3"), .wait(seconds: 1.5), .wait(seconds: 0.25),
+            .waitUntil(state: "ended", item: "song", timeout: 30), .seek(item: "3", seconds: 12),
+            .expectState(item: "3", state: "paused"), .expectPosition(item: "3", seconds: 1.5, tolerance: 0.05),
+            .expectPosition(item: "3", seconds: 2, tolerance: 0.1), .status,
+        ])
+        #expect(script.lines.map(\.number) == [3, 4, 5, 6, 7, 8, 9, 10, 11])
+    }
+
+    @Test(arguments: ["play 1", "wait soon", "wait-until sleeping 1", "expect state 1 asleep", "toggle", "seek 1 -3"])
+    func namesTheLineOfAMistake(_ line: String) {
+        #expect(throws: Script.ParseError.self) { try Script("toggle 1\n" + line) }
+        do {
+            _ = try Script("toggle 1\n" + line)
+        } catch {
+            #expect(error.line == 2)
+        }
+    }
+}
