@@ -27,6 +27,15 @@ extension Player {
         }
     }
 
+    /// With `condition` held: while a pause is asked for, enters it and waits
+    /// once; true when it waited (the caller looks at everything again).
+    func waitWhilePaused() -> Bool {
+        guard pauseRequested else { return false }
+        if state != .paused { enterPausedState() }
+        condition.wait()
+        return true
+    }
+
     /// With `condition` held: the first output of a playback moves it from
     /// loading to playing.
     func markPlaying() {
@@ -122,11 +131,7 @@ extension Player {
             let allowed: Int? = condition.withLock {
                 while true {
                     if stopRequested || serial != mySerial { return nil }
-                    if pauseRequested {
-                        if state != .paused { enterPausedState() }
-                        condition.wait()
-                        continue
-                    }
+                    if waitWhilePaused() { continue }
                     markPlaying()
                     switch options.clock {
                     case .untimed:

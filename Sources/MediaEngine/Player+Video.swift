@@ -109,11 +109,7 @@ extension Player {
                     condition.broadcast()
                     continue
                 }
-                if pauseRequested {
-                    if state != .paused { enterPausedState() }
-                    condition.wait()
-                    continue
-                }
+                if waitWhilePaused() { continue }
                 markPlaying()
                 switch options.clock {
                 case .untimed:
