@@ -18,12 +18,13 @@ test: test-deps
 build:
 	$(SWIFT) build --product mediaplay $(SWIFTFLAGS)
 
-# Benchmarks against curl (and later ffmpeg, ffplay, mpv): release builds, side by side.
+# Benchmarks against curl, ffmpeg and ffplay: release builds, side by side.
 bench: test-deps
 	@command -v curl >/dev/null || apt-get install -y -qq curl
 	$(SWIFT) build -c release --product mediaplay
 	$(SWIFT) build -c release --product mediaplay-bench
 	.build/release/mediaplay-bench download --size-mib 200 --runs 3
+	.build/release/mediaplay-bench playback --runs 3
 
 release: deps
 	$(SWIFT) build -c release --product mediaplay $(SWIFTFLAGS)
