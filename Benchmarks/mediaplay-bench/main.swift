@@ -28,31 +28,12 @@ let mediaplay: String = {
 }()
 
 /// Runs a command and returns its wall time in seconds; fails loudly on a
-/// non-zero exit. posix_spawn and wait4 directly: Foundation's Process on
-/// Linux notices the exit only at its run loop's next tick (about 0.1 s),
-/// which would swamp what we measure.
+/// non-zero exit.
 func timed(_ executable: String, _ args: [String], settle: Bool = true) -> Double {
     // Start each run with no dirty pages left by the previous one (curl never
     // syncs its file, so its writeback would otherwise land on the next run).
     if settle { sync() }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    let argv = ([executable] + args).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    var start = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &start)
-    guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else { fatalError("cannot run \(executable)") }
-    var status: Int32 = 0
-    var usage = rusage()
-    wait4(pid, &status, 0, &usage)
-    var end = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &end)
-    if status != 0 { fatalError("\(executable) \(args.joined(separator: " ")) exited with status \(status)") }
-    return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+    return measured(executable, args).wall
 }
 
 func median(_ values: [Double]) -> Double {

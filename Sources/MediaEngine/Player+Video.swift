@@ -122,8 +122,11 @@ extension Player {
                         continue
                     }
                 case .realTime:
-                    if audioDeviceClock() == nil { startClockIfNeeded(at: item.time) }
-                    let clock = masterClock() ?? item.time
+                    // One reading of the master clock per turn: the audio
+                    // device while it plays, else the system clock.
+                    let audio = audioDeviceClock()
+                    if audio == nil { startClockIfNeeded(at: item.time) }
+                    let clock = audio ?? systemClock()
                     let delay = item.time - clock
                     if delay > 0.001 {
                         wait(until: Self.now() + delay)
@@ -138,7 +141,7 @@ extension Player {
                             continue
                         }
                     }
-                    if let audio = audioDeviceClock() {
+                    if let audio {
                         statistics.maximumDrift = max(statistics.maximumDrift, abs(item.time - audio))
                     }
                 }

@@ -359,15 +359,6 @@ public final class Player: @unchecked Sendable {
         return base.media + max(played - base.played, 0)
     }
 
-    /// The clock video follows: nil when everything is due at once (untimed).
-    func masterClock() -> Double? {
-        switch options.clock {
-        case .untimed: return nil
-        case .virtual: return virtualNow
-        case .realTime: return audioDeviceClock() ?? systemClock()
-        }
-    }
-
     func currentPositionLocked() -> Double {
         if state == .paused || state.isFinal { return position }
         if audioActive, let clock = audioDeviceClock() { return clock }
@@ -391,9 +382,5 @@ public final class Player: @unchecked Sendable {
         _ = condition.wait(until: Date(timeIntervalSinceNow: delay))
     }
 
-    static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-    }
+    static func now() -> Double { MonotonicClock.seconds() }
 }

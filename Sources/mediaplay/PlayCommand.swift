@@ -35,11 +35,7 @@ struct PlayCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("An item number or id from 'mediaplay list', a file path or an http(s) URL.", valueName: "n|id|path|url"))
     var target: String
 
-    @Option(name: .customLong("audio-out"), help: ArgumentHelp("Record the audio to this WAV file instead of the device.", valueName: "file.wav"))
-    var audioOut: String?
-
-    @Option(name: .customLong("video-out"), help: ArgumentHelp("Record a line per video frame (time, MD5) to this file.", valueName: "file"))
-    var videoOut: String?
+    @OptionGroup var recording: RecordingOptions
 
     @Flag(name: .long, help: "Decode as fast as possible (only with --audio-out/--video-out or --no-audio).")
     var untimed = false
@@ -57,11 +53,11 @@ struct PlayCommand: AsyncParsableCommand {
     var stats = false
 
     func validate() throws {
-        if untimed && audioOut == nil && !noAudio {
+        if untimed && recording.audioOut == nil && !noAudio {
             throw ValidationError("--untimed needs --audio-out FILE or --no-audio (a device plays in real time)")
         }
-        if noAudio && audioOut != nil { throw ValidationError("--no-audio and --audio-out contradict each other") }
-        if noVideo && videoOut != nil { throw ValidationError("--no-video and --video-out contradict each other") }
+        if noAudio && recording.audioOut != nil { throw ValidationError("--no-audio and --audio-out contradict each other") }
+        if noVideo && recording.videoOut != nil { throw ValidationError("--no-video and --video-out contradict each other") }
         if !(start >= 0) || !start.isFinite { throw ValidationError("--start must be a number of seconds, 0 or more") }
     }
 
@@ -69,8 +65,8 @@ struct PlayCommand: AsyncParsableCommand {
         try await runReportingErrorsAsync {
             let (path, title) = try await resolveTarget()
             let audioSink: (any AudioSink)?
-            if let audioOut {
-                audioSink = WAVFileSink(path: absolutePath(audioOut))
+            if let file = recording.audioFileSink() {
+                audioSink = file
             } else if noAudio {
                 audioSink = nil
             } else {
@@ -81,12 +77,7 @@ struct PlayCommand: AsyncParsableCommand {
                     audioSink = NullSink()
                 }
             }
-            let hashSink: FrameHashSink?
-            do {
-                hashSink = try videoOut.map { try FrameHashSink(path: absolutePath($0)) }
-            } catch {
-                throw CLIError("cannot write \(videoOut!): \(error.localizedDescription)", exitCode: .ioError)
-            }
+            let hashSink = try recording.frameHashSink()
             var options = PlaybackOptions()
             options.clock = untimed ? .untimed : .realTime
             options.audio = !noAudio

@@ -13,7 +13,8 @@ struct ScriptCommand: AsyncParsableCommand {
               wait 1.5s                     let time pass (also 500ms)
               wait-until STATE N [TIMEOUT]  playing, paused, ended or cached (default 10s)
               seek N SECONDS                move item N to that time
-              expect state N STATE          idle, downloading, playing, paused, ended, failed
+              expect state N STATE          idle, downloading, playing, paused,
+                                            ended or failed
               expect position N 1.5 ±0.05   where item N is, within a tolerance
               status                        every item that is not idle
               # comment
@@ -21,7 +22,9 @@ struct ScriptCommand: AsyncParsableCommand {
             With --clock virtual (the default when recording with --audio-out or \
             --video-out) a wait plays that much media as fast as decoding allows, so \
             a one-minute script runs in well under a second and always gives the \
-            same output. Exit status 0 when every expectation holds, 1 at the first \
+            same output; what it does not record is discarded (a device and a window \
+            play in real time only). With --clock real, the audio device and a window \
+            play as with 'mediaplay play'. Exit status 0 when every expectation holds, 1 at the first \
             that fails (its line is named), 65 for a script that cannot be read.
 
             Example:
@@ -39,11 +42,7 @@ struct ScriptCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The script file, or - for standard input.", valueName: "file|-"))
     var file: String
 
-    @Option(name: .customLong("audio-out"), help: ArgumentHelp("Record all audio played to this WAV file instead of the device.", valueName: "file.wav"))
-    var audioOut: String?
-
-    @Option(name: .customLong("video-out"), help: ArgumentHelp("Record a line per video frame (time, MD5) instead of a window.", valueName: "file"))
-    var videoOut: String?
+    @OptionGroup var recording: RecordingOptions
 
     @Option(name: .long, help: "real: waits take wall time; virtual: media time, as fast as decoding allows (default: virtual when recording, else real).")
     var clock: Clock?
@@ -59,14 +58,10 @@ struct ScriptCommand: AsyncParsableCommand {
             }
             let loaded = try FeedLoading.load(try global.feedLocation())
             let cache = try CacheAccess.open(global)
-            let virtual = (clock ?? (audioOut != nil || videoOut != nil ? .virtual : .real)) == .virtual
-            let audioRecord = audioOut.map { ContinuousAudioSink(WAVFileSink(path: absolutePath($0))) }
-            let videoRecord: ContinuousVideoSink?
-            do {
-                videoRecord = try videoOut.map { ContinuousVideoSink(try FrameHashSink(path: absolutePath($0))) }
-            } catch {
-                throw CLIError("cannot write \(videoOut!): \(error.localizedDescription)", exitCode: .ioError)
-            }
+            let virtual = (clock ?? (recording.isRecording ? .virtual : .real)) == .virtual
+            // One recording across every item the script plays.
+            let audioRecord = recording.audioFileSink().map(ContinuousAudioSink.init)
+            let videoRecord = try recording.frameHashSink().map(ContinuousVideoSink.init)
             let outputs = SessionOutputs(
                 clock: virtual ? .virtual : .realTime,
                 makeAudioSink: {

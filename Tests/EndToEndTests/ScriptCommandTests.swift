@@ -50,7 +50,7 @@ import TestSupport
         let half = 44_100 * 4 / 2
         let quarter = 44_100 * 4 / 4
         let expected = Array(wav[..<half]) + Array(flac[..<quarter]) + Array(wav[half...])
-        let recorded = Array(try Data(contentsOf: URL(fileURLWithPath: folder.path + "/out.wav")).dropFirst(44))
+        let recorded = try Recorded.pcm(folder.path + "/out.wav")
         #expect(recorded.count == expected.count)
         let matches = recorded == expected
         #expect(matches, "the recording is the reference's pieces in the order played")

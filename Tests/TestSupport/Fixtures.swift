@@ -128,3 +128,17 @@ public enum Fixtures {
         "panorama.png", pattern(size: "3000x500", seconds: 0.04) + ["-frames:v", "1"]
     )
 }
+
+/// What mediaplay recorded with `--audio-out` and `--video-out`, read back for
+/// comparison with the references above.
+public enum Recorded {
+    /// The samples of a WAV file written by `WAVFileSink` (a 44-byte header).
+    public static func pcm(_ path: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: path)).dropFirst(44))
+    }
+
+    /// The MD5 column of a `--video-out` file, one per frame.
+    public static func hashes(_ path: String) throws -> [String] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { String($0.split(separator: " ").last ?? "") }
+    }
+}

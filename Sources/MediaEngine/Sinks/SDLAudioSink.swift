@@ -45,7 +45,7 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
         let (consumed, nanoseconds) = ring.lastReadSnapshot()
         guard nanoseconds > 0 else { return 0 }
         let taken = Double(consumed) / bytesPerSecond
-        let since = max(AudioRing.monotonicNanoseconds() - Double(nanoseconds), 0) / 1e9
+        let since = Double(max(MonotonicClock.nanoseconds() - nanoseconds, 0)) / 1e9
         return max(0, taken - deviceBuffer + min(since, deviceBuffer))
     }
 
@@ -222,7 +222,7 @@ final class AudioRing: @unchecked Sendable {
     private func recordRead(consumed position: Int) {
         readSequence.add(1, ordering: .sequentiallyConsistent)
         readConsumed.store(position, ordering: .sequentiallyConsistent)
-        readTime.store(Int(Self.monotonicNanoseconds()), ordering: .sequentiallyConsistent)
+        readTime.store(MonotonicClock.nanoseconds(), ordering: .sequentiallyConsistent)
         readSequence.add(1, ordering: .sequentiallyConsistent)
     }
 
@@ -236,12 +236,6 @@ final class AudioRing: @unchecked Sendable {
             }
             sched_yield()
         }
-    }
-
-    static func monotonicNanoseconds() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) * 1e9 + Double(spec.tv_nsec)
     }
 
     func waitUntilEmpty() {

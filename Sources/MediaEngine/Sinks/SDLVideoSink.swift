@@ -31,12 +31,14 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
     private var dismissed = false
     private var finished = false
     private var inputHandler: (@Sendable (VideoWindowInput) -> Void)?
+    private var openedSize: (width: Int32, height: Int32)?
     /// The SDL thread sleeps in SDL_WaitEvent on drivers that can wake it
     /// (X11, Wayland); on others (dummy, offscreen) SDL would poll, so it
-    /// sleeps on `lock` instead.
+    /// sleeps on `lock` instead. Set once, before `init` returns.
     private var waitsInSDL = false
-    private var openedSize: (width: Int32, height: Int32)?
-    private let wakeEvent: UInt32
+    /// The SDL event type that wakes the SDL thread: one for the process
+    /// (SDL has a few thousand to give out, and every window can share it).
+    private static let wakeEvent = SDL_RegisterEvents(1)
 
     public var dropsLateFrames: Bool { true }
 
@@ -51,9 +53,9 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
         if requested == nil && environment["DISPLAY"] == nil && environment["WAYLAND_DISPLAY"] == nil {
             throw FFmpegError(context: "no display", message: "neither DISPLAY nor WAYLAND_DISPLAY is set")
         }
-        wakeEvent = SDL_RegisterEvents(1)
         let started = DispatchSemaphore(value: 0)
         let failure = Mutex<String?>(nil)
+        let waits = Mutex(false)
         let thread = Thread { [self] in
             if SDL_InitSubSystem(UInt32(SDL_INIT_VIDEO)) != 0 {
                 failure.withLock { $0 = String(cString: SDL_GetError()) }
@@ -67,9 +69,10 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
                 started.signal()
                 return
             }
-            lock.withLock { waitsInSDL = driver == "x11" || driver == "wayland" }
+            let waitInSDL = driver == "x11" || driver == "wayland"
+            waits.withLock { $0 = waitInSDL }
             started.signal()
-            runLoop()
+            runLoop(waitingInSDL: waitInSDL)
             SDL_QuitSubSystem(UInt32(SDL_INIT_VIDEO))
         }
         thread.name = "mediaplay.window"
@@ -78,9 +81,10 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
         if let message = failure.withLock({ $0 }) {
             throw FFmpegError(context: "no display", message: message)
         }
+        waitsInSDL = waits.withLock { $0 }
     }
 
-    /// The window's size once it is open (in screen coordinates).
+    /// The size the window opened at (screen coordinates), once it is open.
     public var windowSize: (width: Int, height: Int)? {
         lock.withLock { openedSize.map { (Int($0.width), Int($0.height)) } }
     }
@@ -127,15 +131,15 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
     }
 
     private func wake() {
-        guard lock.withLock({ waitsInSDL }) else { return }
+        guard waitsInSDL else { return }
         var event = SDL_Event()
-        event.type = wakeEvent
+        event.type = Self.wakeEvent
         SDL_PushEvent(&event)
     }
 
     // MARK: - The SDL thread
 
-    private func runLoop() {
+    private func runLoop(waitingInSDL: Bool) {
         var window = WindowState(title: title, rotation: rotation)
         defer {
             window.destroy()
@@ -145,7 +149,7 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
             }
         }
         while true {
-            if lock.withLock({ waitsInSDL }) {
+            if waitingInSDL {
                 var event = SDL_Event()
                 if SDL_WaitEvent(&event) != 0 { handle(event, window: &window) }
             } else {
@@ -160,9 +164,9 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
                 return (pending, ending)
             }
             if end { return }
-            if let next {
-                window.show(next.frame)
-                if let size = window.size { lock.withLock { openedSize = size } }
+            if let next, window.show(next.frame) {
+                let size = window.size
+                lock.withLock { openedSize = size }
             }
         }
     }
@@ -260,14 +264,16 @@ private struct WindowState {
         return true
     }
 
-    mutating func show(_ frame: Frame) {
+    /// Shows a frame; true when this opened the window.
+    mutating func show(_ frame: Frame) -> Bool {
         last = frame
-        if window == nil, !openWindow(for: frame.pointer) { return }
+        let opening = window == nil
+        if opening, !openWindow(for: frame.pointer) { return false }
         render(frame.pointer)
+        return opening
     }
 
-    var size: (width: Int32, height: Int32)? {
-        guard let window else { return nil }
+    var size: (width: Int32, height: Int32) {
         var width: Int32 = 0
         var height: Int32 = 0
         SDL_GetWindowSize(window, &width, &height)
@@ -278,12 +284,9 @@ private struct WindowState {
         if let last, renderer != nil { render(last.pointer) }
     }
 
-    /// Where the picture goes in the window: fitted, centred, unrotated
-    /// width and height (SDL turns it about the rectangle's centre).
-    private func target(for frame: UnsafeMutablePointer<AVFrame>) -> SDL_Rect {
-        var outputWidth: Int32 = 0
-        var outputHeight: Int32 = 0
-        SDL_GetRendererOutputSize(renderer, &outputWidth, &outputHeight)
+    /// Where the picture goes in an output of that size: fitted, centred,
+    /// unrotated width and height (SDL turns it about the rectangle's centre).
+    private func target(for frame: UnsafeMutablePointer<AVFrame>, outputWidth: Int32, outputHeight: Int32) -> SDL_Rect {
         let shown = displaySize(of: frame)
         let scale = min(Double(outputWidth) / Double(shown.width), Double(outputHeight) / Double(shown.height))
         let width = max(1, Int32((Double(shown.width) * scale).rounded()))
@@ -293,8 +296,12 @@ private struct WindowState {
     }
 
     private mutating func render(_ frame: UnsafeMutablePointer<AVFrame>) {
-        var rect = target(for: frame)
+        var outputWidth: Int32 = 0
+        var outputHeight: Int32 = 0
+        SDL_GetRendererOutputSize(renderer, &outputWidth, &outputHeight)
+        var rect = target(for: frame, outputWidth: outputWidth, outputHeight: outputHeight)
         let format = AVPixelFormat(frame.pointee.format)
+        let alpha = hasAlpha(format)
         let uploaded: Bool
         if !softwareRenderer && (format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P) {
             uploaded = uploadYUV(frame)
@@ -304,14 +311,11 @@ private struct WindowState {
             // the picture's size, and scales them itself.
             let width = softwareRenderer ? rect.w : frame.pointee.width
             let height = softwareRenderer ? rect.h : frame.pointee.height
-            uploaded = uploadConverted(frame, width: width, height: height, alpha: hasAlpha(format))
+            uploaded = uploadConverted(frame, width: width, height: height, alpha: alpha)
         }
         guard uploaded else { return }
-        var outputWidth: Int32 = 0
-        var outputHeight: Int32 = 0
-        SDL_GetRendererOutputSize(renderer, &outputWidth, &outputHeight)
         // Bars only where the picture leaves room (or when it has alpha, or turns).
-        if rect.w < outputWidth || rect.h < outputHeight || hasAlpha(format) || rotation != 0 {
+        if rect.w < outputWidth || rect.h < outputHeight || alpha || rotation != 0 {
             SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
             SDL_RenderClear(renderer)
         }
