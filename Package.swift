@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
     ],
     targets: [
         // C libraries from Debian's -dev packages. Each shim header wraps the
@@ -53,10 +54,16 @@ let package = Package(
             dependencies: ["MediaFeed", "MediaCache", "MediaEngine", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "MediaControl",
+            dependencies: ["MediaSession", "MediaFeed", "CLinux", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "mediaplay",
             dependencies: [
-                "MediaFeed", "MediaTerminal", "MediaCache", "MediaEngine", "MediaSession",
+                "MediaFeed", "MediaTerminal", "MediaCache", "MediaEngine", "MediaSession", "MediaControl",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -85,6 +92,7 @@ let package = Package(
         .testTarget(name: "MediaCacheTests", dependencies: ["MediaCache", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaSessionTests", dependencies: ["MediaSession", "MediaEngine", "MediaFeed", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaControlTests", dependencies: ["MediaControl", "MediaSession", "MediaFeed", "MediaEngine", "CLinux", "TestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "CModulesTests", dependencies: ["CFFmpeg", "CSDL2", "CCurl"], swiftSettings: swiftSettings),
         .testTarget(name: "EndToEndTests", dependencies: ["mediaplay", "MediaFeed", "TestSupport"], swiftSettings: swiftSettings),
     ]

@@ -177,8 +177,14 @@ public final class Player: @unchecked Sendable {
                 continuation.finish()
                 return
             }
-            continuations[nextSubscriber] = continuation
+            let key = nextSubscriber
+            continuations[key] = continuation
             nextSubscriber += 1
+            // A subscriber that stops listening is forgotten.
+            continuation.onTermination = { [weak self] _ in
+                guard let self else { return }
+                _ = condition.withLock { continuations.removeValue(forKey: key) }
+            }
         }
         return stream
     }
@@ -312,15 +318,16 @@ public final class Player: @unchecked Sendable {
     }
 
     func setState(_ new: PlayerState) {
-        condition.withLock {
+        let finished: [AsyncStream<PlayerEvent>.Continuation] = condition.withLock {
             state = new
             publish(.state(new))
-            if new.isFinal {
-                for continuation in continuations.values { continuation.finish() }
-                continuations.removeAll()
-            }
             condition.broadcast()
+            guard new.isFinal else { return [] }
+            defer { continuations.removeAll() }
+            return Array(continuations.values)
         }
+        // Outside the lock: finishing runs the streams' onTermination, which takes it.
+        for continuation in finished { continuation.finish() }
     }
 
     func publish(_ event: PlayerEvent) {

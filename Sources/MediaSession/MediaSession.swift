@@ -34,6 +34,8 @@ public struct ItemStatus: Codable, Sendable, Equatable {
     public var item: Int
     public var id: String
     public var title: String
+    /// "image", "audio" or "video" (nil for an invalid record).
+    public var kind: String?
     public var state: ItemState
     /// Seconds of media played (or where it will resume).
     public var position: Double
@@ -102,7 +104,8 @@ public final class MediaSession: @unchecked Sendable {
     /// The item a selector names (position or id), or `no-such-item`.
     public func item(_ selector: String) throws(SessionError) -> FeedItem {
         guard let item = feed.item(matching: selector) else {
-            throw SessionError(.noSuchItem, "no item \"\(selector)\" in the feed (\(feed.items.count) items)")
+            let range = feed.items.isEmpty ? "the feed is empty" : "use 1–\(feed.items.count) or an id from 'mediaplay list'"
+            throw SessionError(.noSuchItem, "no item \"\(selector)\" in the feed (\(range))")
         }
         return item
     }
@@ -124,7 +127,7 @@ public final class MediaSession: @unchecked Sendable {
     }
 
     private func statusLocked(_ item: FeedItem) -> ItemStatus {
-        var status = ItemStatus(item: item.position, id: item.id, title: item.title, state: .idle, position: 0)
+        var status = ItemStatus(item: item.position, id: item.id, title: item.title, kind: item.kind?.name, state: .idle, position: 0)
         if let player = players[item.position] {
             status.position = player.currentPosition
             status.duration = player.mediaInfo.flatMap { $0.isImage ? nil : $0.duration }
@@ -176,7 +179,7 @@ public final class MediaSession: @unchecked Sendable {
     @discardableResult
     public func toggle(_ item: FeedItem, onProgress: (@Sendable (ItemStatus) -> Void)? = nil) async throws(SessionError) -> ItemStatus {
         guard item.isValid else {
-            throw SessionError(.invalidItem, "item \(item.position) is invalid: \(item.invalidReason ?? "unusable record")")
+            throw SessionError(.invalidItem, "item \(item.position) \"\(item.title)\" is invalid: \(item.invalidReason ?? "unusable record")")
         }
         enum Step { case done(ItemStatus), start(Double) }
         let step: Step = lock.withLock {
@@ -212,7 +215,7 @@ public final class MediaSession: @unchecked Sendable {
             return status
         case let .start(position):
             let path = try await localFile(for: item, onProgress: onProgress)
-            return start(item, path: path, at: position)
+            return await start(item, path: path, at: position)
         }
     }
 
@@ -278,7 +281,9 @@ public final class MediaSession: @unchecked Sendable {
         }
     }
 
-    private func start(_ item: FeedItem, path: String, at position: Double) -> ItemStatus {
+    /// Starts a player and returns once its file is open (so the status has
+    /// the duration) or it failed.
+    private func start(_ item: FeedItem, path: String, at position: Double) async -> ItemStatus {
         var options = PlaybackOptions()
         options.clock = outputs.clock
         options.start = item.kind == .image ? 0 : position
@@ -288,6 +293,7 @@ public final class MediaSession: @unchecked Sendable {
             makeVideo(item, info, player)
         }
         let events = player.events()
+        let opening = player.events()
         lock.withLock {
             pauseCurrent(except: item.position)
             players[item.position]?.stop()
@@ -300,11 +306,19 @@ public final class MediaSession: @unchecked Sendable {
             for await event in events {
                 guard let self else { return }
                 if case let .state(state) = event {
-                    if state == .ended, let url = item.source?.description { positions?.remove(for: url) }
+                    // Played to the end: next time starts from the top. (A
+                    // player that was stopped is no longer registered, and
+                    // its saved position stays.)
+                    let isRegistered = lock.withLock { players[item.position] === player }
+                    if state == .ended, isRegistered, let url = item.source?.description { positions?.remove(for: url) }
                     if case let .failed(message) = state { lock.withLock { failures[item.position] = message } }
                 }
                 announce(item)
             }
+        }
+        for await event in opening {
+            if case .opened = event { break }
+            if case let .state(state) = event, state.isFinal { break }
         }
         return status(of: item)
     }

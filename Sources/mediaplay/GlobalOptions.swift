@@ -49,6 +49,11 @@ enum XDG {
         return home(environment) + "/.cache"
     }
 
+    static func stateHome(_ environment: [String: String]) -> String {
+        if let dir = environment["XDG_STATE_HOME"], dir.hasPrefix("/") { return dir }
+        return home(environment) + "/.local/state"
+    }
+
     static func home(_ environment: [String: String]) -> String {
         environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
     }

@@ -26,7 +26,10 @@ struct Mediaplay: AsyncParsableCommand {
               mediaplay --generate-completion-script bash > /etc/bash_completion.d/mediaplay
             """,
         version: version,
-        subcommands: [ListCommand.self, PlayCommand.self, ScriptCommand.self, FetchCommand.self, CacheCommand.self],
+        subcommands: [
+            ListCommand.self, PlayCommand.self, ToggleCommand.self, StatusCommand.self, StopCommand.self, QuitCommand.self,
+            ScriptCommand.self, FetchCommand.self, CacheCommand.self, DaemonCommand.self,
+        ],
         defaultSubcommand: ListCommand.self
     )
 

@@ -1,0 +1,116 @@
+import Foundation
+
+/// Why a client got no answer it could use.
+public enum ControlClientError: Error, CustomStringConvertible, Sendable {
+    /// Nobody answers at the socket (and starting a daemon did not help).
+    case unreachable(String)
+    /// The daemon answered with an error.
+    case refused(ControlError)
+    /// The daemon's answer made no sense.
+    case protocolError(String)
+
+    public var description: String {
+        switch self {
+        case let .unreachable(message), let .protocolError(message): return message
+        case let .refused(error): return error.message
+        }
+    }
+}
+
+/// A connection to the background player: blocking calls, for short-lived
+/// command-line clients (one request, its reply, maybe some events).
+public final class ControlClient: @unchecked Sendable {
+    private let socket: UnixSocket
+    private var splitter = LineSplitter(maximumLength: 64 << 20)
+    private var lines: [[UInt8]] = []
+    private var nextID = 1
+
+    init(socket: UnixSocket) {
+        self.socket = socket
+    }
+
+    /// Connects to a running daemon; nil when nobody listens there (no
+    /// socket, or a stale one).
+    public static func connect(_ paths: ControlPaths) throws(ControlClientError) -> ControlClient? {
+        do {
+            return ControlClient(socket: try UnixSocket.connected(to: paths.socket))
+        } catch {
+            switch error.code {
+            case ENOENT, ECONNREFUSED: return nil
+            default: throw .unreachable("cannot reach the background player at \(paths.socket): \(error)")
+            }
+        }
+    }
+
+    /// Sends `request` (numbered here) and returns its result, passing the
+    /// events that arrive first to `onEvent`.
+    public func call<Result: Decodable>(
+        _ request: ControlRequest, as: Result.Type, onEvent: (ControlEvent) -> Void = { _ in }
+    ) throws(ControlClientError) -> Result {
+        var request = request
+        request.id = nextID
+        nextID += 1
+        do {
+            try socket.write(ControlJSON.line(request))
+        } catch {
+            throw .unreachable("the background player hung up (\(error))")
+        }
+        while true {
+            let line = try nextLine()
+            let data = Data(line)
+            if let event = try? JSONDecoder().decode(ControlEvent.self, from: data) {
+                onEvent(event)
+                continue
+            }
+            guard let header = try? JSONDecoder().decode(ReplyHeader.self, from: data) else {
+                throw .protocolError("the background player sent something that is not a reply: \(String(decoding: line.prefix(200), as: UTF8.self))")
+            }
+            // A reply without an id is for the connection (refused, too many clients).
+            if header.id != nil && header.id != request.id { continue }
+            if let error = header.error { throw .refused(error) }
+            do {
+                guard let result = try JSONDecoder().decode(ResultOnly<Result>.self, from: data).result else {
+                    throw ControlClientError.protocolError("the background player's reply has no result")
+                }
+                return result
+            } catch let error as ControlClientError {
+                throw error
+            } catch {
+                throw .protocolError("the background player's reply is not what this client understands (\(error)); is it another version?")
+            }
+        }
+    }
+
+    /// Waits for the next event (after an `observe` call).
+    public func nextEvent() throws(ControlClientError) -> ControlEvent {
+        while true {
+            let line = try nextLine()
+            if let event = try? JSONDecoder().decode(ControlEvent.self, from: Data(line)) { return event }
+        }
+    }
+
+    private struct ReplyHeader: Decodable {
+        var id: Int?
+        var ok: Bool
+        var error: ControlError?
+    }
+
+    private struct ResultOnly<Result: Decodable>: Decodable {
+        var result: Result?
+    }
+
+    private func nextLine() throws(ControlClientError) -> [UInt8] {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
+        defer { buffer.deallocate() }
+        while lines.isEmpty {
+            let count = socket.read(into: buffer)
+            if count == 0 {
+                throw .unreachable("the background player closed the connection (did it quit? see 'mediaplay status')")
+            }
+            for piece in splitter.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) {
+                if case let .line(line) = piece { lines.append(line) }
+            }
+        }
+        return lines.removeFirst()
+    }
+}

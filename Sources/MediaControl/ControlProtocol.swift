@@ -1,0 +1,209 @@
+import Foundation
+import MediaSession
+
+// The JSON-lines protocol of the background player (docs/PROTOCOL.md).
+// One JSON object per line each way: requests carry an `id` that their reply
+// repeats; events carry `event` instead.
+
+/// Where the background player listens, and its other files, for a runtime dir.
+public struct ControlPaths: Sendable {
+    public let runtimeDirectory: String
+
+    public init(runtimeDirectory: String) {
+        self.runtimeDirectory = runtimeDirectory
+    }
+
+    public var socket: String { runtimeDirectory + "/mediaplay.sock" }
+    /// Held (flock) by the running daemon: one per runtime dir.
+    public var lock: String { runtimeDirectory + "/mediaplay.lock" }
+}
+
+/// The longest request line the daemon reads (a toggle is ~40 bytes).
+public let maximumRequestLength = 64 * 1024
+
+/// A request, as sent by a client.
+public struct ControlRequest: Codable, Sendable, Equatable {
+    public enum Command: String, Codable, Sendable, CaseIterable {
+        case toggle, status, seek, stop, observe, quit
+    }
+
+    public var id: Int?
+    public var cmd: String
+    /// The item: its number in the feed, or its id.
+    public var item: ItemSelector?
+    /// `seek`: the time to go to.
+    public var seconds: Double?
+    /// `toggle`: false replies at once instead of after any download.
+    public var wait: Bool?
+    /// The feed the client means; the daemon refuses a request for another.
+    public var feed: String?
+
+    public init(id: Int?, cmd: Command, item: ItemSelector? = nil, seconds: Double? = nil, wait: Bool? = nil, feed: String? = nil) {
+        self.id = id
+        self.cmd = cmd.rawValue
+        self.item = item
+        self.seconds = seconds
+        self.wait = wait
+        self.feed = feed
+    }
+}
+
+/// An item as a request names it: `3` or `"sintel"`.
+public enum ItemSelector: Codable, Sendable, Equatable, CustomStringConvertible {
+    case number(Int)
+    case id(String)
+
+    /// Digits become a number, anything else an id.
+    public init(_ text: String) {
+        if let number = Int(text) { self = .number(number) } else { self = .id(text) }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let number = try? container.decode(Int.self) {
+            self = .number(number)
+        } else {
+            self = .id(try container.decode(String.self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case let .number(number): try container.encode(number)
+        case let .id(id): try container.encode(id)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .number(number): return String(number)
+        case let .id(id): return id
+        }
+    }
+}
+
+/// Why a request failed. The session's own codes, plus the protocol's.
+public struct ControlError: Error, Codable, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Codable, Sendable, CaseIterable {
+        case noSuchItem = "no-such-item"
+        case invalidItem = "invalid-item"
+        case downloadFailed = "download-failed"
+        case playbackFailed = "playback-failed"
+        case badRequest = "bad-request"
+        case unknownCommand = "unknown-command"
+        case lineTooLong = "line-too-long"
+        case forbidden
+        case wrongFeed = "wrong-feed"
+        case shuttingDown = "shutting-down"
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public init(_ error: SessionError) {
+        self.code = Code(rawValue: error.code.rawValue) ?? .badRequest
+        self.message = error.message
+    }
+
+    public var description: String { message }
+}
+
+/// `status`: what the daemon plays, and every item that is not idle.
+public struct DaemonStatus: Codable, Sendable, Equatable {
+    public var current: ItemStatus?
+    public var items: [ItemStatus]
+    public var feed: String
+    public var pid: Int32
+    public var version: String
+
+    public init(current: ItemStatus?, items: [ItemStatus], feed: String, pid: Int32, version: String) {
+        self.current = current
+        self.items = items
+        self.feed = feed
+        self.pid = pid
+        self.version = version
+    }
+}
+
+/// An empty result (`observe`, `quit`, `stop` with nothing playing).
+public struct EmptyResult: Codable, Sendable, Equatable {
+    public init() {}
+}
+
+/// A reply: `{"id":7,"ok":true,"result":{...}}` or `{"id":7,"ok":false,"error":{...}}`.
+public struct ControlReply<Result: Codable & Sendable>: Codable, Sendable {
+    public var id: Int?
+    public var ok: Bool
+    public var result: Result?
+    public var error: ControlError?
+
+    public static func success(_ id: Int?, _ result: Result) -> ControlReply {
+        ControlReply(id: id, ok: true, result: result, error: nil)
+    }
+
+    public static func failure(_ id: Int?, _ error: ControlError) -> ControlReply {
+        ControlReply(id: id, ok: false, result: nil, error: error)
+    }
+
+    // `id` is written even when null, so every reply has the same shape.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(ok, forKey: .ok)
+        try container.encodeIfPresent(result, forKey: .result)
+        try container.encodeIfPresent(error, forKey: .error)
+    }
+}
+
+/// An event: `{"event":"state","item":3,"state":"playing","position":1.25,...}`,
+/// the item's status with the event's name. `state` events come on changes
+/// of state, `position` events about ten times a second while playing, and
+/// `progress` events while downloading.
+public struct ControlEvent: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable {
+        case state, position, progress
+    }
+
+    public var event: Kind
+    public var status: ItemStatus
+
+    public init(_ event: Kind, _ status: ItemStatus) {
+        self.event = event
+        self.status = status
+    }
+
+    private enum CodingKeys: String, CodingKey { case event }
+
+    public init(from decoder: any Decoder) throws {
+        event = try decoder.container(keyedBy: CodingKeys.self).decode(Kind.self, forKey: .event)
+        status = try ItemStatus(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(event, forKey: .event)
+        try status.encode(to: encoder)
+    }
+}
+
+/// JSON for the wire: one line, no escaped slashes, keys in a stable order.
+enum ControlJSON {
+    static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    /// The value as one line, newline included.
+    static func line(_ value: some Encodable) -> [UInt8] {
+        var bytes = (try? [UInt8](encoder().encode(value))) ?? Array(#"{"id":null,"ok":false,"error":{"code":"bad-request","message":"unencodable reply"}}"#.utf8)
+        bytes.append(0x0A)
+        return bytes
+    }
+}

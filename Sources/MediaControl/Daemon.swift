@@ -1,0 +1,143 @@
+import Foundation
+import Logging
+import MediaSession
+
+/// Why the daemon cannot take its runtime directory.
+public struct DaemonError: Error, CustomStringConvertible, Sendable {
+    public enum Kind: Sendable { case alreadyRunning, unusableDirectory }
+    public let kind: Kind
+    public let message: String
+    public var description: String { message }
+}
+
+/// The background player's process: owns the runtime directory (one daemon
+/// per directory, held by a lock), serves the socket, and on `quit`, SIGTERM
+/// or SIGINT stops playback, saves positions and removes the socket.
+public final class Daemon: @unchecked Sendable {
+    public let paths: ControlPaths
+    private let logger: Logger
+    private var lockDescriptor: Int32 = -1
+    private let quitRequests = AsyncStream<Void>.makeStream()
+    private var signalSources: [any DispatchSourceSignal] = []
+
+    public init(paths: ControlPaths, logger: Logger) {
+        self.paths = paths
+        self.logger = logger
+    }
+
+    deinit {
+        if lockDescriptor >= 0 { close(lockDescriptor) }
+    }
+
+    /// Takes the runtime directory: creates it (0700) or checks that it is
+    /// ours and private, then takes its lock. A daemon that is quitting gets
+    /// `patience` seconds to let go.
+    public func claim(patience: Double = 3) throws(DaemonError) {
+        try Self.prepareDirectory(paths.runtimeDirectory)
+        let descriptor = open(paths.lock, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw DaemonError(kind: .unusableDirectory, message: "cannot open \(paths.lock): \(String(cString: strerror(errno)))")
+        }
+        let deadline = Date().addingTimeInterval(patience)
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR, Date() < deadline else {
+                let holder = (try? String(contentsOfFile: paths.lock, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+                close(descriptor)
+                throw DaemonError(
+                    kind: .alreadyRunning,
+                    message: "a background player already runs for \(paths.runtimeDirectory)\(holder.map { $0.isEmpty ? "" : " (pid \($0))" } ?? "") (stop it with 'mediaplay quit')"
+                )
+            }
+            usleep(50_000)
+        }
+        ftruncate(descriptor, 0)
+        let pid = Array("\(getpid())\n".utf8)
+        _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        lockDescriptor = descriptor
+    }
+
+    static func prepareDirectory(_ path: String) throws(DaemonError) {
+        if mkdir(path, 0o700) != 0 && errno == ENOENT {
+            // A missing parent ($XDG_RUNTIME_DIR itself, or a --runtime-dir's).
+            try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            _ = mkdir(path, 0o700)
+        }
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            throw DaemonError(kind: .unusableDirectory, message: "cannot create the runtime directory \(path): \(String(cString: strerror(errno))) (pass --runtime-dir DIR)")
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw DaemonError(kind: .unusableDirectory, message: "the runtime directory \(path) is not a directory (pass --runtime-dir DIR)")
+        }
+        guard info.st_uid == getuid() else {
+            throw DaemonError(kind: .unusableDirectory, message: "the runtime directory \(path) belongs to uid \(info.st_uid), not to you (pass --runtime-dir DIR)")
+        }
+        if info.st_mode & 0o077 != 0 { chmod(path, 0o700) }
+    }
+
+    /// Serves until told to quit (by `quit`, or with `handleSignals` by
+    /// SIGTERM and SIGINT). The lock must be held (`claim`).
+    public func serve(
+        session: MediaSession, feed: String, version: String, saveInterval: Double, handleSignals: Bool = true
+    ) async throws(SocketError) {
+        precondition(lockDescriptor >= 0, "claim() first")
+        // We hold the lock, so a socket file left here belongs to a daemon
+        // that died: replace it.
+        if unlink(paths.socket) == 0 { logger.info("replaced a stale socket at \(paths.socket)") }
+        let listener = try UnixSocket.listening(at: paths.socket)
+        let service = ControlService(session: session, feed: feed, version: version) { [quitRequests] in quitRequests.continuation.yield() }
+        let logger = self.logger
+        let server = ControlServer(listener: listener, log: { logger.warning("\($0)") }) { piece, connection in
+            await service.answer(piece, on: connection)
+        }
+        server.start()
+        if handleSignals { quitOnSignals() }
+        logger.info("listening on \(paths.socket) (pid \(getpid()), feed \(feed))")
+
+        let saver = Task.detached { await Self.savePositions(of: session, every: saveInterval) }
+        for await _ in quitRequests.stream { break }
+
+        logger.info("quitting: saving positions")
+        saver.cancel()
+        unlink(paths.socket)
+        await server.stop()
+        await session.shutdown()
+        // Last: a new daemon may take the directory from here on.
+        close(lockDescriptor)
+        lockDescriptor = -1
+        logger.info("stopped")
+    }
+
+    /// Ends `serve` as the `quit` request does.
+    public func quit() {
+        quitRequests.continuation.yield()
+    }
+
+    /// SIGTERM and SIGINT end the daemon the way `quit` does.
+    private func quitOnSignals() {
+        for signalNumber in [SIGTERM, SIGINT, SIGHUP] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { [quitRequests, logger] in
+                logger.info("signal \(signalNumber)")
+                if signalNumber != SIGHUP { quitRequests.continuation.yield() }
+            }
+            source.resume()
+            signalSources.append(source)
+        }
+    }
+
+    /// Saves the playing item's position every `interval` seconds of play
+    /// (and only then: a paused or idle daemon does nothing), so a crash
+    /// loses at most that much.
+    private static func savePositions(of session: MediaSession, every interval: Double) async {
+        let saving = DispatchQueue(label: "mediaplay.save-positions")
+        var lastSave = ContinuousClock.now
+        for await status in session.events() where status.state == .playing {
+            guard ContinuousClock.now - lastSave >= .seconds(interval) else { continue }
+            lastSave = ContinuousClock.now
+            // SQLite writes (and fsyncs) off the cooperative pool.
+            saving.async { session.savePositions() }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Logging
+
+/// swift-log output to a file: one line per message, with the time and level.
+/// The file starts over (the old one kept as `.1`) once it passes 1 MiB.
+public struct FileLogHandler: LogHandler {
+    public var logLevel: Logger.Level = .info
+    public var metadata: Logger.Metadata = [:]
+    private let file: LogFile
+
+    public init(path: String) {
+        file = LogFile(path: path)
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        let time = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+        file.append("\(time) \(event.level) \(event.message)\n")
+    }
+}
+
+final class LogFile: @unchecked Sendable {
+    static let maximumSize: off_t = 1 << 20
+    private let path: String
+    private let lock = NSLock()
+    private var descriptor: Int32 = -1
+
+    init(path: String) {
+        self.path = path
+        try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        var info = stat()
+        if stat(path, &info) == 0, info.st_size > Self.maximumSize { rename(path, path + ".1") }
+        descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+    }
+
+    deinit { if descriptor >= 0 { close(descriptor) } }
+
+    func append(_ line: String) {
+        let bytes = Array(line.utf8)
+        lock.withLock {
+            guard descriptor >= 0 else { return }
+            _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        }
+    }
+}

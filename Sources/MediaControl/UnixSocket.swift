@@ -1,0 +1,171 @@
+import CLinux
+import Foundation
+
+/// A failed socket call, with the operation and the system's reason.
+public struct SocketError: Error, CustomStringConvertible, Sendable {
+    public let operation: String
+    public let code: Int32
+
+    init(_ operation: String, code: Int32 = errno) {
+        self.operation = operation
+        self.code = code
+    }
+
+    public var description: String { "\(operation): \(String(cString: strerror(code)))" }
+}
+
+/// A stream socket in the Unix domain that closes its descriptor exactly once.
+/// Blocking calls on it belong on dedicated threads, never on Swift's
+/// cooperative pool.
+public final class UnixSocket: @unchecked Sendable {
+    public let descriptor: Int32
+    private let closed = NSLock()
+    private var isClosed = false
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    deinit { close() }
+
+    /// Binds and listens at `path` (which must not exist), readable and
+    /// writable by the owner only.
+    public static func listening(at path: String, backlog: Int32 = 128) throws(SocketError) -> UnixSocket {
+        let socket = try make()
+        var address = try socketAddress(path)
+        // The mode is set at creation, so the socket is never open to others.
+        let previousMask = umask(0o177)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket.descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        umask(previousMask)
+        guard bound == 0 else { throw SocketError("bind \(path)") }
+        guard listen(socket.descriptor, backlog) == 0 else { throw SocketError("listen \(path)") }
+        return socket
+    }
+
+    /// Connects to the socket at `path`.
+    public static func connected(to path: String) throws(SocketError) -> UnixSocket {
+        let socket = try make()
+        var address = try socketAddress(path)
+        while true {
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket.descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            if result == 0 { return socket }
+            if errno != EINTR { throw SocketError("connect \(path)") }
+        }
+    }
+
+    private static func make() throws(SocketError) -> UnixSocket {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw SocketError("socket") }
+        return UnixSocket(descriptor: descriptor)
+    }
+
+    private static func socketAddress(_ path: String) throws(SocketError) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard bytes.count < capacity else {
+            throw SocketError("socket path \(path) is longer than \(capacity - 1) bytes (use a shorter --runtime-dir)", code: ENAMETOOLONG)
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            buffer.copyBytes(from: bytes)
+        }
+        return address
+    }
+
+    /// Waits for the next client; nil once the socket has been shut down.
+    public func accept() -> UnixSocket? {
+        while true {
+            let client = accept4(descriptor, __SOCKADDR_ARG(), nil, Int32(SOCK_CLOEXEC.rawValue))
+            if client >= 0 { return UnixSocket(descriptor: client) }
+            switch errno {
+            case EINTR, ECONNABORTED: continue
+            // Out of descriptors: leave the waiting client in the backlog a moment.
+            case EMFILE, ENFILE, ENOBUFS, ENOMEM: usleep(10_000)
+            default: return nil
+            }
+        }
+    }
+
+    /// Reads what is available (up to the buffer's size); 0 at end of stream.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        while true {
+            let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
+            if count >= 0 { return count }
+            if errno != EINTR { return 0 }
+        }
+    }
+
+    /// Writes every byte, or throws (a closed peer is an error, never SIGPIPE).
+    public func write(_ bytes: some Collection<UInt8>) throws(SocketError) {
+        // Closed already: the number may belong to another socket by now.
+        guard closed.withLock({ !isClosed }) else { throw SocketError("send", code: EBADF) }
+        let array = Array(bytes)
+        var offset = 0
+        while offset < array.count {
+            let count = array.withUnsafeBytes { buffer in
+                send(descriptor, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SocketError("send")
+            }
+            offset += count
+        }
+    }
+
+    /// The user and process at the other end.
+    public func peerCredentials() -> (uid: uid_t, pid: pid_t)? {
+        var uid: UInt32 = 0
+        var pid: Int32 = 0
+        guard mp_peer_credentials(descriptor, &uid, &pid) == 0 else { return nil }
+        return (uid, pid)
+    }
+
+    /// Gives up on a peer that stops reading for this long.
+    public func setSendTimeout(seconds: Int) {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Gives up waiting for the peer after this long (clients only).
+    public func setReceiveTimeout(seconds: Double) {
+        var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Ends both directions: a thread blocked in `accept` or `read` returns.
+    public func shutdown() {
+        closed.withLock {
+            if !isClosed { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    /// Ends the writing side: the peer reads end of stream after our last byte.
+    public func shutdownWriting() {
+        closed.withLock {
+            if !isClosed { _ = Glibc.shutdown(descriptor, Int32(SHUT_WR)) }
+        }
+    }
+
+    /// Ends the reading side: a blocked `read` returns end of stream, while
+    /// lines already queued can still be written.
+    public func shutdownReading() {
+        closed.withLock {
+            if !isClosed { _ = Glibc.shutdown(descriptor, Int32(SHUT_RD)) }
+        }
+    }
+
+    /// Closes the descriptor (once). Close from the thread that writes, so
+    /// no write can reach a number the system has handed out again.
+    public func close() {
+        closed.withLock {
+            if !isClosed { _ = Glibc.close(descriptor) }
+            isClosed = true
+        }
+    }
+}

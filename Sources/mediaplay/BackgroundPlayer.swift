@@ -1,0 +1,106 @@
+import Foundation
+import MediaControl
+import MediaSession
+import MediaTerminal
+
+/// What the client commands (`toggle`, `status`, `stop`, `quit`) share: where
+/// the daemon lives, how to start it, and how its answers become output and
+/// exit codes.
+enum BackgroundPlayer {
+    static func paths(_ global: GlobalOptions) -> ControlPaths {
+        ControlPaths(runtimeDirectory: global.runtimeDirectory)
+    }
+
+    /// `$XDG_STATE_HOME/mediaplay`: the daemon's log and resume positions.
+    static func stateDirectory(_ global: GlobalOptions) -> String {
+        XDG.stateHome(global.environment) + "/mediaplay"
+    }
+
+    static func logPath(_ global: GlobalOptions) -> String { stateDirectory(global) + "/daemon.log" }
+
+    /// The daemon's command line: this program, with the client's feed,
+    /// cache and runtime directory.
+    static func daemonCommand(_ global: GlobalOptions, feed: String) -> [String] {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? absolutePath(CommandLine.arguments[0])
+        return [
+            executable, "daemon", "--foreground",
+            "--feed", feed, "--cache-dir", global.cacheDirectory, "--runtime-dir", global.runtimeDirectory,
+        ]
+    }
+
+    /// Connects to the daemon, starting it first when `start` is set.
+    static func connect(_ global: GlobalOptions, start: Bool) throws(CLIError) -> ControlClient? {
+        do {
+            if start {
+                let feed = try feedIdentity(global)
+                return try DaemonLauncher.connect(paths(global), starting: daemonCommand(global, feed: feed), logPath: logPath(global))
+            }
+            return try ControlClient.connect(paths(global))
+        } catch let error as ControlClientError {
+            throw cliError(error)
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError("\(error)", exitCode: .failure)
+        }
+    }
+
+    /// The feed as the daemon knows it: an absolute path, or the URL.
+    static func feedIdentity(_ global: GlobalOptions) throws(CLIError) -> String {
+        let feed = try global.feedLocation()
+        return feed.contains("://") ? feed : absolutePath(feed)
+    }
+
+    /// One line, with the exit code the documentation promises: no such item
+    /// 66, invalid item 65, download failed or daemon unreachable 69.
+    static func cliError(_ error: any Error) -> CLIError {
+        guard let error = error as? ControlClientError else { return CLIError("\(error)", exitCode: .failure) }
+        switch error {
+        case let .unreachable(message):
+            return CLIError(message, exitCode: .unavailable)
+        case let .protocolError(message):
+            return CLIError(message, exitCode: .unavailable)
+        case let .refused(refusal):
+            switch refusal.code {
+            case .noSuchItem: return CLIError(refusal.message, exitCode: .noInput)
+            case .invalidItem: return CLIError(refusal.message + " (fix the feed, see docs/FEED.md)", exitCode: .dataError)
+            case .downloadFailed, .wrongFeed, .forbidden, .shuttingDown: return CLIError(refusal.message, exitCode: .unavailable)
+            case .badRequest, .unknownCommand, .lineTooLong: return CLIError(refusal.message, exitCode: .usage)
+            case .playbackFailed: return CLIError(refusal.message, exitCode: .failure)
+            }
+        }
+    }
+}
+
+/// The one-line descriptions of an item's state that the client commands print.
+enum StatusText {
+    /// `▶ playing 3 "Title" 00:00/03:20`, `⏸ paused 3 "Title" at 01:02`, ...
+    static func line(_ status: ItemStatus) -> String {
+        let name = "\(status.item) \"\(status.title)\""
+        let isImage = status.kind == "image"
+        switch status.state {
+        case .playing:
+            if isImage { return "▶ showing \(name)" }
+            return "▶ playing \(name) \(clock(status.position))/\(status.duration.map(clock) ?? "--:--")"
+        case .paused:
+            return "⏸ paused \(name) at \(clock(status.position))"
+        case .downloading:
+            return "⤓ downloading \(name)\(status.progress.map { " \(Int($0 * 100))%" } ?? "")"
+        case .ended:
+            return "■ ended \(name)"
+        case .failed:
+            return "✗ failed \(name): \(status.error ?? "unknown error")"
+        case .idle:
+            if isImage { return "■ closed \(name)" }
+            return "■ stopped \(name)\(status.position > 0 ? " at \(clock(status.position))" : "")"
+        }
+    }
+
+    /// "03:20", or "1:05:03" past an hour.
+    static func clock(_ seconds: Double) -> String {
+        let total = Int(max(seconds, 0).rounded(.down))
+        let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(two(m)):\(two(s))"
+    }
+}

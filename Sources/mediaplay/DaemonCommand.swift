@@ -1,0 +1,119 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MediaControl
+import MediaEngine
+import MediaFeed
+import MediaSession
+
+struct DaemonCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "daemon",
+        abstract: "Run the background player that toggle, status, stop and quit talk to.",
+        discussion: """
+            'mediaplay toggle' starts it when it is not running, so you rarely need this. \
+            It serves JSON lines on RUNTIME-DIR/mediaplay.sock (see docs/PROTOCOL.md), \
+            one background player per runtime directory, for your user only. It logs to \
+            $XDG_STATE_HOME/mediaplay/daemon.log and keeps resume positions in \
+            $XDG_STATE_HOME/mediaplay/positions.sqlite. 'mediaplay quit', SIGTERM or \
+            SIGINT end it cleanly (positions saved, socket removed).
+
+            Examples:
+              mediaplay daemon                  start it in the background
+              mediaplay daemon --foreground     run it in this terminal (^C ends it)
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(name: .long, help: "Run in this process instead of starting a detached one.")
+    var foreground = false
+
+    @Option(name: .customLong("save-interval"), help: ArgumentHelp("Seconds of playback between saves of the resume position.", valueName: "seconds"))
+    var saveInterval = 5.0
+
+    func validate() throws {
+        if !(saveInterval > 0) || !saveInterval.isFinite { throw ValidationError("--save-interval takes a number of seconds above 0") }
+    }
+
+    func run() async throws {
+        try await runReportingErrorsAsync {
+            let feed = try BackgroundPlayer.feedIdentity(global)
+            if foreground {
+                try await serve(feed: feed)
+            } else {
+                try startDetached(feed: feed)
+            }
+        }
+    }
+
+    private func startDetached(feed: String) throws(CLIError) {
+        if let client = try BackgroundPlayer.connect(global, start: false),
+           let status = try? client.call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self) {
+            FileHandle.standardError.write(Data("mediaplay: the background player already runs (pid \(status.pid), feed \(status.feed))\n".utf8))
+            return
+        }
+        guard let client = try BackgroundPlayer.connect(global, start: true) else { return }
+        let status = try? client.call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self)
+        FileHandle.standardError.write(Data("mediaplay: background player started (pid \(status.map { String($0.pid) } ?? "?"), log: \(BackgroundPlayer.logPath(global)))\n".utf8))
+    }
+
+    private func serve(feed: String) async throws(CLIError) {
+        let logPath = BackgroundPlayer.logPath(global)
+        let logger = Logger(label: "mediaplay.daemon") { _ in FileLogHandler(path: logPath) }
+        let daemon = Daemon(paths: BackgroundPlayer.paths(global), logger: logger)
+        do {
+            try daemon.claim()
+        } catch {
+            throw CLIError(error.message, exitCode: .unavailable)
+        }
+        let loaded = try FeedLoading.load(feed)
+        let cache = try CacheAccess.open(global)
+        let positionsPath = BackgroundPlayer.stateDirectory(global) + "/positions.sqlite"
+        let positions: PositionStore
+        do {
+            positions = try PositionStore(path: positionsPath)
+        } catch {
+            throw CLIError("cannot open the resume positions at \(positionsPath): \(error)", exitCode: .ioError)
+        }
+        let session = MediaSession(feed: loaded.feed, cache: cache, positions: positions, outputs: Self.outputs(logger: logger))
+        FileHandle.standardError.write(Data("mediaplay: background player listening on \(daemon.paths.socket) (log: \(logPath))\n".utf8))
+        do {
+            try await daemon.serve(session: session, feed: feed, version: Mediaplay.version, saveInterval: saveInterval)
+        } catch {
+            throw CLIError("cannot listen on \(daemon.paths.socket): \(error)", exitCode: .unavailable)
+        }
+    }
+
+    /// The device and a window, as `play` uses them; no device means silent
+    /// real-time playback, no display means a video's audio only.
+    private static func outputs(logger: Logger) -> SessionOutputs {
+        SessionOutputs(
+            clock: .realTime,
+            makeAudioSink: {
+                do {
+                    return try SDLAudioSink()
+                } catch {
+                    logger.warning("no audio device (\(error)); playing silently in real time")
+                    return NullSink()
+                }
+            },
+            makeVideoSink: { item, info, player in
+                do {
+                    let window = try SDLVideoSink(title: item.title, rotation: info.rotation)
+                    window.onInput { input in
+                        switch input {
+                        case .togglePause: player.toggle()
+                        case let .seek(by: seconds): player.seek(by: seconds)
+                        case .quit: player.stop()
+                        }
+                    }
+                    return window
+                } catch {
+                    logger.warning("item \(item.position): no window (\(error))\(info.hasAudio ? "; playing the audio only" : "")")
+                    return nil
+                }
+            }
+        )
+    }
+}

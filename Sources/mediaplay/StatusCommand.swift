@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import MediaControl
+import MediaSession
+import MediaTerminal
+
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show what the background player is doing.",
+        discussion: """
+            Prints the current item's state and position, then any other item that is \
+            paused, downloading, ended or failed. With --follow, keeps printing changes \
+            as they happen until interrupted (--json: one JSON event per line, see \
+            docs/PROTOCOL.md). Does not start the background player; exit status 69 when \
+            it is not running (3 with --follow once it quits).
+
+            Examples:
+              mediaplay status
+              mediaplay status --json | jq .current.position
+              mediaplay status --follow
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(name: .long, help: "Print JSON (the protocol's status result; with --follow, its events).")
+    var json = false
+
+    @Flag(name: .long, help: "Keep printing state changes as they happen.")
+    var follow = false
+
+    func run() throws {
+        try runReportingErrors {
+            guard let client = try BackgroundPlayer.connect(global, start: false) else {
+                throw CLIError("the background player is not running (start it with 'mediaplay toggle N')", exitCode: .unavailable)
+            }
+            let command: ControlRequest.Command = follow ? .observe : .status
+            let status: DaemonStatus
+            do {
+                status = try client.call(ControlRequest(id: nil, cmd: command), as: DaemonStatus.self)
+            } catch {
+                throw BackgroundPlayer.cliError(error)
+            }
+            if json && !follow {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                print(String(decoding: (try? encoder.encode(status)) ?? Data(), as: UTF8.self))
+                return
+            }
+            if !json { printSummary(status) }
+            fflush(nil)
+            if follow { try followEvents(client) }
+        }
+    }
+
+    private func printSummary(_ status: DaemonStatus) {
+        if let current = status.current {
+            print(StatusText.line(current))
+        } else {
+            print("■ nothing playing")
+        }
+        for item in status.items where item.item != status.current?.item {
+            print("  " + StatusText.line(item))
+        }
+    }
+
+    /// Prints events until the daemon goes: JSON lines as they come, or a
+    /// line per change of state (on a terminal, the position ticks in place).
+    private func followEvents(_ client: ControlClient) throws(CLIError) {
+        let terminal = TerminalInfo.detect(fd: 1, environment: global.environment)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let live = terminal.animates && !json ? LiveRegion(output: .standardOutput, width: terminal.width) : nil
+        while true {
+            let event: ControlEvent
+            do {
+                event = try client.nextEvent()
+            } catch {
+                live?.draw([])
+                throw CLIError("the background player quit", exitCode: .unavailable)
+            }
+            // Written at once (print would buffer a pipe's lines).
+            if json {
+                FileHandle.standardOutput.write((try? encoder.encode(event)) ?? Data())
+                FileHandle.standardOutput.write(Data("\n".utf8))
+            } else if let live {
+                live.draw([StatusText.line(event.status)])
+            } else if event.event == .state {
+                FileHandle.standardOutput.write(Data((StatusText.line(event.status) + "\n").utf8))
+            }
+        }
+    }
+}

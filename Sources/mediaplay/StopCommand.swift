@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import MediaControl
+import MediaSession
+
+struct StopCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stop",
+        abstract: "Stop playback in the background player (its position is kept for the next toggle).",
+        discussion: "Does nothing when the background player is not running."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try runReportingErrors {
+            guard let client = try BackgroundPlayer.connect(global, start: false) else {
+                print("■ nothing playing")
+                return
+            }
+            do {
+                if let status = try? client.call(ControlRequest(id: nil, cmd: .stop), as: ItemStatus.self) {
+                    print(StatusText.line(status))
+                } else {
+                    print("■ nothing playing")
+                }
+            }
+        }
+    }
+}
+
+struct QuitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "quit",
+        abstract: "End the background player (playback stops, positions are saved).",
+        discussion: "Does nothing when the background player is not running."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        try runReportingErrors {
+            guard let client = try BackgroundPlayer.connect(global, start: false) else {
+                FileHandle.standardError.write(Data("mediaplay: the background player is not running\n".utf8))
+                return
+            }
+            do {
+                _ = try client.call(ControlRequest(id: nil, cmd: .quit), as: EmptyResult.self)
+            } catch {
+                throw BackgroundPlayer.cliError(error)
+            }
+            // The daemon closes the connection once it has stopped.
+            _ = try? client.nextEvent()
+            FileHandle.standardError.write(Data("mediaplay: background player stopped\n".utf8))
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import MediaControl
+import MediaSession
+import MediaTerminal
+
+struct ToggleCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "toggle",
+        abstract: "Play an item in the background player, pause it if it plays, resume it if paused.",
+        discussion: """
+            Starts the background player when it is not running. Playing another item \
+            pauses the current one (its position is kept); an ended item plays again \
+            from the start; an image opens its window, and a second toggle closes it. \
+            Prints the new state in one line. When the item must be downloaded first, \
+            shows the progress until playback starts (--no-wait returns at once).
+
+            Exit status: 0 ok, 65 invalid item, 66 no such item, 69 download failed or \
+            the background player unreachable.
+
+            Examples:
+              mediaplay toggle 2          ▶ playing 2 "Title" 00:00/03:20
+              mediaplay toggle 2          ⏸ paused 2 "Title" at 00:41
+              mediaplay toggle sintel     by id
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The item: its number in 'mediaplay list', or its id.", valueName: "n|id"))
+    var item: String
+
+    @Flag(name: .customLong("no-wait"), help: "Return at once, even if a download must come first.")
+    var noWait = false
+
+    func run() throws {
+        try runReportingErrors {
+            let feed = try BackgroundPlayer.feedIdentity(global)
+            guard let client = try BackgroundPlayer.connect(global, start: true) else { return }
+            let terminal = TerminalInfo.detect(fd: 2, environment: global.environment)
+            let progress = ProgressLine(terminal: terminal)
+            let request = ControlRequest(id: nil, cmd: .toggle, item: ItemSelector(item), wait: noWait ? false : nil, feed: feed)
+            let status: ItemStatus
+            do {
+                status = try client.call(request, as: ItemStatus.self) { event in
+                    if event.event == .progress { progress.show(event.status) }
+                }
+            } catch {
+                progress.clear()
+                throw BackgroundPlayer.cliError(error)
+            }
+            progress.clear()
+            if status.state == .failed {
+                throw CLIError("item \(status.item) \"\(status.title)\": \(status.error ?? "playback failed")", exitCode: .failure)
+            }
+            print(StatusText.line(status))
+        }
+    }
+}
+
+/// Download progress on stderr while `toggle` waits: a spinner line redrawn
+/// in place on a terminal, else one line when the download starts.
+final class ProgressLine {
+    private let terminal: TerminalInfo
+    private let region: LiveRegion?
+    private var tick = 0
+    private var lastDraw = Date.distantPast
+    private var announced = false
+
+    init(terminal: TerminalInfo) {
+        self.terminal = terminal
+        region = terminal.animates ? LiveRegion(width: terminal.width) : nil
+    }
+
+    func show(_ status: ItemStatus) {
+        guard let region else {
+            if !announced {
+                announced = true
+                FileHandle.standardError.write(Data("mediaplay: downloading item \(status.item) \"\(status.title)\" before playing it\n".utf8))
+            }
+            return
+        }
+        // At most ~12 redraws a second.
+        guard Date().timeIntervalSince(lastDraw) >= 0.08 else { return }
+        lastDraw = Date()
+        tick += 1
+        let percent = status.progress.map { " \(Int($0 * 100))%" } ?? ""
+        region.draw(["\(Spinner.frame(tick)) downloading \(status.item) \"\(status.title)\"\(percent)"])
+    }
+
+    func clear() {
+        region?.draw([])
+    }
+}

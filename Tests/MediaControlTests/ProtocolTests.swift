@@ -1,0 +1,251 @@
+import CLinux
+import Foundation
+import Logging
+import MediaControl
+import MediaEngine
+import MediaFeed
+import MediaSession
+import Testing
+import TestSupport
+
+/// A real daemon (socket, server, session) in this process, over a feed of
+/// local fixtures, with a virtual clock so nothing plays in real time.
+final class DaemonUnderTest: Sendable {
+    let folder: TemporaryDirectory
+    let paths: ControlPaths
+    let daemon: Daemon
+    let serving: Task<Void, Never>
+
+    init() async throws {
+        folder = try TemporaryDirectory()
+        let tone = try Fixtures.make("tone.wav", Fixtures.audioCodecs.first { $0.name == "tone.wav" }!.arguments)
+        let feed = try FeedDecoder.decode(Array("""
+            [{"type": 1, "title": "Tone", "url": "file://\(tone)"},
+             {"type": 7, "title": "Odd", "url": "file://\(tone)"}]
+            """.utf8))
+        let session = MediaSession(
+            feed: feed, cache: nil, positions: nil,
+            outputs: SessionOutputs(clock: .virtual, makeAudioSink: { NullSink() }, makeVideoSink: { _, _, _ in nil })
+        )
+        paths = ControlPaths(runtimeDirectory: folder.path + "/run")
+        daemon = Daemon(paths: paths, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        try daemon.claim()
+        let daemon = self.daemon
+        serving = Task { try? await daemon.serve(session: session, feed: "test-feed", version: "test", saveInterval: 5, handleSignals: false) }
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: paths.socket) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    func stop() async {
+        daemon.quit()
+        await serving.value
+    }
+}
+
+/// A raw protocol client: bytes out, lines in.
+final class RawClient {
+    let socket: UnixSocket
+    private var splitter = LineSplitter(maximumLength: 1 << 20)
+    private var lines: [[UInt8]] = []
+
+    init(_ paths: ControlPaths) throws {
+        socket = try UnixSocket.connected(to: paths.socket)
+        socket.setReceiveTimeout(seconds: 10)
+    }
+
+    func send(_ text: String) throws { try socket.write(Array(text.utf8)) }
+    func send(_ bytes: [UInt8]) throws { try socket.write(bytes) }
+
+    /// The next line as a JSON object (nil at end of stream or timeout).
+    func next() -> [String: Any]? {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
+        defer { buffer.deallocate() }
+        while lines.isEmpty {
+            let count = socket.read(into: buffer)
+            if count <= 0 { return nil }
+            for case let .line(line) in splitter.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) { lines.append(line) }
+        }
+        return (try? JSONSerialization.jsonObject(with: Data(lines.removeFirst()))) as? [String: Any]
+    }
+
+    /// The next reply (events skipped).
+    func reply() -> [String: Any]? {
+        while let line = next() {
+            if line["event"] == nil { return line }
+        }
+        return nil
+    }
+}
+
+private func errorCode(_ reply: [String: Any]?) -> String? {
+    (reply?["error"] as? [String: Any])?["code"] as? String
+}
+
+/// Runs `body` on `count` threads of their own at once (never on Swift's
+/// cooperative pool, which the daemon under test needs) and waits for all.
+private func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        let group = DispatchGroup()
+        for index in 0..<count {
+            group.enter()
+            Thread {
+                body(index)
+                group.leave()
+            }.start()
+        }
+        group.notify(queue: .global()) { done.resume() }
+    }
+}
+
+private final class Tally: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Int] = []
+    func add(_ value: Int) { lock.withLock { values.append(value) } }
+    var all: [Int] { lock.withLock { values } }
+}
+
+@Suite(.serialized) struct ProtocolTests {
+    @Test func fiftyClientsOfAHundredRequestsEachGetEveryReply() async throws {
+        let daemon = try await DaemonUnderTest()
+        let complete = Tally()
+        await onThreads(50) { client in
+            guard let connection = try? RawClient(daemon.paths) else { return }
+            // All hundred sent before reading a reply: pipelined, as fast as possible.
+            var batch = ""
+            for id in 0..<100 {
+                batch += id % 10 == 0 ? #"{"id":\#(id),"cmd":"toggle","item":1}"# + "\n" : #"{"id":\#(id),"cmd":"status"}"# + "\n"
+            }
+            guard (try? connection.send(batch)) != nil else { return }
+            var ids: [Int] = []
+            while ids.count < 100, let reply = connection.reply() {
+                if reply["ok"] as? Bool == true, let id = reply["id"] as? Int { ids.append(id) }
+            }
+            if ids == Array(0..<100) { complete.add(client) }
+        }
+        #expect(complete.all.count == 50, "clients that got all 100 replies, in order")
+        await daemon.stop()
+    }
+
+    @Test func badLinesGetErrorRepliesAndTheConnectionLivesOn() async throws {
+        let daemon = try await DaemonUnderTest()
+        let client = try RawClient(daemon.paths)
+        try client.send("{\n")
+        #expect(errorCode(client.reply()) == "bad-request")
+        try client.send([0xFF, 0xFE, 0x00, 0x01, 0x80, 0x0A])
+        let binary = client.reply()
+        #expect(errorCode(binary) == "bad-request")
+        #expect((binary?["error"] as? [String: Any])?["message"] as? String == "request is not UTF-8 JSON")
+        try client.send(#"{"id":3}"# + "\n")
+        let missing = client.reply()
+        #expect(errorCode(missing) == "bad-request" && missing?["id"] as? Int == 3, "the id is echoed when it can be read")
+        try client.send(#"{"id":4,"cmd":"dance"}"# + "\n")
+        #expect(errorCode(client.reply()) == "unknown-command")
+        try client.send(#"{"id":5,"cmd":"toggle"}"# + "\n")
+        #expect(errorCode(client.reply()) == "bad-request")
+        try client.send(#"{"id":6,"cmd":"toggle","item":9}"# + "\n")
+        #expect(errorCode(client.reply()) == "no-such-item")
+        try client.send(#"{"id":7,"cmd":"toggle","item":2}"# + "\n")
+        #expect(errorCode(client.reply()) == "invalid-item")
+        try client.send(#"{"id":8,"cmd":"toggle","item":1,"feed":"another-feed"}"# + "\n")
+        #expect(errorCode(client.reply()) == "wrong-feed")
+        try client.send(#"{"id":9,"cmd":"seek","item":1,"seconds":"soon"}"# + "\n")
+        #expect(errorCode(client.reply()) == "bad-request")
+        // Over-long: a megabyte without a newline, then the newline.
+        try client.send(String(repeating: "x", count: 1 << 20) + "\n")
+        #expect(errorCode(client.reply()) == "line-too-long")
+        try client.send(#"{"id":10,"cmd":"status"}"# + "\n")
+        let alive = client.reply()
+        #expect(alive?["ok"] as? Bool == true && alive?["id"] as? Int == 10, "the same connection still works")
+        // Truncated: the client hangs up in the middle of a request.
+        try client.send(#"{"id":11,"cmd":"sta"#)
+        client.socket.shutdownWriting()
+        #expect(errorCode(client.reply()) == "bad-request")
+        #expect(client.next() == nil, "then the daemon closes the connection")
+        // And serves the next client as before.
+        let next = try RawClient(daemon.paths)
+        try next.send(#"{"id":1,"cmd":"status"}"# + "\n")
+        #expect(next.reply()?["ok"] as? Bool == true)
+        await daemon.stop()
+    }
+
+    @Test func observersGetStateEvents() async throws {
+        let daemon = try await DaemonUnderTest()
+        let observer = try RawClient(daemon.paths)
+        try observer.send(#"{"id":1,"cmd":"observe"}"# + "\n")
+        #expect(observer.reply()?["ok"] as? Bool == true)
+        let player = try RawClient(daemon.paths)
+        try player.send(#"{"id":1,"cmd":"toggle","item":1}"# + "\n")
+        #expect((player.reply()?["result"] as? [String: Any])?["state"] as? String == "playing")
+        var event: [String: Any]?
+        while let line = observer.next() {
+            if line["event"] as? String == "state" { event = line; break }
+        }
+        #expect(event?["item"] as? Int == 1 && event?["state"] as? String == "playing")
+        await daemon.stop()
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs root to act as another user"))
+    func anotherUserIsRefused() async throws {
+        let daemon = try await DaemonUnderTest()
+        // As created: the directory (0700) and socket (0600) keep others out.
+        let blocked = Tally()
+        await onThreads(1) { _ in
+            guard mp_set_thread_ids(65534, 65534) == 0 else { return }
+            do {
+                _ = try UnixSocket.connected(to: daemon.paths.socket)
+            } catch let error as SocketError {
+                blocked.add(Int(error.code))
+            } catch {
+                blocked.add(-1)
+            }
+        }
+        #expect(blocked.all == [Int(EACCES)], "connect as nobody fails with EACCES")
+        // Loosened by someone: the peer check still refuses.
+        chmod(daemon.folder.path, 0o755)
+        chmod(daemon.paths.runtimeDirectory, 0o755)
+        chmod(daemon.paths.socket, 0o666)
+        let refused = Tally()
+        await onThreads(1) { _ in
+            guard mp_set_thread_ids(65534, 65534) == 0, let client = try? RawClient(daemon.paths) else { return }
+            try? client.send(#"{"id":1,"cmd":"status"}"# + "\n")
+            if errorCode(client.reply()) == "forbidden", client.next() == nil { refused.add(1) }
+        }
+        #expect(refused.all == [1], "nobody's request is refused and the connection closed")
+        await daemon.stop()
+    }
+
+    @Test func oneDaemonPerRuntimeDirectoryAndStaleSocketsAreReplaced() async throws {
+        let folder = try TemporaryDirectory()
+        let paths = ControlPaths(runtimeDirectory: folder.path + "/run")
+        // A socket file with nobody behind it, as a crash leaves it.
+        try FileManager.default.createDirectory(atPath: paths.runtimeDirectory, withIntermediateDirectories: true)
+        _ = try UnixSocket.listening(at: paths.socket)
+        #expect(FileManager.default.fileExists(atPath: paths.socket))
+        #expect(throws: SocketError.self) { try UnixSocket.connected(to: paths.socket) }
+
+        let first = Daemon(paths: paths, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        try first.claim()
+        var info = stat()
+        stat(paths.runtimeDirectory, &info)
+        #expect(info.st_mode & 0o777 == 0o700)
+        let second = Daemon(paths: paths, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        #expect { try second.claim(patience: 0.1) } throws: { ($0 as? DaemonError)?.kind == .alreadyRunning }
+
+        let session = MediaSession(feed: try FeedDecoder.decode(Array("[]".utf8)), cache: nil, positions: nil,
+                                   outputs: SessionOutputs(clock: .virtual, makeAudioSink: { nil }, makeVideoSink: { _, _, _ in nil }))
+        let serving = Task { try? await first.serve(session: session, feed: "f", version: "t", saveInterval: 5, handleSignals: false) }
+        var client: RawClient?
+        for _ in 0..<500 where client == nil {
+            client = try? RawClient(paths)
+            if client == nil { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        stat(paths.socket, &info)
+        #expect(info.st_mode & 0o777 == 0o600, "the socket is the owner's only")
+        try client?.send(#"{"id":1,"cmd":"quit"}"# + "\n")
+        #expect(client?.reply()?["ok"] as? Bool == true)
+        await serving.value
+        #expect(!FileManager.default.fileExists(atPath: paths.socket), "quit removes the socket")
+        try second.claim(patience: 1)
+    }
+}
