@@ -127,17 +127,21 @@ public final class Daemon: @unchecked Sendable {
         }
     }
 
-    /// Saves the playing item's position every `interval` seconds of play
-    /// (and only then: a paused or idle daemon does nothing), so a crash
-    /// loses at most that much.
+    /// Saves the playing item's position every `interval` seconds while
+    /// something plays, so a crash loses at most that much; a paused or idle
+    /// daemon waits for the next event and does nothing.
     private static func savePositions(of session: MediaSession, every interval: Double) async {
         let saving = DispatchQueue(label: "mediaplay.save-positions")
-        var lastSave = ContinuousClock.now
         for await status in session.events() where status.state == .playing {
-            guard ContinuousClock.now - lastSave >= .seconds(interval) else { continue }
-            lastSave = ContinuousClock.now
-            // SQLite writes (and fsyncs) off the cooperative pool.
-            saving.async { session.savePositions() }
+            while session.currentStatus()?.state == .playing {
+                do {
+                    try await Task.sleep(for: .seconds(interval))
+                } catch {
+                    return
+                }
+                // SQLite writes (and fsyncs) off the cooperative pool.
+                saving.async { session.savePositions() }
+            }
         }
     }
 }

@@ -296,6 +296,9 @@ public final class Player: @unchecked Sendable {
     // MARK: - With `condition` held
 
     func enterPausedState() {
+        // Where the listener is (the device may have played on since the
+        // last position was recorded, past the decoder's end even).
+        position = currentPositionLocked()
         state = .paused
         pausedAt = Self.now()
         publish(.state(.paused))
@@ -360,10 +363,14 @@ public final class Player: @unchecked Sendable {
         (pausedAt ?? Self.now()) - clockOrigin
     }
 
-    /// The audio device's clock, while it is the master.
+    /// The audio device's clock, while it is the master: until the device
+    /// has played the last sample, not merely until the decoder is done (the
+    /// device may still hold seconds of it, all of a short file).
     func audioDeviceClock() -> Double? {
-        guard let base = audioClockBase, !audioDone, let played = audioSink?.playedSeconds else { return nil }
-        return base.media + max(played - base.played, 0)
+        guard let base = audioClockBase, let played = audioSink?.playedSeconds else { return nil }
+        let clock = base.media + max(played - base.played, 0)
+        if audioDone && clock >= audioPosition - 0.001 { return nil }
+        return clock
     }
 
     func currentPositionLocked() -> Double {

@@ -20,20 +20,21 @@ enum BackgroundPlayer {
 
     /// The daemon's command line: this program, with the client's feed,
     /// cache and runtime directory.
-    static func daemonCommand(_ global: GlobalOptions, feed: String) -> [String] {
+    static func daemonCommand(_ global: GlobalOptions, feed: String, options: [String] = []) -> [String] {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? absolutePath(CommandLine.arguments[0])
         return [
             executable, "daemon", "--foreground",
             "--feed", feed, "--cache-dir", global.cacheDirectory, "--runtime-dir", global.runtimeDirectory,
-        ]
+        ] + options
     }
 
     /// Connects to the daemon, starting it first when `start` is set.
-    static func connect(_ global: GlobalOptions, start: Bool) throws(CLIError) -> ControlClient? {
+    static func connect(_ global: GlobalOptions, start: Bool, daemonOptions: [String] = []) throws(CLIError) -> ControlClient? {
         do {
             if start {
                 let feed = try feedIdentity(global)
-                return try DaemonLauncher.connect(paths(global), starting: daemonCommand(global, feed: feed), logPath: logPath(global))
+                let command = daemonCommand(global, feed: feed, options: daemonOptions)
+                return try DaemonLauncher.connect(paths(global), starting: command, logPath: logPath(global))
             }
             return try ControlClient.connect(paths(global))
         } catch let error as ControlClientError {

@@ -53,7 +53,7 @@ struct DaemonCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("mediaplay: the background player already runs (pid \(status.pid), feed \(status.feed))\n".utf8))
             return
         }
-        guard let client = try BackgroundPlayer.connect(global, start: true) else { return }
+        guard let client = try BackgroundPlayer.connect(global, start: true, daemonOptions: ["--save-interval", String(saveInterval)]) else { return }
         let status = try? client.call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self)
         FileHandle.standardError.write(Data("mediaplay: background player started (pid \(status.map { String($0.pid) } ?? "?"), log: \(BackgroundPlayer.logPath(global)))\n".utf8))
     }

@@ -18,7 +18,9 @@ struct Mediaplay: AsyncParsableCommand {
               mediaplay list --json | jq '.items[0]' the same, for scripts
               mediaplay list --feed ~/my-feed.json   another feed file
               mediaplay list --feed https://example.org/feed.json
-              mediaplay play 2                       play item 2 (space pauses, q quits)
+              mediaplay toggle 2                     play item 2 in the background; again: pause
+              mediaplay status                       what the background player is doing
+              mediaplay play 2                       play item 2 here (space pauses, q quits)
               mediaplay fetch 1 3                    download items 1 and 3 into the cache
               mediaplay cache size                   how much the cache holds
 

@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The real daemon, started by the real `toggle`, playing to SDL's disk
+/// audio driver: what reached the device is checked against ffmpeg.
+@Suite(.serialized) struct BackgroundPlayerTests {
+    /// One user's world: a feed, XDG folders, a recording audio device.
+    final class World {
+        let folder: TemporaryDirectory
+        let tone: String
+        let feed: String
+        let disk: String
+
+        init(extraItems: String = "") throws {
+            folder = try TemporaryDirectory()
+            tone = try Fixtures.make("tone.wav", Fixtures.audioCodecs.first { $0.name == "tone.wav" }!.arguments)
+            feed = try folder.write("feed.json", """
+                [{"type": 1, "title": "Tone", "url": "file://\(tone)"},
+                 {"type": 9, "title": "Odd", "url": "file://\(tone)"}\(extraItems)]
+                """)
+            disk = folder.path + "/device.raw"
+        }
+
+        var environment: [String: String] {
+            [
+                "MEDIAPLAY_FEED": feed,
+                "XDG_RUNTIME_DIR": folder.path + "/run",
+                "XDG_STATE_HOME": folder.path + "/state",
+                "XDG_CACHE_HOME": folder.path + "/cache",
+                "SDL_AUDIODRIVER": "disk",
+                "SDL_DISKAUDIOFILE": disk,
+            ]
+        }
+
+        var socket: String { folder.path + "/run/mediaplay/mediaplay.sock" }
+
+        func run(_ arguments: String...) throws -> RunResult {
+            try Mediaplay.run(arguments, environment: environment)
+        }
+
+        func status() throws -> [String: Any]? {
+            let result = try run("status", "--json")
+            return (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any]
+        }
+
+        /// The daemon's pid, from its lock file.
+        var daemonPID: Int32? {
+            (try? String(contentsOfFile: folder.path + "/run/mediaplay/mediaplay.lock", encoding: .utf8))
+                .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        }
+
+        deinit {
+            // Whatever happened in the test, no daemon outlives it.
+            if let pid = daemonPID { kill(pid, SIGKILL) }
+        }
+    }
+
+    static func current(_ status: [String: Any]?) -> [String: Any]? { status?["current"] as? [String: Any] }
+
+    @Test func toggleStatusResumeAndQuitFromAFreshShell() throws {
+        let world = try World()
+        let started = try world.run("toggle", "1")
+        #expect(started.status == 0, "\(started.stderr)")
+        #expect(started.stdout == "▶ playing 1 \"Tone\" 00:00/00:02\n")
+        usleep(1_000_000)
+        let paused = try world.run("toggle", "1")
+        #expect(paused.stdout.hasPrefix("⏸ paused 1 \"Tone\" at 00:0"), "\(paused.stdout)\(paused.stderr)")
+
+        let status = Self.current(try world.status())
+        #expect(status?["state"] as? String == "paused")
+        let position = status?["position"] as? Double ?? 0
+        #expect(position > 0.8 && position < 1.4, "paused near one second: \(position)")
+        #expect(try world.run("status").stdout.hasPrefix("⏸ paused 1 \"Tone\" at 00:0"))
+
+        // The device is let go 0.25 s into a pause; then its recording is whole.
+        usleep(500_000)
+        let reference = try Fixtures.referencePCM(world.tone)
+        let played = Int((position - 0.05) * 44100) * 4
+        #expect(try PlayCommandTests.device(world.disk, playedExactly: Array(reference.prefix(played))), "the device got the tone's first \(played) bytes exactly")
+
+        let resumed = try world.run("toggle", "1")
+        #expect(resumed.stdout.hasPrefix("▶ playing 1 \"Tone\" 00:0"), "resumes where it paused: \(resumed.stdout)")
+        let after = Self.current(try world.status())?["position"] as? Double ?? 0
+        #expect(after >= position - 0.001, "no jump back: \(after) after \(position)")
+
+        let quit = try world.run("quit")
+        #expect(quit.status == 0, "\(quit.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: world.socket), "the socket is removed")
+        #expect(try world.run("status").status == 69, "nobody home")
+        #expect(try world.run("quit").status == 0, "quitting twice is fine")
+    }
+
+    @Test func exitCodesForBadItems() throws {
+        let world = try World()
+        let missing = try world.run("toggle", "7")
+        #expect(missing.status == 66, "\(missing.stderr)")
+        #expect(missing.stderr == "mediaplay: no item \"7\" in the feed (use 1–2 or an id from 'mediaplay list')\n")
+        let invalid = try world.run("toggle", "2")
+        #expect(invalid.status == 65, "\(invalid.stderr)")
+        #expect(invalid.stderr.contains("item 2 \"Odd\" is invalid"))
+        let other = try Mediaplay.run(["toggle", "1", "--feed", world.folder.path + "/other.json"], environment: world.environment)
+        #expect(other.status == 69 && other.stderr.contains("run 'mediaplay quit' first"), "\(other.stderr)")
+        #expect(try world.run("quit").status == 0)
+    }
+
+    @Test func aDownloadComesFirstWithProgressAndAFailedOneExits69() throws {
+        let server = try TestHTTPServer()
+        let tone = try Fixtures.make("tone.wav", Fixtures.audioCodecs.first { $0.name == "tone.wav" }!.arguments)
+        server.serve("/tone.wav", bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: tone))))
+        server.throttle("/tone.wav", bytesPerSecond: 800_000)
+        let world = try World(extraItems: """
+            ,
+            {"type": 1, "title": "Remote", "url": "\(server.url("/tone.wav").absoluteString)"},
+            {"type": 1, "title": "Gone", "url": "\(server.url("/gone.wav").absoluteString)"}
+            """)
+        let played = try world.run("toggle", "3")
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(played.stderr.contains("downloading item 3 \"Remote\""), "\(played.stderr)")
+        #expect(played.stdout == "▶ playing 3 \"Remote\" 00:00/00:02\n")
+        #expect(server.getCount("/tone.wav") == 1)
+
+        let gone = try world.run("toggle", "4")
+        #expect(gone.status == 69, "\(gone.stderr)")
+        #expect(gone.stderr.contains("\"Gone\": download failed") && gone.stderr.contains("404"), "\(gone.stderr)")
+        #expect(try world.run("quit").status == 0)
+    }
+
+    @Test func killMinus9LosesOnlyTheSecondsSinceTheLastSave() throws {
+        let world = try World()
+        #expect(try world.run("daemon", "--save-interval", "0.2").status == 0)
+        let firstPID = world.daemonPID
+        #expect(try world.run("toggle", "1").status == 0)
+        usleep(1_000_000)
+        let before = Self.current(try world.status())?["position"] as? Double ?? 0
+        if let firstPID { kill(firstPID, SIGKILL) }
+        usleep(100_000)
+        #expect(FileManager.default.fileExists(atPath: world.socket), "a stale socket is left behind")
+
+        let again = try world.run("toggle", "1")
+        #expect(again.status == 0, "the next toggle starts a fresh daemon: \(again.stderr)")
+        #expect(world.daemonPID != firstPID)
+        let resumedAt = Self.current(try world.status())?["position"] as? Double ?? 0
+        #expect(resumedAt >= before - 0.45 && resumedAt <= before + 0.3, "resumed near \(before): \(resumedAt)")
+
+        // SIGTERM: a clean exit that removes the socket and keeps the position.
+        if let pid = world.daemonPID { kill(pid, SIGTERM) }
+        for _ in 0..<300 where FileManager.default.fileExists(atPath: world.socket) { usleep(10_000) }
+        #expect(!FileManager.default.fileExists(atPath: world.socket))
+        let log = (try? String(contentsOfFile: world.folder.path + "/state/mediaplay/daemon.log", encoding: .utf8)) ?? ""
+        #expect(log.contains("quitting: saving positions"), "\(log)")
+    }
+}
