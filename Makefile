@@ -18,13 +18,16 @@ test: test-deps
 build:
 	$(SWIFT) build --product mediaplay $(SWIFTFLAGS)
 
-# Benchmarks against curl, ffmpeg and ffplay: release builds, side by side.
+# Benchmarks against curl, ffmpeg, ffplay, mpv and MPD: release builds, side by side.
 bench: test-deps
 	@command -v curl >/dev/null || apt-get install -y -qq curl
+	@command -v mpv >/dev/null && command -v mpd >/dev/null && command -v mpc >/dev/null || \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mpv mpd mpc
 	$(SWIFT) build -c release --product mediaplay
 	$(SWIFT) build -c release --product mediaplay-bench
 	.build/release/mediaplay-bench download --size-mib 200 --runs 3
 	.build/release/mediaplay-bench playback --runs 3
+	.build/release/mediaplay-bench control --runs 3
 
 release: deps
 	$(SWIFT) build -c release --product mediaplay $(SWIFTFLAGS)

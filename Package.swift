@@ -82,7 +82,7 @@ let package = Package(
         // Benchmarks (run on demand with `make bench`; figures in docs/PERFORMANCE.md).
         .executableTarget(
             name: "mediaplay-bench",
-            dependencies: ["TestSupport", "MediaEngine"],
+            dependencies: ["TestSupport", "MediaEngine", "MediaControl"],
             path: "Benchmarks/mediaplay-bench",
             swiftSettings: swiftSettings
         ),

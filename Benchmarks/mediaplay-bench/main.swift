@@ -7,12 +7,13 @@ import TestSupport
 //
 //   mediaplay-bench download [--size-mib 200] [--runs 3]
 //   mediaplay-bench playback [--runs 3] [--only a|b|c]
+//   mediaplay-bench control [--runs 3]
 
 
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N]")
+    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N]")
     exit(64)
 }
 
@@ -109,6 +110,8 @@ case "download":
 case "playback":
     let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
     try playbackBenchmark(runs: option("--runs", default: 3), only: only)
+case "control":
+    try controlBenchmark(runs: option("--runs", default: 3))
 default:
     print("unknown benchmark \(command)")
     exit(64)

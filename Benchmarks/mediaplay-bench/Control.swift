@@ -1,0 +1,211 @@
+import Foundation
+import MediaControl
+import TestSupport
+
+// The background player against mpv's JSON IPC and MPD: the same file, the
+// same audio path (SDL's disk driver, so "first sample" is the moment the
+// first non-silent byte reaches the device's file), the same machine.
+
+func controlBenchmark(runs: Int) throws {
+    let tone = try Fixtures.make("bench-tone-30s.wav", [
+        "-f", "lavfi", "-i", "aevalsrc=sin(440*2*PI*t)*0.4|sin(550*2*PI*t)*0.4:s=44100:d=30", "-c:a", "pcm_s16le",
+    ])
+    let folder = try TemporaryDirectory()
+    print("Background player benchmark: \(tone) (WAV, 44.1 kHz stereo, 30 s), \(runs) runs each, SDL disk audio driver")
+    print("")
+    try mediaplayRows(tone: tone, folder: folder, runs: runs)
+    if FileManager.default.isExecutableFile(atPath: "/usr/bin/mpv") {
+        try mpvRows(tone: tone, folder: folder, runs: runs)
+    } else {
+        print("(mpv not installed: apt-get install mpv)")
+    }
+    if FileManager.default.isExecutableFile(atPath: "/usr/bin/mpd") && FileManager.default.isExecutableFile(atPath: "/usr/bin/mpc") {
+        try mpdRows(tone: tone, folder: folder, runs: runs)
+    } else {
+        print("(MPD not installed: apt-get install mpd mpc)")
+    }
+}
+
+private func percentiles(_ label: String, _ values: [Double]) {
+    let sorted = values.sorted()
+    let p50 = sorted[sorted.count / 2] * 1000
+    let p90 = sorted[min(sorted.count - 1, sorted.count * 9 / 10)] * 1000
+    print(String(format: "%-58@ p50 %7.2f ms   p90 %7.2f ms", label as NSString, p50, p90))
+}
+
+/// Waits until the file at `path` holds a non-zero byte; returns when it did.
+/// (A benchmark may poll: it measures, it does not ship.)
+private func waitForSound(in path: String, timeout: Double = 10) -> Double? {
+    let deadline = monotonic() + timeout
+    var checked = 0
+    while monotonic() < deadline {
+        if let handle = FileHandle(forReadingAtPath: path) {
+            let size = Int((try? handle.seekToEnd()) ?? 0)
+            if size < checked { checked = 0 }  // the device was reopened: the file starts over
+            if size > checked {
+                try? handle.seek(toOffset: UInt64(checked))
+                let data = handle.readData(ofLength: size - checked)
+                if data.contains(where: { $0 != 0 }) {
+                    try? handle.close()
+                    return monotonic()
+                }
+                checked = size
+            }
+            try? handle.close()
+        }
+        usleep(200)
+    }
+    return nil
+}
+
+private func mediaplayRows(tone: String, folder: TemporaryDirectory, runs: Int) throws {
+    let feed = try folder.write("feed.json", #"[{"type": 1, "title": "Tone", "url": "file://\#(tone)"}]"#)
+    let disk = folder.path + "/mediaplay-device.raw"
+    let environment = [
+        "MEDIAPLAY_FEED": feed, "XDG_RUNTIME_DIR": folder.path + "/run", "XDG_STATE_HOME": folder.path + "/state",
+        "XDG_CACHE_HOME": folder.path + "/cache", "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": disk,
+    ]
+    for (key, value) in environment { setenv(key, value, 1) }
+    _ = measured(mediaplay, ["daemon"], environment: environment)
+    defer { _ = measured(mediaplay, ["quit"], environment: environment) }
+
+    // (a) A whole `mediaplay toggle` process, exec to exit, against the warm
+    // daemon: pause and resume in turn.
+    _ = measured(mediaplay, ["toggle", "1"], environment: environment)
+    var process: [Double] = []
+    for _ in 0..<max(runs, 2) * 10 { process.append(measured(mediaplay, ["toggle", "1"], environment: environment).wall) }
+    percentiles("mediaplay toggle process (exec to exit, warm daemon)", process)
+
+    // (b) Request to reply on an open connection (pause or resume).
+    let paths = ControlPaths(runtimeDirectory: folder.path + "/run/mediaplay")
+    guard let client = try ControlClient.connect(paths) else { fatalError("no daemon at \(paths.socket)") }
+    var roundTrips: [Double] = []
+    for _ in 0..<max(runs, 2) * 10 {
+        let start = monotonic()
+        _ = try client.call(ControlRequest(id: nil, cmd: .toggle, item: .number(1)), as: ItemStatusProbe.self)
+        roundTrips.append(monotonic() - start)
+    }
+    percentiles("mediaplay toggle request to reply (pause/resume)", roundTrips)
+
+    // (c) Request to first sample: stop, then toggle a cached item.
+    var firstSample: [Double] = []
+    var replies: [Double] = []
+    for _ in 0..<runs * 3 {
+        _ = try client.call(ControlRequest(id: nil, cmd: .stop), as: ItemStatusProbe.self)
+        usleep(300_000)  // the device is closed
+        try? FileManager.default.removeItem(atPath: disk)
+        let start = monotonic()
+        _ = try client.call(ControlRequest(id: nil, cmd: .toggle, item: .number(1)), as: ItemStatusProbe.self)
+        replies.append(monotonic() - start)
+        guard let sound = waitForSound(in: disk) else { fatalError("no sound reached the device") }
+        firstSample.append(sound - start)
+    }
+    percentiles("mediaplay toggle (stopped item) request to reply", replies)
+    percentiles("mediaplay toggle (stopped item) request to first sample", firstSample)
+    _ = try client.call(ControlRequest(id: nil, cmd: .stop), as: ItemStatusProbe.self)
+}
+
+/// Enough of a result to check it decodes; the bench needs no fields.
+private struct ItemStatusProbe: Decodable {}
+
+private func mpvRows(tone: String, folder: TemporaryDirectory, runs: Int) throws {
+    let socketPath = folder.path + "/mpv.sock"
+    let disk = folder.path + "/mpv-device.raw"
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    setenv("SDL_AUDIODRIVER", "disk", 1)
+    setenv("SDL_DISKAUDIOFILE", disk, 1)
+    let words = ["/usr/bin/mpv", "--idle=yes", "--no-config", "--no-terminal", "--vid=no", "--ao=sdl", "--input-ipc-server=\(socketPath)"]
+    let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, "/usr/bin/mpv", &actions, nil, argv, environ) == 0 else { fatalError("cannot start mpv") }
+    defer {
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+    }
+    var socket: UnixSocket?
+    for _ in 0..<500 where socket == nil {
+        socket = try? UnixSocket.connected(to: socketPath)
+        if socket == nil { usleep(10_000) }
+    }
+    guard let socket else { fatalError("mpv did not open its IPC socket") }
+    var splitter = LineSplitter(maximumLength: 1 << 20)
+    var pending: [String] = []
+    func readUntil(_ match: (String) -> Bool) -> String {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
+        defer { buffer.deallocate() }
+        while true {
+            if let index = pending.firstIndex(where: match) {
+                let line = pending[index]
+                pending.removeSubrange(...index)
+                return line
+            }
+            let count = socket.read(into: buffer)
+            if count <= 0 { fatalError("mpv closed its socket") }
+            for case let .line(bytes) in splitter.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) {
+                pending.append(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+    }
+    var restart: [Double] = []
+    var firstSample: [Double] = []
+    for run in 0..<runs * 3 {
+        try socket.write(Array(#"{"command":["stop"],"request_id":\#(run * 10 + 1)}"#.utf8) + [0x0A])
+        _ = readUntil { $0.contains(#""request_id":\#(run * 10 + 1)"#) }
+        usleep(300_000)
+        try? FileManager.default.removeItem(atPath: disk)
+        pending.removeAll()
+        let start = monotonic()
+        try socket.write(Array(#"{"command":["loadfile","\#(tone)"],"request_id":\#(run * 10 + 2)}"#.utf8) + [0x0A])
+        _ = readUntil { $0.contains(#""event":"playback-restart""#) }
+        restart.append(monotonic() - start)
+        guard let sound = waitForSound(in: disk) else { fatalError("no sound from mpv reached the device") }
+        firstSample.append(sound - start)
+    }
+    percentiles("mpv loadfile to playback-restart", restart)
+    percentiles("mpv loadfile to first sample", firstSample)
+    var cycles: [Double] = []
+    for run in 0..<max(runs, 2) * 10 {
+        let id = 10_000 + run
+        let start = monotonic()
+        try socket.write(Array(#"{"command":["cycle","pause"],"request_id":\#(id)}"#.utf8) + [0x0A])
+        _ = readUntil { $0.contains(#""request_id":\#(id)"#) }
+        cycles.append(monotonic() - start)
+    }
+    percentiles("mpv cycle pause request to reply", cycles)
+}
+
+private func mpdRows(tone: String, folder: TemporaryDirectory, runs: Int) throws {
+    let music = folder.path + "/music"
+    try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(atPath: tone, toPath: music + "/tone.wav")
+    let port = 16600 + Int(getpid() % 1000)
+    let config = try folder.write("mpd.conf", """
+        music_directory "\(music)"
+        db_file "\(folder.path)/mpd.db"
+        state_file "\(folder.path)/mpd.state"
+        pid_file "\(folder.path)/mpd.pid"
+        log_file "\(folder.path)/mpd.log"
+        bind_to_address "127.0.0.1"
+        port "\(port)"
+        audio_output {
+            type "null"
+            name "null"
+        }
+        """)
+    _ = measured("/usr/bin/mpd", [config])
+    defer { _ = measured("/usr/bin/mpd", ["--kill", config]) }
+    let mpc = ["--host", "127.0.0.1", "--port", String(port)]
+    _ = measured("/usr/bin/mpc", mpc + ["update", "--wait"])
+    _ = measured("/usr/bin/mpc", mpc + ["add", "tone.wav"])
+    _ = measured("/usr/bin/mpc", mpc + ["play"])
+    var process: [Double] = []
+    for _ in 0..<max(runs, 2) * 10 { process.append(measured("/usr/bin/mpc", mpc + ["toggle"]).wall) }
+    percentiles("mpc toggle process (exec to exit, warm MPD, null output)", process)
+}
