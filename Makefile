@@ -15,7 +15,10 @@ test: test-deps
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	$(SWIFT) test --skip-build $(SWIFTFLAGS)
 
+# Two programs: mediaplay (the client commands, no media libraries) and
+# mediaplay-core (everything else), which mediaplay runs by exec.
 build:
+	$(SWIFT) build --product mediaplay-core $(SWIFTFLAGS)
 	$(SWIFT) build --product mediaplay $(SWIFTFLAGS)
 
 # Benchmarks against curl, ffmpeg, ffplay, mpv and MPD: release builds, side by side.
@@ -23,6 +26,7 @@ bench: test-deps
 	@command -v curl >/dev/null || apt-get install -y -qq curl
 	@command -v mpv >/dev/null && command -v mpd >/dev/null && command -v mpc >/dev/null || \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mpv mpd mpc
+	$(SWIFT) build -c release --product mediaplay-core
 	$(SWIFT) build -c release --product mediaplay
 	$(SWIFT) build -c release --product mediaplay-bench
 	.build/release/mediaplay-bench download --size-mib 200 --runs 3
@@ -30,6 +34,7 @@ bench: test-deps
 	.build/release/mediaplay-bench control --runs 3
 
 release: deps
+	$(SWIFT) build -c release --product mediaplay-core $(SWIFTFLAGS)
 	$(SWIFT) build -c release --product mediaplay $(SWIFTFLAGS)
 
 deps:
@@ -46,6 +51,7 @@ completions: build
 
 install: release completions
 	install -D -m 0755 .build/release/mediaplay $(DESTDIR)$(PREFIX)/bin/mediaplay
+	install -D -m 0755 .build/release/mediaplay-core $(DESTDIR)$(PREFIX)/libexec/mediaplay/mediaplay-core
 	install -D -m 0644 media.json $(DESTDIR)$(PREFIX)/share/mediaplay/media.json
 	install -D -m 0644 completions/mediaplay.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mediaplay
 	install -D -m 0644 completions/_mediaplay $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_mediaplay

@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "mediaplay", targets: ["mediaplay"]),
+        .executable(name: "mediaplay-core", targets: ["mediaplay-core"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -56,15 +57,43 @@ let package = Package(
         ),
         .target(
             name: "MediaControl",
-            dependencies: ["MediaSession", "MediaFeed", "CLinux", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["MediaFeed", "CLinux"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "MediaDaemon",
+            dependencies: [
+                "MediaControl", "MediaSession", "MediaFeed",
+                .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // What both executables share: the global options, errors and exit
+        // codes, and the background player's client commands.
+        .target(
+            name: "MediaplayCommandLine",
+            dependencies: [
+                "MediaControl", "MediaFeed", "MediaTerminal",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // `mediaplay`: the client commands (toggle, status, stop, quit) run
+        // here without loading FFmpeg, SDL or libcurl (about 180 shared
+        // libraries, 35 ms of dynamic linking); every other command is
+        // handed to mediaplay-core with exec.
+        .executableTarget(
+            name: "mediaplay",
+            dependencies: ["MediaplayCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
-            name: "mediaplay",
+            name: "mediaplay-core",
             dependencies: [
-                "MediaFeed", "MediaTerminal", "MediaCache", "MediaEngine", "MediaSession", "MediaControl",
-                .product(name: "Logging", package: "swift-log"),
+                "MediaFeed", "MediaTerminal", "MediaCache", "MediaEngine", "MediaSession", "MediaControl", "MediaDaemon",
+                "MediaplayCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -92,8 +121,8 @@ let package = Package(
         .testTarget(name: "MediaCacheTests", dependencies: ["MediaCache", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaSessionTests", dependencies: ["MediaSession", "MediaEngine", "MediaFeed", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaControlTests", dependencies: ["MediaControl", "MediaSession", "MediaFeed", "MediaEngine", "CLinux", "TestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaControlTests", dependencies: ["MediaControl", "MediaDaemon", "MediaSession", "MediaFeed", "MediaEngine", "CLinux", "TestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "CModulesTests", dependencies: ["CFFmpeg", "CSDL2", "CCurl"], swiftSettings: swiftSettings),
-        .testTarget(name: "EndToEndTests", dependencies: ["mediaplay", "MediaFeed", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "EndToEndTests", dependencies: ["mediaplay", "mediaplay-core", "MediaFeed", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

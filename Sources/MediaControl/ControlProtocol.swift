@@ -1,5 +1,5 @@
 import Foundation
-import MediaSession
+import MediaFeed
 
 // The JSON-lines protocol of the background player (docs/PROTOCOL.md).
 // One JSON object per line each way: requests carry an `id` that their reply
@@ -106,11 +106,6 @@ public struct ControlError: Error, Codable, Sendable, Equatable, CustomStringCon
         self.message = message
     }
 
-    public init(_ error: SessionError) {
-        self.code = Code(rawValue: error.code.rawValue) ?? .badRequest
-        self.message = error.message
-    }
-
     public var description: String { message }
 }
 
@@ -193,15 +188,15 @@ public struct ControlEvent: Codable, Sendable, Equatable {
 }
 
 /// JSON for the wire: one line, no escaped slashes, keys in a stable order.
-enum ControlJSON {
-    static func encoder() -> JSONEncoder {
+public enum ControlJSON {
+    public static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }
 
     /// The value as one line, newline included.
-    static func line(_ value: some Encodable) -> [UInt8] {
+    public static func line(_ value: some Encodable) -> [UInt8] {
         var bytes = (try? [UInt8](encoder().encode(value))) ?? Array(#"{"id":null,"ok":false,"error":{"code":"bad-request","message":"unencodable reply"}}"#.utf8)
         bytes.append(0x0A)
         return bytes

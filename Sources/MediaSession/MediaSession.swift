@@ -24,27 +24,6 @@ public struct SessionError: Error, CustomStringConvertible, Sendable, Equatable 
     public var description: String { message }
 }
 
-/// What an item is doing, as `status` and scripts see it.
-public enum ItemState: String, Codable, Sendable, CaseIterable {
-    case idle, downloading, playing, paused, ended, failed
-}
-
-/// One item's state, position and progress.
-public struct ItemStatus: Codable, Sendable, Equatable {
-    public var item: Int
-    public var id: String
-    public var title: String
-    /// "image", "audio" or "video" (nil for an invalid record).
-    public var kind: String?
-    public var state: ItemState
-    /// Seconds of media played (or where it will resume).
-    public var position: Double
-    public var duration: Double?
-    /// Download progress, 0...1, while downloading with a known size.
-    public var progress: Double?
-    public var error: String?
-}
-
 /// Where a session's players send their output.
 public struct SessionOutputs: Sendable {
     public var clock: PlaybackClock

@@ -1,4 +1,5 @@
 import Foundation
+import MediaFeed
 
 /// One line of a playback script (`mediaplay script`).
 public enum ScriptStep: Sendable, Equatable {

@@ -2,6 +2,7 @@ import CLinux
 import Foundation
 import Logging
 import MediaControl
+import MediaDaemon
 import MediaEngine
 import MediaFeed
 import MediaSession

@@ -1,4 +1,5 @@
 import Foundation
+import MediaplayCommandLine
 import MediaCache
 import MediaFeed
 import MediaTerminal

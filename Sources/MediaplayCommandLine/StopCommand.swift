@@ -1,10 +1,12 @@
 import ArgumentParser
 import Foundation
 import MediaControl
-import MediaSession
+import MediaFeed
 
-struct StopCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct StopCommand: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "stop",
         abstract: "Stop playback in the background player (its position is kept for the next toggle).",
         discussion: "Does nothing when the background player is not running."
@@ -12,7 +14,7 @@ struct StopCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    func run() throws {
+    public func run() throws {
         try runReportingErrors {
             guard let client = try BackgroundPlayer.connect(global, start: false) else {
                 print("■ nothing playing")
@@ -29,8 +31,10 @@ struct StopCommand: ParsableCommand {
     }
 }
 
-struct QuitCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct QuitCommand: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "quit",
         abstract: "End the background player (playback stops, positions are saved).",
         discussion: "Does nothing when the background player is not running."
@@ -38,7 +42,7 @@ struct QuitCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    func run() throws {
+    public func run() throws {
         try runReportingErrors {
             guard let client = try BackgroundPlayer.connect(global, start: false) else {
                 FileHandle.standardError.write(Data("mediaplay: the background player is not running\n".utf8))

@@ -1,11 +1,13 @@
 import ArgumentParser
 import Foundation
 import MediaControl
-import MediaSession
+import MediaFeed
 import MediaTerminal
 
-struct ToggleCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct ToggleCommand: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "toggle",
         abstract: "Play an item in the background player, pause it if it plays, resume it if paused.",
         discussion: """
@@ -33,7 +35,7 @@ struct ToggleCommand: ParsableCommand {
     @Flag(name: .customLong("no-wait"), help: "Return at once, even if a download must come first.")
     var noWait = false
 
-    func run() throws {
+    public func run() throws {
         try runReportingErrors {
             let feed = try BackgroundPlayer.feedIdentity(global)
             guard let client = try BackgroundPlayer.connect(global, start: true) else { return }

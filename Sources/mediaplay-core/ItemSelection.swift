@@ -1,3 +1,4 @@
+import MediaplayCommandLine
 import MediaFeed
 
 /// Turns the selectors users type (positions or ids) into feed items, with

@@ -1,26 +1,26 @@
 import Foundation
 import MediaControl
-import MediaSession
+import MediaFeed
 import MediaTerminal
 
 /// What the client commands (`toggle`, `status`, `stop`, `quit`) share: where
 /// the daemon lives, how to start it, and how its answers become output and
 /// exit codes.
-enum BackgroundPlayer {
-    static func paths(_ global: GlobalOptions) -> ControlPaths {
+public enum BackgroundPlayer {
+    public static func paths(_ global: GlobalOptions) -> ControlPaths {
         ControlPaths(runtimeDirectory: global.runtimeDirectory)
     }
 
     /// `$XDG_STATE_HOME/mediaplay`: the daemon's log and resume positions.
-    static func stateDirectory(_ global: GlobalOptions) -> String {
+    public static func stateDirectory(_ global: GlobalOptions) -> String {
         XDG.stateHome(global.environment) + "/mediaplay"
     }
 
-    static func logPath(_ global: GlobalOptions) -> String { stateDirectory(global) + "/daemon.log" }
+    public static func logPath(_ global: GlobalOptions) -> String { stateDirectory(global) + "/daemon.log" }
 
     /// The daemon's command line: this program, with the client's feed,
     /// cache and runtime directory.
-    static func daemonCommand(_ global: GlobalOptions, feed: String, options: [String] = []) -> [String] {
+    public static func daemonCommand(_ global: GlobalOptions, feed: String, options: [String] = []) -> [String] {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? absolutePath(CommandLine.arguments[0])
         return [
             executable, "daemon", "--foreground",
@@ -29,7 +29,7 @@ enum BackgroundPlayer {
     }
 
     /// Connects to the daemon, starting it first when `start` is set.
-    static func connect(_ global: GlobalOptions, start: Bool, daemonOptions: [String] = []) throws(CLIError) -> ControlClient? {
+    public static func connect(_ global: GlobalOptions, start: Bool, daemonOptions: [String] = []) throws(CLIError) -> ControlClient? {
         do {
             if start {
                 let feed = try feedIdentity(global)
@@ -47,14 +47,14 @@ enum BackgroundPlayer {
     }
 
     /// The feed as the daemon knows it: an absolute path, or the URL.
-    static func feedIdentity(_ global: GlobalOptions) throws(CLIError) -> String {
+    public static func feedIdentity(_ global: GlobalOptions) throws(CLIError) -> String {
         let feed = try global.feedLocation()
         return feed.contains("://") ? feed : absolutePath(feed)
     }
 
     /// One line, with the exit code the documentation promises: no such item
     /// 66, invalid item 65, download failed or daemon unreachable 69.
-    static func cliError(_ error: any Error) -> CLIError {
+    public static func cliError(_ error: any Error) -> CLIError {
         guard let error = error as? ControlClientError else { return CLIError("\(error)", exitCode: .failure) }
         switch error {
         case let .unreachable(message):
@@ -74,9 +74,9 @@ enum BackgroundPlayer {
 }
 
 /// The one-line descriptions of an item's state that the client commands print.
-enum StatusText {
+public enum StatusText {
     /// `▶ playing 3 "Title" 00:00/03:20`, `⏸ paused 3 "Title" at 01:02`, ...
-    static func line(_ status: ItemStatus) -> String {
+    public static func line(_ status: ItemStatus) -> String {
         let name = "\(status.item) \"\(status.title)\""
         let isImage = status.kind == "image"
         switch status.state {
@@ -98,7 +98,7 @@ enum StatusText {
     }
 
     /// "03:20", or "1:05:03" past an hour.
-    static func clock(_ seconds: Double) -> String {
+    public static func clock(_ seconds: Double) -> String {
         let total = Int(max(seconds, 0).rounded(.down))
         let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }

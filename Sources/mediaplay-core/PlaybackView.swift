@@ -1,4 +1,5 @@
 import Foundation
+import MediaplayCommandLine
 import MediaEngine
 import MediaTerminal
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaplayCommandLine
 import MediaCache
 import MediaFeed
 import MediaTerminal

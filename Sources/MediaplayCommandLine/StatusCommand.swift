@@ -1,11 +1,13 @@
 import ArgumentParser
 import Foundation
 import MediaControl
-import MediaSession
+import MediaFeed
 import MediaTerminal
 
-struct StatusCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct StatusCommand: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show what the background player is doing.",
         discussion: """
@@ -30,7 +32,7 @@ struct StatusCommand: ParsableCommand {
     @Flag(name: .long, help: "Keep printing state changes as they happen.")
     var follow = false
 
-    func run() throws {
+    public func run() throws {
         try runReportingErrors {
             guard let client = try BackgroundPlayer.connect(global, start: false) else {
                 throw CLIError("the background player is not running (start it with 'mediaplay toggle N')", exitCode: .unavailable)

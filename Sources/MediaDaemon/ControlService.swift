@@ -1,5 +1,6 @@
 import Foundation
 import MediaFeed
+import MediaControl
 import MediaSession
 
 /// Answers protocol requests from a session: the daemon's request handler.
@@ -146,5 +147,12 @@ public final class ControlService: Sendable {
         default:
             return "request is not valid JSON"
         }
+    }
+}
+
+extension ControlError {
+    /// The session's errors carry the protocol's codes already.
+    init(_ error: SessionError) {
+        self.init(Code(rawValue: error.code.rawValue) ?? .badRequest, error.message)
     }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 
 /// Exit codes from sysexits(3) (DESIGN.md §9).
-enum SysExit: Int32 {
+public enum SysExit: Int32, Sendable {
     case ok = 0
     case failure = 1
     case usage = 64
@@ -13,21 +13,21 @@ enum SysExit: Int32 {
 }
 
 /// An error the user sees as one line on stderr, with the exit code it implies.
-struct CLIError: Error, CustomStringConvertible {
-    var message: String
-    var exitCode: SysExit
+public struct CLIError: Error, CustomStringConvertible {
+    public var message: String
+    public var exitCode: SysExit
 
-    init(_ message: String, exitCode: SysExit) {
+    public init(_ message: String, exitCode: SysExit) {
         self.message = message
         self.exitCode = exitCode
     }
 
-    var description: String { message }
+    public var description: String { message }
 }
 
 /// Prints a CLIError as `mediaplay: message` and exits with its code; other
 /// errors go to ArgumentParser, which knows its own (usage → 64).
-func runReportingErrors(_ body: () throws -> Void) throws {
+public func runReportingErrors(_ body: () throws -> Void) throws {
     do {
         try body()
     } catch let error as CLIError {
@@ -37,7 +37,7 @@ func runReportingErrors(_ body: () throws -> Void) throws {
 }
 
 /// The async twin of `runReportingErrors`.
-func runReportingErrorsAsync(_ body: () async throws -> Void) async throws {
+public func runReportingErrorsAsync(_ body: () async throws -> Void) async throws {
     do {
         try await body()
     } catch let error as CLIError {

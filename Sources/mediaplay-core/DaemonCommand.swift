@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
+import MediaplayCommandLine
 import Logging
 import MediaControl
+import MediaDaemon
 import MediaEngine
 import MediaFeed
 import MediaSession

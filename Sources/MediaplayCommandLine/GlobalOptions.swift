@@ -3,20 +3,22 @@ import Foundation
 
 /// Options every command understands (DESIGN.md §1). Each falls back to an
 /// environment variable, then to an XDG default.
-struct GlobalOptions: ParsableArguments {
+public struct GlobalOptions: ParsableArguments {
+    public init() {}
+
     @Option(name: .long, help: ArgumentHelp("Feed file or http(s) URL (env MEDIAPLAY_FEED; default: the bundled media.json).", valueName: "path|url"))
-    var feed: String?
+    public var feed: String?
 
     @Option(name: .customLong("cache-dir"), help: ArgumentHelp("Download cache (env MEDIAPLAY_CACHE_DIR; default $XDG_CACHE_HOME/mediaplay).", valueName: "dir"))
-    var cacheDir: String?
+    public var cacheDir: String?
 
     @Option(name: .customLong("runtime-dir"), help: ArgumentHelp("Socket folder of the background player (env MEDIAPLAY_RUNTIME_DIR; default $XDG_RUNTIME_DIR/mediaplay).", valueName: "dir"))
-    var runtimeDir: String?
+    public var runtimeDir: String?
 
-    var environment: [String: String] { ProcessInfo.processInfo.environment }
+    public var environment: [String: String] { ProcessInfo.processInfo.environment }
 
     /// The feed to read: --feed, else $MEDIAPLAY_FEED, else the bundled one.
-    func feedLocation() throws(CLIError) -> String {
+    public func feedLocation() throws(CLIError) -> String {
         if let feed, !feed.isEmpty { return feed }
         if let feed = environment["MEDIAPLAY_FEED"], !feed.isEmpty { return feed }
         if let bundled = BundledFeed.path() { return bundled }
@@ -27,14 +29,14 @@ struct GlobalOptions: ParsableArguments {
     }
 
     /// --cache-dir, else $MEDIAPLAY_CACHE_DIR, else $XDG_CACHE_HOME/mediaplay.
-    var cacheDirectory: String {
+    public var cacheDirectory: String {
         if let cacheDir, !cacheDir.isEmpty { return absolutePath(cacheDir) }
         if let dir = environment["MEDIAPLAY_CACHE_DIR"], !dir.isEmpty { return absolutePath(dir) }
         return XDG.cacheHome(environment) + "/mediaplay"
     }
 
     /// --runtime-dir, else $MEDIAPLAY_RUNTIME_DIR, else $XDG_RUNTIME_DIR/mediaplay, else /tmp/mediaplay-UID.
-    var runtimeDirectory: String {
+    public var runtimeDirectory: String {
         if let runtimeDir, !runtimeDir.isEmpty { return absolutePath(runtimeDir) }
         if let dir = environment["MEDIAPLAY_RUNTIME_DIR"], !dir.isEmpty { return absolutePath(dir) }
         if let dir = environment["XDG_RUNTIME_DIR"], dir.hasPrefix("/") { return dir + "/mediaplay" }
@@ -43,23 +45,23 @@ struct GlobalOptions: ParsableArguments {
 }
 
 /// The XDG base directories, with the specification's defaults.
-enum XDG {
-    static func cacheHome(_ environment: [String: String]) -> String {
+public enum XDG {
+    public static func cacheHome(_ environment: [String: String]) -> String {
         if let dir = environment["XDG_CACHE_HOME"], dir.hasPrefix("/") { return dir }
         return home(environment) + "/.cache"
     }
 
-    static func stateHome(_ environment: [String: String]) -> String {
+    public static func stateHome(_ environment: [String: String]) -> String {
         if let dir = environment["XDG_STATE_HOME"], dir.hasPrefix("/") { return dir }
         return home(environment) + "/.local/state"
     }
 
-    static func home(_ environment: [String: String]) -> String {
+    public static func home(_ environment: [String: String]) -> String {
         environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
     }
 }
 
-func absolutePath(_ path: String) -> String {
+public func absolutePath(_ path: String) -> String {
     if path.hasPrefix("/") { return (path as NSString).standardizingPath }
     if path.hasPrefix("~") { return (path as NSString).expandingTildeInPath }
     return ((FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(path) as NSString).standardizingPath
@@ -68,8 +70,8 @@ func absolutePath(_ path: String) -> String {
 /// Finds the media.json that ships with the program: in a source checkout it
 /// sits at the package root above `.build/…/mediaplay`; once installed, in
 /// `PREFIX/share/mediaplay/` beside `PREFIX/bin/`.
-enum BundledFeed {
-    static func path() -> String? {
+public enum BundledFeed {
+    public static func path() -> String? {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         var folder = (absolutePath(executable) as NSString).deletingLastPathComponent

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MediaControl
 import MediaSession
 
 /// Why the daemon cannot take its runtime directory.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaplayCommandLine
 import MediaEngine
 
 /// `--audio-out` and `--video-out`, shared by `play` and `script`: record what

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaplayCommandLine
 import MediaFeed
 import MediaTerminal
 

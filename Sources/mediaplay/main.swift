@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import MediaplayCommandLine
+
+// The `mediaplay` program. The background player's client commands run here,
+// in a process that loads no media libraries, so a `toggle` bound to a key
+// answers at once; every other command runs in mediaplay-core, by exec (same
+// arguments, same process id, same exit status).
+
+/// The commands served in this process (`mediaplay --help` lists them all,
+/// from mediaplay-core).
+struct ClientCommands: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mediaplay",
+        subcommands: [ToggleCommand.self, StatusCommand.self, StopCommand.self, QuitCommand.self]
+    )
+}
+
+/// mediaplay-core beside this program (a build folder), or in
+/// PREFIX/libexec/mediaplay/ once installed.
+func corePath() -> String? {
+    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? absolutePath(CommandLine.arguments[0])
+    let folder = (executable as NSString).deletingLastPathComponent
+    for candidate in [folder + "/mediaplay-core", folder + "/../libexec/mediaplay/mediaplay-core"] {
+        if FileManager.default.isExecutableFile(atPath: candidate) { return (candidate as NSString).standardizingPath }
+    }
+    return nil
+}
+
+let arguments = CommandLine.arguments
+if arguments.count > 1, ClientCommands.configuration.subcommands.contains(where: { $0._commandName == arguments[1] }) {
+    ClientCommands.main()
+} else if let core = corePath() {
+    let argv = arguments.map { strdup($0) } + [nil]
+    execv(core, argv)
+    FileHandle.standardError.write(Data("mediaplay: cannot run \(core): \(String(cString: strerror(errno)))\n".utf8))
+    exit(SysExit.unavailable.rawValue)
+} else {
+    FileHandle.standardError.write(Data("mediaplay: mediaplay-core is missing beside this program (reinstall with 'make install')\n".utf8))
+    exit(SysExit.unavailable.rawValue)
+}
