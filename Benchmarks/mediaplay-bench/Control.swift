@@ -125,7 +125,8 @@ private func mpvRows(tone: String, folder: TemporaryDirectory, runs: Int) throws
     var pid: pid_t = 0
     guard posix_spawn(&pid, "/usr/bin/mpv", &actions, nil, argv, environ) == 0 else { fatalError("cannot start mpv") }
     defer {
-        kill(pid, SIGTERM)
+        // mpv with SDL's disk driver does not end on SIGTERM.
+        kill(pid, SIGKILL)
         var status: Int32 = 0
         waitpid(pid, &status, 0)
     }
