@@ -57,7 +57,7 @@ let package = Package(
         ),
         .target(
             name: "MediaControl",
-            dependencies: ["MediaFeed", "CLinux"],
+            dependencies: ["MediaFeed"],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -5,7 +5,6 @@
 // module does not define.
 #define _GNU_SOURCE 1
 #include <fcntl.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -19,17 +18,6 @@ static inline int mp_start_writeback(int fd, off_t offset, off_t count) {
 /// (Raw syscalls: <sys/resource.h> under _GNU_SOURCE clashes with Glibc's.)
 static inline int mp_nice_this_thread(int nice) {
     return (int)syscall(SYS_setpriority, 0 /* PRIO_PROCESS */, (int)syscall(SYS_gettid), nice);
-}
-
-/// The uid and pid of the process at the other end of a Unix socket
-/// (SO_PEERCRED, whose struct ucred glibc hides behind _GNU_SOURCE).
-static inline int mp_peer_credentials(int fd, unsigned *uid, int *pid) {
-    struct { int pid; unsigned uid; unsigned gid; } credentials;
-    socklen_t length = sizeof credentials;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
-    *uid = credentials.uid;
-    *pid = credentials.pid;
-    return 0;
 }
 
 /// Changes the ids of the calling thread only (raw syscalls: glibc's

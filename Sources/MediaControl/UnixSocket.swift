@@ -1,4 +1,3 @@
-import CLinux
 import Foundation
 
 /// A failed socket call, with the operation and the system's reason.
@@ -120,10 +119,11 @@ public final class UnixSocket: @unchecked Sendable {
 
     /// The user and process at the other end.
     public func peerCredentials() -> (uid: uid_t, pid: pid_t)? {
-        var uid: UInt32 = 0
-        var pid: Int32 = 0
-        guard mp_peer_credentials(descriptor, &uid, &pid) == 0 else { return nil }
-        return (uid, pid)
+        // struct ucred, which glibc declares only under _GNU_SOURCE.
+        var credentials = (pid: pid_t(0), uid: uid_t(0), gid: gid_t(0))
+        var length = socklen_t(MemoryLayout.size(ofValue: credentials))
+        guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
+        return (credentials.uid, credentials.pid)
     }
 
     /// Gives up on a peer that stops reading for this long.

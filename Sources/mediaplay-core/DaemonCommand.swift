@@ -103,13 +103,7 @@ struct DaemonCommand: AsyncParsableCommand {
             makeVideoSink: { item, info, player in
                 do {
                     let window = try SDLVideoSink(title: item.title, rotation: info.rotation)
-                    window.onInput { input in
-                        switch input {
-                        case .togglePause: player.toggle()
-                        case let .seek(by: seconds): player.seek(by: seconds)
-                        case .quit: player.stop()
-                        }
-                    }
+                    window.controls(player)
                     return window
                 } catch {
                     logger.warning("item \(item.position): no window (\(error))\(info.hasAudio ? "; playing the audio only" : "")")

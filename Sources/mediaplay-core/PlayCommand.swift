@@ -90,13 +90,7 @@ struct PlayCommand: AsyncParsableCommand {
                 if noVideo { return nil }
                 do {
                     let window = try SDLVideoSink(title: title, rotation: info.rotation)
-                    window.onInput { input in
-                        switch input {
-                        case .togglePause: player.toggle()
-                        case let .seek(by: seconds): player.seek(by: seconds)
-                        case .quit: player.stop()
-                        }
-                    }
+                    window.controls(player)
                     return window
                 } catch {
                     display.missing(info.hasAudio ? "\(error); playing the audio only" : nil)

@@ -94,6 +94,18 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
         lock.withLock { inputHandler = handler }
     }
 
+    /// The window's keys drive `player`: space pauses, arrows seek, closing or
+    /// q / Esc stops it.
+    public func controls(_ player: Player) {
+        onInput { input in
+            switch input {
+            case .togglePause: player.toggle()
+            case let .seek(by: seconds): player.seek(by: seconds)
+            case .quit: player.stop()
+            }
+        }
+    }
+
     public func present(_ frame: Frame, info: VideoFrameInfo) throws {
         lock.withLock {
             pending = (frame, info)
