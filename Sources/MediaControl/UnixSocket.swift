@@ -79,8 +79,12 @@ public final class UnixSocket: @unchecked Sendable {
     /// Waits for the next client; nil once the socket has been shut down.
     public func accept() -> UnixSocket? {
         while true {
-            let client = accept4(descriptor, __SOCKADDR_ARG(), nil, Int32(SOCK_CLOEXEC.rawValue))
-            if client >= 0 { return UnixSocket(descriptor: client) }
+            let client = Glibc.accept(descriptor, nil, nil)
+            if client >= 0 {
+                // accept4(SOCK_CLOEXEC) is GNU-only; the daemon never execs, so this is not racy.
+                _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+                return UnixSocket(descriptor: client)
+            }
             switch errno {
             case EINTR, ECONNABORTED: continue
             // Out of descriptors: leave the waiting client in the backlog a moment.
