@@ -126,7 +126,31 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     }
 }
 
-/// An empty result (`observe`, `quit`, `stop` with nothing playing).
+/// `stop`: the stopped item's status, or `{}` when nothing was active.
+public struct StopResult: Codable, Sendable, Equatable {
+    public var stopped: ItemStatus?
+
+    public init(stopped: ItemStatus?) {
+        self.stopped = stopped
+    }
+
+    private enum Keys: String, CodingKey { case item }
+
+    public init(from decoder: any Decoder) throws {
+        let isEmpty = !(try decoder.container(keyedBy: Keys.self).contains(.item))
+        stopped = isEmpty ? nil : try ItemStatus(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        if let stopped {
+            try stopped.encode(to: encoder)
+        } else {
+            _ = encoder.container(keyedBy: Keys.self)
+        }
+    }
+}
+
+/// An empty result (`observe`, `quit`).
 public struct EmptyResult: Codable, Sendable, Equatable {
     public init() {}
 }

@@ -84,12 +84,8 @@ public final class ControlService: Sendable {
             }
             return ControlJSON.line(ControlReply.success(id, session.status(of: item)))
         case .stop:
-            let stopped = session.currentStatus()
-            await session.stop()
-            if let stopped, let item = session.feed.items.first(where: { $0.position == stopped.item }) {
-                return ControlJSON.line(ControlReply.success(id, session.status(of: item)))
-            }
-            return ControlJSON.line(ControlReply.success(id, EmptyResult()))
+            let stopped = await session.stop()
+            return ControlJSON.line(ControlReply.success(id, StopResult(stopped: stopped.map(session.status(of:)))))
         case .observe:
             let events = session.events()
             let forward = Task {

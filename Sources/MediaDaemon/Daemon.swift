@@ -114,7 +114,8 @@ public final class Daemon: @unchecked Sendable {
         quitRequests.continuation.yield()
     }
 
-    /// SIGTERM and SIGINT end the daemon the way `quit` does.
+    /// SIGTERM and SIGINT end the daemon the way `quit` does; SIGHUP (a
+    /// closed terminal, for a daemon run by hand) is logged and ignored.
     private func quitOnSignals() {
         for signalNumber in [SIGTERM, SIGINT, SIGHUP] {
             signal(signalNumber, SIG_IGN)

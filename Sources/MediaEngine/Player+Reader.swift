@@ -160,6 +160,10 @@ extension Player {
         } catch {
             failure = failure ?? "\(error)"
         }
+        // Played out: the device has played every sample written, so that is
+        // where an ended player stands (the last position recorded was at the
+        // last write, up to a ring's worth earlier).
+        if !stopped { condition.withLock { if audioActive { position = max(position, audioPosition) } } }
         setState(failure.map { .failed($0) } ?? .ended)
     }
 }

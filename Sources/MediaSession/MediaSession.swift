@@ -210,12 +210,15 @@ public final class MediaSession: @unchecked Sendable {
         }
     }
 
+    /// Saves where `item` stands; an ended or failed player has nothing to
+    /// resume (its saved position was removed when it ended).
     private func savePosition(_ item: FeedItem, _ player: Player) {
-        guard let url = item.source?.description else { return }
+        guard let url = item.source?.description, !player.currentState.isFinal else { return }
         positions?.save(player.currentPosition, for: url)
     }
 
-    /// Saves the playing item's position (the daemon calls this every few seconds).
+    /// Saves the positions of the playing and paused items (the daemon calls
+    /// this every few seconds of play).
     public func savePositions() {
         lock.withLock {
             for (position, player) in players where player.currentState == .playing || player.currentState == .paused {
@@ -312,8 +315,10 @@ public final class MediaSession: @unchecked Sendable {
         announce(item)
     }
 
-    /// Stops playback of the active item (its position is saved).
-    public func stop() async {
+    /// Stops playback of the active item (its position is saved); returns
+    /// the item it stopped, if one was active.
+    @discardableResult
+    public func stop() async -> FeedItem? {
         let player: (Player, FeedItem)? = lock.withLock {
             guard let active = current, let player = players[active], let item = feed.items.first(where: { $0.position == active }) else { return nil }
             savePosition(item, player)
@@ -321,10 +326,11 @@ public final class MediaSession: @unchecked Sendable {
             current = nil
             return (player, item)
         }
-        guard let (player, item) = player else { return }
+        guard let (player, item) = player else { return nil }
         player.stop()
         _ = await blocking { player.waitUntilFinished() }
         announce(item)
+        return item
     }
 
     /// Stops every player and saves positions (daemon exit, end of a script).

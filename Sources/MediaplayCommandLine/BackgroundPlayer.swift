@@ -21,9 +21,8 @@ public enum BackgroundPlayer {
     /// The daemon's command line: this program, with the client's feed,
     /// cache and runtime directory.
     public static func daemonCommand(_ global: GlobalOptions, feed: String, options: [String] = []) -> [String] {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? absolutePath(CommandLine.arguments[0])
         return [
-            executable, "daemon", "--foreground",
+            runningExecutable(), "daemon", "--foreground",
             "--feed", feed, "--cache-dir", global.cacheDirectory, "--runtime-dir", global.runtimeDirectory,
         ] + options
     }

@@ -61,6 +61,11 @@ public enum XDG {
     }
 }
 
+/// The running program's absolute path (a symlink such as /usr/bin/mediaplay resolved).
+public func runningExecutable() -> String {
+    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? absolutePath(CommandLine.arguments[0])
+}
+
 public func absolutePath(_ path: String) -> String {
     if path.hasPrefix("/") { return (path as NSString).standardizingPath }
     if path.hasPrefix("~") { return (path as NSString).expandingTildeInPath }
@@ -72,9 +77,7 @@ public func absolutePath(_ path: String) -> String {
 /// `PREFIX/share/mediaplay/` beside `PREFIX/bin/`.
 public enum BundledFeed {
     public static func path() -> String? {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0]
-        var folder = (absolutePath(executable) as NSString).deletingLastPathComponent
+        var folder = (runningExecutable() as NSString).deletingLastPathComponent
         for _ in 0..<5 {
             let installed = folder + "/../share/mediaplay/media.json"
             if FileManager.default.fileExists(atPath: installed) { return (installed as NSString).standardizingPath }

@@ -15,7 +15,7 @@ public struct StatusCommand: ParsableCommand {
             paused, downloading, ended or failed. With --follow, keeps printing changes \
             as they happen until interrupted (--json: one JSON event per line, see \
             docs/PROTOCOL.md). Does not start the background player; exit status 69 when \
-            it is not running (3 with --follow once it quits).
+            it is not running, and when it quits during --follow.
 
             Examples:
               mediaplay status

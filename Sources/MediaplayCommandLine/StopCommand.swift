@@ -20,13 +20,13 @@ public struct StopCommand: ParsableCommand {
                 print("■ nothing playing")
                 return
             }
+            let result: StopResult
             do {
-                if let status = try? client.call(ControlRequest(id: nil, cmd: .stop), as: ItemStatus.self) {
-                    print(StatusText.line(status))
-                } else {
-                    print("■ nothing playing")
-                }
+                result = try client.call(ControlRequest(id: nil, cmd: .stop), as: StopResult.self)
+            } catch {
+                throw BackgroundPlayer.cliError(error)
             }
+            print(result.stopped.map(StatusText.line) ?? "■ nothing playing")
         }
     }
 }

@@ -17,8 +17,8 @@ public struct ToggleCommand: ParsableCommand {
             Prints the new state in one line. When the item must be downloaded first, \
             shows the progress until playback starts (--no-wait returns at once).
 
-            Exit status: 0 ok, 65 invalid item, 66 no such item, 69 download failed or \
-            the background player unreachable.
+            Exit status: 0 ok, 1 the file cannot be played, 65 invalid item, 66 no such \
+            item, 69 download failed or the background player unreachable.
 
             Examples:
               mediaplay toggle 2          ▶ playing 2 "Title" 00:00/03:20

@@ -19,8 +19,7 @@ struct ClientCommands: ParsableCommand {
 /// mediaplay-core beside this program (a build folder), or in
 /// PREFIX/libexec/mediaplay/ once installed.
 func corePath() -> String? {
-    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? absolutePath(CommandLine.arguments[0])
-    let folder = (executable as NSString).deletingLastPathComponent
+    let folder = (runningExecutable() as NSString).deletingLastPathComponent
     for candidate in [folder + "/mediaplay-core", folder + "/../libexec/mediaplay/mediaplay-core"] {
         if FileManager.default.isExecutableFile(atPath: candidate) { return (candidate as NSString).standardizingPath }
     }
@@ -28,7 +27,7 @@ func corePath() -> String? {
 }
 
 let arguments = CommandLine.arguments
-if arguments.count > 1, ClientCommands.configuration.subcommands.contains(where: { $0._commandName == arguments[1] }) {
+if arguments.count > 1, ClientCommands.configuration.subcommands.contains(where: { $0.configuration.commandName == arguments[1] }) {
     ClientCommands.main()
 } else if let core = corePath() {
     let argv = arguments.map { strdup($0) } + [nil]

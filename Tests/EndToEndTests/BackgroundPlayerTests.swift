@@ -84,6 +84,18 @@ import TestSupport
         let after = Self.current(try world.status())?["position"] as? Double ?? 0
         #expect(after >= position - 0.001, "no jump back: \(after) after \(position)")
 
+        // Played to the end: it stands at the end, and nothing is kept to resume.
+        var ended: [String: Any]?
+        for _ in 0..<300 {
+            ended = Self.current(try world.status())
+            if ended?["state"] as? String == "ended" { break }
+            usleep(10_000)
+        }
+        #expect(ended?["state"] as? String == "ended")
+        let end = ended?["position"] as? Double ?? 0
+        #expect(abs(end - 2.0) < 0.01, "an ended item stands at its end: \(end)")
+        #expect(try world.run("stop").stdout == "■ stopped 1 \"Tone\"\n", "no position saved for an ended item")
+
         let quit = try world.run("quit")
         #expect(quit.status == 0, "\(quit.stderr)")
         #expect(!FileManager.default.fileExists(atPath: world.socket), "the socket is removed")
