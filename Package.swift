@@ -39,6 +39,13 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
 
+        // Pictures as terminal graphics (kitty, sixel, or colour blocks).
+        .systemLibrary(
+            name: "CChafa",
+            pkgConfig: "chafa",
+            providers: [.apt(["libchafa-dev"])]
+        ),
+
         // Linux-only calls glibc hides behind _GNU_SOURCE (header only).
         .systemLibrary(name: "CLinux"),
 
@@ -65,6 +72,14 @@ let package = Package(
             dependencies: [
                 "MediaControl", "MediaSession", "MediaFeed",
                 .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // `browse`: the interactive grid and detail view over a session.
+        .target(
+            name: "MediaBrowse",
+            dependencies: [
+                "CChafa", "MediaTerminal", "MediaFeed", "MediaCache", "MediaEngine", "MediaSession", "MediaControl",
             ],
             swiftSettings: swiftSettings
         ),

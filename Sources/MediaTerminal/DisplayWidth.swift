@@ -102,3 +102,55 @@ extension String {
         return String(scalars)
     }
 }
+
+extension DisplayWidth {
+    /// `text` broken into lines of at most `width` columns, at spaces where
+    /// it can be (a word longer than a line is cut). With `maxLines`, the
+    /// last line kept ends in "…" when text was left out.
+    public static func wrap(_ text: String, width: Int, maxLines: Int? = nil) -> [String] {
+        guard width > 0 else { return [] }
+        var lines: [String] = []
+        var line = ""
+        var lineWidth = 0
+        func flush() {
+            lines.append(line)
+            line = ""
+            lineWidth = 0
+        }
+        for word in singleLine(text).split(separator: " ") {
+            var word = String(word)
+            var wordWidth = of(word)
+            if lineWidth > 0 && lineWidth + 1 + wordWidth > width { flush() }
+            while wordWidth > width {
+                // A word wider than a line: as much as fits, the rest on the next.
+                var head = ""
+                var used = lineWidth > 0 ? lineWidth + 1 : 0
+                var rest = Substring(word)
+                while let character = rest.first, used + of(character) <= width {
+                    head.append(character)
+                    used += of(character)
+                    rest.removeFirst()
+                }
+                line += (lineWidth > 0 ? " " : "") + head
+                flush()
+                word = String(rest)
+                wordWidth = of(word)
+            }
+            guard !word.isEmpty else { continue }
+            line += (lineWidth > 0 ? " " : "") + word
+            lineWidth += (lineWidth > 0 ? 1 : 0) + wordWidth
+        }
+        if lineWidth > 0 || lines.isEmpty { flush() }
+        if let maxLines, lines.count > maxLines {
+            lines = Array(lines.prefix(maxLines))
+            let last = lines[maxLines - 1]
+            if of(last) < width {
+                lines[maxLines - 1] = last + "…"
+            } else {
+                // Full to the edge: make room for the "…".
+                lines[maxLines - 1] = truncate(last + "…", to: width)
+            }
+        }
+        return lines
+    }
+}
