@@ -106,7 +106,7 @@ let package = Package(
             name: "mediaplay-core",
             dependencies: [
                 "MediaFeed", "MediaTerminal", "MediaCache", "MediaEngine", "MediaSession", "MediaControl", "MediaDaemon",
-                "MediaplayCommandLine",
+                "MediaBrowse", "MediaplayCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -55,13 +55,15 @@ public struct SessionOutputs: Sendable {
 /// Positions are saved (when a store is given) on pause, on switching, every
 /// few seconds while playing and at shutdown, so they survive a restart.
 public final class MediaSession: @unchecked Sendable {
-    public let feed: Feed
+    /// The feed as last given (`update(feed:)` replaces it).
+    public var feed: Feed { lock.withLock { currentFeed } }
     private let cache: MediaCache?
     private let positions: PositionStore?
     private let outputs: SessionOutputs
 
     private let lock = NSLock()
     // Guarded by `lock`.
+    private var currentFeed: Feed
     private var players: [Int: Player] = [:]
     private var current: Int?
     private var downloads: [Int: Double?] = [:]
@@ -74,7 +76,7 @@ public final class MediaSession: @unchecked Sendable {
     private let blockingQueue = DispatchQueue(label: "mediaplay.session", attributes: .concurrent)
 
     public init(feed: Feed, cache: MediaCache?, positions: PositionStore?, outputs: SessionOutputs) {
-        self.feed = feed
+        currentFeed = feed
         self.cache = cache
         self.positions = positions
         self.outputs = outputs
@@ -82,6 +84,7 @@ public final class MediaSession: @unchecked Sendable {
 
     /// The item a selector names (position or id), or `no-such-item`.
     public func item(_ selector: String) throws(SessionError) -> FeedItem {
+        let feed = self.feed
         guard let item = feed.item(matching: selector) else {
             let range = feed.items.isEmpty ? "the feed is empty" : "use 1–\(feed.items.count) or an id from 'mediaplay list'"
             throw SessionError(.noSuchItem, "no item \"\(selector)\" in the feed (\(range))")
@@ -97,12 +100,12 @@ public final class MediaSession: @unchecked Sendable {
 
     /// The active item's status, if any.
     public func currentStatus() -> ItemStatus? {
-        lock.withLock { current.flatMap { position in feed.items.first { $0.position == position } }.map(statusLocked) }
+        lock.withLock { current.flatMap { position in currentFeed.items.first { $0.position == position } }.map(statusLocked) }
     }
 
     /// Every item's status.
     public func allStatuses() -> [ItemStatus] {
-        lock.withLock { feed.items.map(statusLocked) }
+        lock.withLock { currentFeed.items.map(statusLocked) }
     }
 
     private func statusLocked(_ item: FeedItem) -> ItemStatus {
@@ -147,8 +150,54 @@ public final class MediaSession: @unchecked Sendable {
     }
 
     private func announce(_ item: FeedItem) {
-        let (status, targets) = lock.withLock { (statusLocked(item), Array(subscribers.values)) }
+        let (status, targets) = lock.withLock { (statusLocked(resolvedLocked(item) ?? item), Array(subscribers.values)) }
         for continuation in targets { continuation.yield(status) }
+    }
+
+    /// With `lock` held: `item` as the current feed has it (its position
+    /// may have moved in a reloaded feed); nil if it is gone.
+    private func resolvedLocked(_ item: FeedItem) -> FeedItem? {
+        if let same = currentFeed.items.first(where: { $0.position == item.position }), same.id == item.id, same.source == item.source {
+            return same
+        }
+        return currentFeed.items.first { $0.id == item.id && $0.source == item.source }
+    }
+
+    // MARK: - Reload
+
+    /// Replaces the feed (a refresh) and keeps what plays: players, downloads
+    /// and failures follow their items by id to their new positions. Items
+    /// no longer in the feed are stopped (their positions saved); they are
+    /// returned.
+    @discardableResult
+    public func update(feed newFeed: Feed) -> [FeedItem] {
+        let (dropped, stopped): ([FeedItem], [Player]) = lock.withLock {
+            let old = currentFeed
+            func newPosition(_ position: Int) -> Int? {
+                guard let item = old.items.first(where: { $0.position == position }) else { return nil }
+                return newFeed.items.first { $0.id == item.id && $0.source == item.source }?.position
+            }
+            var dropped: [FeedItem] = []
+            var stopped: [Player] = []
+            var movedPlayers: [Int: Player] = [:]
+            for (position, player) in players {
+                if let moved = newPosition(position) {
+                    movedPlayers[moved] = player
+                } else if let item = old.items.first(where: { $0.position == position }) {
+                    savePosition(item, player)
+                    dropped.append(item)
+                    stopped.append(player)
+                }
+            }
+            players = movedPlayers
+            current = current.flatMap(newPosition).flatMap { movedPlayers[$0] != nil ? $0 : nil }
+            downloads = Dictionary(downloads.compactMap { key, value in newPosition(key).map { ($0, value) } }, uniquingKeysWith: { first, _ in first })
+            failures = Dictionary(failures.compactMap { key, value in newPosition(key).map { ($0, value) } }, uniquingKeysWith: { first, _ in first })
+            currentFeed = newFeed
+            return (dropped, stopped)
+        }
+        for player in stopped { player.stop() }
+        return dropped
     }
 
     // MARK: - Toggle
@@ -206,7 +255,7 @@ public final class MediaSession: @unchecked Sendable {
             players[active] = nil
         } else {
             player.pause()
-            if let item = feed.items.first(where: { $0.position == active }) { savePosition(item, player) }
+            if let item = currentFeed.items.first(where: { $0.position == active }) { savePosition(item, player) }
         }
     }
 
@@ -222,7 +271,7 @@ public final class MediaSession: @unchecked Sendable {
     public func savePositions() {
         lock.withLock {
             for (position, player) in players where player.currentState == .playing || player.currentState == .paused {
-                if let item = feed.items.first(where: { $0.position == position }) { savePosition(item, player) }
+                if let item = currentFeed.items.first(where: { $0.position == position }) { savePosition(item, player) }
             }
         }
     }
@@ -291,9 +340,11 @@ public final class MediaSession: @unchecked Sendable {
                     // Played to the end: next time starts from the top. (A
                     // player that was stopped is no longer registered, and
                     // its saved position stays.)
-                    let isRegistered = lock.withLock { players[item.position] === player }
+                    let isRegistered = lock.withLock { resolvedLocked(item).map { players[$0.position] === player } ?? false }
                     if state == .ended, isRegistered, let url = item.source?.description { positions?.remove(for: url) }
-                    if case let .failed(message) = state { lock.withLock { failures[item.position] = message } }
+                    if case let .failed(message) = state {
+                        lock.withLock { if let now = resolvedLocked(item) { failures[now.position] = message } }
+                    }
                 }
                 announce(item)
             }
@@ -320,7 +371,7 @@ public final class MediaSession: @unchecked Sendable {
     @discardableResult
     public func stop() async -> FeedItem? {
         let player: (Player, FeedItem)? = lock.withLock {
-            guard let active = current, let player = players[active], let item = feed.items.first(where: { $0.position == active }) else { return nil }
+            guard let active = current, let player = players[active], let item = currentFeed.items.first(where: { $0.position == active }) else { return nil }
             savePosition(item, player)
             players[active] = nil
             current = nil

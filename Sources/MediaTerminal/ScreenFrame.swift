@@ -12,14 +12,18 @@ public struct ScreenFrame: Sendable {
         shown = []
     }
 
-    /// The output that turns the screen into `lines`; empty when nothing changed.
-    public mutating func update(to lines: [String]) -> String {
+    /// The output that turns the screen into `lines` (empty when nothing
+    /// changed), and the rows it rewrites.
+    public mutating func update(to lines: [String]) -> (output: String, rows: Set<Int>) {
         var output = ""
-        if shown.count != lines.count { output += "\u{1B}[0m\u{1B}[2J" }
-        for (row, line) in lines.enumerated() where shown.count != lines.count || shown[row] != line {
+        var rows: Set<Int> = []
+        let full = shown.count != lines.count
+        if full { output += "\u{1B}[0m\u{1B}[2J" }
+        for (row, line) in lines.enumerated() where full || shown[row] != line {
             output += "\u{1B}[\(row + 1);1H\(line)\u{1B}[0m"
+            rows.insert(row)
         }
         shown = lines
-        return output
+        return (output, rows)
     }
 }

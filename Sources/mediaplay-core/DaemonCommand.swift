@@ -78,38 +78,12 @@ struct DaemonCommand: AsyncParsableCommand {
         } catch {
             throw CLIError("cannot open the resume positions at \(positionsPath): \(error)", exitCode: .ioError)
         }
-        let session = MediaSession(feed: loaded.feed, cache: cache, positions: positions, outputs: Self.outputs(logger: logger))
+        let session = MediaSession(feed: loaded.feed, cache: cache, positions: positions, outputs: DeviceOutputs.make { logger.warning("\($0)") })
         FileHandle.standardError.write(Data("mediaplay: background player listening on \(daemon.paths.socket) (log: \(logPath))\n".utf8))
         do {
             try await daemon.serve(session: session, feed: feed, version: Mediaplay.version, saveInterval: saveInterval)
         } catch {
             throw CLIError("cannot listen on \(daemon.paths.socket): \(error)", exitCode: .unavailable)
         }
-    }
-
-    /// The device and a window, as `play` uses them; no device means silent
-    /// real-time playback, no display means a video's audio only.
-    private static func outputs(logger: Logger) -> SessionOutputs {
-        SessionOutputs(
-            clock: .realTime,
-            makeAudioSink: {
-                do {
-                    return try SDLAudioSink()
-                } catch {
-                    logger.warning("no audio device (\(error)); playing silently in real time")
-                    return NullSink()
-                }
-            },
-            makeVideoSink: { item, info, player in
-                do {
-                    let window = try SDLVideoSink(title: item.title, rotation: info.rotation)
-                    window.controls(player)
-                    return window
-                } catch {
-                    logger.warning("item \(item.position): no window (\(error))\(info.hasAudio ? "; playing the audio only" : "")")
-                    return nil
-                }
-            }
-        )
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MediaplayCommandLine
+import MediaTerminal
 
 @main
 struct Mediaplay: AsyncParsableCommand {
@@ -15,6 +16,7 @@ struct Mediaplay: AsyncParsableCommand {
             else the media.json bundled with it.
 
             Examples:
+              mediaplay                              browse the feed (on a terminal; else list)
               mediaplay list                         the bundled feed as a table
               mediaplay list --json | jq '.items[0]' the same, for scripts
               mediaplay list --feed ~/my-feed.json   another feed file
@@ -30,7 +32,7 @@ struct Mediaplay: AsyncParsableCommand {
             """,
         version: version,
         subcommands: [
-            ListCommand.self, PlayCommand.self, ToggleCommand.self, StatusCommand.self, StopCommand.self, QuitCommand.self,
+            ListCommand.self, BrowseCommand.self, PlayCommand.self, ToggleCommand.self, StatusCommand.self, StopCommand.self, QuitCommand.self,
             ScriptCommand.self, FetchCommand.self, CacheCommand.self, DaemonCommand.self,
         ],
         defaultSubcommand: ListCommand.self
@@ -40,6 +42,11 @@ struct Mediaplay: AsyncParsableCommand {
         // A write over a file size limit must fail with EFBIG (reported as a
         // full disk, partial file kept), not kill the process.
         signal(SIGXFSZ, SIG_IGN)
+        // No arguments: browse on a terminal, the list anywhere else.
+        if CommandLine.arguments.count == 1, FullScreen().isAvailable, !["", "dumb"].contains(ProcessInfo.processInfo.environment["TERM"] ?? "") {
+            await main(["browse"])
+            return
+        }
         await main(nil)
     }
 }

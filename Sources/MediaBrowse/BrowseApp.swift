@@ -1,0 +1,504 @@
+import Dispatch
+import Foundation
+import MediaCache
+import MediaFeed
+import MediaTerminal
+
+/// Where a browse's one-line messages (warnings from the players it starts)
+/// go: the status bar, once the view runs.
+public final class MessageRelay: @unchecked Sendable {
+    private let lock = NSLock()
+    private var handler: (@Sendable (String) -> Void)?
+
+    public init() {}
+
+    public func post(_ message: String) {
+        lock.withLock { handler }?(message)
+    }
+
+    func connect(_ handler: @escaping @Sendable (String) -> Void) {
+        lock.withLock { self.handler = handler }
+    }
+}
+
+/// `mediaplay browse`: the grid of cells and the detail view, in the
+/// terminal. All state lives on one serial queue; input (a thread blocked
+/// in `read`), signals, the player's events and finished pictures post to
+/// it. A frame is drawn only when something changed, at most 12 times a
+/// second, and only the changed rows are written; with nothing moving on
+/// screen nothing runs.
+public final class BrowseApp: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var imageMode: ImageMode
+        public var colors: Bool
+
+        public init(imageMode: ImageMode, colors: Bool) {
+            self.imageMode = imageMode
+            self.colors = colors
+        }
+    }
+
+    private static let frameInterval = 1.0 / 12
+    private static let spinnerInterval = 0.1
+
+    private let queue = DispatchQueue(label: "mediaplay.browse", qos: .userInteractive)
+    private let screen: FullScreen
+    private let backend: any PlaybackBackend
+    private let cache: MediaCache?
+    private let reload: @Sendable () throws -> Feed
+    private let options: Options
+    private let renderer: TerminalImageRenderer
+    private var pictures: PictureStore!
+
+    // Confined to `queue`.
+    private var feed: Feed
+    private var statuses: [Int: ItemStatus] = [:]
+    private var cached: [URL: String?] = [:]
+    private var layout: GridLayout?
+    private var layoutKey: LayoutKey?
+    private var selection = 0
+    private var scrollTop = 0
+    private var mode: BrowseSnapshot.Mode = .grid
+    private var detailScroll = 0
+    private var message: String?
+    private var frame = ScreenFrame()
+    private var placed: [GraphicsPlacement] = []
+    private var drawScheduled = false
+    private var lastDraw = 0.0
+    private var quitting = false
+    private var signalSources: [any DispatchSourceSignal] = []
+    private var finished: CheckedContinuation<Int32, Never>?
+
+    private struct LayoutKey: Equatable {
+        var columns: Int
+        var rows: Int
+        var pictures: [Bool]
+        var titles: [String]
+    }
+
+    public init(
+        feed: Feed, cache: MediaCache?, backend: any PlaybackBackend, relay: MessageRelay, options: Options,
+        screen: FullScreen = FullScreen(), reload: @escaping @Sendable () throws -> Feed
+    ) {
+        self.feed = feed
+        self.cache = cache
+        self.backend = backend
+        self.options = options
+        self.screen = screen
+        self.reload = reload
+        renderer = TerminalImageRenderer(mode: options.imageMode, colors: options.colors)
+        pictures = PictureStore(cache: cache) { [self] in self.queue.async { self.setNeedsDisplay() } }
+        relay.connect { [self] text in self.queue.async { self.show(text) } }
+    }
+
+    /// Runs until the user quits (or a signal ends it); returns the exit status.
+    public func run() async throws(TerminalError) -> Int32 {
+        try screen.enter()
+        return await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                finished = continuation
+                installSignals()
+                startInput()
+                startEvents()
+                setNeedsDisplay()
+            }
+        }
+    }
+
+    // MARK: - Sources of change
+
+    private func startInput() {
+        let input = screen.input
+        let thread = Thread { [self] in
+            var decoder = KeyDecoder()
+            var buffer = [UInt8](repeating: 0, count: 1024)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else {
+                    // The terminal went away (hangup): nothing more to show.
+                    self.queue.async { self.quit(status: 129) }
+                    return
+                }
+                let keys = decoder.decode(buffer[0..<count])
+                self.queue.async { self.handle(keys) }
+            }
+        }
+        thread.name = "mediaplay.browse.input"
+        thread.start()
+    }
+
+    private func startEvents() {
+        let backend = backend
+        Task { [self] in
+            let all = await backend.statuses()
+            self.queue.async { [self] in
+                for status in all { statuses[status.item] = status }
+                setNeedsDisplay()
+            }
+        }
+        let events = backend.events()
+        Task { [self] in
+            for await status in events {
+                queue.async { self.received(status) }
+            }
+        }
+    }
+
+    private func received(_ status: ItemStatus) {
+        statuses[status.item] = status
+        // A download that ended may have filled the cache.
+        if status.state != .downloading, let item = feed.items.first(where: { $0.position == status.item }), case let .remote(url)? = item.source {
+            cached[url] = nil
+        }
+        setNeedsDisplay()
+    }
+
+    private func installSignals() {
+        let actions: [(Int32, () -> Void)] = [
+            (SIGWINCH, { [unowned self] in frame.invalidate(); setNeedsDisplay() }),
+            (SIGTERM, { [unowned self] in quit(status: 143) }),
+            (SIGINT, { [unowned self] in quit(status: 130) }),
+            (SIGHUP, { [unowned self] in quit(status: 129) }),
+            (SIGTSTP, { [unowned self] in suspend() }),
+            // Continued after a stop we did not make (kill -STOP): take the screen back.
+            (SIGCONT, { [unowned self] in try? screen.enter(); frame.invalidate(); setNeedsDisplay() }),
+        ]
+        for (number, action) in actions {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler(handler: action)
+            source.resume()
+            signalSources.append(source)
+        }
+    }
+
+    private func suspend() {
+        screen.suspend()
+        frame.invalidate()
+        placed = []
+        setNeedsDisplay()
+    }
+
+    private func quit(status: Int32) {
+        guard !quitting else { return }
+        quitting = true
+        screen.leave()
+        for source in signalSources { source.cancel() }
+        let backend = backend
+        let finished = finished
+        Task {
+            await backend.shutdown()
+            finished?.resume(returning: status)
+        }
+    }
+
+    private func show(_ text: String) {
+        message = text
+        setNeedsDisplay()
+    }
+
+    // MARK: - Keys
+
+    private func handle(_ keys: [Key]) {
+        for key in keys where !quitting {
+            handle(key)
+        }
+        setNeedsDisplay()
+    }
+
+    private func handle(_ key: Key) {
+        if key == .control("c") { return quit(status: 130) }
+        if key == .control("z") { return suspend() }
+        if key == .control("l") { frame.invalidate(); placed = []; return }
+        message = nil
+        switch mode {
+        case .help:
+            mode = .grid
+        case .detail:
+            handleDetail(key)
+        case .grid:
+            handleGrid(key)
+        }
+    }
+
+    private func handleGrid(_ key: Key) {
+        guard let layout else { return }
+        let viewHeight = screen.size().rows - BrowseView.chromeRows
+        switch key {
+        case .left, .character("h"): select(layout.move(selection, by: .left))
+        case .right, .character("l"): select(layout.move(selection, by: .right))
+        case .up, .character("k"), .wheel(up: true): select(layout.move(selection, by: .up))
+        case .down, .character("j"), .wheel(up: false): select(layout.move(selection, by: .down))
+        case .pageUp: select(layout.move(selection, by: .rows(-layout.rowsPerPage(viewHeight: viewHeight))))
+        case .pageDown: select(layout.move(selection, by: .rows(layout.rowsPerPage(viewHeight: viewHeight))))
+        case .home, .character("g"): select(layout.move(selection, by: .first))
+        case .end, .character("G"): select(layout.move(selection, by: .last))
+        case .enter, .character(" "): activate()
+        case .character("i"): openDetail()
+        case .character("r"): refresh()
+        case .character("?"): mode = .help
+        case .character("q"), .escape: quit(status: 0)
+        case let .click(column, row):
+            if row >= 1, let index = layout.cell(atColumn: column, row: row - 1 + scrollTop) { select(index) }
+        default: break
+        }
+    }
+
+    private func handleDetail(_ key: Key) {
+        switch key {
+        case .escape, .character("q"), .character("i"), .backspace: mode = .grid
+        case .up, .character("k"), .wheel(up: true): detailScroll = max(0, detailScroll - 1)
+        case .down, .character("j"), .wheel(up: false): detailScroll += 1
+        case .pageUp: detailScroll = max(0, detailScroll - max(1, screen.size().rows - 4))
+        case .pageDown: detailScroll += max(1, screen.size().rows - 4)
+        case .left, .character("h"): selectInDetail(selection - 1)
+        case .right, .character("l"): selectInDetail(selection + 1)
+        case .enter, .character(" "): togglePlayback()
+        case .character("r"): refresh()
+        case .character("?"): mode = .help
+        default: break
+        }
+    }
+
+    private func select(_ index: Int) {
+        guard feed.items.indices.contains(index) else { return }
+        selection = index
+    }
+
+    private func selectInDetail(_ index: Int) {
+        guard feed.items.indices.contains(index) else { return }
+        selection = index
+        detailScroll = 0
+    }
+
+    private func openDetail() {
+        guard feed.items.indices.contains(selection) else { return }
+        detailScroll = 0
+        mode = .detail
+    }
+
+    /// Enter or space on a cell: an image opens, audio and video play or pause.
+    private func activate() {
+        guard feed.items.indices.contains(selection) else { return }
+        if feed.items[selection].kind == .image { return openDetail() }
+        togglePlayback()
+    }
+
+    private func togglePlayback() {
+        guard feed.items.indices.contains(selection) else { return }
+        let item = feed.items[selection]
+        if let reason = item.invalidReason {
+            return show("item \(item.position) cannot be played: \(reason)")
+        }
+        if item.kind == .image { return }
+        let backend = backend
+        Task { [self] in
+            do {
+                let status = try await backend.toggle(item)
+                self.queue.async { self.received(status) }
+            } catch {
+                self.queue.async { self.show("✗ \(item.position) \"\(item.title)\": \(error)") }
+            }
+        }
+    }
+
+    /// `r`: re-reads the feed, keeps the selection on the same item and
+    /// what plays playing, and revalidates the pictures with their servers.
+    private func refresh() {
+        show("re-reading the feed…")
+        let reload = reload
+        let backend = backend
+        DispatchQueue.global().async { [self] in
+            let result = Result { try reload() }
+            self.queue.async { [self] in
+                switch result {
+                case let .failure(error):
+                    show("✗ refresh failed: \(error) (the feed shown is the last good one)")
+                case let .success(newFeed):
+                    let selectedID = feed.items.indices.contains(selection) ? feed.items[selection].id : nil
+                    feed = newFeed
+                    selection = newFeed.items.firstIndex { $0.id == selectedID } ?? min(selection, max(0, newFeed.items.count - 1))
+                    statuses = [:]
+                    cached = [:]
+                    layoutKey = nil
+                    pictures.reset()
+                    frame.invalidate()
+                    show("refreshed: \(newFeed.items.count) item\(newFeed.items.count == 1 ? "" : "s")")
+                    Task { [self] in
+                        let dropped = await backend.update(feed: newFeed)
+                        let all = await backend.statuses()
+                        self.queue.async { [self] in
+                            for status in all { statuses[status.item] = status }
+                            if !dropped.isEmpty {
+                                show("refreshed; stopped what is no longer in the feed: " + dropped.map { "\"\($0.title)\"" }.joined(separator: ", "))
+                            }
+                            setNeedsDisplay()
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: - State of the cells
+
+    private func cachedPath(_ url: URL) -> String? {
+        if let known = cached[url] { return known }
+        let path = cache?.cachedFile(for: url)
+        cached[url] = .some(path)
+        return path
+    }
+
+    private func pictureSource(_ item: FeedItem) -> MediaSource? {
+        guard item.isValid else { return nil }
+        if item.kind == .image { return item.source }
+        if let thumbnail = item.thumbnail { return thumbnail }
+        // A video at hand shows a frame of itself.
+        guard item.kind == .video else { return nil }
+        switch item.source {
+        case let .file(path)?: return FileManager.default.isReadableFile(atPath: path) ? .file(path) : nil
+        case let .remote(url)?: return cachedPath(url).map { .file($0) }
+        case nil: return nil
+        }
+    }
+
+    private func cellState(_ index: Int) -> CellState {
+        let item = feed.items[index]
+        if let reason = item.invalidReason { return .invalid(reason) }
+        let status = statuses[item.position]
+        switch status?.state {
+        case .playing?: return .playing(status!.position, status!.duration)
+        case .paused?: return .paused(status!.position, status!.duration)
+        case .downloading?: return .downloading(status!.progress)
+        case .ended?: return .ended(status!.duration)
+        case .failed?: return .failed(status!.error ?? "failed")
+        case .idle?, nil: break
+        }
+        if item.kind == .image, let source = item.source {
+            switch pictures.state(of: source) {
+            case let .downloading(fraction)?: return .downloading(fraction)
+            case let .failed(reason)?: return .failed(reason)
+            default: break
+            }
+        }
+        let resume = status?.position ?? 0
+        switch item.source {
+        case let .file(path)?:
+            return FileManager.default.isReadableFile(atPath: path) ? .local(resumeAt: resume) : .missing("no readable file at \(path)")
+        case let .remote(url)?:
+            return cachedPath(url) != nil ? .cached(resumeAt: resume) : .notDownloaded(resumeAt: resume)
+        case nil:
+            return .invalid("no usable url")
+        }
+    }
+
+    private func pictureCell(_ index: Int, columns: Int, rows: Int, size: FullScreen.Size) -> PictureCell {
+        guard let source = pictureSource(feed.items[index]) else { return .none }
+        guard options.imageMode != .none else { return .unavailable }
+        switch pictures.state(of: source) {
+        case .ready?:
+            let image = pictures.image(
+                for: source, columns: columns, rows: rows, renderer: renderer,
+                cellWidth: size.cellWidth ?? 10, cellHeight: size.cellHeight ?? 20
+            )
+            return image.map { .image($0) } ?? .loading(nil)
+        case let .downloading(fraction)?: return .loading(fraction)
+        case .failed?: return .unavailable
+        case .queued?, .decoding?, nil: return .loading(nil)
+        }
+    }
+
+    // MARK: - Drawing
+
+    private func setNeedsDisplay() {
+        guard !drawScheduled, !quitting else { return }
+        drawScheduled = true
+        let wait = max(0, lastDraw + Self.frameInterval - Self.now())
+        queue.asyncAfter(deadline: .now() + wait) { [self] in self.draw() }
+    }
+
+    private static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    private func currentLayout(_ size: FullScreen.Size) -> GridLayout {
+        let hasPicture = feed.items.map { pictureSource($0) != nil }
+        let key = LayoutKey(columns: size.columns, rows: size.rows, pictures: hasPicture, titles: feed.items.map(\.title))
+        if let layout, key == layoutKey { return layout }
+        let fresh = GridLayout(
+            width: size.columns, height: size.rows - BrowseView.chromeRows,
+            cells: zip(feed.items, hasPicture).map { ($0.title, $1) }
+        )
+        layout = fresh
+        layoutKey = key
+        return fresh
+    }
+
+    private func draw() {
+        drawScheduled = false
+        guard !quitting else { return }
+        let now = Self.now()
+        lastDraw = now
+        let size = screen.size()
+        let layout = currentLayout(size)
+        let viewHeight = size.rows - BrowseView.chromeRows
+        selection = max(0, min(selection, feed.items.count - 1))
+        scrollTop = layout.scrollTop(showing: selection, from: scrollTop, viewHeight: viewHeight)
+        let states = feed.items.indices.map(cellState)
+        let snapshot = BrowseSnapshot(
+            columns: size.columns, rows: size.rows, title: feed.title.isEmpty ? "mediaplay" : feed.title,
+            items: feed.items, layout: layout, states: states, selection: selection, scrollTop: scrollTop,
+            mode: mode, detailScroll: detailScroll, message: message, backendName: backend.name,
+            colors: options.colors, tick: Int(now / Self.spinnerInterval),
+            picture: { [self] index, columns, rows in pictureCell(index, columns: columns, rows: rows, size: size) }
+        )
+        let (canvas, graphics) = BrowseView.render(snapshot)
+        write(canvas.lines, graphics: graphics)
+
+        // Pictures for the cells on screen first, then a screen ahead.
+        let visible = mode == .detail ? [selection] : layout.visible(scrollTop: scrollTop, viewHeight: viewHeight)
+        let ahead = layout.visible(scrollTop: scrollTop + viewHeight, viewHeight: viewHeight)
+        var wanted: [MediaSource] = []
+        for index in visible + ahead {
+            if let source = pictureSource(feed.items[index]), !wanted.contains(source) { wanted.append(source) }
+        }
+        pictures.want(wanted)
+
+        // Spinners turn only while something on screen moves.
+        let moving = visible.contains { states[$0].isAnimated }
+            || visible.contains { index in
+                guard let source = pictureSource(feed.items[index]) else { return false }
+                if case .downloading? = pictures.state(of: source) { return true }
+                return false
+            }
+        if moving {
+            queue.asyncAfter(deadline: .now() + Self.spinnerInterval) { [self] in self.setNeedsDisplay() }
+        }
+    }
+
+    /// Writes the frame's changed rows; pixel pictures are drawn again when
+    /// they moved or a row under them was rewritten (text erases them).
+    private func write(_ lines: [String], graphics: [GraphicsPlacement]) {
+        let (text, changedRows) = frame.update(to: lines)
+        guard options.imageMode.usesPixels else {
+            if !text.isEmpty { screen.write(text) }
+            return
+        }
+        let covered = Set(placed.flatMap { $0.row..<($0.row + $0.rows) })
+        if graphics == placed && covered.isDisjoint(with: changedRows) {
+            if !text.isEmpty { screen.write(text) }
+            return
+        }
+        frame.invalidate()
+        var output = options.imageMode == .kitty ? "\u{1B}_Ga=d\u{1B}\\" : ""
+        output += frame.update(to: lines).output
+        for placement in graphics {
+            output += "\u{1B}[\(placement.row + 1);\(placement.column + 1)H" + placement.graphics
+        }
+        placed = graphics
+        screen.write(output)
+    }
+}

@@ -1,0 +1,374 @@
+import MediaFeed
+import MediaTerminal
+
+/// What a cell says about its item.
+enum CellState: Equatable {
+    case invalid(String)
+    case missing(String)
+    case notDownloaded(resumeAt: Double)
+    case cached(resumeAt: Double)
+    case local(resumeAt: Double)
+    case downloading(Double?)
+    case playing(Double, Double?)
+    case paused(Double, Double?)
+    case ended(Double?)
+    case failed(String)
+
+    /// Whether it moves on its own (a spinner needs redraws).
+    var isAnimated: Bool {
+        if case .downloading = self { return true }
+        return false
+    }
+
+    var failure: String? {
+        switch self {
+        case let .invalid(reason), let .missing(reason), let .failed(reason): return reason
+        default: return nil
+        }
+    }
+}
+
+/// A cell's picture area.
+enum PictureCell: Equatable {
+    case image(TerminalImage)
+    case loading(Double?)
+    case unavailable
+    case none
+}
+
+/// A picture drawn with pixels (kitty, sixel) over the text grid.
+struct GraphicsPlacement: Equatable {
+    var row: Int
+    var column: Int
+    var rows: Int
+    var graphics: String
+}
+
+/// Everything a frame shows: the view is a function of it.
+struct BrowseSnapshot {
+    enum Mode: Equatable {
+        case grid
+        case detail
+        case help
+    }
+
+    var columns: Int
+    var rows: Int
+    var title: String
+    var items: [FeedItem]
+    var layout: GridLayout
+    var states: [CellState]
+    var selection: Int
+    var scrollTop: Int
+    var mode: Mode
+    var detailScroll: Int
+    var message: String?
+    var backendName: String
+    var colors: Bool
+    var tick: Int
+    var picture: (_ index: Int, _ columns: Int, _ rows: Int) -> PictureCell
+}
+
+/// Draws the grid, the detail view and the help into a canvas.
+enum BrowseView {
+    /// Rows above and below the grid: the header and the status bar.
+    static let chromeRows = 2
+
+    static func render(_ snapshot: BrowseSnapshot) -> (canvas: Canvas, graphics: [GraphicsPlacement]) {
+        var canvas = Canvas(width: snapshot.columns, height: snapshot.rows)
+        var graphics: [GraphicsPlacement] = []
+        switch snapshot.mode {
+        case .grid, .help:
+            drawGrid(snapshot, into: &canvas, graphics: &graphics)
+            if snapshot.mode == .help {
+                graphics = []
+                drawHelp(snapshot, into: &canvas)
+            }
+        case .detail:
+            drawDetail(snapshot, into: &canvas, graphics: &graphics)
+        }
+        return (canvas, graphics)
+    }
+
+    // MARK: - Styles
+
+    struct Styles {
+        let colors: Bool
+        var bar: String { colors ? "1;37;44" : "7" }
+        var title: String { "1" }
+        var selectedBorder: String? { colors ? "1;36" : "1" }
+        var border: String? { colors ? "2" : nil }
+        var dim: String? { colors ? "2" : nil }
+        var failure: String? { colors ? "31" : nil }
+        func state(_ state: CellState) -> String? {
+            guard colors else { return nil }
+            switch state {
+            case .playing: return "1;32"
+            case .paused: return "33"
+            case .downloading: return "33"
+            case .cached, .local: return "32"
+            case .notDownloaded, .ended: return "2"
+            case .invalid, .missing, .failed: return "31"
+            }
+        }
+        func kind(_ kind: MediaKind?) -> String? {
+            guard colors else { return nil }
+            switch kind {
+            case .image?: return "35"
+            case .audio?: return "32"
+            case .video?: return "34"
+            case nil: return "31"
+            }
+        }
+    }
+
+    static func stateText(_ state: CellState, tick: Int) -> String {
+        func clock(_ position: Double, _ duration: Double?) -> String {
+            formatDuration(position) + (duration.map { " / " + formatDuration($0) } ?? "")
+        }
+        func resume(_ position: Double) -> String { position > 0 ? " · at \(formatDuration(position))" : "" }
+        switch state {
+        case .invalid: return "✗ invalid"
+        case .missing: return "✗ missing"
+        case let .notDownloaded(position): return "○ not downloaded" + resume(position)
+        case let .cached(position): return "● cached" + resume(position)
+        case let .local(position): return "● local" + resume(position)
+        case let .downloading(fraction):
+            return Spinner.frame(tick) + (fraction.map { " \(Int(($0 * 100).rounded(.down)))%" } ?? " downloading")
+        case let .playing(position, duration): return "▶ " + clock(position, duration)
+        case let .paused(position, duration): return "⏸ " + clock(position, duration)
+        case let .ended(duration): return "■ ended" + (duration.map { " " + formatDuration($0) } ?? "")
+        case .failed: return "✗ failed"
+        }
+    }
+
+    // MARK: - Chrome
+
+    private static func drawHeader(_ text: String, right: String, snapshot: BrowseSnapshot, into canvas: inout Canvas) {
+        let styles = Styles(colors: snapshot.colors)
+        canvas.fill(row: 0, style: styles.bar)
+        let rightWidth = DisplayWidth.of(right)
+        let room = snapshot.columns - rightWidth - 3
+        canvas.put(" " + DisplayWidth.truncate(DisplayWidth.singleLine(text), to: max(1, room)), column: 0, row: 0, style: styles.bar)
+        if room > 4 { canvas.put(right, column: snapshot.columns - rightWidth - 1, row: 0, style: styles.bar) }
+    }
+
+    private static func drawStatusBar(_ text: String, isFailure: Bool, snapshot: BrowseSnapshot, into canvas: inout Canvas) {
+        let styles = Styles(colors: snapshot.colors)
+        let row = snapshot.rows - 1
+        let style = isFailure ? styles.failure : styles.dim
+        canvas.put(" " + DisplayWidth.truncate(DisplayWidth.singleLine(text), to: max(1, snapshot.columns - 2)), column: 0, row: row, style: style)
+    }
+
+    static let gridHints = "←↑↓→ move · space play/pause · i details · r refresh · ? help · q quit"
+    static let detailHints = "space play/pause · ↑↓ scroll · ←→ previous/next · esc back · q quit"
+
+    /// The status bar: a message, else the selected item's failure, else hints.
+    private static func statusText(_ snapshot: BrowseSnapshot, hints: String) -> (String, Bool) {
+        if let message = snapshot.message { return (message, false) }
+        if snapshot.states.indices.contains(snapshot.selection), let failure = snapshot.states[snapshot.selection].failure {
+            let item = snapshot.items[snapshot.selection]
+            return ("✗ \(item.position) \"\(item.title)\": \(failure)", true)
+        }
+        return (hints, false)
+    }
+
+    // MARK: - Grid
+
+    private static func drawGrid(_ snapshot: BrowseSnapshot, into canvas: inout Canvas, graphics: inout [GraphicsPlacement]) {
+        let count = snapshot.items.count
+        let position = count == 0 ? "no items" : "\(snapshot.selection + 1)/\(count)"
+        drawHeader(snapshot.title, right: position, snapshot: snapshot, into: &canvas)
+        let viewHeight = snapshot.rows - chromeRows
+        if count == 0 {
+            canvas.put("The feed has no items.", column: 2, row: 2)
+        }
+        for index in snapshot.layout.visible(scrollTop: snapshot.scrollTop, viewHeight: viewHeight) {
+            drawCell(index, snapshot: snapshot, viewHeight: viewHeight, into: &canvas, graphics: &graphics)
+        }
+        let (text, isFailure) = statusText(snapshot, hints: gridHints)
+        drawStatusBar(text, isFailure: isFailure, snapshot: snapshot, into: &canvas)
+    }
+
+    private static func drawCell(
+        _ index: Int, snapshot: BrowseSnapshot, viewHeight: Int, into canvas: inout Canvas, graphics: inout [GraphicsPlacement]
+    ) {
+        let styles = Styles(colors: snapshot.colors)
+        let frame = snapshot.layout.frames[index]
+        let item = snapshot.items[index]
+        let state = snapshot.states[index]
+        let selected = index == snapshot.selection
+        let top = frame.y - snapshot.scrollTop + 1
+        let inner = frame.width - 2
+        // Rows outside the grid's area are clipped (the header and status bar stay).
+        func visible(_ row: Int) -> Bool { row >= 1 && row <= viewHeight }
+        func put(_ text: String, _ column: Int, _ row: Int, _ style: String?, _ width: Int? = nil) {
+            if visible(row) { canvas.put(text, column: column, row: row, style: style, maxWidth: width) }
+        }
+
+        let (h, v, tl, tr, bl, br) = selected ? ("━", "┃", "┏", "┓", "┗", "┛") : ("─", "│", "╭", "╮", "╰", "╯")
+        let borderStyle = selected ? styles.selectedBorder : styles.border
+        let badge = " \(item.position) · \(item.kind?.name ?? "invalid") "
+        put(tl + String(repeating: h, count: inner) + tr, frame.x, top, borderStyle)
+        put(badge, frame.x + 2, top, styles.kind(item.kind), inner - 2)
+        put(bl + String(repeating: h, count: inner) + br, frame.x, top + frame.height - 1, borderStyle)
+        for row in 1..<(frame.height - 1) {
+            put(v, frame.x, top + row, borderStyle)
+            put(v, frame.x + frame.width - 1, top + row, borderStyle)
+        }
+
+        var row = top + 1
+        if frame.hasPicture {
+            let rows = snapshot.layout.pictureRows
+            let allVisible = (top + 1...top + rows).allSatisfy(visible)
+            drawPicture(
+                snapshot.picture(index, inner, rows), column: frame.x + 1, row: row, columns: inner, rows: rows,
+                styles: styles, tick: snapshot.tick, canPlaceGraphics: allVisible, visible: visible,
+                into: &canvas, graphics: &graphics
+            )
+            row += rows
+        }
+        for line in frame.titleLines {
+            put(line, frame.x + 1, row, selected ? styles.title : nil, inner)
+            row += 1
+        }
+        put(stateText(state, tick: snapshot.tick), frame.x + 1, row, styles.state(state), inner)
+    }
+
+    private static func drawPicture(
+        _ picture: PictureCell, column: Int, row: Int, columns: Int, rows: Int, styles: Styles, tick: Int,
+        canPlaceGraphics: Bool, visible: (Int) -> Bool, into canvas: inout Canvas, graphics: inout [GraphicsPlacement]
+    ) {
+        func centered(_ text: String, _ style: String?) {
+            let width = DisplayWidth.of(text)
+            let line = row + (rows - 1) / 2
+            if visible(line) { canvas.put(text, column: column + max(0, (columns - width) / 2), row: line, style: style, maxWidth: columns) }
+        }
+        switch picture {
+        case let .image(image):
+            let left = column + max(0, (columns - image.columns) / 2)
+            let first = row + max(0, (rows - image.rows) / 2)
+            if let sequence = image.graphics {
+                if canPlaceGraphics { graphics.append(GraphicsPlacement(row: first, column: left, rows: image.rows, graphics: sequence)) }
+            } else {
+                for (offset, line) in image.lines.enumerated() where visible(first + offset) {
+                    canvas.putRun(line, columns: image.columns, column: left, row: first + offset)
+                }
+            }
+        case let .loading(fraction):
+            centered(Spinner.frame(tick) + (fraction.map { " \(Int(($0 * 100).rounded(.down)))%" } ?? ""), styles.dim)
+        case .unavailable:
+            centered("no picture", styles.dim)
+        case .none:
+            break
+        }
+    }
+
+    // MARK: - Detail
+
+    /// Landscape: picture left, text right, 30:70. Portrait or narrow: the
+    /// picture as a banner above the text.
+    static func detailPanes(columns: Int, rows: Int) -> (landscape: Bool, picture: (column: Int, row: Int, columns: Int, rows: Int), text: (column: Int, row: Int, columns: Int, rows: Int)) {
+        let bodyRows = rows - chromeRows
+        if columns > rows * 2 && columns >= 60 {
+            let pictureColumns = columns * 30 / 100
+            let textColumn = pictureColumns + 2
+            return (true, (1, 1, pictureColumns - 1, bodyRows), (textColumn, 1, columns - textColumn - 1, bodyRows))
+        }
+        let bannerRows = max(3, bodyRows * 40 / 100)
+        return (false, (1, 1, columns - 2, bannerRows), (1, 1 + bannerRows + 1, columns - 2, max(1, bodyRows - bannerRows - 1)))
+    }
+
+    /// The detail view's text, wrapped to `width`.
+    static func detailText(_ item: FeedItem, state: CellState, width: Int, tick: Int) -> [String] {
+        var lines: [String] = []
+        lines.append("\(item.kind?.name ?? "invalid record") · item \(item.position) · \(stateText(state, tick: tick))")
+        if let failure = state.failure { lines += DisplayWidth.wrap("✗ " + failure, width: width) }
+        lines.append("")
+        let description = item.description.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+        if description.isEmpty {
+            lines.append("(no description)")
+        } else {
+            for paragraph in description.split(separator: "\n", omittingEmptySubsequences: false) {
+                lines += DisplayWidth.wrap(String(paragraph), width: width)
+            }
+        }
+        lines.append("")
+        if let source = item.source { lines += DisplayWidth.wrap("Source: \(source)", width: width) }
+        lines += DisplayWidth.wrap("Id: \(item.id)", width: width)
+        return lines
+    }
+
+    private static func drawDetail(_ snapshot: BrowseSnapshot, into canvas: inout Canvas, graphics: inout [GraphicsPlacement]) {
+        let styles = Styles(colors: snapshot.colors)
+        guard snapshot.items.indices.contains(snapshot.selection) else { return }
+        let index = snapshot.selection
+        let item = snapshot.items[index]
+        let state = snapshot.states[index]
+        drawHeader(item.title, right: "\(index + 1)/\(snapshot.items.count)", snapshot: snapshot, into: &canvas)
+        let panes = detailPanes(columns: snapshot.columns, rows: snapshot.rows)
+        let picture = snapshot.picture(index, panes.picture.columns, panes.picture.rows)
+        if picture == .none {
+            let icon = item.kind == .audio ? "♪" : item.kind == .video ? "▶" : "?"
+            let line = panes.picture.row + panes.picture.rows / 2
+            canvas.put(icon, column: panes.picture.column + panes.picture.columns / 2, row: line, style: styles.kind(item.kind))
+        } else {
+            drawPicture(
+                picture, column: panes.picture.column, row: panes.picture.row, columns: panes.picture.columns,
+                rows: panes.picture.rows, styles: styles, tick: snapshot.tick, canPlaceGraphics: true,
+                visible: { $0 >= 1 && $0 < snapshot.rows - 1 }, into: &canvas, graphics: &graphics
+            )
+        }
+        let text = detailText(item, state: state, width: max(1, panes.text.columns), tick: snapshot.tick)
+        let scroll = max(0, min(snapshot.detailScroll, text.count - panes.text.rows))
+        for (offset, line) in text.dropFirst(scroll).prefix(panes.text.rows).enumerated() {
+            let style: String? = offset == 0 && scroll == 0 ? styles.state(state) : nil
+            canvas.put(line, column: panes.text.column, row: panes.text.row + offset, style: style, maxWidth: panes.text.columns)
+        }
+        if text.count > panes.text.rows {
+            let more = scroll + panes.text.rows < text.count ? "↓ more" : "↑"
+            canvas.put(more, column: snapshot.columns - DisplayWidth.of(more) - 1, row: snapshot.rows - 2, style: styles.dim)
+        }
+        let (status, isFailure) = statusText(snapshot, hints: detailHints)
+        drawStatusBar(status, isFailure: isFailure, snapshot: snapshot, into: &canvas)
+    }
+
+    // MARK: - Help
+
+    static let helpLines = [
+        "Keys",
+        "",
+        "←↑↓→ or h j k l   move between cells",
+        "PgUp PgDn          a screen up or down",
+        "Home End           first or last item",
+        "Enter or Space     play, pause or resume",
+        "                   (an image opens its details)",
+        "i                  details of the item",
+        "r                  re-read the feed",
+        "q or Esc           quit (details: back)",
+        "Ctrl-Z             suspend; fg resumes",
+        "mouse click        select a cell",
+        "",
+        "Any key closes this help.",
+    ]
+
+    private static func drawHelp(_ snapshot: BrowseSnapshot, into canvas: inout Canvas) {
+        let styles = Styles(colors: snapshot.colors)
+        let width = min(snapshot.columns - 2, (helpLines.map(DisplayWidth.of).max() ?? 0) + 4)
+        let height = min(snapshot.rows - 2, helpLines.count + 2)
+        let left = max(0, (snapshot.columns - width) / 2)
+        let top = max(1, (snapshot.rows - height) / 2)
+        for row in 0..<height {
+            canvas.put(String(repeating: " ", count: width), column: left, row: top + row)
+        }
+        canvas.put("╭" + String(repeating: "─", count: width - 2) + "╮", column: left, row: top, style: styles.selectedBorder)
+        canvas.put("╰" + String(repeating: "─", count: width - 2) + "╯", column: left, row: top + height - 1, style: styles.selectedBorder)
+        for row in 1..<(height - 1) {
+            canvas.put("│", column: left, row: top + row, style: styles.selectedBorder)
+            canvas.put("│", column: left + width - 1, row: top + row, style: styles.selectedBorder)
+            if row - 1 < helpLines.count {
+                canvas.put(helpLines[row - 1], column: left + 2, row: top + row, style: row == 1 ? styles.title : nil, maxWidth: width - 4)
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import MediaControl
+import MediaFeed
+import MediaSession
+
+/// What plays the items `browse` shows: a session in this process, or the
+/// background player when one runs (so `toggle` and `browse` agree).
+public protocol PlaybackBackend: Sendable {
+    /// Said on the status bar: where playback happens.
+    var name: String { get }
+    /// Every item that is not idle.
+    func statuses() async -> [ItemStatus]
+    /// Plays, pauses or resumes `item`; returns once it started, paused or
+    /// failed (a download is reported through `events` meanwhile).
+    func toggle(_ item: FeedItem) async throws -> ItemStatus
+    /// Status changes as they happen.
+    func events() -> AsyncStream<ItemStatus>
+    /// The feed was re-read: follow it. Returns what had to stop.
+    func update(feed: Feed) async -> [FeedItem]
+    /// `browse` ends.
+    func shutdown() async
+}
+
+/// Playback in this process: it ends when `browse` does.
+public final class SessionBackend: PlaybackBackend {
+    public let session: MediaSession
+    public var name: String { "playing in this window" }
+
+    public init(session: MediaSession) {
+        self.session = session
+    }
+
+    public func statuses() async -> [ItemStatus] { session.allStatuses().filter { $0.state != .idle } }
+    public func toggle(_ item: FeedItem) async throws -> ItemStatus { try await session.toggle(item) }
+    public func events() -> AsyncStream<ItemStatus> { session.events() }
+    public func update(feed: Feed) async -> [FeedItem] { session.update(feed: feed) }
+    public func shutdown() async { await session.shutdown() }
+}
+
+/// Playback in the background player: it goes on after `browse` ends. The
+/// client's calls block, so each runs on a thread of its own; events come
+/// on a second connection that observes.
+public final class DaemonBackend: PlaybackBackend {
+    private let requests: ControlClient
+    private let observer: ControlClient
+    private let feedIdentity: String
+    private let lock = NSLock()
+    private let queue = DispatchQueue(label: "mediaplay.browse.daemon")
+    public var name: String { "playing in the background player" }
+
+    /// Nil when no background player answers.
+    public static func connect(_ paths: ControlPaths, feed: String) -> DaemonBackend? {
+        guard let requests = try? ControlClient.connect(paths), let observer = try? ControlClient.connect(paths),
+              let status = try? requests.call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self),
+              status.feed == feed
+        else { return nil }
+        return DaemonBackend(requests: requests, observer: observer, feed: feed)
+    }
+
+    private init(requests: ControlClient, observer: ControlClient, feed: String) {
+        self.requests = requests
+        self.observer = observer
+        feedIdentity = feed
+    }
+
+    private func call<Result: Decodable & Sendable>(_ request: ControlRequest, as type: Result.Type) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { [self] in
+                do {
+                    let result = try lock.withLock { try requests.call(request, as: type) }
+                    continuation.resume(returning: result)
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    public func statuses() async -> [ItemStatus] {
+        (try? await call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self).items) ?? []
+    }
+
+    public func toggle(_ item: FeedItem) async throws -> ItemStatus {
+        // No waiting for a download: progress comes as events.
+        try await call(ControlRequest(id: nil, cmd: .toggle, item: .number(item.position), wait: false, feed: feedIdentity), as: ItemStatus.self)
+    }
+
+    public func events() -> AsyncStream<ItemStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ItemStatus.self, bufferingPolicy: .bufferingNewest(256))
+        let observer = observer
+        let thread = Thread {
+            do {
+                _ = try observer.call(ControlRequest(id: nil, cmd: .observe), as: DaemonStatus.self)
+                while true { continuation.yield(try observer.nextEvent().status) }
+            } catch {
+                continuation.finish()
+            }
+        }
+        thread.name = "mediaplay.browse.observe"
+        thread.start()
+        return stream
+    }
+
+    /// The background player keeps the feed it started with.
+    public func update(feed: Feed) async -> [FeedItem] { [] }
+
+    public func shutdown() async {}
+}

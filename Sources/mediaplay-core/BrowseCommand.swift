@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import MediaBrowse
+import MediaCache
+import MediaFeed
+import MediaSession
+import MediaTerminal
+import MediaplayCommandLine
+
+struct BrowseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "browse",
+        abstract: "Browse the feed in the terminal: a grid of cells with pictures, and details.",
+        discussion: """
+            Cells show each item's picture (images, and the thumbnails of audio and \
+            video), title and state: a spinner while downloading, ▶ or ⏸ with the \
+            position while playing. Only the pictures on screen (and a screen ahead) \
+            are downloaded. When the background player runs (see 'mediaplay toggle'), \
+            browse plays through it and playback goes on after you quit; otherwise it \
+            plays in this process. 'mediaplay' with no arguments on a terminal opens \
+            browse.
+
+            Keys: arrows or hjkl move, PgUp/PgDn, Home/End, Enter or space plays or \
+            pauses (an image opens its details), i details, r re-reads the feed, ? help, \
+            q or Esc quits, Ctrl-Z suspends. A mouse click selects a cell.
+
+            Pictures: kitty graphics or sixel where the terminal is known to have them \
+            (from TERM, TERM_PROGRAM and KITTY_WINDOW_ID), colour half-blocks \
+            otherwise, none on a dumb terminal; --images picks one. NO_COLOR draws \
+            the blocks without colour.
+
+            Examples:
+              mediaplay browse
+              mediaplay browse --images blocks --feed ~/my-feed.json
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .long, help: ArgumentHelp("Pictures as kitty, sixel, blocks or none (default: what the terminal supports).", valueName: "mode"))
+    var images: ImageMode?
+
+    func run() async throws {
+        try await runReportingErrorsAsync {
+            let screen = FullScreen()
+            guard screen.isAvailable else {
+                throw CLIError("browse needs a terminal on its input and output (for a table use 'mediaplay list')", exitCode: .usage)
+            }
+            let environment = ProcessInfo.processInfo.environment
+            let location = try global.feedLocation()
+            let loaded = try FeedLoading.load(location)
+            let cache = try CacheAccess.open(global)
+            let relay = MessageRelay()
+            let backend = try makeBackend(feed: loaded.feed, cache: cache, relay: relay)
+            let terminal = TerminalInfo.detect(fd: STDOUT_FILENO, environment: environment)
+            let options = BrowseApp.Options(imageMode: images ?? ImageMode.detect(environment: environment), colors: terminal.colors)
+            let app = BrowseApp(feed: loaded.feed, cache: cache, backend: backend, relay: relay, options: options, screen: screen) {
+                try FeedLoading.load(location).feed
+            }
+            // Libraries (SDL, FFmpeg) write to stderr, which would scribble
+            // over the screen: while it is shown, stderr goes to a log.
+            let logPath = BackgroundPlayer.stateDirectory(global) + "/browse.log"
+            let savedError = redirectStandardError(to: logPath)
+            defer { restoreStandardError(savedError) }
+            let status: Int32
+            do {
+                status = try await app.run()
+            } catch {
+                throw CLIError("cannot use the terminal: \(error)", exitCode: .ioError)
+            }
+            if status != 0 { throw ExitCode(status) }
+        }
+    }
+
+    /// The background player when one runs for this feed, else a session here.
+    private func makeBackend(feed: Feed, cache: MediaCache, relay: MessageRelay) throws(CLIError) -> any PlaybackBackend {
+        let identity = try BackgroundPlayer.feedIdentity(global)
+        if let daemon = DaemonBackend.connect(BackgroundPlayer.paths(global), feed: identity) { return daemon }
+        let positionsPath = BackgroundPlayer.stateDirectory(global) + "/positions.sqlite"
+        let positions = try? PositionStore(path: positionsPath)
+        let session = MediaSession(feed: feed, cache: cache, positions: positions, outputs: DeviceOutputs.make { relay.post($0) })
+        return SessionBackend(session: session)
+    }
+}
+
+/// Points stderr at `path` (appending); returns the old stderr to restore.
+private func redirectStandardError(to path: String) -> Int32 {
+    try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    let log = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+    guard log >= 0 else { return -1 }
+    defer { close(log) }
+    let saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3)
+    dup2(log, STDERR_FILENO)
+    return saved
+}
+
+private func restoreStandardError(_ saved: Int32) {
+    guard saved >= 0 else { return }
+    dup2(saved, STDERR_FILENO)
+}
+
+extension ImageMode: ExpressibleByArgument {}
