@@ -87,7 +87,14 @@ public final class BrowseApp: @unchecked Sendable {
         self.screen = screen
         self.reload = reload
         renderer = TerminalImageRenderer(mode: options.imageMode, colors: options.colors)
-        pictures = PictureStore(cache: cache) { [self] in self.queue.async { self.setNeedsDisplay() } }
+        // A finished picture download may be an image item's own file: what
+        // the cells know of the cache is read again.
+        pictures = PictureStore(cache: cache) { [self] in
+            self.queue.async {
+                self.cached = [:]
+                self.setNeedsDisplay()
+            }
+        }
         relay.connect { [self] text in self.queue.async { self.show(text) } }
     }
 

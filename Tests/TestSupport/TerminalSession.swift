@@ -1,0 +1,141 @@
+import Foundation
+import Glibc
+
+/// A program running in a pseudo-terminal of a given size, driven like a
+/// user drives it: keys in, the screen's text out. tmux provides the
+/// terminal (each session on a server of its own, so tests do not meet).
+public final class TerminalSession: @unchecked Sendable {
+    public let columns: Int
+    public let rows: Int
+    private let socket: String
+    private let folder: TemporaryDirectory
+    /// Where the shell around the program records its exit status and the
+    /// terminal's settings after it.
+    public let afterPath: String
+
+    /// Runs `arguments` (an executable and its arguments) in a clean
+    /// environment plus `environment`, at `columns` × `rows`. When the
+    /// program ends, the shell writes its status and `stty -a` to `afterPath`
+    /// and stays, so the screen can be inspected.
+    public init(columns: Int, rows: Int, _ arguments: [String], environment: [String: String]) throws {
+        self.columns = columns
+        self.rows = rows
+        folder = try TemporaryDirectory()
+        socket = folder.path + "/tmux.sock"
+        afterPath = folder.path + "/after"
+        var env = [
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            "HOME": folder.path,
+            "LANG": "C.UTF-8",
+            "TERM": "xterm-256color",
+        ]
+        env.merge(environment) { $1 }
+        let assignments = env.sorted { $0.key < $1.key }.map { Self.quote("\($0.key)=\($0.value)") }.joined(separator: " ")
+        let command = arguments.map(Self.quote).joined(separator: " ")
+        let after = Self.quote(afterPath)
+        let script = "env -i \(assignments) \(command); echo \"status $?\" > \(after).tmp; stty -a >> \(after).tmp; mv \(after).tmp \(after); exec sleep 600"
+        try tmux(["-f", "/dev/null", "new-session", "-d", "-x", String(columns), "-y", String(rows), "-s", "main", "sh", "-c", script])
+    }
+
+    deinit {
+        _ = try? tmux(["kill-server"])
+    }
+
+    static func quote(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    /// Runs a tmux command. Output goes through a file, not a pipe: the
+    /// tmux server that the first command starts keeps its inherited
+    /// descriptors, and a reader waiting for a pipe's end would wait forever.
+    @discardableResult
+    private func tmux(_ arguments: [String]) throws -> String {
+        let output = folder.path + "/tmux.out"
+        let errors = folder.path + "/tmux.err"
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+        // posix_spawn and waitpid: Foundation's Process did not notice
+        // the tmux client's exit once a server had forked off it.
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_TRUNC, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_TRUNC, 0)
+        let argv = (["/usr/bin/tmux", "-S", socket] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/usr/bin/tmux", &actions, nil, argv, environ)
+        guard spawned == 0 else { throw TerminalSessionError(message: "cannot run tmux: \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else {
+            throw TerminalSessionError(message: "tmux \(arguments.first ?? ""): \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
+        }
+        return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+    }
+
+    /// The screen's text, one string per row (trailing spaces kept off).
+    public func screen() -> [String] {
+        let text = (try? tmux(["capture-pane", "-p", "-t", "main"])) ?? ""
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        return lines
+    }
+
+    /// Sends keys by tmux's names ("Space", "Right", "Escape", "C-c") or as text.
+    public func send(_ keys: String...) {
+        _ = try? tmux(["send-keys", "-t", "main"] + keys)
+    }
+
+    /// Polls the screen until `predicate` holds; the last screen either way.
+    @discardableResult
+    public func waitForScreen(timeout: Double = 10, _ predicate: ([String]) -> Bool) -> (matched: Bool, screen: [String]) {
+        let deadline = Date().addingTimeInterval(timeout)
+        var lines = screen()
+        while !predicate(lines) {
+            if Date() > deadline { return (false, lines) }
+            usleep(50_000)
+            lines = screen()
+        }
+        return (true, lines)
+    }
+
+    /// Whether the screen comes to satisfy `predicate` within `timeout`.
+    public func shows(timeout: Double = 10, _ predicate: ([String]) -> Bool) -> Bool {
+        waitForScreen(timeout: timeout, predicate).matched
+    }
+
+    /// Whether the alternate screen is on and whether the cursor shows.
+    public func modes() -> (alternateScreen: Bool, cursorVisible: Bool) {
+        let flags = ((try? tmux(["display-message", "-p", "-t", "main", "#{alternate_on} #{cursor_flag}"])) ?? "").split(separator: " ")
+        return (flags.first == "1", flags.dropFirst().first?.hasPrefix("1") == true)
+    }
+
+    /// After the program ended: its exit status and `stty -a`'s report, or
+    /// nil if it has not ended within `timeout`.
+    public func waitForExit(timeout: Double = 10) -> (status: Int32, stty: String)? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: afterPath, encoding: .utf8), let first = text.split(separator: "\n").first,
+               let status = Int32(first.dropFirst("status ".count)) {
+                return (status, text)
+            }
+            usleep(50_000)
+        }
+        return nil
+    }
+
+    /// The program's process id (the child of the shell in the terminal).
+    public func programPID() -> Int32? {
+        guard let shell = Int32(((try? tmux(["display-message", "-p", "-t", "main", "#{pane_pid}"])) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)),
+              let children = try? String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
+        else { return nil }
+        return children.split(separator: " ").first.flatMap { Int32($0) }
+    }
+}
+
+public struct TerminalSessionError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
