@@ -1,12 +1,13 @@
 # mediaplay: two commands set everything up on a fresh Debian 12 machine.
 #   make run    install what is missing, build, list the bundled feed
 #   make test   the same, plus the ffmpeg CLI for fixtures, then run the tests
+#   make demo   browse sample media served from this machine (no internet needed)
 
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 SWIFTFLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: run test build release deps test-deps completions install clean bench
+.PHONY: run test build release deps test-deps completions install clean bench demo
 
 run: deps build
 	.build/debug/mediaplay list
@@ -20,6 +21,12 @@ test: test-deps
 build:
 	$(SWIFT) build --product mediaplay-core $(SWIFTFLAGS)
 	$(SWIFT) build --product mediaplay $(SWIFTFLAGS)
+
+# An offline demo: sample media made by ffmpeg, served from a loopback
+# server at 400 kB/s, opened in browse (needs a terminal).
+demo: test-deps build
+	$(SWIFT) build --product mediaplay-demo $(SWIFTFLAGS)
+	.build/debug/mediaplay-demo .build/debug/mediaplay
 
 # Benchmarks against curl, ffmpeg, ffplay, mpv and MPD: release builds, side by side.
 bench: test-deps

@@ -131,6 +131,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // `make demo`: sample media from a loopback server, opened in browse.
+        .executableTarget(
+            name: "mediaplay-demo",
+            dependencies: ["TestSupport"],
+            path: "Demo/mediaplay-demo",
+            swiftSettings: swiftSettings
+        ),
+
         .testTarget(name: "MediaFeedTests", dependencies: ["MediaFeed"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaTerminalTests", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaCacheTests", dependencies: ["MediaCache", "TestSupport"], swiftSettings: swiftSettings),
