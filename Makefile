@@ -23,7 +23,7 @@ build:
 	$(SWIFT) build --product mediaplay $(SWIFTFLAGS)
 
 # An offline demo: sample media made by ffmpeg, served from a loopback
-# server at 400 kB/s, opened in browse (needs a terminal).
+# server at 150 kB/s, opened in browse (needs a terminal).
 demo: test-deps build
 	$(SWIFT) build --product mediaplay-demo $(SWIFTFLAGS)
 	.build/debug/mediaplay-demo .build/debug/mediaplay

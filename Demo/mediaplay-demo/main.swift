@@ -9,7 +9,7 @@ import TestSupport
 
 let arguments = CommandLine.arguments
 let program = arguments.count > 1 ? arguments[1] : ((CommandLine.arguments[0] as NSString).deletingLastPathComponent + "/mediaplay")
-let rate = arguments.count > 2 ? Int(arguments[2]) ?? 400_000 : 400_000
+let rate = arguments.count > 2 ? Int(arguments[2]) ?? 150_000 : 150_000
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("mediaplay-demo: \(message)\n".utf8))

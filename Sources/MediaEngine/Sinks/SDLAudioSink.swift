@@ -24,12 +24,38 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
     private var format = AudioFormat(sampleRate: 0, channels: 0)
     let ring: AudioRing
 
-    /// Fails when SDL has no usable audio device (headless machine).
+    /// Fails when SDL has no usable audio device (headless machine), so the
+    /// caller can fall back to silent real-time playback.
     public init() throws {
         if SDL_WasInit(UInt32(SDL_INIT_AUDIO)) == 0, SDL_InitSubSystem(UInt32(SDL_INIT_AUDIO)) != 0 {
             throw FFmpegError(context: "no audio device", message: String(cString: SDL_GetError()))
         }
+        let problem = Self.probe.withLock { known in
+            if known == nil { known = Self.probeDevice() }
+            return known!
+        }
+        if !problem.isEmpty {
+            throw FFmpegError(context: "no audio device", message: problem)
+        }
         ring = AudioRing(capacity: 1 << 18)
+    }
+
+    /// Whether a device opens at all, tried once per process ("" when it
+    /// does): the device itself opens only once the stream's format is
+    /// known, too late to fall back to silence.
+    private static let probe = Mutex<String?>(nil)
+
+    private static func probeDevice() -> String {
+        var wanted = SDL_AudioSpec()
+        wanted.freq = 48000
+        wanted.format = mp_sdl_audio_s16sys()
+        wanted.channels = 2
+        wanted.samples = 1024
+        var obtained = SDL_AudioSpec()
+        let device = SDL_OpenAudioDevice(nil, 0, &wanted, &obtained, 0)
+        guard device != 0 else { return String(cString: SDL_GetError()) }
+        SDL_CloseAudioDevice(device)
+        return ""
     }
 
     deinit {
