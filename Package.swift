@@ -141,6 +141,7 @@ let package = Package(
 
         .testTarget(name: "MediaFeedTests", dependencies: ["MediaFeed"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaTerminalTests", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaBrowseTests", dependencies: ["MediaBrowse", "MediaTerminal", "MediaFeed", "MediaEngine"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaCacheTests", dependencies: ["MediaCache", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaSessionTests", dependencies: ["MediaSession", "MediaEngine", "MediaFeed", "TestSupport"], swiftSettings: swiftSettings),

@@ -1,0 +1,46 @@
+import Testing
+@testable import MediaTerminal
+
+struct KeyAndTextTests {
+    @Test func decodesKeysFromEveryTerminalFamily() {
+        var decoder = KeyDecoder()
+        let bytes: [UInt8] = Array("\u{1B}[A\u{1B}OB\u{1B}[5~\u{1B}[6~\u{1B}[H\u{1B}[4~ q\r\u{7F}\u{1A}é".utf8)
+        #expect(decoder.decode(bytes) == [
+            .up, .down, .pageUp, .pageDown, .home, .end, .character(" "), .character("q"), .enter, .backspace, .control("z"), .character("é"),
+        ])
+        // A lone Escape, a click and the wheel (SGR mouse reports).
+        #expect(decoder.decode(Array("\u{1B}".utf8)) == [.escape])
+        #expect(decoder.decode(Array("\u{1B}[<0;12;5M\u{1B}[<0;12;5m\u{1B}[<65;1;1M".utf8)) == [.click(column: 11, row: 4), .wheel(up: false)])
+    }
+
+    @Test func keepsASequenceSplitAcrossReads() {
+        var decoder = KeyDecoder()
+        #expect(decoder.decode(Array("\u{1B}[".utf8)) == [])
+        #expect(decoder.decode(Array("5~".utf8)) == [.pageUp])
+        #expect(decoder.decode([0xC3]) == [])
+        #expect(decoder.decode([0xA9]) == [.character("é")])
+    }
+
+    @Test func wrapsAtSpacesAndCutsTheLastLine() {
+        #expect(DisplayWidth.wrap("one two three four", width: 9) == ["one two", "three", "four"])
+        #expect(DisplayWidth.wrap("one two three four", width: 9, maxLines: 2) == ["one two", "three…"])
+        #expect(DisplayWidth.wrap("abcdefghij", width: 4) == ["abcd", "efgh", "ij"])
+        #expect(DisplayWidth.wrap("exactly9 ninechars", width: 9, maxLines: 1) == ["exactly9…"])
+        #expect(DisplayWidth.wrap("", width: 5) == [""])
+        for line in DisplayWidth.wrap("漢字漢字漢字 wide", width: 5, maxLines: 2) { #expect(DisplayWidth.of(line) <= 5) }
+    }
+
+    @Test func canvasClipsAndFrameRewritesOnlyChangedRows() {
+        var canvas = Canvas(width: 6, height: 2)
+        canvas.put("hello world", column: 2, row: 0, style: "1")
+        canvas.put("漢字漢字", column: 1, row: 1)
+        #expect(canvas.plainLines == ["  hell", " 漢字 "])
+        var frame = ScreenFrame()
+        let first = frame.update(to: canvas.lines)
+        #expect(first.rows == [0, 1])
+        canvas.put("x", column: 0, row: 1)
+        let second = frame.update(to: canvas.lines)
+        #expect(second.rows == [1])
+        #expect(frame.update(to: canvas.lines).output.isEmpty)
+    }
+}
