@@ -10,7 +10,7 @@ enum DeviceOutputs {
             clock: .realTime,
             makeAudioSink: {
                 do {
-                    return try SDLAudioSink()
+                    return try SDLAudioSink(probe: true)
                 } catch {
                     warn("no audio device (\(error)); playing silently in real time")
                     return NullSink()

@@ -72,7 +72,9 @@ struct PlayCommand: AsyncParsableCommand {
                 audioSink = nil
             } else {
                 do {
-                    audioSink = try SDLAudioSink()
+                    // Only media with sound probe the device (a picture
+                    // needs none, and the probe makes ALSA talk on stderr).
+                    audioSink = try SDLAudioSink(probe: (try? Demuxer(path: path))?.audioStreamIndex != nil)
                 } catch {
                     warn("no audio device (\(error)); playing silently in real time")
                     audioSink = NullSink()

@@ -24,18 +24,22 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
     private var format = AudioFormat(sampleRate: 0, channels: 0)
     let ring: AudioRing
 
-    /// Fails when SDL has no usable audio device (headless machine), so the
-    /// caller can fall back to silent real-time playback.
-    public init() throws {
+    /// Fails when SDL's audio cannot start at all. With `probe`, also when no
+    /// device opens (a headless machine), so the caller can fall back to
+    /// silent real-time playback: the device itself opens only once the
+    /// stream's format is known, too late to fall back. The probe is made
+    /// once per process; it makes ALSA print to stderr on a machine without
+    /// sound, so callers probe only for media that have audio.
+    public init(probe: Bool = false) throws {
         if SDL_WasInit(UInt32(SDL_INIT_AUDIO)) == 0, SDL_InitSubSystem(UInt32(SDL_INIT_AUDIO)) != 0 {
             throw FFmpegError(context: "no audio device", message: String(cString: SDL_GetError()))
         }
-        let problem = Self.probe.withLock { known in
-            if known == nil { known = Self.probeDevice() }
-            return known!
-        }
-        if !problem.isEmpty {
-            throw FFmpegError(context: "no audio device", message: problem)
+        if probe {
+            let problem = Self.probeResult.withLock { known in
+                if known == nil { known = Self.probeDevice() }
+                return known!
+            }
+            if !problem.isEmpty { throw FFmpegError(context: "no audio device", message: problem) }
         }
         ring = AudioRing(capacity: 1 << 18)
     }
@@ -43,7 +47,7 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
     /// Whether a device opens at all, tried once per process ("" when it
     /// does): the device itself opens only once the stream's format is
     /// known, too late to fall back to silence.
-    private static let probe = Mutex<String?>(nil)
+    private static let probeResult = Mutex<String?>(nil)
 
     private static func probeDevice() -> String {
         var wanted = SDL_AudioSpec()
