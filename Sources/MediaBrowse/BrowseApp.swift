@@ -53,7 +53,13 @@ public final class BrowseApp: @unchecked Sendable {
     // Confined to `queue`.
     private var feed: Feed
     private var statuses: [Int: ItemStatus] = [:]
-    private var cached: [URL: String?] = [:]
+    /// Where each source's file is on this machine (a readable local file,
+    /// or the cache's complete entry), or nil: looked up once, forgotten
+    /// when a download ends or the feed is re-read, so a redraw stats nothing.
+    private var onDisk: [MediaSource: String?] = [:]
+    /// Bumped when the feed is replaced (the layout depends on its titles).
+    private var feedGeneration = 0
+    private var lastWanted: [MediaSource] = []
     private var layout: GridLayout?
     private var layoutKey: LayoutKey?
     private var selection = 0
@@ -73,7 +79,7 @@ public final class BrowseApp: @unchecked Sendable {
         var columns: Int
         var rows: Int
         var pictures: [Bool]
-        var titles: [String]
+        var feedGeneration: Int
     }
 
     public init(
@@ -89,9 +95,9 @@ public final class BrowseApp: @unchecked Sendable {
         renderer = TerminalImageRenderer(mode: options.imageMode, colors: options.colors)
         // A finished picture download may be an image item's own file: what
         // the cells know of the cache is read again.
-        pictures = PictureStore(cache: cache) { [self] in
+        pictures = PictureStore(cache: cache) { [self] downloaded in
             self.queue.async {
-                self.cached = [:]
+                if downloaded { self.onDisk = [:] }
                 self.setNeedsDisplay()
             }
         }
@@ -155,8 +161,8 @@ public final class BrowseApp: @unchecked Sendable {
     private func received(_ status: ItemStatus) {
         statuses[status.item] = status
         // A download that ended may have filled the cache.
-        if status.state != .downloading, let item = feed.items.first(where: { $0.position == status.item }), case let .remote(url)? = item.source {
-            cached[url] = nil
+        if status.state != .downloading, let source = feed.items.first(where: { $0.position == status.item })?.source {
+            onDisk[source] = nil
         }
         setNeedsDisplay()
     }
@@ -327,8 +333,9 @@ public final class BrowseApp: @unchecked Sendable {
                     feed = newFeed
                     selection = newFeed.items.firstIndex { $0.id == selectedID } ?? min(selection, max(0, newFeed.items.count - 1))
                     statuses = [:]
-                    cached = [:]
-                    layoutKey = nil
+                    onDisk = [:]
+                    feedGeneration += 1
+                    lastWanted = []
                     pictures.reset()
                     frame.invalidate()
                     show("refreshed: \(newFeed.items.count) item\(newFeed.items.count == 1 ? "" : "s")")
@@ -350,10 +357,14 @@ public final class BrowseApp: @unchecked Sendable {
 
     // MARK: - State of the cells
 
-    private func cachedPath(_ url: URL) -> String? {
-        if let known = cached[url] { return known }
-        let path = cache?.cachedFile(for: url)
-        cached[url] = .some(path)
+    private func localPath(_ source: MediaSource) -> String? {
+        if let known = onDisk[source] { return known }
+        let path: String?
+        switch source {
+        case let .file(file): path = FileManager.default.isReadableFile(atPath: file) ? file : nil
+        case let .remote(url): path = cache?.cachedFile(for: url)
+        }
+        onDisk[source] = .some(path)
         return path
     }
 
@@ -362,12 +373,8 @@ public final class BrowseApp: @unchecked Sendable {
         if item.kind == .image { return item.source }
         if let thumbnail = item.thumbnail { return thumbnail }
         // A video at hand shows a frame of itself.
-        guard item.kind == .video else { return nil }
-        switch item.source {
-        case let .file(path)?: return FileManager.default.isReadableFile(atPath: path) ? .file(path) : nil
-        case let .remote(url)?: return cachedPath(url).map { .file($0) }
-        case nil: return nil
-        }
+        guard item.kind == .video, let source = item.source else { return nil }
+        return localPath(source).map { .file($0) }
     }
 
     private func cellState(_ index: Int) -> CellState {
@@ -392,9 +399,9 @@ public final class BrowseApp: @unchecked Sendable {
         let resume = status?.position ?? 0
         switch item.source {
         case let .file(path)?:
-            return FileManager.default.isReadableFile(atPath: path) ? .local(resumeAt: resume) : .missing("no readable file at \(path)")
+            return localPath(.file(path)) != nil ? .local(resumeAt: resume) : .missing("no readable file at \(path)")
         case let .remote(url)?:
-            return cachedPath(url) != nil ? .cached(resumeAt: resume) : .notDownloaded(resumeAt: resume)
+            return localPath(.remote(url)) != nil ? .cached(resumeAt: resume) : .notDownloaded(resumeAt: resume)
         case nil:
             return .invalid("no usable url")
         }
@@ -433,7 +440,7 @@ public final class BrowseApp: @unchecked Sendable {
 
     private func currentLayout(_ size: FullScreen.Size) -> GridLayout {
         let hasPicture = feed.items.map { pictureSource($0) != nil }
-        let key = LayoutKey(columns: size.columns, rows: size.rows, pictures: hasPicture, titles: feed.items.map(\.title))
+        let key = LayoutKey(columns: size.columns, rows: size.rows, pictures: hasPicture, feedGeneration: feedGeneration)
         if let layout, key == layoutKey { return layout }
         let fresh = GridLayout(
             width: size.columns, height: size.rows - BrowseView.chromeRows,
@@ -454,10 +461,9 @@ public final class BrowseApp: @unchecked Sendable {
         let viewHeight = size.rows - BrowseView.chromeRows
         selection = max(0, min(selection, feed.items.count - 1))
         scrollTop = layout.scrollTop(showing: selection, from: scrollTop, viewHeight: viewHeight)
-        let states = feed.items.indices.map(cellState)
         let snapshot = BrowseSnapshot(
             columns: size.columns, rows: size.rows, title: feed.title.isEmpty ? "mediaplay" : feed.title,
-            items: feed.items, layout: layout, states: states, selection: selection, scrollTop: scrollTop,
+            items: feed.items, layout: layout, state: { [self] index in cellState(index) }, selection: selection, scrollTop: scrollTop,
             mode: mode, detailScroll: detailScroll, message: message, backendName: backend.name,
             colors: options.colors, tick: Int(now / Self.spinnerInterval),
             picture: { [self] index, columns, rows in pictureCell(index, columns: columns, rows: rows, size: size) }
@@ -472,10 +478,13 @@ public final class BrowseApp: @unchecked Sendable {
         for index in visible + ahead {
             if let source = pictureSource(feed.items[index]), !wanted.contains(source) { wanted.append(source) }
         }
-        pictures.want(wanted)
+        if wanted != lastWanted {
+            pictures.want(wanted)
+            lastWanted = wanted
+        }
 
         // Spinners turn only while something on screen moves.
-        let moving = visible.contains { states[$0].isAnimated }
+        let moving = visible.contains { cellState($0).isAnimated }
             || visible.contains { index in
                 guard let source = pictureSource(feed.items[index]) else { return false }
                 if case .downloading? = pictures.state(of: source) { return true }

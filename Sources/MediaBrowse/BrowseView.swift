@@ -57,7 +57,8 @@ struct BrowseSnapshot {
     var title: String
     var items: [FeedItem]
     var layout: GridLayout
-    var states: [CellState]
+    /// Each item's state, asked only for the cells drawn.
+    var state: (_ index: Int) -> CellState
     var selection: Int
     var scrollTop: Int
     var mode: Mode
@@ -166,7 +167,7 @@ enum BrowseView {
     /// The status bar: a message, else the selected item's failure, else hints.
     private static func statusText(_ snapshot: BrowseSnapshot, hints: String) -> (String, Bool) {
         if let message = snapshot.message { return (message, false) }
-        if snapshot.states.indices.contains(snapshot.selection), let failure = snapshot.states[snapshot.selection].failure {
+        if snapshot.items.indices.contains(snapshot.selection), let failure = snapshot.state(snapshot.selection).failure {
             let item = snapshot.items[snapshot.selection]
             return ("✗ \(item.position) \"\(item.title)\": \(failure)", true)
         }
@@ -196,7 +197,7 @@ enum BrowseView {
         let styles = Styles(colors: snapshot.colors)
         let frame = snapshot.layout.frames[index]
         let item = snapshot.items[index]
-        let state = snapshot.states[index]
+        let state = snapshot.state(index)
         let selected = index == snapshot.selection
         let top = frame.y - snapshot.scrollTop + 1
         let inner = frame.width - 2
@@ -304,7 +305,7 @@ enum BrowseView {
         guard snapshot.items.indices.contains(snapshot.selection) else { return }
         let index = snapshot.selection
         let item = snapshot.items[index]
-        let state = snapshot.states[index]
+        let state = snapshot.state(index)
         drawHeader(item.title, right: "\(index + 1)/\(snapshot.items.count)", snapshot: snapshot, into: &canvas)
         let panes = detailPanes(columns: snapshot.columns, rows: snapshot.rows)
         let picture = snapshot.picture(index, panes.picture.columns, panes.picture.rows)
@@ -349,11 +350,11 @@ enum BrowseView {
         "Ctrl-Z             suspend; fg resumes",
         "mouse click        select a cell",
         "",
-        "Any key closes this help.",
     ]
 
     private static func drawHelp(_ snapshot: BrowseSnapshot, into canvas: inout Canvas) {
         let styles = Styles(colors: snapshot.colors)
+        let helpLines = helpLines + ["Playback: \(snapshot.backendName).", "", "Any key closes this help."]
         let width = min(snapshot.columns - 2, (helpLines.map(DisplayWidth.of).max() ?? 0) + 4)
         let height = min(snapshot.rows - 2, helpLines.count + 2)
         let left = max(0, (snapshot.columns - width) / 2)

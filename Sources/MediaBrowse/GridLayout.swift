@@ -4,7 +4,7 @@ import MediaTerminal
 /// contents: as many columns as fit, cells as tall as their content (a
 /// picture, one or two title lines, a state line, the border), rows as tall
 /// as their tallest cell. Pure arithmetic, so tests can check it directly.
-struct GridLayout: Equatable {
+struct GridLayout {
     /// A cell is at least this wide (border included), or the grid has one column.
     static let minimumCellWidth = 24
     /// Columns between cells.
@@ -28,10 +28,6 @@ struct GridLayout: Equatable {
     let frames: [Frame]
     /// The top of each row of cells, and its height.
     let rows: [(top: Int, height: Int)]
-
-    static func == (lhs: GridLayout, rhs: GridLayout) -> Bool {
-        lhs.columns == rhs.columns && lhs.cellWidth == rhs.cellWidth && lhs.frames == rhs.frames
-    }
 
     var contentHeight: Int { rows.last.map { $0.top + $0.height } ?? 0 }
 

@@ -22,7 +22,8 @@ final class PictureStore: @unchecked Sendable {
 
     private let cache: MediaCache?
     private let maximumDownloads: Int
-    private let onChange: @Sendable () -> Void
+    /// Called on news; true when a download ended (the cache may hold a new file).
+    private let onChange: @Sendable (_ downloaded: Bool) -> Void
     private let work = DispatchQueue(label: "mediaplay.browse.pictures", qos: .utility)
 
     private let lock = NSLock()
@@ -41,7 +42,7 @@ final class PictureStore: @unchecked Sendable {
         var rows: Int
     }
 
-    init(cache: MediaCache?, maximumDownloads: Int = 3, onChange: @escaping @Sendable () -> Void) {
+    init(cache: MediaCache?, maximumDownloads: Int = 3, onChange: @escaping @Sendable (_ downloaded: Bool) -> Void) {
         self.cache = cache
         self.maximumDownloads = maximumDownloads
         self.onChange = onChange
@@ -101,7 +102,7 @@ final class PictureStore: @unchecked Sendable {
                     rendering.remove(key)
                     if let image { rendered[key] = image }
                 }
-                onChange()
+                onChange(false)
             }
         }
         return lock.withLock { rendered[key] }
@@ -135,8 +136,9 @@ final class PictureStore: @unchecked Sendable {
                     switch event {
                     case let .progress(progress):
                         lock.withLock { states[source] = .downloading(fraction: progress.fraction) }
-                        onChange()
+                        onChange(false)
                     case let .finished(path, _):
+                        onChange(true)
                         decode(source, path: path)
                         return
                     case let .failed(error):
@@ -151,7 +153,7 @@ final class PictureStore: @unchecked Sendable {
 
     private func decode(_ source: MediaSource, path: String) {
         lock.withLock { states[source] = .decoding }
-        onChange()
+        onChange(false)
         work.async { [self] in
             do {
                 let picture = try PictureDecoder.picture(path: path, maxWidth: Self.maximumSize.width, maxHeight: Self.maximumSize.height)
@@ -170,7 +172,7 @@ final class PictureStore: @unchecked Sendable {
             running -= 1
             return takeStartableLocked()
         }
-        onChange()
+        onChange(false)
         for next in start { load(next) }
     }
 }

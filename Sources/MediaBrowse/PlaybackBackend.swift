@@ -6,9 +6,10 @@ import MediaSession
 /// What plays the items `browse` shows: a session in this process, or the
 /// background player when one runs (so `toggle` and `browse` agree).
 public protocol PlaybackBackend: Sendable {
-    /// Said on the status bar: where playback happens.
+    /// Where playback happens, as the help says it.
     var name: String { get }
-    /// Every item that is not idle.
+    /// The items' statuses: every one that is not idle, and idle ones with
+    /// where they would resume where the backend knows it.
     func statuses() async -> [ItemStatus]
     /// Plays, pauses or resumes `item`; returns once it started, paused or
     /// failed (a download is reported through `events` meanwhile).
@@ -24,13 +25,13 @@ public protocol PlaybackBackend: Sendable {
 /// Playback in this process: it ends when `browse` does.
 public final class SessionBackend: PlaybackBackend {
     public let session: MediaSession
-    public var name: String { "playing in this window" }
+    public var name: String { "in this process (it stops when you quit)" }
 
     public init(session: MediaSession) {
         self.session = session
     }
 
-    public func statuses() async -> [ItemStatus] { session.allStatuses().filter { $0.state != .idle } }
+    public func statuses() async -> [ItemStatus] { session.allStatuses() }
     public func toggle(_ item: FeedItem) async throws -> ItemStatus { try await session.toggle(item) }
     public func events() -> AsyncStream<ItemStatus> { session.events() }
     public func update(feed: Feed) async -> [FeedItem] { session.update(feed: feed) }
@@ -44,9 +45,9 @@ public final class DaemonBackend: PlaybackBackend {
     private let requests: ControlClient
     private let observer: ControlClient
     private let feedIdentity: String
-    private let lock = NSLock()
+    /// One call at a time on the request connection (replies come in order).
     private let queue = DispatchQueue(label: "mediaplay.browse.daemon")
-    public var name: String { "playing in the background player" }
+    public var name: String { "in the background player (it goes on after you quit)" }
 
     /// Nil when no background player answers.
     public static func connect(_ paths: ControlPaths, feed: String) -> DaemonBackend? {
@@ -67,7 +68,7 @@ public final class DaemonBackend: PlaybackBackend {
         try await withCheckedThrowingContinuation { continuation in
             queue.async { [self] in
                 do {
-                    let result = try lock.withLock { try requests.call(request, as: type) }
+                    let result = try requests.call(request, as: type)
                     continuation.resume(returning: result)
                 } catch {
                     continuation.resume(throwing: error)

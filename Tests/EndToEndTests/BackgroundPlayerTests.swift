@@ -5,54 +5,22 @@ import TestSupport
 /// The real daemon, started by the real `toggle`, playing to SDL's disk
 /// audio driver: what reached the device is checked against ffmpeg.
 @Suite(.serialized) struct BackgroundPlayerTests {
-    /// One user's world: a feed, XDG folders, a recording audio device.
-    final class World {
-        let folder: TemporaryDirectory
+    /// One user's world with a feed of a tone and an invalid record.
+    final class World: UserHome, @unchecked Sendable {
         let tone: String
-        let feed: String
-        let disk: String
 
         init(extraItems: String = "") throws {
-            folder = try TemporaryDirectory()
             tone = try Fixtures.make("tone.wav", Fixtures.audioCodecs.first { $0.name == "tone.wav" }!.arguments)
+            try super.init()
             feed = try folder.write("feed.json", """
                 [{"type": 1, "title": "Tone", "url": "file://\(tone)"},
                  {"type": 9, "title": "Odd", "url": "file://\(tone)"}\(extraItems)]
                 """)
-            disk = folder.path + "/device.raw"
-        }
-
-        var environment: [String: String] {
-            [
-                "MEDIAPLAY_FEED": feed,
-                "XDG_RUNTIME_DIR": folder.path + "/run",
-                "XDG_STATE_HOME": folder.path + "/state",
-                "XDG_CACHE_HOME": folder.path + "/cache",
-                "SDL_AUDIODRIVER": "disk",
-                "SDL_DISKAUDIOFILE": disk,
-            ]
-        }
-
-        var socket: String { folder.path + "/run/mediaplay/mediaplay.sock" }
-
-        func run(_ arguments: String...) throws -> RunResult {
-            try Mediaplay.run(arguments, environment: environment)
         }
 
         func status() throws -> [String: Any]? {
             let result = try run("status", "--json")
             return (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any]
-        }
-
-        /// The daemon's pid, from its lock file.
-        var daemonPID: Int32? {
-            (try? String(contentsOfFile: folder.path + "/run/mediaplay/mediaplay.lock", encoding: .utf8))
-                .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        }
-
-        deinit {
-            // Whatever happened in the test, no daemon outlives it.
-            if let pid = daemonPID { kill(pid, SIGKILL) }
         }
     }
 

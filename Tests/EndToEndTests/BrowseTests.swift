@@ -5,19 +5,15 @@ import TestSupport
 /// `mediaplay browse` in a real pseudo-terminal (tmux) at three sizes: what
 /// is on the screen, what the keys do, and the terminal left as it was.
 @Suite(.serialized) struct BrowseTests {
-    final class World {
-        let folder: TemporaryDirectory
+    final class World: UserHome, @unchecked Sendable {
         let tone: String
         let picture: String
-        let disk: String
-        var feed: String
 
-        init() throws {
-            folder = try TemporaryDirectory()
+        override init() throws {
             tone = try Fixtures.make("tone.wav", Fixtures.audioCodecs.first { $0.name == "tone.wav" }!.arguments)
             picture = try Fixtures.make(Fixtures.images[0].name, Fixtures.images[0].arguments)
             let clip = try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
-            disk = folder.path + "/device.raw"
+            try super.init()
             feed = try folder.write("feed.json", """
                 {"title": "Browse test feed", "items": [
                  {"type": 1, "title": "Tone", "url": "file://\(tone)", "description": "Two seconds of a sine tone."},
@@ -31,32 +27,8 @@ import TestSupport
                 """)
         }
 
-        var environment: [String: String] {
-            [
-                "MEDIAPLAY_FEED": feed,
-                "XDG_RUNTIME_DIR": folder.path + "/run",
-                "XDG_STATE_HOME": folder.path + "/state",
-                "XDG_CACHE_HOME": folder.path + "/cache",
-                "SDL_AUDIODRIVER": "disk",
-                "SDL_DISKAUDIOFILE": disk,
-            ]
-        }
-
         func browse(columns: Int, rows: Int, _ arguments: String...) throws -> TerminalSession {
             try TerminalSession(columns: columns, rows: rows, [Mediaplay.executable, "browse", "--images", "blocks"] + arguments, environment: environment)
-        }
-
-        func run(_ arguments: String...) throws -> RunResult {
-            try Mediaplay.run(arguments, environment: environment)
-        }
-
-        var daemonPID: Int32? {
-            (try? String(contentsOfFile: folder.path + "/run/mediaplay/mediaplay.lock", encoding: .utf8))
-                .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        }
-
-        deinit {
-            if let pid = daemonPID { kill(pid, SIGKILL) }
         }
     }
 
@@ -170,6 +142,13 @@ import TestSupport
         #expect(try PlayCommandTests.device(world.disk, playedExactly: Array(reference.prefix(44100 * 4 / 2))))
         session.send("q")
         #expect(session.waitForExit()?.status == 0)
+
+        // The next browse shows where the tone would resume.
+        let again = try world.browse(columns: 80, rows: 24)
+        let resumable = again.waitForScreen { $0.contains { $0.contains("● local · at 0:0") } }
+        #expect(resumable.matched, "\(resumable.screen.joined(separator: "\n"))")
+        again.send("q")
+        #expect(again.waitForExit()?.status == 0)
     }
 
     @Test func spaceTogglesTheBackgroundPlayerWhenOneRuns() throws {

@@ -67,7 +67,7 @@ struct LayoutTests {
         for mode in [BrowseSnapshot.Mode.grid, .detail, .help] {
             let snapshot = BrowseSnapshot(
                 columns: size.columns, rows: size.rows, title: "A feed", items: items, layout: layout,
-                states: items.map { _ in .downloading(0.5) }, selection: 1, scrollTop: 0, mode: mode, detailScroll: 3,
+                state: { _ in .downloading(0.5) }, selection: 1, scrollTop: 0, mode: mode, detailScroll: 3,
                 message: nil, backendName: "test", colors: true, tick: 0, picture: { _, _, _ in .image(picture) }
             )
             let (canvas, _) = BrowseView.render(snapshot)
