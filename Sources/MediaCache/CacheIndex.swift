@@ -27,6 +27,10 @@ public struct IndexRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     /// Seconds since 1970 of the last time the entry was used.
     public var lastAccess: Double
     public var updated: Double
+    /// The byte ranges a partial file holds ("0-100,500-900", half-open),
+    /// once a ranged transfer has written out of order; nil means the part
+    /// file holds its bytes from 0 to its size.
+    public var ranges: String?
 }
 
 /// The SQLite index of the cache, shared by every mediaplay process using the
@@ -70,6 +74,9 @@ final class CacheIndex: Sendable {
                 table.column("lastAccess", .double).notNull()
                 table.column("updated", .double).notNull()
             }
+        }
+        migrator.registerMigration("v2-ranges") { db in
+            try db.alter(table: "entry") { table in table.add(column: "ranges", .text) }
         }
         try migrator.migrate(pool)
     }

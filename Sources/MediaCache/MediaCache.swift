@@ -77,7 +77,7 @@ public final class MediaCache: Sendable {
         let paths = paths(for: url)
         if let size = Self.fileSize(paths.data) { return .cached(size: size) }
         let record = index.record(for: url.absoluteString)
-        let received = Self.fileSize(paths.part) ?? 0
+        let received = Self.heldRanges(record: record, partPath: paths.part).byteCount
         if EntryLock.isHeld(path: paths.lock) { return .downloading(received: received, total: record?.size) }
         if record?.state == .failed { return .failed(reason: record?.error ?? "failed", received: received) }
         if received > 0 { return .partial(received: received, total: record?.size) }
@@ -142,6 +142,16 @@ public final class MediaCache: Sendable {
         return (removed, bytes, busy)
     }
 
+    /// What a part file holds: the ranges the index recorded (a ranged
+    /// transfer wrote out of order), else everything up to its size.
+    static func heldRanges(record: IndexRecord?, partPath: String) -> HeldRanges {
+        guard let size = fileSize(partPath), size > 0 else { return HeldRanges() }
+        if let text = record?.ranges {
+            return (HeldRanges(text: text) ?? HeldRanges()).clamped(below: size)
+        }
+        return HeldRanges([0..<size])
+    }
+
     static func fileSize(_ path: String) -> Int64? {
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
@@ -185,16 +195,44 @@ public final class MediaCache: Sendable {
             return stream
         }
 
+        join(url, paths: paths, refresh: refresh, continuation: continuation)
+        return stream
+    }
+
+    /// A reader of `url`'s bytes: the cached file, or the entry as it
+    /// downloads (starting the download, or joining the one under way), so
+    /// that playback can begin at once. Reads block; see `CacheReader`.
+    public func open(_ url: URL) throws(CacheError) -> CacheReader {
+        let name = url.lastPathComponent.isEmpty ? (url.host ?? url.absoluteString) : url.lastPathComponent
+        if url.isFileURL {
+            guard access(url.path, R_OK) == 0 else { throw .missingFile(url.path) }
+            return CacheReader(name: name, path: url.path)
+        }
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw .unsupported("only http, https and file URLs can be used: \(url.absoluteString)")
+        }
+        let paths = paths(for: url)
+        if FileManager.default.fileExists(atPath: paths.data) {
+            index.touch(url.absoluteString)
+            return CacheReader(name: name, path: paths.data)
+        }
+        let flight = join(url, paths: paths, refresh: false, continuation: nil)
+        return CacheReader(name: name, entry: flight.entry)
+    }
+
+    /// Joins the in-process download of `url`, starting it if none runs.
+    @discardableResult
+    private func join(_ url: URL, paths: EntryPaths, refresh: Bool, continuation: AsyncStream<DownloadEvent>.Continuation?) -> InFlight {
         let key = url.absoluteString
         let (flight, isNew) = inFlight.withLock { flights -> (InFlight, Bool) in
             if let existing = flights[key] { return (existing, false) }
-            let flight = InFlight()
+            let flight = InFlight(entry: PartialEntry(partPath: paths.part, dataPath: paths.data))
             flights[key] = flight
             return (flight, true)
         }
-        flight.add(continuation)
+        if let continuation { flight.add(continuation) }
         if isNew { launch(flight, url: url, paths: paths, refresh: refresh) }
-        return stream
+        return flight
     }
 
     /// Stops the in-process download of `url`, if any (its partial file stays).
@@ -208,6 +246,11 @@ public final class MediaCache: Sendable {
         let key = url.absoluteString
         let finish: @Sendable (DownloadEvent) -> Void = { [self] event in
             self.inFlight.withLock { _ = $0.removeValue(forKey: key) }
+            switch event {
+            case let .finished(path, _): flight.entry.conclude(.finished(path: path))
+            case let .failed(error): flight.entry.conclude(.failed(error))
+            case .progress: break
+            }
             flight.finish(event)
         }
         // Waiting for another process's lock blocks, so it happens on a thread of its own.
@@ -259,8 +302,10 @@ public final class MediaCache: Sendable {
         }
 
         let index = self.index
+        if !revalidate { flight.entry.setHeld(Self.heldRanges(record: previous, partPath: paths.part)) }
         let job = TransferJob(
             url: url, partPath: paths.part, dataPath: paths.data, mode: mode, configuration: configuration,
+            entry: flight.entry,
             publish: { flight.publish($0) },
             recordHeaders: { total, etag, lastModified, contentType in
                 _ = try? index.update(key, makeDefault: makeRecord) { record in
@@ -272,6 +317,9 @@ public final class MediaCache: Sendable {
                     record.contentType = contentType ?? record.contentType
                 }
             },
+            recordRanges: { ranges in
+                _ = try? index.update(key, makeDefault: makeRecord) { record in record.ranges = ranges?.description }
+            },
             complete: { [weak flight] result in
                 _ = flight
                 switch result {
@@ -281,6 +329,7 @@ public final class MediaCache: Sendable {
                         record.state = .complete
                         record.size = size
                         record.error = nil
+                        record.ranges = nil
                         record.lastAccess = Date().timeIntervalSince1970
                     }
                     if revalidate { _ = unlink(paths.part) }
@@ -312,6 +361,13 @@ public final class MediaCache: Sendable {
 
 /// The callers sharing one download: each has its own stream; all get every event.
 final class InFlight: Sendable {
+    /// What the download holds, for readers.
+    let entry: PartialEntry
+
+    init(entry: PartialEntry) {
+        self.entry = entry
+    }
+
     private struct State {
         var continuations: [Int: AsyncStream<DownloadEvent>.Continuation] = [:]
         var nextID = 0

@@ -22,6 +22,9 @@ final class TransferEngine: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private var active: [UnsafeMutableRawPointer: TransferJob] = [:]
     private var scheduled: [(due: Double, job: TransferJob)] = []
+    /// Main transfers with no gap left to fetch while their ranged helpers
+    /// run; a helper's end wakes them.
+    private var parked: [TransferJob] = []
 
     static let shared = TransferEngine()
 
@@ -61,7 +64,11 @@ final class TransferEngine: @unchecked Sendable {
             incoming.removeAll()
             condition.unlock()
 
-            for job in newJobs { start(job) }
+            for job in newJobs {
+                job.entry.wakeTransfers = { [weak self] in self?.wake() }
+                start(job)
+            }
+            startRequestedRanges()
             let now = TransferJob.now()
             let due = scheduled.filter { $0.due <= now }.map(\.job)
             scheduled.removeAll { $0.due <= now }
@@ -95,14 +102,73 @@ final class TransferEngine: @unchecked Sendable {
         }
     }
 
+    // MARK: - Ranged helpers
+
+    /// Starts a ranged transfer for each offset a reader asked for (the
+    /// oldest helper of an entry gives way when it has too many).
+    private func startRequestedRanges() {
+        var mains = active.values.filter(\.isMain)
+        mains += parked
+        mains += scheduled.map(\.job).filter(\.isMain)
+        for main in mains {
+            for offset in main.entry.takeRequests() {
+                guard !main.cancelled, main.entry.needsRange(at: offset) else { continue }
+                if main.rangeJobs.count >= PartialEntry.maximumRangeTransfers {
+                    abandon(main.rangeJobs.removeFirst())
+                }
+                if !main.wroteOutOfOrder {
+                    // Before any byte lands out of order, the index must stop
+                    // reading the part file as "everything up to its size".
+                    main.wroteOutOfOrder = true
+                    main.recordRanges(main.entry.heldNow)
+                }
+                let job = main.makeRangeJob(at: offset)
+                main.rangeJobs.append(job)
+                start(job)
+            }
+        }
+    }
+
+    /// Ends a ranged helper now (its bytes so far stay held).
+    private func abandon(_ job: TransferJob) {
+        if let easy = job.easyHandle {
+            active.removeValue(forKey: easy)
+            curl_multi_remove_handle(multi, easy)
+            curl_easy_cleanup(easy)
+            job.easyHandle = nil
+            if job.fd >= 0, !job.pending.isEmpty { _ = job.flushPending() }
+        }
+        scheduled.removeAll { $0.job === job }
+        endRange(job)
+    }
+
+    /// A ranged helper is over: its claim ends and a parked main moves on.
+    private func endRange(_ job: TransferJob) {
+        if let segment = job.segment {
+            job.entry.end(segment)
+            job.segment = nil
+        }
+        if job.fd >= 0 {
+            close(job.fd)
+            job.fd = -1
+        }
+        guard let main = job.main else { return }
+        main.rangeJobs.removeAll { $0 === job }
+        main.recordHeldRanges()
+        if let index = parked.firstIndex(where: { $0 === main }) {
+            parked.remove(at: index)
+            scheduled.append((TransferJob.now(), main))
+        }
+    }
+
     // MARK: - One attempt
 
     private func start(_ job: TransferJob) {
         if job.cancelled {
-            job.complete(.failure(.cancelled))
+            if job.isMain { conclude(job, .failure(.cancelled)) } else { endRange(job) }
             return
         }
-        job.publish(DownloadProgress(phase: .connecting, received: 0, total: nil, bytesPerSecond: 0))
+        if job.isMain { job.publish(DownloadProgress(phase: .connecting, received: job.entry.heldNow.byteCount, total: nil, bytesPerSecond: 0)) }
         guard prepareFile(job) else { return }
         guard let easy = curl_easy_init() else {
             conclude(job, .failure(.network("libcurl could not start a transfer")))
@@ -120,6 +186,7 @@ final class TransferEngine: @unchecked Sendable {
             curl_slist_free_all(headers)
             job.requestHeaders = nil
         }
+        job.segment = job.entry.begin(at: job.offset, isMain: job.isMain)
 
         // No Accept-Encoding: media bytes arrive as stored, so lengths and ranges hold.
         CurlOptions.applySafeDefaults(easy)
@@ -162,24 +229,53 @@ final class TransferEngine: @unchecked Sendable {
         curl_multi_add_handle(multi, easy)
     }
 
-    /// Opens the `.part` file and decides where this attempt starts.
+    /// Opens the `.part` file and decides where this attempt starts: the
+    /// first gap for the main transfer (which parks when ranged helpers
+    /// have every gap, and completes the entry when nothing is missing),
+    /// where it stopped for a ranged helper.
     private func prepareFile(_ job: TransferJob) -> Bool {
         if job.fd < 0 {
             job.fd = open(job.partPath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
             if job.fd < 0 {
-                conclude(job, .failure(Self.ioError(errno, path: job.partPath)))
+                if job.isMain { conclude(job, .failure(Self.ioError(errno, path: job.partPath))) } else { endRange(job) }
                 return false
             }
         }
-        var info = stat()
-        fstat(job.fd, &info)
-        var start = Int64(info.st_size)
-        if case .revalidate = job.mode { start = 0 }
-        if start > 0 && job.resumeValidator == nil { start = 0 }  // cannot resume safely: start over
-        if start == 0 && info.st_size > 0 { _ = ftruncate(job.fd, 0) }
+        guard job.isMain else {
+            job.offset += job.received
+            if job.entry.isHeld(job.offset) {
+                endRange(job)  // the main transfer got there first
+                return false
+            }
+            return true
+        }
+        var start: Int64 = 0
+        if case .revalidate = job.mode {
+            _ = ftruncate(job.fd, 0)
+        } else {
+            if job.resumeValidator == nil && job.entry.heldNow.byteCount > 0 {
+                // Cannot resume safely: start over.
+                _ = ftruncate(job.fd, 0)
+                job.entry.reset()
+            }
+            if job.entry.isWhole, let total = job.entry.heldNow.ranges.last?.upperBound {
+                finalize(job, size: total)
+                return false
+            }
+            guard let gap = job.entry.nextGap() else {
+                if !job.rangeJobs.isEmpty {
+                    parked.append(job)
+                    return false
+                }
+                start = job.entry.heldNow.ranges.last?.upperBound ?? 0
+                job.offset = start
+                job.flushedUpTo = start
+                return true
+            }
+            start = gap
+        }
         job.offset = start
         job.flushedUpTo = start
-        lseek(job.fd, off_t(start), SEEK_SET)
         return true
     }
 
@@ -193,7 +289,16 @@ final class TransferEngine: @unchecked Sendable {
         job.easyHandle = nil
 
         // Whatever the outcome, the bytes received so far belong in the part file.
-        if job.fd >= 0, !job.pending.isEmpty, !job.flushPending(), result != CURLE_WRITE_ERROR {
+        let flushed = job.fd < 0 || job.pending.isEmpty || job.flushPending()
+        if let segment = job.segment {
+            job.entry.end(segment)
+            job.segment = nil
+        }
+        if !job.isMain {
+            finishRange(job, result: result, flushed: flushed)
+            return
+        }
+        if !flushed, result != CURLE_WRITE_ERROR {
             conclude(job, .failure(Self.ioError(job.writeErrno, path: job.partPath)))
             return
         }
@@ -210,30 +315,26 @@ final class TransferEngine: @unchecked Sendable {
                 conclude(job, .success(job.dataPath))
                 return
             }
-            var info = stat()
-            fstat(job.fd, &info)
-            let size = Int64(info.st_size)
-            if let total = job.expectedTotal, size != total {
-                if size < total {
-                    retry(job, reason: "connection closed early", resumable: madeProgress,
-                          final: .wrongLength(expected: total, received: size))
-                } else {
-                    job.offset = 0
-                    _ = ftruncate(job.fd, 0)
-                    retry(job, reason: "more bytes than announced", resumable: false,
-                          final: .wrongLength(expected: total, received: size))
-                }
+            let end = job.offset + job.received
+            guard let total = job.expectedTotal else {
+                finalize(job, size: end)  // no length given: the body's end is the end
                 return
             }
-            finalize(job, size: size)
+            if end < total {
+                retry(job, reason: "connection closed early", resumable: madeProgress,
+                      final: .wrongLength(expected: total, received: end))
+            } else if job.entry.isWhole {
+                finalize(job, size: total)
+            } else {
+                scheduled.append((TransferJob.now(), job))  // on to the next gap
+            }
 
         case CURLE_HTTP_RETURNED_ERROR:
-            if status == 416 && job.offset > 0, let known = job.knownTotal, known == job.offset {
+            if status == 416 && job.offset > 0, let known = job.knownTotal, known == job.offset, job.entry.heldNow.covers(total: known) {
                 // The part file already holds everything: it only needs verifying and moving.
                 finalize(job, size: job.offset)
             } else if status == 416 {
-                _ = ftruncate(job.fd, 0)
-                job.offset = 0
+                startOver(job)
                 job.resumeValidator = nil
                 retry(job, reason: "range not satisfiable", resumable: false, final: .http(status: status, host: job.host))
             } else if status >= 500 || status == 408 || status == 429 {
@@ -247,14 +348,16 @@ final class TransferEngine: @unchecked Sendable {
             case .tooLarge?:
                 _ = unlink(job.partPath)
                 conclude(job, .failure(.tooLarge(limit: job.configuration.maximumSize)))
+            case .reachedHeld?:
+                scheduled.append((TransferJob.now(), job))  // on to the next gap
+            case .rangeRefused?:
+                conclude(job, .failure(.network("unexpected answer to a range request (\(job.host))")))
             case .restartFromZero?:
-                _ = ftruncate(job.fd, 0)
-                job.offset = 0
+                startOver(job)
                 job.resumeValidator = nil
                 retry(job, reason: "server resumed at the wrong offset", resumable: true, final: .network("the server cannot resume this file"))
             case .tooLong?:
-                _ = ftruncate(job.fd, 0)
-                job.offset = 0
+                startOver(job)
                 retry(job, reason: "more bytes than announced", resumable: false,
                       final: .wrongLength(expected: job.expectedTotal ?? 0, received: (job.expectedTotal ?? 0) + 1))
             case .cancelled?:
@@ -279,6 +382,31 @@ final class TransferEngine: @unchecked Sendable {
             let text = detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail
             conclude(job, .failure(.network("\(text) (\(job.host))")))
         }
+    }
+
+    /// What a ranged helper's end means: a reset that made progress resumes
+    /// it; anything else ends it (the main transfer fills what it missed).
+    private func finishRange(_ job: TransferJob, result: CURLcode, flushed: Bool) {
+        if job.abortReason == .rangeRefused { job.entry.refuseRanges() }
+        let resumable = [CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_OPERATION_TIMEDOUT].contains(result)
+        if flushed, !job.cancelled, resumable, job.received > 0, job.resumes < job.configuration.maximumResumes {
+            job.resumes += 1
+            scheduled.append((TransferJob.now(), job))
+            return
+        }
+        endRange(job)
+    }
+
+    /// The part file cannot be trusted (the server resumed wrongly, or
+    /// sent more than it announced): empty it and fetch from 0.
+    private func startOver(_ job: TransferJob) {
+        for helper in job.rangeJobs { abandon(helper) }
+        _ = ftruncate(job.fd, 0)
+        job.entry.reset()
+        job.wroteOutOfOrder = false
+        job.recordRanges(nil)
+        job.offset = 0
+        job.received = 0
     }
 
     /// Tries again: at once when the last attempt made progress (a reset
@@ -326,6 +454,9 @@ final class TransferEngine: @unchecked Sendable {
     }
 
     private func conclude(_ job: TransferJob, _ result: Result<String, CacheError>) {
+        for helper in job.rangeJobs { abandon(helper) }
+        parked.removeAll { $0 === job }
+        if case .failure = result, job.wroteOutOfOrder { job.recordHeldRanges() }
         if job.fd >= 0 {
             close(job.fd)
             job.fd = -1

@@ -24,16 +24,25 @@ final class TransferJob: @unchecked Sendable {
     let dataPath: String
     let mode: Mode
     let configuration: CacheConfiguration
+    /// What the entry holds and who reads it (shared with readers).
+    let entry: PartialEntry
+    /// The main transfer fetches the first gap on and completes the entry;
+    /// a ranged one (started by a reader) fills from its start until it
+    /// meets held bytes or another transfer, then ends.
+    let isMain: Bool
     /// Called on the transfer thread; must not block.
     let publish: @Sendable (DownloadProgress) -> Void
     /// Called once, on the transfer thread, with the final outcome.
     let complete: @Sendable (Result<String, CacheError>) -> Void
     /// Records what the response said, so a crash still leaves validators.
     let recordHeaders: @Sendable (_ total: Int64?, _ etag: String?, _ lastModified: String?, _ contentType: String?) -> Void
+    /// Records which ranges the part file holds (nil: from 0 to its size).
+    let recordRanges: @Sendable (HeldRanges?) -> Void
 
     // Attempt state.
     var easyHandle: UnsafeMutableRawPointer?
     var fd: Int32 = -1
+    /// Where this attempt's body starts in the file.
     var offset: Int64 = 0
     var received: Int64 = 0
     var expectedTotal: Int64?
@@ -63,18 +72,32 @@ final class TransferJob: @unchecked Sendable {
     var flushedUpTo: Int64 = 0
     /// Body bytes received but not yet written (see handleBody).
     var pending: [UInt8] = []
+    /// This attempt's claim on the entry.
+    var segment: PartialEntry.Segment?
+    /// Main transfer: its ranged helpers. Ranged: the main transfer.
+    var rangeJobs: [TransferJob] = []
+    weak var main: TransferJob?
+    /// Ranges written out of order: the index must list them.
+    var wroteOutOfOrder = false
+    var lastRangesRecord: Double = 0
 
     enum AbortReason: Equatable {
         case tooLarge
         case restartFromZero
         case tooLong
         case cancelled
+        /// Reached bytes the entry holds, or another transfer's start.
+        case reachedHeld
+        /// A ranged request answered with something other than that range.
+        case rangeRefused
     }
 
     init(
         url: URL, partPath: String, dataPath: String, mode: Mode, configuration: CacheConfiguration,
+        entry: PartialEntry, isMain: Bool = true,
         publish: @escaping @Sendable (DownloadProgress) -> Void,
         recordHeaders: @escaping @Sendable (Int64?, String?, String?, String?) -> Void,
+        recordRanges: @escaping @Sendable (HeldRanges?) -> Void,
         complete: @escaping @Sendable (Result<String, CacheError>) -> Void
     ) {
         self.url = url
@@ -82,10 +105,26 @@ final class TransferJob: @unchecked Sendable {
         self.dataPath = dataPath
         self.mode = mode
         self.configuration = configuration
+        self.entry = entry
+        self.isMain = isMain
         self.publish = publish
         self.recordHeaders = recordHeaders
+        self.recordRanges = recordRanges
         self.complete = complete
         self.urlText = Array(url.absoluteString.utf8CString)
+    }
+
+    /// A ranged helper that fetches from `start` for a reader.
+    func makeRangeJob(at start: Int64) -> TransferJob {
+        let job = TransferJob(
+            url: url, partPath: partPath, dataPath: dataPath, mode: .fetch, configuration: configuration,
+            entry: entry, isMain: false, publish: { _ in }, recordHeaders: { _, _, _, _ in }, recordRanges: { _ in },
+            complete: { _ in }
+        )
+        job.offset = start
+        job.resumeValidator = resumeValidator
+        job.main = self
+        return job
     }
 
     deinit {
@@ -121,30 +160,46 @@ final class TransferJob: @unchecked Sendable {
             bodyStarted = true
             guard startBody(handle: handle) else { return false }
         }
-        if let expectedTotal, offset + received + Int64(bytes.count) > expectedTotal {
+        let position = offset + received
+        if let expectedTotal, position + Int64(bytes.count) > expectedTotal {
             abortReason = .tooLong
             return false
         }
-        if offset + received + Int64(bytes.count) > configuration.maximumSize {
+        if position + Int64(bytes.count) > configuration.maximumSize {
             abortReason = .tooLarge
             return false
         }
+        // Stop where held bytes (or another transfer) begin: nothing twice.
+        var take = bytes.count
+        if let segment {
+            let stop = entry.stop(for: segment)
+            if position + Int64(take) > stop { take = Int(max(0, stop - position)) }
+        }
+        pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[0..<take]))
+        received += Int64(take)
+        if take < bytes.count {
+            abortReason = .reachedHeld
+            _ = flushPending()
+            return false
+        }
         // libcurl hands over at most 16 KiB a call; gathering 1 MiB per
-        // write(2) saves most of the kernel's per-call page-cache work.
-        pending.append(contentsOf: bytes)
-        received += Int64(bytes.count)
-        if pending.count >= Self.writeChunk { return flushPending() }
+        // write(2) saves most of the kernel's per-call page-cache work. A
+        // reader waiting for bytes gets each chunk at once.
+        if pending.count >= Self.writeChunk || entry.hasReaders { return flushPending() }
         return true
     }
 
     static let writeChunk = 1 << 20
 
-    /// Writes the gathered bytes to the part file; false (with `writeErrno`) on failure.
+    /// Writes the gathered bytes to the part file at their offset; false
+    /// (with `writeErrno`) on failure.
     func flushPending() -> Bool {
+        guard !pending.isEmpty else { return true }
+        let start = offset + received - Int64(pending.count)
         var written = 0
         let ok = pending.withUnsafeBytes { raw -> Bool in
             while written < raw.count {
-                let result = write(fd, raw.baseAddress! + written, raw.count - written)
+                let result = pwrite(fd, raw.baseAddress! + written, raw.count - written, off_t(start + Int64(written)))
                 if result < 0 {
                     if errno == EINTR { continue }
                     writeErrno = errno
@@ -155,15 +210,26 @@ final class TransferJob: @unchecked Sendable {
             return true
         }
         pending.removeAll(keepingCapacity: true)
+        if written > 0, let segment { entry.didWrite(start..<start + Int64(written), by: segment) }
         guard ok else { return false }
         // Start writeback of each finished 8 MiB stretch now, without waiting,
         // so that the fsync before the final rename has little left to flush.
-        let size = offset + received  // everything received is now in the file
-        if size - flushedUpTo >= 8 << 20 {
-            _ = mp_start_writeback(fd, off_t(flushedUpTo), off_t(size - flushedUpTo))
-            flushedUpTo = size
+        let end = offset + received
+        if end - flushedUpTo >= 8 << 20 {
+            _ = mp_start_writeback(fd, off_t(flushedUpTo), off_t(end - flushedUpTo))
+            flushedUpTo = end
         }
+        if (main ?? self).wroteOutOfOrder, Self.now() - lastRangesRecord >= 2 { recordHeldRanges() }
         return true
+    }
+
+    /// Records the held ranges in the index, after the bytes are on disk, so
+    /// that a crash never lists bytes the file lacks.
+    func recordHeldRanges() {
+        lastRangesRecord = Self.now()
+        let owner = main ?? self
+        if fd >= 0 { _ = fdatasync(fd) }
+        owner.recordRanges(owner.wroteOutOfOrder ? entry.heldNow : nil)
     }
 
     /// The first body bytes have arrived: decide from the status whether they
@@ -171,20 +237,34 @@ final class TransferJob: @unchecked Sendable {
     private func startBody(handle: UnsafeMutableRawPointer) -> Bool {
         var status = 0
         mp_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        if status == 206, let range = headers["content-range"], let parsed = Self.parseContentRange(range) {
-            if parsed.start != offset {
+        let range = headers["content-range"].flatMap(Self.parseContentRange)
+        guard isMain else {
+            // A ranged helper is useful only for exactly the range it asked.
+            guard status == 206, let range, range.start == offset else {
+                abortReason = .rangeRefused
+                return false
+            }
+            expectedTotal = range.total
+            return true
+        }
+        if status == 206, let range {
+            if range.start != offset {
                 abortReason = .restartFromZero
                 return false
             }
-            expectedTotal = parsed.total
+            expectedTotal = range.total
         } else {
             // A 200 to a ranged request: the server ignored Range, or If-Range
             // said the entity changed. Start over with what it sends.
-            if offset > 0 {
-                if ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0 {
+            if offset > 0 || entry.heldNow.byteCount > 0 {
+                if ftruncate(fd, 0) != 0 {
                     writeErrno = errno
                     return false
                 }
+                for job in rangeJobs { job.cancelled = true }
+                entry.reset()
+                wroteOutOfOrder = false
+                recordRanges(nil)
                 offset = 0
             }
             expectedTotal = headers["content-length"].flatMap { Int64($0) }
@@ -200,6 +280,8 @@ final class TransferJob: @unchecked Sendable {
         resumeValidator = etag ?? headers["last-modified"]
         knownTotal = expectedTotal
         recordHeaders(expectedTotal, etag, headers["last-modified"], headers["content-type"])
+        let ranges = headers["accept-ranges"]?.lowercased() != "none" && resumeValidator != nil
+        entry.setTotal(expectedTotal, rangesAllowed: ranges)
         publishProgress(force: true)
         return true
     }
@@ -217,9 +299,13 @@ final class TransferJob: @unchecked Sendable {
         }
         guard force || now - lastPublish >= 0.08 else { return }
         lastPublish = now
+        guard isMain else { return }
+        entry.setRate(bytesPerSecond)
+        // Ranged helpers write too: count what the entry holds.
+        let held = wroteOutOfOrder ? entry.heldNow.byteCount : bytes
         publish(DownloadProgress(
             phase: bodyStarted ? .downloading : .connecting,
-            received: bytes, total: expectedTotal, bytesPerSecond: bytesPerSecond
+            received: held, total: expectedTotal, bytesPerSecond: bytesPerSecond
         ))
     }
 

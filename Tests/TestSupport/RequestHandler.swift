@@ -114,8 +114,10 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             break
         }
         let limit = stopAfter.map { min(end, start + $0) } ?? end
+        let shared = self.shared
         let pump = BodyPump(
-            context: context, bytes: file.bytes, limit: limit, bytesPerSecond: throttle, ending: then
+            context: context, bytes: file.bytes, limit: limit, bytesPerSecond: throttle, ending: then,
+            onSent: { count in shared.state.withLock { $0.bytesSent[path, default: 0] += count } }
         )
         pump.write(from: start)
     }
@@ -160,8 +162,10 @@ final class BodyPump: @unchecked Sendable {
     private let chunk: Int
     private let interval: TimeAmount?
     private let ending: Ending
+    private let onSent: @Sendable (Int) -> Void
 
-    init(context: ChannelHandlerContext, bytes: [UInt8], limit: Int, bytesPerSecond: Int?, ending: Ending) {
+    init(context: ChannelHandlerContext, bytes: [UInt8], limit: Int, bytesPerSecond: Int?, ending: Ending, onSent: @escaping @Sendable (Int) -> Void) {
+        self.onSent = onSent
         bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         eventLoop = context.eventLoop
         self.bytes = bytes
@@ -191,6 +195,7 @@ final class BodyPump: @unchecked Sendable {
         let written = context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(buffer))))
         written.whenComplete { [self] result in
             guard case .success = result else { return }
+            onSent(stop - offset)
             if let interval {
                 eventLoop.scheduleTask(in: interval) { self.write(from: stop) }
             } else {

@@ -43,6 +43,7 @@ public final class TestHTTPServer: Sendable {
         var throttles: [String: Int] = [:]
         var redirects: [String: String] = [:]
         var requests: [Request] = []
+        var bytesSent: [String: Int] = [:]
     }
 
     let shared = SharedState()
@@ -50,7 +51,8 @@ public final class TestHTTPServer: Sendable {
     private let channel: any Channel
     public let port: Int
 
-    public init() throws {
+    /// Listens on `port` (0: any free one; a former server's port brings it back).
+    public init(port requested: Int = 0) throws {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -60,7 +62,7 @@ public final class TestHTTPServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(RequestHandler(shared: shared))
                 }
             }
-        channel = try bootstrap.bind(host: "127.0.0.1", port: 0).wait()
+        channel = try bootstrap.bind(host: "127.0.0.1", port: requested).wait()
         port = channel.localAddress!.port!
     }
 
@@ -100,6 +102,17 @@ public final class TestHTTPServer: Sendable {
     /// GET requests received for `path`.
     public func getCount(_ path: String) -> Int {
         shared.state.withLock { $0.requests.filter { $0.path == path && $0.method == "GET" }.count }
+    }
+
+    /// Body bytes sent for `path`, over every response.
+    public func bytesSent(_ path: String) -> Int {
+        shared.state.withLock { $0.bytesSent[path] ?? 0 }
+    }
+
+    /// Stops accepting connections, as a server gone for good (connections
+    /// already open go on until they end).
+    public func stopListening() {
+        try? channel.close().wait()
     }
 
     public func requests(_ path: String) -> [Request] {
