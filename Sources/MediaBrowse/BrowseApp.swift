@@ -384,6 +384,7 @@ public final class BrowseApp: @unchecked Sendable {
         switch status?.state {
         case .playing?: return .playing(status!.position, status!.duration)
         case .paused?: return .paused(status!.position, status!.duration)
+        case .buffering?: return .buffering(status!.position, status!.progress)
         case .downloading?: return .downloading(status!.progress)
         case .ended?: return .ended(status!.duration)
         case .failed?: return .failed(status!.error ?? "failed")

@@ -11,13 +11,17 @@ enum CellState: Equatable {
     case downloading(Double?)
     case playing(Double, Double?)
     case paused(Double, Double?)
+    /// Paused by itself until enough is downloaded: position, buffer fill.
+    case buffering(Double, Double?)
     case ended(Double?)
     case failed(String)
 
     /// Whether it moves on its own (a spinner needs redraws).
     var isAnimated: Bool {
-        if case .downloading = self { return true }
-        return false
+        switch self {
+        case .downloading, .buffering: return true
+        default: return false
+        }
     }
 
     var failure: String? {
@@ -106,7 +110,7 @@ enum BrowseView {
             switch state {
             case .playing: return "1;32"
             case .paused: return "33"
-            case .downloading: return "33"
+            case .downloading, .buffering: return "33"
             case .cached, .local: return "32"
             case .notDownloaded, .ended: return "2"
             case .invalid, .missing, .failed: return "31"
@@ -138,6 +142,8 @@ enum BrowseView {
             return Spinner.frame(tick) + (fraction.map { " \(Int(($0 * 100).rounded(.down)))%" } ?? " downloading")
         case let .playing(position, duration): return "▶ " + clock(position, duration)
         case let .paused(position, duration): return "⏸ " + clock(position, duration)
+        case let .buffering(position, fill):
+            return Spinner.frame(tick) + " " + formatDuration(position) + " buffering" + (fill.map { " \(Int(($0 * 100).rounded(.down)))%" } ?? "")
         case let .ended(duration): return "■ ended" + (duration.map { " " + formatDuration($0) } ?? "")
         case .failed: return "✗ failed"
         }

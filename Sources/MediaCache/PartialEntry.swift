@@ -206,8 +206,9 @@ final class PartialEntry: @unchecked Sendable {
     func readerClosed() { condition.withLock { openReaders -= 1 } }
 
     /// How far ahead of a transfer a reader waits for it instead of asking
-    /// for a range of its own: about two seconds of transfer.
-    private var lookahead: Int64 { max(1 << 20, Int64(bytesPerSecond * 2)) }
+    /// for a range of its own: about half a second of transfer (a new
+    /// connection costs about that on a distant server), at least 256 KiB.
+    private var lookahead: Int64 { max(256 << 10, Int64(bytesPerSecond / 2)) }
 
     enum Availability {
         /// Bytes from the offset up to this end are in the file (at `path`).
@@ -219,11 +220,12 @@ final class PartialEntry: @unchecked Sendable {
     /// transfer when no transfer will bring them soon. `interrupted` is read
     /// under the lock: a reader that is closed stops waiting.
     func waitForBytes(at offset: Int64, interrupted: () -> Bool, onWait: (Bool) -> Void) throws(CacheError) -> Availability {
-        condition.lock()
-        defer { condition.unlock() }
         var asked = false
         var waited = false
+        // The observer is told outside the lock (it takes its own).
         defer { if waited { onWait(false) } }
+        condition.lock()
+        defer { condition.unlock() }
         while true {
             if interrupted() { throw .cancelled }
             if let end = held.runEnd(containing: offset) {
@@ -243,7 +245,10 @@ final class PartialEntry: @unchecked Sendable {
             }
             if !waited {
                 waited = true
+                condition.unlock()
                 onWait(true)
+                condition.lock()
+                continue  // look again: bytes may have come meanwhile
             }
             waitingReaders += 1
             condition.wait()

@@ -9,17 +9,43 @@ public final class Demuxer: @unchecked Sendable {
     public let audioStreamIndex: Int32?
     public let videoStreamIndex: Int32?
 
-    public init(path: String) throws(FFmpegError) {
+    /// Custom I/O over a byte source (nil for a file libavformat opens).
+    private let io: ByteSourceIO?
+
+    public convenience init(path: String) throws(FFmpegError) {
+        try self.init(path: path, io: nil)
+    }
+
+    /// Reads from `source` (a download in progress, say) instead of a file.
+    public convenience init(source: any ByteSource) throws(FFmpegError) {
+        try self.init(path: source.name, io: ByteSourceIO(source: source))
+    }
+
+    private init(path: String, io: ByteSourceIO?) throws(FFmpegError) {
         // FFmpeg's own log lines would land on the user's screen; our errors say it in one line.
         av_log_set_level(AV_LOG_FATAL)
         self.path = path
-        var context: UnsafeMutablePointer<AVFormatContext>?
+        self.io = io
+        var context: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
+        if let io {
+            context?.pointee.pb = io.context
+            // Over a download, every packet probed is waited for: a format
+            // whose packets carry no timestamps (WAV) would otherwise make
+            // the stream probe read 50 of them, a second of audio, before
+            // anything plays. Reading fewer changes no decoded sample.
+            context?.pointee.max_ts_probe = 4
+        }
         let name = (path as String).split(separator: "/").last.map(String.init) ?? path
-        try check(avformat_open_input(&context, path, nil, nil), "cannot open \(name)")
+        // A failed open frees the context (but never our I/O context).
+        let opened = avformat_open_input(&context, path, nil, nil)
+        if opened < 0, let failure = io?.failure { throw FFmpegError(inputFailure: failure, name: name) }
+        try check(opened, "cannot open \(name)")
         guard let context else { throw FFmpegError(context: "cannot open \(name)", message: "no format context") }
         self.context = context
-        do {
-            try check(avformat_find_stream_info(context, nil), "cannot read the streams of \(name)")
+        do throws(FFmpegError) {
+            let found = avformat_find_stream_info(context, nil)
+            if found < 0, let failure = io?.failure { throw FFmpegError(inputFailure: failure, name: name) }
+            try check(found, "cannot read the streams of \(name)")
         } catch {
             var owned: UnsafeMutablePointer<AVFormatContext>? = context
             avformat_close_input(&owned)
@@ -62,6 +88,9 @@ public final class Demuxer: @unchecked Sendable {
     /// Reads the next packet into `packet`; false at the end of the file.
     func readPacket(into packet: Packet) throws(FFmpegError) -> Bool {
         let result = av_read_frame(context, packet.pointer)
+        if result < 0, let failure = io?.failure {
+            throw FFmpegError(inputFailure: failure, name: path.split(separator: "/").last.map(String.init) ?? path)
+        }
         if result == FFmpegError.eof { return false }
         try check(result, "cannot read \(path.split(separator: "/").last.map(String.init) ?? path)")
         return true

@@ -6,6 +6,8 @@ public struct FFmpegError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What we were doing, e.g. "opening song.mp3".
     public var context: String
     public var message: String
+    /// The bytes could not be had (a download failed), rather than decoded.
+    public var isInputFailure = false
 
     public init(code: Int32, context: String) {
         self.code = code
@@ -22,6 +24,12 @@ public struct FFmpegError: Error, Sendable, Equatable, CustomStringConvertible {
         self.code = 0
         self.context = context
         self.message = message
+    }
+
+    /// A byte source's failure, in its own words (a download error).
+    init(inputFailure message: String, name: String) {
+        self.init(context: "download of \(name) failed", message: message)
+        isInputFailure = true
     }
 
     public var description: String { "\(context): \(message)" }

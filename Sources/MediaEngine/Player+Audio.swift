@@ -12,6 +12,7 @@ extension Player {
                     condition.broadcast()  // the reader may read again
                     return item
                 }
+                startBufferingIfStarved()
                 condition.wait()
             }
         }
@@ -30,6 +31,10 @@ extension Player {
     /// With `condition` held: while a pause is asked for, enters it and waits
     /// once; true when it waited (the caller looks at everything again).
     func waitWhilePaused() -> Bool {
+        if buffering && !pauseRequested {
+            condition.wait()
+            return true
+        }
         guard pauseRequested else { return false }
         if state != .paused { enterPausedState() }
         condition.wait()

@@ -7,13 +7,16 @@ extension Player {
     /// way), waits for the streams to finish and closes the sinks.
     func runReader() {
         var demuxer: Demuxer?
-        do {
-            let opened = try Demuxer(path: path)
+        source?.onWait = { [weak self] waiting in self?.setInputWaiting(waiting) }
+        do throws(FFmpegError) {
+            let opened: Demuxer
+            if let source { opened = try Demuxer(source: source) } else { opened = try Demuxer(path: path) }
             demuxer = opened
             try startPipeline(opened)
             try readPackets(opened)
             finish(failure: nil)
         } catch {
+            if error.isInputFailure { condition.withLock { inputFailed = true } }
             finish(failure: error.description)
         }
         // The decoders use the demuxer's streams until `finish` has stopped them.
@@ -120,6 +123,7 @@ extension Player {
                     guard readSerial == serial else { return }
                     if !more {
                         atEnd = true
+                        inputEnded = true
                         audioQueue?.push(QueuedPacket(packet: nil, serial: serial))
                         videoQueue?.push(QueuedPacket(packet: nil, serial: serial))
                     } else {
@@ -130,6 +134,7 @@ extension Player {
                             videoQueue?.push(QueuedPacket(packet: packet, serial: serial))
                         }
                     }
+                    stopBufferingIfFilled()
                     condition.broadcast()
                 }
             }

@@ -5,6 +5,9 @@ import Foundation
 public enum PlayerState: Sendable, Equatable {
     case loading
     case playing
+    /// Paused by itself: the input (a download) is slower than the media;
+    /// playback goes on once enough is buffered.
+    case buffering
     case paused
     case ended
     case failed(String)
@@ -36,6 +39,8 @@ public enum PlayerEvent: Sendable, Equatable {
     /// ten a second, and once after every seek; `Player.currentPosition` is
     /// always exact.
     case position(Double)
+    /// While buffering: how full the buffer is, 0...1 (at most ten a second).
+    case buffered(Double)
 }
 
 /// How media time relates to wall time.
@@ -83,6 +88,8 @@ public struct PlaybackStatistics: Sendable {
 /// output before the target time is trimmed, so a seek lands exactly.
 public final class Player: @unchecked Sendable {
     public let path: String
+    /// Where the bytes come from when not a file (a download in progress).
+    let source: (any ByteSource)?
     let options: PlaybackOptions
     let audioSink: (any AudioSink)?
     /// Set once on the reader thread, before the presenter starts.
@@ -115,6 +122,15 @@ public final class Player: @unchecked Sendable {
     var runningWorkers = 0
     /// The first error a decoder thread met; it ends playback.
     var workerFailure: String?
+    /// The reader waits for bytes from the source (a download).
+    var inputWaiting = false
+    /// Playback failed because the source did (a download), not the media.
+    var inputFailed = false
+    /// The reader has queued the end of the file.
+    var inputEnded = false
+    /// Output is held until enough is buffered (see `startBufferingIfStarved`).
+    var buffering = false
+    private var lastBufferedEvent: Double = 0
 
     // Clocks.
     /// Media time `t` plays at wall time `clockOrigin + t` (re-based on
@@ -144,11 +160,29 @@ public final class Player: @unchecked Sendable {
     /// `makeVideoSink` is called once the file is open and known to hold
     /// video (a window needs the picture's rotation; a headless machine
     /// returns nil and the audio plays alone).
-    public init(
+    public convenience init(
         path: String, audioSink: (any AudioSink)?, options: PlaybackOptions = PlaybackOptions(),
         makeVideoSink: (@Sendable (MediaInfo, Player) -> (any VideoSink)?)?
     ) {
+        self.init(path: path, source: nil, audioSink: audioSink, options: options, makeVideoSink: makeVideoSink)
+    }
+
+    /// Plays from `source` (a download in progress, say): playback starts as
+    /// soon as the demuxer has what it needs, and buffers by itself when the
+    /// source is slower than the media.
+    public convenience init(
+        source: any ByteSource, audioSink: (any AudioSink)?, options: PlaybackOptions = PlaybackOptions(),
+        makeVideoSink: (@Sendable (MediaInfo, Player) -> (any VideoSink)?)?
+    ) {
+        self.init(path: source.name, source: source, audioSink: audioSink, options: options, makeVideoSink: makeVideoSink)
+    }
+
+    private init(
+        path: String, source: (any ByteSource)?, audioSink: (any AudioSink)?, options: PlaybackOptions,
+        makeVideoSink: (@Sendable (MediaInfo, Player) -> (any VideoSink)?)?
+    ) {
         self.path = path
+        self.source = source
         self.audioSink = audioSink
         self.makeVideoSink = makeVideoSink
         self.options = options
@@ -163,6 +197,10 @@ public final class Player: @unchecked Sendable {
     public var currentPosition: Double { condition.withLock { currentPositionLocked() } }
     public var currentStatistics: PlaybackStatistics { condition.withLock { statistics } }
     public var mediaInfo: MediaInfo? { condition.withLock { info } }
+    /// Whether a failure was the source's (a download failed), not the media's.
+    public var failedForInput: Bool { condition.withLock { inputFailed } }
+    /// While buffering, how full the buffer is (0...1).
+    public var bufferFill: Double? { condition.withLock { buffering ? bufferFillLocked() : nil } }
 
     /// Events from now on; what is known already (the file's info, the
     /// current state) first, so a late subscriber misses nothing it needs.
@@ -199,26 +237,27 @@ public final class Player: @unchecked Sendable {
     /// Pauses at once: the device stops pulling samples and the clocks stop;
     /// nothing more is written to a file sink.
     public func pause() {
-        let changed = condition.withLock {
-            guard !state.isFinal, !pauseRequested else { return false }
+        condition.withLock {
+            guard !state.isFinal, !pauseRequested else { return }
             pauseRequested = true
-            if state == .playing { enterPausedState() }
+            if state == .playing || state == .buffering { enterPausedState() }
+            // Inside the lock, so the device's running matches the state
+            // whatever order pause, resume and buffering come in (the device
+            // callback never takes this lock).
+            if !buffering { audioSink?.pause() }
             condition.broadcast()
-            return true
         }
-        if changed { audioSink?.pause() }
     }
 
-    /// Resumes at once, the device too.
+    /// Resumes at once, the device too (unless it is buffering).
     public func resume() {
-        let changed = condition.withLock {
-            guard pauseRequested, !state.isFinal else { return false }
+        condition.withLock {
+            guard pauseRequested, !state.isFinal else { return }
             pauseRequested = false
             if state == .paused { leavePausedState() }
+            if !buffering { audioSink?.resume() }
             condition.broadcast()
-            return true
         }
-        if changed { audioSink?.resume() }
     }
 
     public func toggle() {
@@ -227,6 +266,7 @@ public final class Player: @unchecked Sendable {
 
     /// Ends playback: what a device still holds is dropped.
     public func stop() {
+        source?.interrupt()
         condition.withLock {
             stopRequested = true
             audioSink?.interrupt()
@@ -250,6 +290,7 @@ public final class Player: @unchecked Sendable {
             frames.removeAll()
             audioDone = false
             videoDone = false
+            inputEnded = false
             audioFramesWritten = 0
             videoPosition = target
             position = target
@@ -300,17 +341,86 @@ public final class Player: @unchecked Sendable {
         // last position was recorded, past the decoder's end even).
         position = currentPositionLocked()
         state = .paused
-        pausedAt = Self.now()
+        holdClock()
         publish(.state(.paused))
     }
 
-    /// Re-bases the system clock by the time spent paused; the audio clock
-    /// needs nothing, as the device's counter stood still too.
     func leavePausedState() {
-        if let pausedAt { clockOrigin += Self.now() - pausedAt }
-        pausedAt = nil
+        state = buffering ? .buffering : .playing
+        releaseClock()
+        publish(.state(state))
+    }
+
+    /// Stops the system clock (a pause, or buffering).
+    private func holdClock() {
+        if pausedAt == nil { pausedAt = Self.now() }
+    }
+
+    /// Re-bases the system clock by the time it stood still, once neither a
+    /// pause nor buffering holds it; the audio clock needs nothing, as the
+    /// device's counter stood still too.
+    private func releaseClock() {
+        guard !pauseRequested, !buffering, let pausedAt else { return }
+        clockOrigin += Self.now() - pausedAt
+        self.pausedAt = nil
+    }
+
+    // MARK: Buffering (with `condition` held)
+
+    /// A decoder found its queue empty. If that is because the reader waits
+    /// for the network, hold the output (device, clocks) until enough is
+    /// buffered: a stall, not a stutter, and A/V stay in step because both
+    /// follow the held clock. Only real-time playback buffers.
+    func startBufferingIfStarved() {
+        guard options.clock == .realTime, inputWaiting, !inputEnded, !buffering, state == .playing else { return }
+        buffering = true
+        position = currentPositionLocked()
+        state = .buffering
+        holdClock()
+        audioSink?.pause()
+        publish(.state(.buffering))
+        lastBufferedEvent = 0
+        publishBufferFill()
+    }
+
+    /// After each packet queued: resume once every stream has about a
+    /// second ahead (ffplay's "enough"), the memory cap is reached, or the
+    /// file's end is queued.
+    func stopBufferingIfFilled() {
+        guard buffering else { return }
+        let bytes = (audioQueue?.bytes ?? 0) + (videoQueue?.bytes ?? 0)
+        let filled = inputEnded || bytes > 15 << 20 || ((audioQueue?.hasEnough ?? true) && (videoQueue?.hasEnough ?? true))
+        guard filled else {
+            publishBufferFill()
+            return
+        }
+        buffering = false
+        if pauseRequested { return }  // stays paused; resume() starts the device
         state = .playing
+        releaseClock()
+        audioSink?.resume()
         publish(.state(.playing))
+    }
+
+    func bufferFillLocked() -> Double {
+        let audio = audioQueue.map { min(1, $0.seconds) } ?? 1
+        let video = videoQueue.map { min(1, $0.seconds) } ?? 1
+        return min(audio, video)
+    }
+
+    private func publishBufferFill() {
+        let now = Self.now()
+        guard now - lastBufferedEvent >= 0.1 else { return }
+        lastBufferedEvent = now
+        publish(.buffered(bufferFillLocked()))
+    }
+
+    /// The source started or stopped waiting for bytes.
+    func setInputWaiting(_ waiting: Bool) {
+        condition.withLock {
+            inputWaiting = waiting
+            condition.broadcast()
+        }
     }
 
     /// Called on the reader thread once the file is open, before any
@@ -374,7 +484,7 @@ public final class Player: @unchecked Sendable {
     }
 
     func currentPositionLocked() -> Double {
-        if state == .paused || state.isFinal { return position }
+        if state == .paused || state == .buffering || state.isFinal { return position }
         if audioActive, let clock = audioDeviceClock() { return clock }
         return position
     }

@@ -3,7 +3,7 @@
 
 /// What an item is doing, as `status` and scripts see it.
 public enum ItemState: String, Codable, Sendable, CaseIterable {
-    case idle, downloading, playing, paused, ended, failed
+    case idle, downloading, playing, buffering, paused, ended, failed
 }
 
 /// One item's state, position and progress.
@@ -17,7 +17,8 @@ public struct ItemStatus: Codable, Sendable, Equatable {
     /// Seconds of media played (or where it will resume).
     public var position: Double
     public var duration: Double?
-    /// Download progress, 0...1, while downloading with a known size.
+    /// Download progress, 0...1, while downloading with a known size; how
+    /// full the buffer is while buffering.
     public var progress: Double?
     public var error: String?
 

@@ -116,6 +116,9 @@ public final class MediaSession: @unchecked Sendable {
             switch player.currentState {
             // Starting counts as playing: what the user asked for is under way.
             case .loading, .playing: status.state = .playing
+            case .buffering:
+                status.state = .buffering
+                status.progress = player.bufferFill
             case .paused: status.state = .paused
             case .ended: status.state = .ended
             case let .failed(message):
@@ -213,7 +216,7 @@ public final class MediaSession: @unchecked Sendable {
         let step: Step = lock.withLock {
             if let player = players[item.position] {
                 switch player.currentState {
-                case .loading, .playing:
+                case .loading, .playing, .buffering:
                     if player.mediaInfo?.isImage == true {
                         player.stop()
                         players[item.position] = nil
@@ -242,8 +245,38 @@ public final class MediaSession: @unchecked Sendable {
             announce(item)
             return status
         case let .start(position):
+            if let reader = try await progressiveReader(for: item) {
+                return await start(item, input: .source(reader), at: position)
+            }
             let path = try await localFile(for: item, onProgress: onProgress)
-            return await start(item, path: path, at: position)
+            return await start(item, input: .file(path), at: position)
+        }
+    }
+
+    /// For an audio or video item not yet cached: a reader of its download,
+    /// which starts (or joins) now, once the server has answered. Playback
+    /// then begins as soon as the demuxer has what it needs. Nil for
+    /// everything else (a picture is shown whole, so it downloads first).
+    private func progressiveReader(for item: FeedItem) async throws(SessionError) -> CacheReader? {
+        guard item.kind == .audio || item.kind == .video, case let .remote(url)? = item.source,
+              let cache, cache.cachedFile(for: url) == nil else { return nil }
+        let result: Result<CacheReader, CacheError> = await blocking {
+            // The first answer says whether there is anything to play (a 404
+            // is a download error, not a decoding one); it also brings the
+            // first bytes, so waiting for it costs nothing.
+            Result { () throws(CacheError) in
+                let reader = try cache.open(url)
+                _ = try reader.size()
+                return reader
+            }
+        }
+        switch result {
+        case let .success(reader):
+            return reader
+        case let .failure(error):
+            lock.withLock { failures[item.position] = "download failed: \(error)" }
+            announce(item)
+            throw SessionError(.downloadFailed, "\"\(item.title)\": download failed: \(error)")
         }
     }
 
@@ -270,7 +303,7 @@ public final class MediaSession: @unchecked Sendable {
     /// this every few seconds of play).
     public func savePositions() {
         lock.withLock {
-            for (position, player) in players where player.currentState == .playing || player.currentState == .paused {
+            for (position, player) in players where [.playing, .paused, .buffering].contains(player.currentState) {
                 if let item = currentFeed.items.first(where: { $0.position == position }) { savePosition(item, player) }
             }
         }
@@ -312,16 +345,25 @@ public final class MediaSession: @unchecked Sendable {
         }
     }
 
+    private enum Input {
+        case file(String)
+        case source(CacheReader)
+    }
+
     /// Starts a player and returns once its file is open (so the status has
     /// the duration) or it failed.
-    private func start(_ item: FeedItem, path: String, at position: Double) async -> ItemStatus {
+    private func start(_ item: FeedItem, input: Input, at position: Double) async -> ItemStatus {
         var options = PlaybackOptions()
         options.clock = outputs.clock
         options.start = item.kind == .image ? 0 : position
         let audio = item.kind == .image ? nil : outputs.makeAudioSink()
         let makeVideo = outputs.makeVideoSink
-        let player = Player(path: path, audioSink: audio, options: options) { info, player in
-            makeVideo(item, info, player)
+        let player: Player
+        switch input {
+        case let .file(path):
+            player = Player(path: path, audioSink: audio, options: options) { info, player in makeVideo(item, info, player) }
+        case let .source(reader):
+            player = Player(source: reader, audioSink: audio, options: options) { info, player in makeVideo(item, info, player) }
         }
         let events = player.events()
         let opening = player.events()

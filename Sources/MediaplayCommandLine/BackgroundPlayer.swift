@@ -84,6 +84,8 @@ public enum StatusText {
             return "▶ playing \(name) \(clock(status.position))/\(status.duration.map(clock) ?? "--:--")"
         case .paused:
             return "⏸ paused \(name) at \(clock(status.position))"
+        case .buffering:
+            return "◌ buffering \(name) at \(clock(status.position))\(status.progress.map { " \(Int($0 * 100))%" } ?? "")"
         case .downloading:
             return "⤓ downloading \(name)\(status.progress.map { " \(Int($0 * 100))%" } ?? "")"
         case .ended:

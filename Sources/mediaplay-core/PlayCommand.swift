@@ -64,7 +64,7 @@ struct PlayCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrorsAsync {
-            let (path, title) = try await resolveTarget()
+            let (input, title, kind) = try await resolveTarget()
             let audioSink: (any AudioSink)?
             if let file = recording.audioFileSink() {
                 audioSink = file
@@ -74,7 +74,12 @@ struct PlayCommand: AsyncParsableCommand {
                 do {
                     // Only media with sound probe the device (a picture
                     // needs none, and the probe makes ALSA talk on stderr).
-                    audioSink = try SDLAudioSink(probe: (try? Demuxer(path: path))?.audioStreamIndex != nil)
+                    let hasSound: Bool
+                    switch input {
+                    case let .file(path): hasSound = (try? Demuxer(path: path))?.audioStreamIndex != nil
+                    case .download: hasSound = kind != .image
+                    }
+                    audioSink = try SDLAudioSink(probe: hasSound)
                 } catch {
                     warn("no audio device (\(error)); playing silently in real time")
                     audioSink = NullSink()
@@ -87,7 +92,7 @@ struct PlayCommand: AsyncParsableCommand {
             options.video = !noVideo
             options.start = start
             let display = DisplayOutcome()
-            let player = Player(path: path, audioSink: audioSink, options: options) { [noVideo] info, player in
+            let makeVideoSink: @Sendable (MediaInfo, Player) -> (any VideoSink)? = { [noVideo] info, player in
                 if let hashSink { return hashSink }
                 if noVideo { return nil }
                 do {
@@ -99,9 +104,18 @@ struct PlayCommand: AsyncParsableCommand {
                     return nil
                 }
             }
+            let player: Player
+            switch input {
+            case let .file(path): player = Player(path: path, audioSink: audioSink, options: options, makeVideoSink: makeVideoSink)
+            case let .download(reader): player = Player(source: reader, audioSink: audioSink, options: options, makeVideoSink: makeVideoSink)
+            }
             do {
                 try await PlaybackView.run(player, title: title)
             } catch {
+                if player.failedForInput {
+                    let retry = "mediaplay play \(target)"
+                    throw CLIError("\"\(title)\": \(error) (the part downloaded is kept; retry: \(retry))", exitCode: .unavailable)
+                }
                 if display.wasMissing {
                     throw CLIError("cannot show \"\(title)\": no display (set DISPLAY, or record frames with --video-out)", exitCode: .unavailable)
                 }
@@ -120,15 +134,21 @@ struct PlayCommand: AsyncParsableCommand {
         FileHandle.standardError.write(Data("mediaplay: \(text)\n".utf8))
     }
 
-    /// The local file to play and a title: a path as is, a URL or a feed item
-    /// through the cache (downloaded first if needed).
-    private func resolveTarget() async throws(CLIError) -> (path: String, title: String) {
+    enum Input {
+        case file(String)
+        /// A download, played while it runs (or the cached file).
+        case download(CacheReader)
+    }
+
+    /// What to play and a title: a path as is, a URL or a feed item through
+    /// the cache (played while it downloads; a picture is fetched whole).
+    private func resolveTarget() async throws(CLIError) -> (input: Input, title: String, kind: MediaKind?) {
         if target.hasPrefix("/") || target.hasPrefix(".") || target.hasPrefix("~") || FileManager.default.fileExists(atPath: target) {
             let path = absolutePath(target)
             guard FileManager.default.isReadableFile(atPath: path) else {
                 throw CLIError("no readable file at \(path)", exitCode: .noInput)
             }
-            return (path, (path as NSString).lastPathComponent)
+            return (.file(path), (path as NSString).lastPathComponent, nil)
         }
         var url: URL?
         var title = target
@@ -143,13 +163,30 @@ struct PlayCommand: AsyncParsableCommand {
             item = found
             title = found.title
             switch found.source {
-            case let .file(path)?: return (path, found.title)
+            case let .file(path)?: return (.file(path), found.title, found.kind)
             case let .remote(remote)?: url = remote
             case nil: throw CLIError("item \(found.position) has no usable url", exitCode: .dataError)
             }
         }
         guard let url else { throw CLIError("\"\(target)\" is not a valid URL", exitCode: .usage) }
         let cache = try CacheAccess.open(global)
+        let retry = item.map { "mediaplay fetch \($0.position)" } ?? "mediaplay play \(target)"
+        if item?.kind != .image {
+            // Played while it downloads; the server's first answer (with the
+            // first bytes) tells a missing file from a playable one.
+            let opened: Result<CacheReader, CacheError> = await runBlocking {
+                Result { () throws(CacheError) in
+                    let reader = try cache.open(url)
+                    _ = try reader.size()
+                    return reader
+                }
+            }
+            switch opened {
+            case let .success(reader): return (.download(reader), title, item?.kind)
+            case let .failure(error):
+                throw CLIError("\"\(title)\": download failed: \(error) (retry: \(retry))", exitCode: .unavailable)
+            }
+        }
         let shown = item ?? FeedItem(position: 1, id: "url", title: url.lastPathComponent, kind: nil, source: .remote(url))
         let display = FetchDisplay(items: [shown], terminal: TerminalInfo.detect(fd: STDERR_FILENO, environment: ProcessInfo.processInfo.environment))
         await display.start()
@@ -160,16 +197,23 @@ struct PlayCommand: AsyncParsableCommand {
             case let .finished(path, alreadyCached):
                 if !alreadyCached { await display.update(shown, .done(size: nil, alreadyCached: false, local: false)) }
                 await display.finish()
-                return (path, title)
+                return (.file(path), title, item?.kind)
             case let .failed(error):
                 await display.update(shown, .failed(error.description))
                 await display.finish()
-                let retry = item.map { "mediaplay fetch \($0.position)" } ?? "mediaplay play \(target)"
                 throw CLIError("\"\(title)\": download failed: \(error) (retry: \(retry))", exitCode: .unavailable)
             }
         }
         await display.finish()
         throw CLIError("download of \(url.absoluteString) stopped", exitCode: .unavailable)
+    }
+}
+
+/// Runs a blocking call (a wait for the network) on a thread of its own,
+/// never on Swift's cooperative pool.
+func runBlocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
     }
 }
 

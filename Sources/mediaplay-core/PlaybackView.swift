@@ -18,6 +18,7 @@ enum PlaybackView {
         var lastState: PlayerState?
         var duration: Double?
         var lastDrawn = -1.0
+        var tick = 0
         for await event in events {
             switch event {
             case let .opened(info):
@@ -36,6 +37,10 @@ enum PlaybackView {
                     lastDrawn = seconds
                     region.draw([line(state: lastState ?? .playing, position: seconds, duration: duration, title: title)])
                 }
+            case let .buffered(fill):
+                // Up to ten a second while buffering: the spinner turns with them.
+                tick += 1
+                region?.draw([line(state: .buffering, position: player.currentPosition, duration: duration, title: title, fill: fill, tick: tick)])
             }
         }
         keys?.restore()
@@ -49,22 +54,26 @@ enum PlaybackView {
         switch state {
         case .loading: return nil
         case .playing: return "playing"
+        case .buffering: return "buffering"
         case .paused: return "paused"
         case .ended: return "ended"
         case .failed: return nil
         }
     }
 
-    static func line(state: PlayerState, position: Double, duration: Double?, title: String) -> String {
-        let mark: String
+    static func line(state: PlayerState, position: Double, duration: Double?, title: String, fill: Double? = nil, tick: Int = 0) -> String {
+        var mark: String
         switch state {
         case .playing: mark = "▶"
+        case .buffering:
+            mark = Spinner.frame(tick) + " buffering" + (fill.map { " \(Int(($0 * 100).rounded(.down)))%" } ?? "")
         case .paused: mark = "⏸"
         case .ended: mark = "■"
         case .loading: mark = "…"
         case .failed: mark = "✗"
         }
         let time = duration.map { "\(formatDuration(position)) / \(formatDuration($0))" } ?? formatDuration(position)
+        if state == .buffering { return "\(mark) at \(time)  \(DisplayWidth.singleLine(title))   space pause · q quit" }
         return "\(mark) \(time)  \(DisplayWidth.singleLine(title))   space pause · ←/→ seek · q quit"
     }
 }

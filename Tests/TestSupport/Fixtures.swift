@@ -115,6 +115,18 @@ public enum Fixtures {
         pattern(seconds: 2) + tone() + ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-preset", "veryfast", "-c:a", "aac", "-shortest"]
     )
 
+    /// A longer clip for playing while downloading (about 1 MB, a keyframe
+    /// a second so that a seek skips bytes). ffmpeg writes the MP4 index at
+    /// the end unless told `+faststart`.
+    public static func streamingClip(faststart: Bool) -> (name: String, arguments: [String]) {
+        let layout = faststart ? ["-movflags", "+faststart"] : []
+        return (
+            faststart ? "progressive-faststart.mp4" : "progressive-index-at-end.mp4",
+            pattern(size: "320x240", seconds: 6) + tone(seconds: 6)
+                + ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-preset", "veryfast", "-b:v", "1500k", "-g", "25", "-c:a", "aac", "-shortest"] + layout
+        )
+    }
+
     /// A phone's portrait video: stored 160×120 with a display matrix that
     /// ffprobe reports as rotation=90 and ffmpeg autorotates with
     /// transpose=cclock (ffmpeg 5.1 writes it from `rotate` only when remuxing).

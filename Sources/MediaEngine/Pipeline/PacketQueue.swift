@@ -31,6 +31,12 @@ struct PacketQueue {
         return count > 25 && Double(duration) * timeBase.seconds > 1.0
     }
 
+    /// Seconds of packets queued; a queued end counts as plenty.
+    var seconds: Double {
+        if let last = items.last, last.packet == nil, count > 0 { return .infinity }
+        return Double(duration) * timeBase.seconds
+    }
+
     mutating func push(_ item: QueuedPacket) {
         items.append(item)
         if let packet = item.packet {

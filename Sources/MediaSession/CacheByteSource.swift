@@ -1,0 +1,6 @@
+import MediaCache
+import MediaEngine
+
+/// A cache entry, downloading or not, is a byte source the engine plays
+/// from; the two modules stay unaware of each other.
+extension CacheReader: ByteSource {}
