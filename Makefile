@@ -39,6 +39,7 @@ bench: test-deps
 	.build/release/mediaplay-bench download --size-mib 200 --runs 3
 	.build/release/mediaplay-bench playback --runs 3
 	.build/release/mediaplay-bench control --runs 3
+	.build/release/mediaplay-bench progressive --runs 3
 
 release: deps
 	$(SWIFT) build -c release --product mediaplay-core $(SWIFTFLAGS)

@@ -26,7 +26,7 @@ func controlBenchmark(runs: Int) throws {
     }
 }
 
-private func percentiles(_ label: String, _ values: [Double]) {
+func percentiles(_ label: String, _ values: [Double]) {
     let sorted = values.sorted()
     let p50 = sorted[sorted.count / 2] * 1000
     let p90 = sorted[min(sorted.count - 1, sorted.count * 9 / 10)] * 1000
@@ -35,7 +35,7 @@ private func percentiles(_ label: String, _ values: [Double]) {
 
 /// Waits until the file at `path` holds a non-zero byte; returns when it did.
 /// (A benchmark may poll: it measures, it does not ship.)
-private func waitForSound(in path: String, timeout: Double = 10) -> Double? {
+func waitForSound(in path: String, timeout: Double = 10) -> Double? {
     let deadline = monotonic() + timeout
     var checked = 0
     while monotonic() < deadline {
@@ -106,77 +106,23 @@ private func mediaplayRows(tone: String, folder: TemporaryDirectory, runs: Int) 
 }
 
 /// Enough of a result to check it decodes; the bench needs no fields.
-private struct ItemStatusProbe: Decodable {}
+struct ItemStatusProbe: Decodable {}
 
 private func mpvRows(tone: String, folder: TemporaryDirectory, runs: Int) throws {
-    let socketPath = folder.path + "/mpv.sock"
-    let disk = folder.path + "/mpv-device.raw"
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    setenv("SDL_AUDIODRIVER", "disk", 1)
-    setenv("SDL_DISKAUDIOFILE", disk, 1)
-    let words = ["/usr/bin/mpv", "--idle=yes", "--no-config", "--no-terminal", "--vid=no", "--ao=sdl", "--input-ipc-server=\(socketPath)"]
-    let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    guard posix_spawn(&pid, "/usr/bin/mpv", &actions, nil, argv, environ) == 0 else { fatalError("cannot start mpv") }
-    defer {
-        // mpv with SDL's disk driver does not end on SIGTERM.
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-    }
-    var socket: UnixSocket?
-    for _ in 0..<500 where socket == nil {
-        socket = try? UnixSocket.connected(to: socketPath)
-        if socket == nil { usleep(10_000) }
-    }
-    guard let socket else { fatalError("mpv did not open its IPC socket") }
-    var splitter = LineSplitter(maximumLength: 1 << 20)
-    var pending: [String] = []
-    func readUntil(_ match: (String) -> Bool) -> String {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
-        defer { buffer.deallocate() }
-        while true {
-            if let index = pending.firstIndex(where: match) {
-                let line = pending[index]
-                pending.removeSubrange(...index)
-                return line
-            }
-            let count = socket.read(into: buffer)
-            if count <= 0 { fatalError("mpv closed its socket") }
-            for case let .line(bytes) in splitter.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) {
-                pending.append(String(decoding: bytes, as: UTF8.self))
-            }
-        }
-    }
+    let mpv = try MPVSession(folder: folder)
     var restart: [Double] = []
     var firstSample: [Double] = []
-    for run in 0..<runs * 3 {
-        try socket.write(Array(#"{"command":["stop"],"request_id":\#(run * 10 + 1)}"#.utf8) + [0x0A])
-        _ = readUntil { $0.contains(#""request_id":\#(run * 10 + 1)"#) }
-        usleep(300_000)
-        try? FileManager.default.removeItem(atPath: disk)
-        pending.removeAll()
-        let start = monotonic()
-        try socket.write(Array(#"{"command":["loadfile","\#(tone)"],"request_id":\#(run * 10 + 2)}"#.utf8) + [0x0A])
-        _ = readUntil { $0.contains(#""event":"playback-restart""#) }
-        restart.append(monotonic() - start)
-        guard let sound = waitForSound(in: disk) else { fatalError("no sound from mpv reached the device") }
-        firstSample.append(sound - start)
+    for _ in 0..<runs * 3 {
+        let (restarted, sound) = try mpv.load(tone)
+        restart.append(restarted)
+        firstSample.append(sound)
     }
     percentiles("mpv loadfile to playback-restart", restart)
     percentiles("mpv loadfile to first sample", firstSample)
     var cycles: [Double] = []
-    for run in 0..<max(runs, 2) * 10 {
-        let id = 10_000 + run
+    for _ in 0..<max(runs, 2) * 10 {
         let start = monotonic()
-        try socket.write(Array(#"{"command":["cycle","pause"],"request_id":\#(id)}"#.utf8) + [0x0A])
-        _ = readUntil { $0.contains(#""request_id":\#(id)"#) }
+        try mpv.command(#""cycle","pause""#)
         cycles.append(monotonic() - start)
     }
     percentiles("mpv cycle pause request to reply", cycles)

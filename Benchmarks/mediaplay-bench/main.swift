@@ -8,12 +8,13 @@ import TestSupport
 //   mediaplay-bench download [--size-mib 200] [--runs 3]
 //   mediaplay-bench playback [--runs 3] [--only a|b|c]
 //   mediaplay-bench control [--runs 3]
+//   mediaplay-bench progressive [--runs 3]
 
 
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N]")
+    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N]")
     exit(64)
 }
 
@@ -112,6 +113,8 @@ case "playback":
     try playbackBenchmark(runs: option("--runs", default: 3), only: only)
 case "control":
     try controlBenchmark(runs: option("--runs", default: 3))
+case "progressive":
+    try progressiveBenchmark(runs: option("--runs", default: 3))
 default:
     print("unknown benchmark \(command)")
     exit(64)

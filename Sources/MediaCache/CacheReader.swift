@@ -44,6 +44,10 @@ public final class CacheReader: @unchecked Sendable {
         entry?.readerClosed()
     }
 
+    /// Bytes this process's transfers wrote into the entry so far (0 for an
+    /// entry that was complete): equal to the size when nothing was fetched twice.
+    public var bytesFetched: Int64 { entry?.written ?? 0 }
+
     /// Whether the whole file was at hand when the reader opened.
     public var wasComplete: Bool { entry == nil }
 

@@ -104,6 +104,9 @@ final class PartialEntry: @unchecked Sendable {
     }
 
     private func stopLocked(_ segment: Segment) -> Int64 {
+        // Arrived where another transfer's bytes are (their run may have
+        // merged with held bytes beyond, so it starts behind us).
+        if held.runEnd(containing: segment.position) != nil { return segment.position }
         var stop = total ?? .max
         if let next = held.nextStart(atOrAfter: segment.position) { stop = min(stop, next) }
         for other in segments where other !== segment && other.start > segment.start {
@@ -118,9 +121,16 @@ final class PartialEntry: @unchecked Sendable {
         condition.withLock { self.bytesPerSecond = bytesPerSecond }
     }
 
+    /// Bytes the transfers of this process wrote (once each, if they stop
+    /// where they should).
+    private(set) var bytesWritten: Int64 = 0
+
+    var written: Int64 { condition.withLock { bytesWritten } }
+
     /// Bytes `range` are in the file now.
     func didWrite(_ range: Range<Int64>, by segment: Segment) {
         condition.withLock {
+            bytesWritten += Int64(range.count)
             held.insert(range)
             segment.position = max(segment.position, range.upperBound)
             if waitingReaders > 0 { condition.broadcast() }

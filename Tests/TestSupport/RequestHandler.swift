@@ -15,6 +15,14 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.shared = shared
     }
 
+    func channelActive(context: ChannelHandlerContext) {
+        if shared.state.withLock({ $0.gone }) {
+            BodyPump.resetConnection(context.channel)
+            return
+        }
+        context.fireChannelActive()
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case let .head(request):
@@ -108,6 +116,9 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         case let .hangAfter(count)?:
             stopAfter = count
             then = .hang
+        case let .holdAfter(count)?:
+            stopAfter = count
+            then = .hold
         case .wrongLength?:
             then = .close
         default:
@@ -116,8 +127,20 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         let limit = stopAfter.map { min(end, start + $0) } ?? end
         let shared = self.shared
         let pump = BodyPump(
-            context: context, bytes: file.bytes, limit: limit, bytesPerSecond: throttle, ending: then,
-            onSent: { count in shared.state.withLock { $0.bytesSent[path, default: 0] += count } }
+            context: context, bytes: file.bytes, limit: limit, end: end, bytesPerSecond: throttle, ending: then,
+            onSent: { count in shared.state.withLock { $0.bytesSent[path, default: 0] += count } },
+            onHold: { pump in
+                shared.state.withLock { state in
+                    // Released already: no hold. Gone: reset.
+                    if state.gone {
+                        pump.reset()
+                        return true
+                    }
+                    if state.released.contains(path) { return false }
+                    state.held[path, default: []].append(pump)
+                    return true
+                }
+            }
         )
         pump.write(from: start)
     }
@@ -153,19 +176,30 @@ final class BodyPump: @unchecked Sendable {
         case close
         case reset
         case hang
+        /// Wait for `resume()` (then finish) or `reset()`.
+        case hold
     }
 
     private let bound: NIOLoopBound<ChannelHandlerContext>
     private let eventLoop: any EventLoop
     private let bytes: [UInt8]
-    private let limit: Int
+    private var limit: Int
+    private let end: Int
+    private var holding = false
     private let chunk: Int
     private let interval: TimeAmount?
     private let ending: Ending
     private let onSent: @Sendable (Int) -> Void
+    /// Registers a response reaching its hold; false: released already, go on.
+    private let onHold: @Sendable (BodyPump) -> Bool
 
-    init(context: ChannelHandlerContext, bytes: [UInt8], limit: Int, bytesPerSecond: Int?, ending: Ending, onSent: @escaping @Sendable (Int) -> Void) {
+    init(
+        context: ChannelHandlerContext, bytes: [UInt8], limit: Int, end: Int, bytesPerSecond: Int?, ending: Ending,
+        onSent: @escaping @Sendable (Int) -> Void, onHold: @escaping @Sendable (BodyPump) -> Bool
+    ) {
         self.onSent = onSent
+        self.onHold = onHold
+        self.end = end
         bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         eventLoop = context.eventLoop
         self.bytes = bytes
@@ -185,7 +219,14 @@ final class BodyPump: @unchecked Sendable {
         let context = bound.value
         guard context.channel.isActive else { return }
         if offset >= limit {
-            end()
+            if case .hold = ending, !holding {
+                holding = true
+                if onHold(self) { return }
+                limit = end
+                write(from: offset)
+                return
+            }
+            finishResponse()
             return
         }
         let stop = min(limit, offset + chunk)
@@ -204,7 +245,34 @@ final class BodyPump: @unchecked Sendable {
         }
     }
 
-    private func end() {
+    /// Sends the rest of a held response, then ends it normally.
+    func resume() {
+        eventLoop.execute { [self] in
+            let from = limit
+            limit = end
+            write(from: from)
+        }
+    }
+
+    /// Resets a held response's connection.
+    func reset() {
+        eventLoop.execute { [self] in resetConnection() }
+    }
+
+    private func resetConnection() {
+        Self.resetConnection(bound.value.channel)
+    }
+
+    /// SO_LINGER 0: close() sends RST, as a crashed server or dropped link would.
+    static func resetConnection(_ channel: any Channel) {
+        if let provider = channel as? any SocketOptionProvider {
+            provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+        } else {
+            channel.close(promise: nil)
+        }
+    }
+
+    private func finishResponse() {
         let context = bound.value
         switch ending {
         case let .finish(keepAlive):
@@ -216,15 +284,12 @@ final class BodyPump: @unchecked Sendable {
         case .close:
             context.channel.close(promise: nil)
         case .reset:
-            // SO_LINGER 0: close() sends RST, as a crashed server or dropped link would.
-            let channel = context.channel
-            if let provider = channel as? any SocketOptionProvider {
-                provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
-            } else {
-                channel.close(promise: nil)
-            }
+            resetConnection()
         case .hang:
             break
+        case .hold:
+            // Released and sent: end as a normal response.
+            context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
         }
     }
 }

@@ -21,6 +21,9 @@ public final class TestHTTPServer: Sendable {
         case hangAfter(Int)
         /// Answer 200 with the whole file even to a Range request.
         case ignoreRange
+        /// Send headers and this many body bytes, then hold the rest until
+        /// `release` (or `resetHeld`): "the download is not over" without timing.
+        case holdAfter(Int)
     }
 
     /// A request as the server saw it.
@@ -44,6 +47,11 @@ public final class TestHTTPServer: Sendable {
         var redirects: [String: String] = [:]
         var requests: [Request] = []
         var bytesSent: [String: Int] = [:]
+        var held: [String: [BodyPump]] = [:]
+        /// Paths released before their response reached the hold.
+        var released: Set<String> = []
+        /// Gone away: connections are reset (see `goAway`).
+        var gone = false
     }
 
     let shared = SharedState()
@@ -51,8 +59,7 @@ public final class TestHTTPServer: Sendable {
     private let channel: any Channel
     public let port: Int
 
-    /// Listens on `port` (0: any free one; a former server's port brings it back).
-    public init(port requested: Int = 0) throws {
+    public init() throws {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -62,7 +69,7 @@ public final class TestHTTPServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(RequestHandler(shared: shared))
                 }
             }
-        channel = try bootstrap.bind(host: "127.0.0.1", port: requested).wait()
+        channel = try bootstrap.bind(host: "127.0.0.1", port: 0).wait()
         port = channel.localAddress!.port!
     }
 
@@ -104,15 +111,33 @@ public final class TestHTTPServer: Sendable {
         shared.state.withLock { $0.requests.filter { $0.path == path && $0.method == "GET" }.count }
     }
 
+    /// Sends the rest of the responses held at `path` (see `holdAfter`).
+    public func release(_ path: String) {
+        let pumps = shared.state.withLock { state in
+            state.released.insert(path)
+            return state.held.removeValue(forKey: path) ?? []
+        }
+        for pump in pumps { pump.resume() }
+    }
+
     /// Body bytes sent for `path`, over every response.
     public func bytesSent(_ path: String) -> Int {
         shared.state.withLock { $0.bytesSent[path] ?? 0 }
     }
 
-    /// Stops accepting connections, as a server gone for good (connections
-    /// already open go on until they end).
-    public func stopListening() {
-        try? channel.close().wait()
+    /// The server goes away: every new connection is reset at once and
+    /// held responses are reset, until `comeBack()`.
+    public func goAway() {
+        let pumps = shared.state.withLock { state in
+            state.gone = true
+            defer { state.held.removeAll() }
+            return state.held.values.flatMap { $0 }
+        }
+        for pump in pumps { pump.reset() }
+    }
+
+    public func comeBack() {
+        shared.state.withLock { $0.gone = false }
     }
 
     public func requests(_ path: String) -> [Request] {

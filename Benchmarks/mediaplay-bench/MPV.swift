@@ -1,0 +1,88 @@
+import Foundation
+import MediaControl
+import TestSupport
+
+/// An idle mpv driven over its JSON IPC socket, playing through SDL's disk
+/// audio driver into `disk`, so that "first sample" is measured the same way
+/// for mpv and mediaplay.
+final class MPVSession {
+    let disk: String
+    private let pid: pid_t
+    private let socket: UnixSocket
+    private var splitter = LineSplitter(maximumLength: 1 << 20)
+    private var pending: [String] = []
+    private var nextID = 1
+
+    init(folder: TemporaryDirectory) throws {
+        let socketPath = folder.path + "/mpv.sock"
+        disk = folder.path + "/mpv-device.raw"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        setenv("SDL_AUDIODRIVER", "disk", 1)
+        setenv("SDL_DISKAUDIOFILE", disk, 1)
+        let words = ["/usr/bin/mpv", "--idle=yes", "--no-config", "--no-terminal", "--vid=no", "--ao=sdl", "--input-ipc-server=\(socketPath)"]
+        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, "/usr/bin/mpv", &actions, nil, argv, environ) == 0 else { fatalError("cannot start mpv") }
+        self.pid = pid
+        var socket: UnixSocket?
+        for _ in 0..<500 where socket == nil {
+            socket = try? UnixSocket.connected(to: socketPath)
+            if socket == nil { usleep(10_000) }
+        }
+        guard let socket else { fatalError("mpv did not open its IPC socket") }
+        self.socket = socket
+    }
+
+    deinit {
+        // mpv with SDL's disk driver does not end on SIGTERM.
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+    }
+
+    /// Sends a command (a JSON array's items) and waits for its reply.
+    func command(_ items: String) throws {
+        let id = nextID
+        nextID += 1
+        try socket.write(Array(#"{"command":[\#(items)],"request_id":\#(id)}"#.utf8) + [0x0A])
+        _ = readUntil { $0.contains(#""request_id":\#(id)"#) }
+    }
+
+    /// Stops, then loads `target`: seconds from the request to mpv's
+    /// playback-restart event and to the first sound on the device.
+    func load(_ target: String) throws -> (restart: Double, sound: Double) {
+        try command(#""stop""#)
+        usleep(300_000)
+        try? FileManager.default.removeItem(atPath: disk)
+        pending.removeAll()
+        let start = monotonic()
+        try socket.write(Array(#"{"command":["loadfile","\#(target)"]}"#.utf8) + [0x0A])
+        _ = readUntil { $0.contains(#""event":"playback-restart""#) }
+        let restart = monotonic() - start
+        guard let sound = waitForSound(in: disk, timeout: 30) else { fatalError("no sound from mpv reached the device") }
+        return (restart, sound - start)
+    }
+
+    private func readUntil(_ match: (String) -> Bool) -> String {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
+        defer { buffer.deallocate() }
+        while true {
+            if let index = pending.firstIndex(where: match) {
+                let line = pending[index]
+                pending.removeSubrange(...index)
+                return line
+            }
+            let count = socket.read(into: buffer)
+            if count <= 0 { fatalError("mpv closed its socket") }
+            for case let .line(bytes) in splitter.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) {
+                pending.append(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+    }
+}
