@@ -29,7 +29,10 @@ func progressiveBenchmark(runs: Int) throws {
     let folder = try TemporaryDirectory()
     let items = paths.map { #"{"type": 2, "title": "Clip", "url": "\#(server.url($0).absoluteString)"}"# }
     let feed = try folder.write("feed.json", "[" + items.joined(separator: ",\n") + "]")
-    let disk = folder.path + "/mediaplay-device.raw"
+    // The device's file on tmpfs: on the disk, its writes queue behind the
+    // cache's (earlier runs' downloads go on) and the first sample comes late.
+    let disk = "/dev/shm/mediaplay-bench-device-\(getpid()).raw"
+    defer { try? FileManager.default.removeItem(atPath: disk) }
     let environment = [
         "MEDIAPLAY_FEED": feed, "XDG_RUNTIME_DIR": folder.path + "/run", "XDG_STATE_HOME": folder.path + "/state",
         "XDG_CACHE_HOME": folder.path + "/cache", "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": disk,

@@ -12,8 +12,15 @@ extension Player {
                     condition.broadcast()  // the reader may read again
                     return item
                 }
-                startBufferingIfStarved()
-                condition.wait()
+                // The queue is dry: if the input waits for the network, hold
+                // the output just before what was decoded runs out.
+                switch secondsUntilOutputRunsDry() {
+                case nil: condition.wait()
+                case let seconds? where seconds > 0: wait(until: Self.now() + seconds)
+                case _?:
+                    startBuffering()
+                    condition.wait()
+                }
             }
         }
     }

@@ -128,7 +128,7 @@ public final class Player: @unchecked Sendable {
     var inputFailed = false
     /// The reader has queued the end of the file.
     var inputEnded = false
-    /// Output is held until enough is buffered (see `startBufferingIfStarved`).
+    /// Output is held until enough is buffered (see `secondsUntilOutputRunsDry`).
     var buffering = false
     private var lastBufferedEvent: Double = 0
 
@@ -367,12 +367,28 @@ public final class Player: @unchecked Sendable {
 
     // MARK: Buffering (with `condition` held)
 
-    /// A decoder found its queue empty. If that is because the reader waits
-    /// for the network, hold the output (device, clocks) until enough is
-    /// buffered: a stall, not a stutter, and A/V stay in step because both
-    /// follow the held clock. Only real-time playback buffers.
-    func startBufferingIfStarved() {
-        guard options.clock == .realTime, inputWaiting, !inputEnded, !buffering, state == .playing else { return }
+    /// A decoder found its queue empty while the reader waits for the
+    /// network: seconds until what was decoded has played out (a device
+    /// holds up to a second of audio ahead), 0 when it is about to; nil when
+    /// buffering does not apply. Only real-time playback buffers.
+    func secondsUntilOutputRunsDry() -> Double? {
+        guard options.clock == .realTime, inputWaiting, !inputEnded, !buffering, state == .playing else { return nil }
+        // About one device buffer: hold the output only when the next pull
+        // would find nothing. Earlier is worse: right after a start or a seek
+        // a few packets are all there is, and the next are usually on the
+        // way; holding then would cost the second that refilling takes.
+        let margin = 0.025
+        if audioActive {
+            // Written to the sink, not yet heard.
+            return max(0, audioPosition - currentPositionLocked() - margin)
+        }
+        guard let last = frames.last(where: { $0.serial == serial && $0.frame != nil }) else { return 0 }
+        return max(0, last.time - systemClock() - margin)
+    }
+
+    /// Holds the output (device, clocks) until enough is buffered: a stall,
+    /// not a stutter, and A/V stay in step because both follow the held clock.
+    func startBuffering() {
         buffering = true
         position = currentPositionLocked()
         state = .buffering

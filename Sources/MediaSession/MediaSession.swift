@@ -421,6 +421,10 @@ public final class MediaSession: @unchecked Sendable {
         }
         guard let (player, item) = player else { return nil }
         player.stop()
+        // A stopped item's download stops too (paused ones go on): it would
+        // take bandwidth, and a connection, from what plays next. The part
+        // downloaded stays and resumes the next time.
+        if case let .remote(url)? = item.source { cache?.cancel(url) }
         _ = await blocking { player.waitUntilFinished() }
         announce(item)
         return item

@@ -12,7 +12,7 @@ public struct StatusCommand: ParsableCommand {
         abstract: "Show what the background player is doing.",
         discussion: """
             Prints the current item's state and position, then any other item that is \
-            paused, downloading, ended or failed. With --follow, keeps printing changes \
+            paused, buffering, downloading, ended or failed. With --follow, keeps printing changes \
             as they happen until interrupted (--json: one JSON event per line, see \
             docs/PROTOCOL.md). Does not start the background player; exit status 69 when \
             it is not running, and when it quits during --follow.
