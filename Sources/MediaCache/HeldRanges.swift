@@ -9,6 +9,13 @@ public struct HeldRanges: Sendable, Equatable, CustomStringConvertible {
     /// Adds `range`, merging it with the ranges it touches.
     public mutating func insert(_ range: Range<Int64>) {
         guard !range.isEmpty else { return }
+        // The common case, once per chunk written: a transfer extends its
+        // own run, short of the next one. In place, no new array.
+        if let index = ranges.firstIndex(where: { $0.upperBound == range.lowerBound }),
+           index + 1 == ranges.count || ranges[index + 1].lowerBound > range.upperBound {
+            ranges[index] = ranges[index].lowerBound..<range.upperBound
+            return
+        }
         var merged = range
         var kept: [Range<Int64>] = []
         kept.reserveCapacity(ranges.count + 1)

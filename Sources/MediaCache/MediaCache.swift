@@ -220,6 +220,23 @@ public final class MediaCache: Sendable {
         return CacheReader(name: name, entry: flight.entry)
     }
 
+    /// `open`, once the server has answered (its first response brings the
+    /// first bytes too, so waiting costs nothing): a missing file fails here,
+    /// as a download error, before anyone tries to decode it. The wait runs
+    /// on a thread of its own, never on Swift's cooperative pool.
+    public func openWhenAnswered(_ url: URL) async throws(CacheError) -> CacheReader {
+        let result: Result<CacheReader, CacheError> = await withCheckedContinuation { continuation in
+            Thread {
+                continuation.resume(returning: Result { () throws(CacheError) in
+                    let reader = try self.open(url)
+                    _ = try reader.size()
+                    return reader
+                })
+            }.start()
+        }
+        return try result.get()
+    }
+
     /// Joins the in-process download of `url`, starting it if none runs.
     @discardableResult
     private func join(_ url: URL, paths: EntryPaths, refresh: Bool, continuation: AsyncStream<DownloadEvent>.Continuation?) -> InFlight {

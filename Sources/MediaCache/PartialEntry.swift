@@ -14,12 +14,10 @@ final class PartialEntry: @unchecked Sendable {
     final class Segment {
         let start: Int64
         var position: Int64
-        let isMain: Bool
 
-        init(start: Int64, isMain: Bool) {
+        init(start: Int64) {
             self.start = start
             self.position = start
-            self.isMain = isMain
         }
     }
 
@@ -47,7 +45,7 @@ final class PartialEntry: @unchecked Sendable {
     private var requests: [Int64] = []
     private(set) var outcome: Outcome?
     private var waitingReaders = 0
-    private(set) var openReaders = 0
+    private var openReaders = 0
     private var bytesPerSecond: Double = 0
     /// Wakes the transfer thread when a reader asks for a range.
     var wakeTransfers: (@Sendable () -> Void)?
@@ -82,9 +80,9 @@ final class PartialEntry: @unchecked Sendable {
         }
     }
 
-    func begin(at start: Int64, isMain: Bool) -> Segment {
+    func begin(at start: Int64) -> Segment {
         condition.withLock {
-            let segment = Segment(start: start, isMain: isMain)
+            let segment = Segment(start: start)
             segments.append(segment)
             return segment
         }
@@ -97,10 +95,11 @@ final class PartialEntry: @unchecked Sendable {
         }
     }
 
-    /// Where `segment` must stop: where held bytes begin, where a transfer
-    /// started ahead of it begins, or the end of the file.
-    func stop(for segment: Segment) -> Int64 {
-        condition.withLock { stopLocked(segment) }
+    /// Where `segment` must stop (where held bytes begin, where a transfer
+    /// started ahead of it begins, or the end of the file), and whether a
+    /// reader is open (then every chunk is written at once, not gathered).
+    func limits(for segment: Segment) -> (stop: Int64, readers: Bool) {
+        condition.withLock { (stopLocked(segment), openReaders > 0) }
     }
 
     private func stopLocked(_ segment: Segment) -> Int64 {
@@ -185,10 +184,6 @@ final class PartialEntry: @unchecked Sendable {
             return requests
         }
     }
-
-    /// Whether a reader waits for bytes now (then every chunk is written at
-    /// once instead of gathered).
-    var hasReaders: Bool { condition.withLock { openReaders > 0 } }
 
     /// The bytes went away (the server sent a changed file): start over.
     func reset() {

@@ -186,7 +186,7 @@ final class TransferEngine: @unchecked Sendable {
             curl_slist_free_all(headers)
             job.requestHeaders = nil
         }
-        job.segment = job.entry.begin(at: job.offset, isMain: job.isMain)
+        job.segment = job.entry.begin(at: job.offset)
 
         // No Accept-Encoding: media bytes arrive as stored, so lengths and ranges hold.
         CurlOptions.applySafeDefaults(easy)

@@ -156,6 +156,12 @@ final class TransferJob: @unchecked Sendable {
 
     /// Called with each chunk of the body; returns false to abort.
     func handleBody(_ bytes: UnsafeRawBufferPointer, handle: UnsafeMutableRawPointer) -> Bool {
+        // Checked before writing, not only at libcurl's next progress call: a
+        // helper cancelled because the file changed must not write old bytes.
+        if cancelled {
+            abortReason = .cancelled
+            return false
+        }
         if !bodyStarted {
             bodyStarted = true
             guard startBody(handle: handle) else { return false }
@@ -170,10 +176,13 @@ final class TransferJob: @unchecked Sendable {
             return false
         }
         // Stop where held bytes (or another transfer) begin: nothing twice.
+        // One look at the entry per chunk tells that and whether a reader waits.
         var take = bytes.count
+        var readers = false
         if let segment {
-            let stop = entry.stop(for: segment)
-            if position + Int64(take) > stop { take = Int(max(0, stop - position)) }
+            let limits = entry.limits(for: segment)
+            readers = limits.readers
+            if position + Int64(take) > limits.stop { take = Int(max(0, limits.stop - position)) }
         }
         pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[0..<take]))
         received += Int64(take)
@@ -185,7 +194,7 @@ final class TransferJob: @unchecked Sendable {
         // libcurl hands over at most 16 KiB a call; gathering 1 MiB per
         // write(2) saves most of the kernel's per-call page-cache work. A
         // reader waiting for bytes gets each chunk at once.
-        if pending.count >= Self.writeChunk || entry.hasReaders { return flushPending() }
+        if pending.count >= Self.writeChunk || readers { return flushPending() }
         return true
     }
 

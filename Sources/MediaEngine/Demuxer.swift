@@ -11,6 +11,8 @@ public final class Demuxer: @unchecked Sendable {
 
     /// Custom I/O over a byte source (nil for a file libavformat opens).
     private let io: ByteSourceIO?
+    /// The file's name, for messages.
+    private let name: String
 
     public convenience init(path: String) throws(FFmpegError) {
         try self.init(path: path, io: nil)
@@ -26,6 +28,8 @@ public final class Demuxer: @unchecked Sendable {
         av_log_set_level(AV_LOG_FATAL)
         self.path = path
         self.io = io
+        let name = (path as String).split(separator: "/").last.map(String.init) ?? path
+        self.name = name
         var context: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
         if let io {
             context?.pointee.pb = io.context
@@ -35,17 +39,12 @@ public final class Demuxer: @unchecked Sendable {
             // anything plays. Reading fewer changes no decoded sample.
             context?.pointee.max_ts_probe = 4
         }
-        let name = (path as String).split(separator: "/").last.map(String.init) ?? path
         // A failed open frees the context (but never our I/O context).
-        let opened = avformat_open_input(&context, path, nil, nil)
-        if opened < 0, let failure = io?.failure { throw FFmpegError(inputFailure: failure, name: name) }
-        try check(opened, "cannot open \(name)")
+        try Self.check(avformat_open_input(&context, path, nil, nil), io: io, name: name, "cannot open \(name)")
         guard let context else { throw FFmpegError(context: "cannot open \(name)", message: "no format context") }
         self.context = context
         do throws(FFmpegError) {
-            let found = avformat_find_stream_info(context, nil)
-            if found < 0, let failure = io?.failure { throw FFmpegError(inputFailure: failure, name: name) }
-            try check(found, "cannot read the streams of \(name)")
+            try Self.check(avformat_find_stream_info(context, nil), io: io, name: name, "cannot read the streams of \(name)")
         } catch {
             var owned: UnsafeMutablePointer<AVFormatContext>? = context
             avformat_close_input(&owned)
@@ -70,6 +69,13 @@ public final class Demuxer: @unchecked Sendable {
         }
     }
 
+    /// `check`, except that a failed read of a byte source is reported in
+    /// the source's words (a download error), not as FFmpeg's "I/O error".
+    private static func check(_ code: Int32, io: ByteSourceIO?, name: String, _ context: @autoclosure () -> String) throws(FFmpegError) {
+        if code < 0, let failure = io?.failure { throw FFmpegError(inputFailure: failure, name: name) }
+        try MediaEngine.check(code, context())
+    }
+
     deinit {
         var owned: UnsafeMutablePointer<AVFormatContext>? = context
         avformat_close_input(&owned)
@@ -88,11 +94,8 @@ public final class Demuxer: @unchecked Sendable {
     /// Reads the next packet into `packet`; false at the end of the file.
     func readPacket(into packet: Packet) throws(FFmpegError) -> Bool {
         let result = av_read_frame(context, packet.pointer)
-        if result < 0, let failure = io?.failure {
-            throw FFmpegError(inputFailure: failure, name: path.split(separator: "/").last.map(String.init) ?? path)
-        }
-        if result == FFmpegError.eof { return false }
-        try check(result, "cannot read \(path.split(separator: "/").last.map(String.init) ?? path)")
+        if result == FFmpegError.eof, io?.failure == nil { return false }
+        try Self.check(result, io: io, name: name, "cannot read \(name)")
         return true
     }
 
@@ -127,6 +130,6 @@ public final class Demuxer: @unchecked Sendable {
     /// Seeks to `seconds` of media time (the keyframe at or before it).
     func seek(to seconds: Double) throws(FFmpegError) {
         let target = Int64((seconds + startTime) * Double(AV_TIME_BASE))
-        try check(avformat_seek_file(context, -1, Int64.min, target, target, 0), "cannot seek")
+        try Self.check(avformat_seek_file(context, -1, Int64.min, target, target, 0), io: io, name: name, "cannot seek in \(name)")
     }
 }

@@ -54,6 +54,12 @@ public enum PlaybackClock: Sendable, Equatable {
     case virtual
 }
 
+/// What a player reads: a file, or a byte source (a download in progress).
+public enum MediaInput: Sendable {
+    case file(String)
+    case source(any ByteSource)
+}
+
 /// Options of a playback.
 public struct PlaybackOptions: Sendable {
     public var clock = PlaybackClock.realTime
@@ -164,25 +170,24 @@ public final class Player: @unchecked Sendable {
         path: String, audioSink: (any AudioSink)?, options: PlaybackOptions = PlaybackOptions(),
         makeVideoSink: (@Sendable (MediaInfo, Player) -> (any VideoSink)?)?
     ) {
-        self.init(path: path, source: nil, audioSink: audioSink, options: options, makeVideoSink: makeVideoSink)
+        self.init(input: .file(path), audioSink: audioSink, options: options, makeVideoSink: makeVideoSink)
     }
 
-    /// Plays from `source` (a download in progress, say): playback starts as
-    /// soon as the demuxer has what it needs, and buffers by itself when the
-    /// source is slower than the media.
-    public convenience init(
-        source: any ByteSource, audioSink: (any AudioSink)?, options: PlaybackOptions = PlaybackOptions(),
+    /// A byte source (a download in progress, say) plays as soon as the
+    /// demuxer has what it needs, and buffers by itself when it is slower
+    /// than the media.
+    public init(
+        input: MediaInput, audioSink: (any AudioSink)?, options: PlaybackOptions = PlaybackOptions(),
         makeVideoSink: (@Sendable (MediaInfo, Player) -> (any VideoSink)?)?
     ) {
-        self.init(path: source.name, source: source, audioSink: audioSink, options: options, makeVideoSink: makeVideoSink)
-    }
-
-    private init(
-        path: String, source: (any ByteSource)?, audioSink: (any AudioSink)?, options: PlaybackOptions,
-        makeVideoSink: (@Sendable (MediaInfo, Player) -> (any VideoSink)?)?
-    ) {
-        self.path = path
-        self.source = source
+        switch input {
+        case let .file(path):
+            self.path = path
+            source = nil
+        case let .source(source):
+            path = source.name
+            self.source = source
+        }
         self.audioSink = audioSink
         self.makeVideoSink = makeVideoSink
         self.options = options

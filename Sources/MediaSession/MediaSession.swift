@@ -254,26 +254,16 @@ public final class MediaSession: @unchecked Sendable {
     }
 
     /// For an audio or video item not yet cached: a reader of its download,
-    /// which starts (or joins) now, once the server has answered. Playback
-    /// then begins as soon as the demuxer has what it needs. Nil for
-    /// everything else (a picture is shown whole, so it downloads first).
+    /// which starts (or joins) now, once the server has answered (a 404 is a
+    /// download error, not a decoding one). Playback then begins as soon as
+    /// the demuxer has what it needs. Nil for everything else (a picture is
+    /// shown whole, so it downloads first).
     private func progressiveReader(for item: FeedItem) async throws(SessionError) -> CacheReader? {
         guard item.kind == .audio || item.kind == .video, case let .remote(url)? = item.source,
               let cache, cache.cachedFile(for: url) == nil else { return nil }
-        let result: Result<CacheReader, CacheError> = await blocking {
-            // The first answer says whether there is anything to play (a 404
-            // is a download error, not a decoding one); it also brings the
-            // first bytes, so waiting for it costs nothing.
-            Result { () throws(CacheError) in
-                let reader = try cache.open(url)
-                _ = try reader.size()
-                return reader
-            }
-        }
-        switch result {
-        case let .success(reader):
-            return reader
-        case let .failure(error):
+        do {
+            return try await cache.openWhenAnswered(url)
+        } catch {
             lock.withLock { failures[item.position] = "download failed: \(error)" }
             announce(item)
             throw SessionError(.downloadFailed, "\"\(item.title)\": download failed: \(error)")
@@ -345,26 +335,15 @@ public final class MediaSession: @unchecked Sendable {
         }
     }
 
-    private enum Input {
-        case file(String)
-        case source(CacheReader)
-    }
-
     /// Starts a player and returns once its file is open (so the status has
     /// the duration) or it failed.
-    private func start(_ item: FeedItem, input: Input, at position: Double) async -> ItemStatus {
+    private func start(_ item: FeedItem, input: MediaInput, at position: Double) async -> ItemStatus {
         var options = PlaybackOptions()
         options.clock = outputs.clock
         options.start = item.kind == .image ? 0 : position
         let audio = item.kind == .image ? nil : outputs.makeAudioSink()
         let makeVideo = outputs.makeVideoSink
-        let player: Player
-        switch input {
-        case let .file(path):
-            player = Player(path: path, audioSink: audio, options: options) { info, player in makeVideo(item, info, player) }
-        case let .source(reader):
-            player = Player(source: reader, audioSink: audio, options: options) { info, player in makeVideo(item, info, player) }
-        }
+        let player = Player(input: input, audioSink: audio, options: options) { info, player in makeVideo(item, info, player) }
         let events = player.events()
         let opening = player.events()
         lock.withLock {

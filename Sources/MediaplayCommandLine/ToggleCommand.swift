@@ -15,8 +15,8 @@ public struct ToggleCommand: ParsableCommand {
             pauses the current one (its position is kept); an ended item plays again \
             from the start; an image opens its window, and a second toggle closes it. \
             Prints the new state in one line. An audio or video item that is not cached \
-            plays while it downloads, from the first second; a picture is downloaded \
-            first, with its progress (--no-wait returns at once).
+            plays while it downloads, as soon as its first bytes are in; a picture is \
+            downloaded first, with its progress (--no-wait returns at once).
 
             Exit status: 0 ok, 1 the file cannot be played, 65 invalid item, 66 no such \
             item, 69 download failed or the background player unreachable.

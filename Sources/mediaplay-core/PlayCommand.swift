@@ -12,8 +12,9 @@ struct PlayCommand: AsyncParsableCommand {
         abstract: "Play an item, a file or a URL in the foreground.",
         discussion: """
             Plays to the audio device and a video window (SDL); an image shows in a \
-            window until you close it. Remote items are downloaded into the cache \
-            first, with progress. --audio-out and --video-out record what is played \
+            window until you close it. A remote audio or video item plays while it \
+            downloads into the cache (on a slow link it buffers, then goes on by \
+            itself); a remote picture is downloaded first, with progress. --audio-out and --video-out record what is played \
             instead: a WAV file (s16, the stream's own rate and channels) and one line \
             per frame with its time and the MD5 of the picture.
 
@@ -77,7 +78,7 @@ struct PlayCommand: AsyncParsableCommand {
                     let hasSound: Bool
                     switch input {
                     case let .file(path): hasSound = (try? Demuxer(path: path))?.audioStreamIndex != nil
-                    case .download: hasSound = kind != .image
+                    case .source: hasSound = kind != .image
                     }
                     audioSink = try SDLAudioSink(probe: hasSound)
                 } catch {
@@ -104,11 +105,7 @@ struct PlayCommand: AsyncParsableCommand {
                     return nil
                 }
             }
-            let player: Player
-            switch input {
-            case let .file(path): player = Player(path: path, audioSink: audioSink, options: options, makeVideoSink: makeVideoSink)
-            case let .download(reader): player = Player(source: reader, audioSink: audioSink, options: options, makeVideoSink: makeVideoSink)
-            }
+            let player = Player(input: input, audioSink: audioSink, options: options, makeVideoSink: makeVideoSink)
             do {
                 try await PlaybackView.run(player, title: title)
             } catch {
@@ -134,15 +131,9 @@ struct PlayCommand: AsyncParsableCommand {
         FileHandle.standardError.write(Data("mediaplay: \(text)\n".utf8))
     }
 
-    enum Input {
-        case file(String)
-        /// A download, played while it runs (or the cached file).
-        case download(CacheReader)
-    }
-
     /// What to play and a title: a path as is, a URL or a feed item through
     /// the cache (played while it downloads; a picture is fetched whole).
-    private func resolveTarget() async throws(CLIError) -> (input: Input, title: String, kind: MediaKind?) {
+    private func resolveTarget() async throws(CLIError) -> (input: MediaInput, title: String, kind: MediaKind?) {
         if target.hasPrefix("/") || target.hasPrefix(".") || target.hasPrefix("~") || FileManager.default.fileExists(atPath: target) {
             let path = absolutePath(target)
             guard FileManager.default.isReadableFile(atPath: path) else {
@@ -172,18 +163,10 @@ struct PlayCommand: AsyncParsableCommand {
         let cache = try CacheAccess.open(global)
         let retry = item.map { "mediaplay fetch \($0.position)" } ?? "mediaplay play \(target)"
         if item?.kind != .image {
-            // Played while it downloads; the server's first answer (with the
-            // first bytes) tells a missing file from a playable one.
-            let opened: Result<CacheReader, CacheError> = await runBlocking {
-                Result { () throws(CacheError) in
-                    let reader = try cache.open(url)
-                    _ = try reader.size()
-                    return reader
-                }
-            }
-            switch opened {
-            case let .success(reader): return (.download(reader), title, item?.kind)
-            case let .failure(error):
+            // Played while it downloads.
+            do {
+                return (.source(try await cache.openWhenAnswered(url)), title, item?.kind)
+            } catch {
                 throw CLIError("\"\(title)\": download failed: \(error) (retry: \(retry))", exitCode: .unavailable)
             }
         }
@@ -206,14 +189,6 @@ struct PlayCommand: AsyncParsableCommand {
         }
         await display.finish()
         throw CLIError("download of \(url.absoluteString) stopped", exitCode: .unavailable)
-    }
-}
-
-/// Runs a blocking call (a wait for the network) on a thread of its own,
-/// never on Swift's cooperative pool.
-func runBlocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
     }
 }
 

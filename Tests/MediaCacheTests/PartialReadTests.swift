@@ -177,6 +177,8 @@ import TestSupport
         #expect(!held.covers(total: 400))
         held.insert(200..<300)
         #expect(held.covers(total: 400))
+        held.insert(400..<450)  // extends the run in place
+        #expect(held.ranges == [0..<450])
         #expect(HeldRanges(text: "5-1") == nil)
     }
 }

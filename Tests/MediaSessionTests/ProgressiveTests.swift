@@ -20,158 +20,157 @@ import TestSupport
         var reader: CacheReader
     }
 
-    /// Serves `path` at `bytesPerSecond` and plays it from the cache while
-    /// it downloads, into file sinks.
-    static func play(
-        _ path: String, server: TestHTTPServer, cache: MediaCache, bytesPerSecond: Int, clock: PlaybackClock = .untimed,
-        start: Double = 0, video: Bool = true, faults: [TestHTTPServer.Fault] = [],
-        holdAfter: Int? = nil, releaseWhenBuffering: Bool = false
-    ) async throws -> Outcome {
-        let name = "/" + (path as NSString).lastPathComponent
-        server.serve(name, bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
-        server.throttle(name, bytesPerSecond: bytesPerSecond)
-        // Held, the main transfer cannot end before the output starts (or
-        // playback buffers): "before the transfer ends" without timing.
-        if let holdAfter { server.inject(name, [.holdAfter(holdAfter)]) }
-        if !faults.isEmpty { server.inject(name, faults) }
-        let url = server.url(name)
-        let folder = try TemporaryDirectory()
-        let reader = try cache.open(url)
-        var options = PlaybackOptions()
-        options.clock = clock
-        options.start = start
-        let player = Player(
-            source: reader, audioSink: WAVFileSink(path: folder.path + "/out.wav"), options: options
-        ) { _, _ in video ? try? FrameHashSink(path: folder.path + "/out.framemd5") : nil }
-        let early = Mutex<Bool?>(nil)
-        let states = Mutex<[PlayerState]>([])
-        let events = player.events()
-        player.play()
-        for await event in events {
-            switch event {
-            case .position:
-                let first = early.withLock { value -> Bool in
-                    guard value == nil else { return false }
-                    value = cache.cachedFile(for: url) == nil
-                    return true
-                }
-                if first && !releaseWhenBuffering { server.release(name) }
-            case let .state(state):
-                states.withLock { $0.append(state) }
-                if state == .buffering && releaseWhenBuffering { server.release(name) }
-            default:
-                break
-            }
+    /// One test's world: a file served by a loopback server, and a cache
+    /// in a fresh folder.
+    final class Scene {
+        let path: String
+        let name: String
+        let size: Int
+        let server: TestHTTPServer
+        let cache: MediaCache
+        private let home: TemporaryDirectory
+
+        init(_ path: String) throws {
+            self.path = path
+            name = "/" + (path as NSString).lastPathComponent
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+            size = bytes.count
+            server = try TestHTTPServer()
+            server.serve(name, bytes: bytes)
+            home = try TemporaryDirectory()
+            var configuration = CacheConfiguration()
+            configuration.retryDelay = 0.05
+            cache = try MediaCache(directory: home.path + "/cache", configuration: configuration)
         }
-        let state = player.waitUntilFinished()
-        return Outcome(
-            pcm: (try? Recorded.pcm(folder.path + "/out.wav")) ?? [],
-            hashes: video ? ((try? Recorded.hashes(folder.path + "/out.framemd5")) ?? []) : [],
-            state: state, startedBeforeDownloadEnded: early.withLock { $0 } ?? false,
-            states: states.withLock { $0 }, reader: reader
-        )
-    }
 
-    static func fixture(faststart: Bool) throws -> String {
-        let clip = Fixtures.streamingClip(faststart: faststart)
-        return try Fixtures.make(clip.name, clip.arguments)
-    }
+        /// A progressive clip (see `Fixtures.streamingClip`).
+        convenience init(faststart: Bool) throws {
+            let clip = Fixtures.streamingClip(faststart: faststart)
+            try self.init(try Fixtures.make(clip.name, clip.arguments))
+        }
 
-    static func cache() throws -> (TemporaryDirectory, MediaCache) {
-        let folder = try TemporaryDirectory()
-        var configuration = CacheConfiguration()
-        configuration.retryDelay = 0.05
-        return (folder, try MediaCache(directory: folder.path + "/cache", configuration: configuration))
+        var url: URL { server.url(name) }
+
+        /// A ranged request started past the middle of the file.
+        var rangedPastTheMiddle: Bool {
+            server.requests(name).compactMap { $0.headers["range"] }
+                .contains { range in Int(range.dropFirst(6).prefix { $0.isNumber }).map { $0 > size / 2 } ?? false }
+        }
+
+        /// Waits for the download to end; whether the entry is the file.
+        func entryEqualsTheFile() async throws -> Bool {
+            FileManager.default.contentsEqual(atPath: try await cache.fetch(url), andPath: path)
+        }
+
+        /// Plays the file from the cache while it downloads at
+        /// `bytesPerSecond`, into file sinks.
+        func play(
+            bytesPerSecond: Int, clock: PlaybackClock = .untimed, start: Double = 0, video: Bool = true,
+            faults: [TestHTTPServer.Fault] = [], holdAfter: Int? = nil, releaseWhenBuffering: Bool = false
+        ) async throws -> Outcome {
+            server.throttle(name, bytesPerSecond: bytesPerSecond)
+            // Held, the main transfer cannot end before the output starts (or
+            // playback buffers): "before the transfer ends" without timing.
+            if let holdAfter { server.inject(name, [.holdAfter(holdAfter)]) }
+            if !faults.isEmpty { server.inject(name, faults) }
+            let (server, cache, name, url) = (server, cache, name, url)
+            let folder = try TemporaryDirectory()
+            let reader = try cache.open(url)
+            var options = PlaybackOptions()
+            options.clock = clock
+            options.start = start
+            let player = Player(
+                input: .source(reader), audioSink: WAVFileSink(path: folder.path + "/out.wav"), options: options
+            ) { _, _ in video ? try? FrameHashSink(path: folder.path + "/out.framemd5") : nil }
+            let early = Mutex<Bool?>(nil)
+            let states = Mutex<[PlayerState]>([])
+            let events = player.events()
+            player.play()
+            for await event in events {
+                switch event {
+                case .position:
+                    let first = early.withLock { value -> Bool in
+                        guard value == nil else { return false }
+                        value = cache.cachedFile(for: url) == nil
+                        return true
+                    }
+                    if first && !releaseWhenBuffering { server.release(name) }
+                case let .state(state):
+                    states.withLock { $0.append(state) }
+                    if state == .buffering && releaseWhenBuffering { server.release(name) }
+                default:
+                    break
+                }
+            }
+            let state = player.waitUntilFinished()
+            return Outcome(
+                pcm: (try? Recorded.pcm(folder.path + "/out.wav")) ?? [],
+                hashes: video ? ((try? Recorded.hashes(folder.path + "/out.framemd5")) ?? []) : [],
+                state: state, startedBeforeDownloadEnded: early.withLock { $0 } ?? false,
+                states: states.withLock { $0 }, reader: reader
+            )
+        }
     }
 
     @Test func faststartClipPlaysWhileDownloadingAndEqualsFFmpeg() async throws {
-        let path = try Self.fixture(faststart: true)
-        let server = try TestHTTPServer()
-        let (home, cache) = try Self.cache()
-        defer { withExtendedLifetime(home) {} }
-        let size = Int(try FileManager.default.attributesOfItem(atPath: path)[.size] as! UInt64)
-        let outcome = try await Self.play(path, server: server, cache: cache, bytesPerSecond: size / 2, holdAfter: size * 2 / 5)
+        let scene = try Scene(faststart: true)
+        let outcome = try await scene.play(bytesPerSecond: scene.size / 2, holdAfter: scene.size * 2 / 5)
         #expect(outcome.state == .ended)
         #expect(outcome.startedBeforeDownloadEnded)
-        #expect(outcome.pcm == (try Fixtures.referencePCM(path)))
-        #expect(outcome.hashes == (try Fixtures.referenceFrameHashes(path)))
+        #expect(outcome.pcm == (try Fixtures.referencePCM(scene.path)))
+        #expect(outcome.hashes == (try Fixtures.referenceFrameHashes(scene.path)))
         // Still one transfer, and the finished entry is the file.
-        let entry = try await cache.fetch(server.url("/" + (path as NSString).lastPathComponent))
-        #expect(FileManager.default.contentsEqual(atPath: entry, andPath: path))
-        #expect(server.getCount("/progressive-faststart.mp4") == 1)
+        #expect(try await scene.entryEqualsTheFile())
+        #expect(scene.server.getCount(scene.name) == 1)
+        #expect(outcome.reader.bytesFetched == Int64(scene.size))
     }
 
     @Test func indexAtTheEndIsFetchedWithARangedTransfer() async throws {
-        let path = try Self.fixture(faststart: false)
-        let name = "/" + (path as NSString).lastPathComponent
-        let server = try TestHTTPServer()
-        let (home, cache) = try Self.cache()
-        defer { withExtendedLifetime(home) {} }
-        let size = Int(try FileManager.default.attributesOfItem(atPath: path)[.size] as! UInt64)
-        let outcome = try await Self.play(path, server: server, cache: cache, bytesPerSecond: size / 2, holdAfter: size * 2 / 5)
+        let scene = try Scene(faststart: false)
+        let outcome = try await scene.play(bytesPerSecond: scene.size / 2, holdAfter: scene.size * 2 / 5)
         #expect(outcome.state == .ended)
         #expect(outcome.startedBeforeDownloadEnded)
-        #expect(outcome.pcm == (try Fixtures.referencePCM(path)))
-        #expect(outcome.hashes == (try Fixtures.referenceFrameHashes(path)))
-        let entry = try await cache.fetch(server.url(name))
-        #expect(FileManager.default.contentsEqual(atPath: entry, andPath: path))
+        #expect(outcome.pcm == (try Fixtures.referencePCM(scene.path)))
+        #expect(outcome.hashes == (try Fixtures.referenceFrameHashes(scene.path)))
+        #expect(try await scene.entryEqualsTheFile())
         // The index came by a ranged request near the end; nothing twice.
-        let ranged = server.requests(name).compactMap { $0.headers["range"] }
-        #expect(ranged.contains { range in Int(range.dropFirst(6).prefix { $0.isNumber }).map { $0 > size / 2 } ?? false })
-        #expect(outcome.reader.bytesFetched == Int64(size))
+        #expect(scene.rangedPastTheMiddle)
+        #expect(outcome.reader.bytesFetched == Int64(scene.size))
     }
 
     @Test func startingFarInFetchesThatRangeFirstAndLandsExactly() async throws {
-        let path = try Self.fixture(faststart: true)
-        let name = "/" + (path as NSString).lastPathComponent
-        let server = try TestHTTPServer()
-        let (home, cache) = try Self.cache()
-        defer { withExtendedLifetime(home) {} }
-        let size = Int(try FileManager.default.attributesOfItem(atPath: path)[.size] as! UInt64)
+        let scene = try Scene(faststart: true)
         // The main transfer is held far behind 4.5 s in.
-        let outcome = try await Self.play(path, server: server, cache: cache, bytesPerSecond: size / 2, start: 4.5, holdAfter: size / 5)
+        let outcome = try await scene.play(bytesPerSecond: scene.size / 2, start: 4.5, holdAfter: scene.size / 5)
         #expect(outcome.state == .ended)
         #expect(outcome.startedBeforeDownloadEnded)
-        #expect(outcome.pcm == (try Fixtures.referencePCM(path, start: 4.5)))
-        #expect(outcome.hashes == (try Fixtures.referenceFrameHashes(path, start: 4.5)))
-        let ranged = server.requests(name).compactMap { $0.headers["range"] }
-        #expect(ranged.contains { range in Int(range.dropFirst(6).prefix { $0.isNumber }).map { $0 > size / 2 } ?? false }, "\(ranged) of \(size)")
-        let entry = try await cache.fetch(server.url(name))
-        #expect(FileManager.default.contentsEqual(atPath: entry, andPath: path))
-        #expect(outcome.reader.bytesFetched == Int64(size))
+        #expect(outcome.pcm == (try Fixtures.referencePCM(scene.path, start: 4.5)))
+        #expect(outcome.hashes == (try Fixtures.referenceFrameHashes(scene.path, start: 4.5)))
+        #expect(scene.rangedPastTheMiddle, "\(scene.server.requests(scene.name).compactMap { $0.headers["range"] }) of \(scene.size)")
+        #expect(try await scene.entryEqualsTheFile())
+        #expect(outcome.reader.bytesFetched == Int64(scene.size))
     }
 
     @Test func aResetMidStreamResumesAndPlaybackGoesOn() async throws {
-        let path = try Self.fixture(faststart: true)
-        let name = "/" + (path as NSString).lastPathComponent
-        let server = try TestHTTPServer()
-        let (home, cache) = try Self.cache()
-        defer { withExtendedLifetime(home) {} }
-        let size = Int(try FileManager.default.attributesOfItem(atPath: path)[.size] as! UInt64)
-        let outcome = try await Self.play(path, server: server, cache: cache, bytesPerSecond: size / 2, faults: [.resetAfter(size / 3)])
+        let scene = try Scene(faststart: true)
+        let outcome = try await scene.play(bytesPerSecond: scene.size / 2, faults: [.resetAfter(scene.size / 3)])
         #expect(outcome.state == .ended)
-        #expect(outcome.pcm == (try Fixtures.referencePCM(path)))
-        #expect(outcome.hashes == (try Fixtures.referenceFrameHashes(path)))
-        #expect(server.getCount(name) == 2)
+        #expect(outcome.pcm == (try Fixtures.referencePCM(scene.path)))
+        #expect(outcome.hashes == (try Fixtures.referenceFrameHashes(scene.path)))
+        #expect(scene.server.getCount(scene.name) == 2)
     }
 
     @Test func aServerGoneForGoodEndsPlaybackWithADownloadError() async throws {
-        let path = try Self.fixture(faststart: true)
-        let name = "/" + (path as NSString).lastPathComponent
-        let server = try TestHTTPServer()
-        let (home, cache) = try Self.cache()
-        defer { withExtendedLifetime(home) {} }
-        let size = Int(try FileManager.default.attributesOfItem(atPath: path)[.size] as! UInt64)
-        server.serve(name, bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
-        server.throttle(name, bytesPerSecond: size / 2)
-        server.inject(name, [.holdAfter(size / 3)])
-        let reader = try cache.open(server.url(name))
+        let scene = try Scene(faststart: true)
+        scene.server.throttle(scene.name, bytesPerSecond: scene.size / 2)
+        scene.server.inject(scene.name, [.holdAfter(scene.size / 3)])
+        let reader = try scene.cache.open(scene.url)
         _ = try reader.size()
         // A third arrives, then the server goes for good.
-        server.goAway()
+        scene.server.goAway()
         var options = PlaybackOptions()
         options.clock = .untimed
-        let player = Player(source: reader, audioSink: NullSink(), options: options) { _, _ in nil }
+        let player = Player(input: .source(reader), audioSink: NullSink(), options: options) { _, _ in nil }
         player.play()
         let state = await Task.detached { player.waitUntilFinished() }.value
         guard case let .failed(message) = state else {
@@ -181,7 +180,7 @@ import TestSupport
         #expect(message.hasPrefix("download of progressive-faststart.mp4 failed: "))
         #expect(player.failedForInput)
         // The part downloaded stays, resumable.
-        guard case let .failed(_, received) = cache.status(for: server.url(name)) else {
+        guard case let .failed(_, received) = scene.cache.status(for: scene.url) else {
             Issue.record("expected a failed entry")
             return
         }
@@ -192,20 +191,15 @@ import TestSupport
         // Half the file comes, then the link stalls until playback has
         // run dry and is buffering; then the rest comes.
         let wav = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
-        let path = try Fixtures.make(wav.name, wav.arguments)
-        let server = try TestHTTPServer()
-        let (home, cache) = try Self.cache()
-        defer { withExtendedLifetime(home) {} }
-        let size = Int(try FileManager.default.attributesOfItem(atPath: path)[.size] as! UInt64)
-        let outcome = try await Self.play(
-            path, server: server, cache: cache, bytesPerSecond: 0, clock: .realTime, video: false,
-            holdAfter: size / 2, releaseWhenBuffering: true
+        let scene = try Scene(try Fixtures.make(wav.name, wav.arguments))
+        let outcome = try await scene.play(
+            bytesPerSecond: 0, clock: .realTime, video: false, holdAfter: scene.size / 2, releaseWhenBuffering: true
         )
         #expect(outcome.state == .ended)
         let buffering = outcome.states.firstIndex(of: .buffering)
         #expect(buffering != nil, "states: \(outcome.states)")
         if let buffering { #expect(outcome.states[buffering...].contains(.playing)) }
         // Held, not dropped: every sample, in order.
-        #expect(outcome.pcm == (try Fixtures.referencePCM(path)))
+        #expect(outcome.pcm == (try Fixtures.referencePCM(scene.path)))
     }
 }
