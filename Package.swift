@@ -64,7 +64,7 @@ let package = Package(
         ),
         .target(
             name: "MediaControl",
-            dependencies: ["MediaFeed"],
+            dependencies: ["MediaFeed", "CLinux"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -116,6 +116,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
+                "CLinux",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -6,8 +6,8 @@ import TestSupport
 // same audio path (SDL's disk driver, so "first sample" is the moment the
 // first non-silent byte reaches the device's file), the same machine.
 
-func controlBenchmark(runs: Int) throws {
-    let tone = try Fixtures.make("bench-tone-30s.wav", [
+func controlBenchmark(runs: Int) async throws {
+    let tone = try await Fixtures.make("bench-tone-30s.wav", [
         "-f", "lavfi", "-i", "aevalsrc=sin(440*2*PI*t)*0.4|sin(550*2*PI*t)*0.4:s=44100:d=30", "-c:a", "pcm_s16le",
     ])
     let folder = try TemporaryDirectory()

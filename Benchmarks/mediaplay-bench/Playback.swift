@@ -3,8 +3,8 @@ import MediaEngine
 import TestSupport
 
 /// The playback benchmarks of issue #4, side by side with ffmpeg and ffplay.
-func playbackBenchmark(runs: Int, only: String?) throws {
-    let clip = try Fixtures.make("bench-1080p30-h264-aac-20s.mp4", [
+func playbackBenchmark(runs: Int, only: String?) async throws {
+    let clip = try await Fixtures.make("bench-1080p30-h264-aac-20s.mp4", [
         "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=20",
         "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=20",
         "-c:v", "libx264", "-preset", "medium", "-crf", "20", "-pix_fmt", "yuv420p",

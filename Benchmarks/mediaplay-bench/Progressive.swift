@@ -7,8 +7,8 @@ import TestSupport
 // sample on the device (SDL's disk driver), against downloading the whole
 // file first, and against mpv playing the same URL. Every run uses a URL of
 // its own, so nothing is ever cached.
-func progressiveBenchmark(runs: Int) throws {
-    let clip = try Fixtures.make("bench-1080p-h264-14mb.mp4", [
+func progressiveBenchmark(runs: Int) async throws {
+    let clip = try await Fixtures.make("bench-1080p-h264-14mb.mp4", [
         "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=25:duration=20",
         "-f", "lavfi", "-i", "aevalsrc=sin(440*2*PI*t)*0.4|sin(550*2*PI*t)*0.4:s=48000:d=20",
         "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "5400k", "-maxrate", "5400k", "-bufsize", "5400k",

@@ -110,11 +110,11 @@ case "download":
     row("mediaplay fetch --jobs 8, 8 × \(sizeMiB / 8) MiB", mediaplayEight, size, reference: median(curlEight))
 case "playback":
     let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-    try playbackBenchmark(runs: option("--runs", default: 3), only: only)
+    try await playbackBenchmark(runs: option("--runs", default: 3), only: only)
 case "control":
-    try controlBenchmark(runs: option("--runs", default: 3))
+    try await controlBenchmark(runs: option("--runs", default: 3))
 case "progressive":
-    try progressiveBenchmark(runs: option("--runs", default: 3))
+    try await progressiveBenchmark(runs: option("--runs", default: 3))
 default:
     print("unknown benchmark \(command)")
     exit(64)

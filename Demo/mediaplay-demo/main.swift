@@ -47,7 +47,7 @@ var records: [String] = []
 for sample in samples {
     let path: String
     do {
-        path = try Fixtures.make("demo-" + sample.file, sample.ffmpeg)
+        path = try await Fixtures.make("demo-" + sample.file, sample.ffmpeg)
     } catch {
         fail("\(error)")
     }

@@ -27,4 +27,15 @@ static inline int mp_set_thread_ids(unsigned uid, unsigned gid) {
     return (int)syscall(SYS_setresuid, uid, uid, uid);
 }
 
+/// Makes a child started with `actions` close every descriptor from `lowest`
+/// up (glibc 2.34): it inherits only what the actions give it, never a
+/// descriptor another thread has open at that moment (a pipe whose reader
+/// waits for its end, say) that would then live as long as the child.
+/// (`actions` is a posix_spawn_file_actions_t: <spawn.h>'s _GNU_SOURCE view
+/// clashes with Swift's Glibc module, so the one call is declared here.)
+extern int posix_spawn_file_actions_addclosefrom_np(void *actions, int lowest);
+static inline int mp_spawn_close_from(void *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
+}
+
 #endif

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 
 /// Starts the background player when a client finds nobody at the socket.
@@ -40,7 +41,10 @@ public enum DaemonLauncher {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        markEveryDescriptorCloseOnExec()
+        // Nothing but stdio: a descriptor our own parent watches (a shell's
+        // or test runner's pipe, say) would otherwise stay open in the
+        // daemon, and that parent would wait for it forever.
+        mp_spawn_close_from(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -50,22 +54,11 @@ public enum DaemonLauncher {
         var pid: pid_t = 0
         let argv = command.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        let result = posix_spawn(&pid, command[0], &actions, &attributes, argv, environ)
+        let result = posix_spawn(&pid, command[0], &actions, &attributes, argv, Glibc.environ)
         guard result == 0 else {
             throw .unreachable("cannot start the background player \(command[0]): \(String(cString: strerror(result)))")
         }
         return pid
-    }
-
-    /// The daemon must inherit nothing but stdio: a descriptor our own parent
-    /// watches (a shell's or test runner's pipe, say) would otherwise stay
-    /// open in the daemon, and that parent would wait for it forever.
-    private static func markEveryDescriptorCloseOnExec() {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return }
-        for descriptor in names.compactMap(Int32.init) where descriptor > 2 {
-            let flags = fcntl(descriptor, F_GETFD)
-            if flags >= 0 { _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) }
-        }
     }
 
     private static func lastLine(of path: String) -> String? {

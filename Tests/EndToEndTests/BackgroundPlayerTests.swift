@@ -9,128 +9,128 @@ import TestSupport
     final class World: UserHome, @unchecked Sendable {
         let tone: String
 
-        init(extraItems: String = "") throws {
-            tone = try Fixtures.make("tone.wav", Fixtures.audioCodecs.first { $0.name == "tone.wav" }!.arguments)
-            try super.init()
+        init(extraItems: String = "") async throws {
+            tone = try await Fixtures.make("tone.wav", Fixtures.audioCodecs.first { $0.name == "tone.wav" }!.arguments)
+            try await super.init()
             feed = try folder.write("feed.json", """
                 [{"type": 1, "title": "Tone", "url": "file://\(tone)"},
                  {"type": 9, "title": "Odd", "url": "file://\(tone)"}\(extraItems)]
                 """)
         }
 
-        func status() throws -> [String: Any]? {
-            let result = try run("status", "--json")
+        func status() async throws -> [String: Any]? {
+            let result = try await run("status", "--json")
             return (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any]
         }
     }
 
     static func current(_ status: [String: Any]?) -> [String: Any]? { status?["current"] as? [String: Any] }
 
-    @Test func toggleStatusResumeAndQuitFromAFreshShell() throws {
-        let world = try World()
-        let started = try world.run("toggle", "1")
+    @Test func toggleStatusResumeAndQuitFromAFreshShell() async throws {
+        let world = try await World()
+        let started = try await world.run("toggle", "1")
         #expect(started.status == 0, "\(started.stderr)")
         #expect(started.stdout == "▶ playing 1 \"Tone\" 00:00/00:02\n")
-        usleep(1_000_000)
-        let paused = try world.run("toggle", "1")
+        try await Task.sleep(for: .seconds(1))
+        let paused = try await world.run("toggle", "1")
         #expect(paused.stdout.hasPrefix("⏸ paused 1 \"Tone\" at 00:0"), "\(paused.stdout)\(paused.stderr)")
 
-        let status = Self.current(try world.status())
+        let status = Self.current(try await world.status())
         #expect(status?["state"] as? String == "paused")
         let position = status?["position"] as? Double ?? 0
         #expect(position > 0.8 && position < 1.4, "paused near one second: \(position)")
-        #expect(try world.run("status").stdout.hasPrefix("⏸ paused 1 \"Tone\" at 00:0"))
+        #expect(try await world.run("status").stdout.hasPrefix("⏸ paused 1 \"Tone\" at 00:0"))
 
         // The device is let go 0.25 s into a pause; then its recording is whole.
-        usleep(500_000)
-        let reference = try Fixtures.referencePCM(world.tone)
+        try await Task.sleep(for: .milliseconds(500))
+        let reference = try await Fixtures.referencePCM(world.tone)
         let played = Int((position - 0.05) * 44100) * 4
         #expect(try PlayCommandTests.device(world.disk, playedExactly: Array(reference.prefix(played))), "the device got the tone's first \(played) bytes exactly")
 
-        let resumed = try world.run("toggle", "1")
+        let resumed = try await world.run("toggle", "1")
         #expect(resumed.stdout.hasPrefix("▶ playing 1 \"Tone\" 00:0"), "resumes where it paused: \(resumed.stdout)")
-        let after = Self.current(try world.status())?["position"] as? Double ?? 0
+        let after = Self.current(try await world.status())?["position"] as? Double ?? 0
         #expect(after >= position - 0.001, "no jump back: \(after) after \(position)")
 
         // Played to the end: it stands at the end, and nothing is kept to resume.
         var ended: [String: Any]?
         for _ in 0..<300 {
-            ended = Self.current(try world.status())
+            ended = Self.current(try await world.status())
             if ended?["state"] as? String == "ended" { break }
-            usleep(10_000)
+            try await Task.sleep(for: .milliseconds(10))
         }
         #expect(ended?["state"] as? String == "ended")
         let end = ended?["position"] as? Double ?? 0
         #expect(abs(end - 2.0) < 0.01, "an ended item stands at its end: \(end)")
-        #expect(try world.run("stop").stdout == "■ stopped 1 \"Tone\"\n", "no position saved for an ended item")
+        #expect(try await world.run("stop").stdout == "■ stopped 1 \"Tone\"\n", "no position saved for an ended item")
 
-        let quit = try world.run("quit")
+        let quit = try await world.run("quit")
         #expect(quit.status == 0, "\(quit.stderr)")
         #expect(!FileManager.default.fileExists(atPath: world.socket), "the socket is removed")
-        #expect(try world.run("status").status == 69, "nobody home")
-        #expect(try world.run("quit").status == 0, "quitting twice is fine")
+        #expect(try await world.run("status").status == 69, "nobody home")
+        #expect(try await world.run("quit").status == 0, "quitting twice is fine")
     }
 
-    @Test func exitCodesForBadItems() throws {
-        let world = try World()
-        let missing = try world.run("toggle", "7")
+    @Test func exitCodesForBadItems() async throws {
+        let world = try await World()
+        let missing = try await world.run("toggle", "7")
         #expect(missing.status == 66, "\(missing.stderr)")
         #expect(missing.stderr == "mediaplay: no item \"7\" in the feed (use 1–2 or an id from 'mediaplay list')\n")
-        let invalid = try world.run("toggle", "2")
+        let invalid = try await world.run("toggle", "2")
         #expect(invalid.status == 65, "\(invalid.stderr)")
         #expect(invalid.stderr.contains("item 2 \"Odd\" is invalid"))
-        let other = try Mediaplay.run(["toggle", "1", "--feed", world.folder.path + "/other.json"], environment: world.environment)
+        let other = try await Mediaplay.run(["toggle", "1", "--feed", world.folder.path + "/other.json"], environment: world.environment)
         #expect(other.status == 69 && other.stderr.contains("run 'mediaplay quit' first"), "\(other.stderr)")
-        #expect(try world.run("quit").status == 0)
+        #expect(try await world.run("quit").status == 0)
     }
 
-    @Test func aRemoteItemPlaysWhileDownloadingAndAFailedOneExits69() throws {
+    @Test func aRemoteItemPlaysWhileDownloadingAndAFailedOneExits69() async throws {
         let server = try TestHTTPServer()
-        let tone = try Fixtures.make("tone.wav", Fixtures.audioCodecs.first { $0.name == "tone.wav" }!.arguments)
+        let tone = try await Fixtures.make("tone.wav", Fixtures.audioCodecs.first { $0.name == "tone.wav" }!.arguments)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: tone)))
         server.serve("/tone.wav", bytes: bytes)
         // Half the file, then the server holds the rest until released.
         server.inject("/tone.wav", [.holdAfter(bytes.count / 2)])
-        let world = try World(extraItems: """
+        let world = try await World(extraItems: """
             ,
             {"type": 1, "title": "Remote", "url": "\(server.url("/tone.wav").absoluteString)"},
             {"type": 1, "title": "Gone", "url": "\(server.url("/gone.wav").absoluteString)"}
             """)
-        let played = try world.run("toggle", "3")
+        let played = try await world.run("toggle", "3")
         #expect(played.status == 0, "\(played.stderr)")
         #expect(played.stdout == "▶ playing 3 \"Remote\" 00:00/00:02\n")
         // Playing while the transfer is held half way: it started before the download could end.
-        let status = try world.run("status", "--json")
+        let status = try await world.run("status", "--json")
         #expect(status.stdout.contains("\"state\":\"playing\"") || status.stdout.contains("\"state\":\"buffering\""), "\(status.stdout)")
         server.release("/tone.wav")
         #expect(server.getCount("/tone.wav") == 1)
 
-        let gone = try world.run("toggle", "4")
+        let gone = try await world.run("toggle", "4")
         #expect(gone.status == 69, "\(gone.stderr)")
         #expect(gone.stderr.contains("\"Gone\": download failed") && gone.stderr.contains("404"), "\(gone.stderr)")
-        #expect(try world.run("quit").status == 0)
+        #expect(try await world.run("quit").status == 0)
     }
 
-    @Test func killMinus9LosesOnlyTheSecondsSinceTheLastSave() throws {
-        let world = try World()
-        #expect(try world.run("daemon", "--save-interval", "0.2").status == 0)
+    @Test func killMinus9LosesOnlyTheSecondsSinceTheLastSave() async throws {
+        let world = try await World()
+        #expect(try await world.run("daemon", "--save-interval", "0.2").status == 0)
         let firstPID = world.daemonPID
-        #expect(try world.run("toggle", "1").status == 0)
-        usleep(1_000_000)
-        let before = Self.current(try world.status())?["position"] as? Double ?? 0
+        #expect(try await world.run("toggle", "1").status == 0)
+        try await Task.sleep(for: .seconds(1))
+        let before = Self.current(try await world.status())?["position"] as? Double ?? 0
         if let firstPID { kill(firstPID, SIGKILL) }
-        usleep(100_000)
+        try await Task.sleep(for: .milliseconds(100))
         #expect(FileManager.default.fileExists(atPath: world.socket), "a stale socket is left behind")
 
-        let again = try world.run("toggle", "1")
+        let again = try await world.run("toggle", "1")
         #expect(again.status == 0, "the next toggle starts a fresh daemon: \(again.stderr)")
         #expect(world.daemonPID != firstPID)
-        let resumedAt = Self.current(try world.status())?["position"] as? Double ?? 0
+        let resumedAt = Self.current(try await world.status())?["position"] as? Double ?? 0
         #expect(resumedAt >= before - 0.45 && resumedAt <= before + 0.3, "resumed near \(before): \(resumedAt)")
 
         // SIGTERM: a clean exit that removes the socket and keeps the position.
         if let pid = world.daemonPID { kill(pid, SIGTERM) }
-        for _ in 0..<300 where FileManager.default.fileExists(atPath: world.socket) { usleep(10_000) }
+        for _ in 0..<300 where FileManager.default.fileExists(atPath: world.socket) { try await Task.sleep(for: .milliseconds(10)) }
         #expect(!FileManager.default.fileExists(atPath: world.socket))
         let log = (try? String(contentsOfFile: world.folder.path + "/state/mediaplay/daemon.log", encoding: .utf8)) ?? ""
         #expect(log.contains("quitting: saving positions"), "\(log)")

@@ -9,11 +9,11 @@ import TestSupport
         let tone: String
         let picture: String
 
-        override init() throws {
-            tone = try Fixtures.make("tone.wav", Fixtures.audioCodecs.first { $0.name == "tone.wav" }!.arguments)
-            picture = try Fixtures.make(Fixtures.images[0].name, Fixtures.images[0].arguments)
-            let clip = try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
-            try super.init()
+        override init() async throws {
+            tone = try await Fixtures.make("tone.wav", Fixtures.audioCodecs.first { $0.name == "tone.wav" }!.arguments)
+            picture = try await Fixtures.make(Fixtures.images[0].name, Fixtures.images[0].arguments)
+            let clip = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+            try await super.init()
             feed = try folder.write("feed.json", """
                 {"title": "Browse test feed", "items": [
                  {"type": 1, "title": "Tone", "url": "file://\(tone)", "description": "Two seconds of a sine tone."},
@@ -27,8 +27,8 @@ import TestSupport
                 """)
         }
 
-        func browse(columns: Int, rows: Int, _ arguments: String...) throws -> TerminalSession {
-            try TerminalSession(columns: columns, rows: rows, [Mediaplay.executable, "browse", "--images", "blocks"] + arguments, environment: environment)
+        func browse(columns: Int, rows: Int, _ arguments: String...) async throws -> TerminalSession {
+            try await TerminalSession(columns: columns, rows: rows, [Mediaplay.executable, "browse", "--images", "blocks"] + arguments, environment: environment)
         }
     }
 
@@ -39,17 +39,17 @@ import TestSupport
         return line.distance(from: line.startIndex, to: range.lowerBound)
     }
 
-    static func terminalRestored(_ session: TerminalSession, stty: String) -> Bool {
-        let modes = session.modes()
+    static func terminalRestored(_ session: TerminalSession, stty: String) async -> Bool {
+        let modes = await session.modes()
         let flags = stty.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == ";" })
         return !modes.alternateScreen && modes.cursorVisible && flags.contains("icanon") && flags.contains("echo") && flags.contains("isig")
     }
 
     @Test(arguments: [(80, 24, 3), (40, 30, 1), (160, 40, 6)])
-    func gridDetailAndQuitAtEachSize(_ size: (columns: Int, rows: Int, cellsPerRow: Int)) throws {
-        let world = try World()
-        let session = try world.browse(columns: size.columns, rows: size.rows)
-        let grid = session.waitForScreen { $0.first?.contains("Browse test feed") == true && $0.joined().contains("▄") }
+    func gridDetailAndQuitAtEachSize(_ size: (columns: Int, rows: Int, cellsPerRow: Int)) async throws {
+        let world = try await World()
+        let session = try await world.browse(columns: size.columns, rows: size.rows)
+        let grid = await session.waitForScreen { $0.first?.contains("Browse test feed") == true && $0.joined().contains("▄") }
         #expect(grid.matched, "the grid with pictures: \(grid.screen.joined(separator: "\n"))")
         let screen = grid.screen
         #expect(screen.count == size.rows)
@@ -70,8 +70,8 @@ import TestSupport
 
         // The detail view of the picture: 30:70 side by side when the
         // terminal is wide, a banner above the text when it is not.
-        session.send("Right", "i")
-        let detail = session.waitForScreen {
+        await session.send("Right", "i")
+        let detail = await session.waitForScreen {
             $0.first?.contains("The test pattern") == true && $0.contains { $0.contains("image · item 2") } && $0.dropFirst().joined().contains("▄")
         }
         #expect(detail.matched, "\(detail.screen.joined(separator: "\n"))")
@@ -90,17 +90,17 @@ import TestSupport
         #expect(detail.screen.contains { $0.contains("A picture made by ffmpeg's testsrc.") })
 
         // Esc goes back to the grid, q quits and leaves the terminal as it was.
-        session.send("Escape")
-        let shown1 = session.shows { $0.first?.contains("Browse test feed") == true }
+        await session.send("Escape")
+        let shown1 = await session.shows { $0.first?.contains("Browse test feed") == true }
         #expect(shown1)
-        session.send("q")
-        let exit = try #require(session.waitForExit(), "browse did not quit")
+        await session.send("q")
+        let exit = try #require(await session.waitForExit(), "browse did not quit")
         #expect(exit.status == 0)
-        #expect(Self.terminalRestored(session, stty: exit.stty), "\(exit.stty)")
+        #expect(await Self.terminalRestored(session, stty: exit.stty), "\(exit.stty)")
     }
 
-    @Test func spinnerWhileAThrottledPictureDownloadsThenCached() throws {
-        let world = try World()
+    @Test func spinnerWhileAThrottledPictureDownloadsThenCached() async throws {
+        let world = try await World()
         let server = try TestHTTPServer()
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: world.picture)))
         server.serve("/slow.png", bytes: bytes, etag: "\"p1\"")
@@ -109,87 +109,87 @@ import TestSupport
         world.feed = try world.folder.write("remote.json", """
             {"title": "Remote", "items": [{"type": 0, "title": "Slow picture", "url": "\(server.url("/slow.png").absoluteString)"}]}
             """)
-        let session = try world.browse(columns: 80, rows: 24)
-        let spinner = session.waitForScreen { screen in
+        let session = try await world.browse(columns: 80, rows: 24)
+        let spinner = await session.waitForScreen { screen in
             screen.contains { line in line.contains("%") && Spinner.frames.contains { line.contains($0) } }
         }
         #expect(spinner.matched, "a spinner with percent: \(spinner.screen.joined(separator: "\n"))")
-        let cached = session.waitForScreen(timeout: 20) { screen in
+        let cached = await session.waitForScreen(timeout: 20) { screen in
             screen.contains { $0.contains("● cached") } && screen.joined().contains("▄")
         }
         #expect(cached.matched, "\(cached.screen.joined(separator: "\n"))")
         #expect(!cached.screen.contains { $0.contains("%") }, "the spinner is gone")
         #expect(server.getCount("/slow.png") == 1)
-        session.send("q")
-        #expect(session.waitForExit()?.status == 0)
+        await session.send("q")
+        #expect(await session.waitForExit()?.status == 0)
     }
 
-    @Test func spaceTogglesPlaybackInThisProcess() throws {
-        let world = try World()
-        let session = try world.browse(columns: 80, rows: 24)
-        let shown2 = session.shows { $0.first?.contains("Browse test feed") == true }
+    @Test func spaceTogglesPlaybackInThisProcess() async throws {
+        let world = try await World()
+        let session = try await world.browse(columns: 80, rows: 24)
+        let shown2 = await session.shows { $0.first?.contains("Browse test feed") == true }
         #expect(shown2)
-        session.send("Space")
-        let playing = session.waitForScreen { $0.contains { $0.contains("▶ 0:0") } }
+        await session.send("Space")
+        let playing = await session.waitForScreen { $0.contains { $0.contains("▶ 0:0") } }
         #expect(playing.matched, "\(playing.screen.joined(separator: "\n"))")
-        usleep(1_000_000)
-        session.send("Space")
-        let paused = session.waitForScreen { $0.contains { $0.contains("⏸ 0:0") } }
+        try await Task.sleep(for: .seconds(1))
+        await session.send("Space")
+        let paused = await session.waitForScreen { $0.contains { $0.contains("⏸ 0:0") } }
         #expect(paused.matched, "\(paused.screen.joined(separator: "\n"))")
         // What reached the device is the tone's beginning, sample for sample.
-        usleep(500_000)
-        let reference = try Fixtures.referencePCM(world.tone)
+        try await Task.sleep(for: .milliseconds(500))
+        let reference = try await Fixtures.referencePCM(world.tone)
         #expect(try PlayCommandTests.device(world.disk, playedExactly: Array(reference.prefix(44100 * 4 / 2))))
-        session.send("q")
-        #expect(session.waitForExit()?.status == 0)
+        await session.send("q")
+        #expect(await session.waitForExit()?.status == 0)
 
         // The next browse shows where the tone would resume.
-        let again = try world.browse(columns: 80, rows: 24)
-        let resumable = again.waitForScreen { $0.contains { $0.contains("● local · at 0:0") } }
+        let again = try await world.browse(columns: 80, rows: 24)
+        let resumable = await again.waitForScreen { $0.contains { $0.contains("● local · at 0:0") } }
         #expect(resumable.matched, "\(resumable.screen.joined(separator: "\n"))")
-        again.send("q")
-        #expect(again.waitForExit()?.status == 0)
+        await again.send("q")
+        #expect(await again.waitForExit()?.status == 0)
     }
 
-    @Test func spaceTogglesTheBackgroundPlayerWhenOneRuns() throws {
-        let world = try World()
-        let started = try world.run("daemon")
+    @Test func spaceTogglesTheBackgroundPlayerWhenOneRuns() async throws {
+        let world = try await World()
+        let started = try await world.run("daemon")
         #expect(started.status == 0, "\(started.stderr)")
-        let session = try world.browse(columns: 80, rows: 24)
-        let shown3 = session.shows { $0.first?.contains("Browse test feed") == true }
+        let session = try await world.browse(columns: 80, rows: 24)
+        let shown3 = await session.shows { $0.first?.contains("Browse test feed") == true }
         #expect(shown3)
-        session.send("Space")
-        let shown4 = session.shows { $0.contains { $0.contains("▶ 0:0") } }
+        await session.send("Space")
+        let shown4 = await session.shows { $0.contains { $0.contains("▶ 0:0") } }
         #expect(shown4)
-        let status = try world.run("status", "--json")
+        let status = try await world.run("status", "--json")
         let current = (try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["current"] as? [String: Any]
         #expect(current?["item"] as? Int == 1)
         #expect(current?["state"] as? String == "playing")
-        session.send("Space")
-        let shown5 = session.shows { $0.contains { $0.contains("⏸ 0:0") } }
+        await session.send("Space")
+        let shown5 = await session.shows { $0.contains { $0.contains("⏸ 0:0") } }
         #expect(shown5)
-        session.send("q")
-        #expect(session.waitForExit()?.status == 0)
+        await session.send("q")
+        #expect(await session.waitForExit()?.status == 0)
         // The background player keeps the item after browse has gone.
-        #expect(try world.run("status").stdout.hasPrefix("⏸ paused 1 \"Tone\""))
-        _ = try world.run("quit")
+        #expect(try await world.run("status").stdout.hasPrefix("⏸ paused 1 \"Tone\""))
+        _ = try await world.run("quit")
     }
 
-    @Test func sigtermLeavesTheTerminalAsItWas() throws {
-        let world = try World()
-        let session = try world.browse(columns: 80, rows: 24)
-        let shown6 = session.shows { $0.first?.contains("Browse test feed") == true }
+    @Test func sigtermLeavesTheTerminalAsItWas() async throws {
+        let world = try await World()
+        let session = try await world.browse(columns: 80, rows: 24)
+        let shown6 = await session.shows { $0.first?.contains("Browse test feed") == true }
         #expect(shown6)
-        #expect(session.modes().alternateScreen)
-        #expect(!session.modes().cursorVisible)
-        let pid = try #require(session.programPID())
+        #expect(await session.modes().alternateScreen)
+        #expect(await !session.modes().cursorVisible)
+        let pid = try #require(await session.programPID())
 
         // (Ctrl-Z is not driven here: tmux 3.3 at times stops reading a pane
         // whose program stopped itself, so the restore it wrote is not seen.)
         kill(pid, SIGTERM)
-        let exit = try #require(session.waitForExit(), "browse did not end on SIGTERM")
+        let exit = try #require(await session.waitForExit(), "browse did not end on SIGTERM")
         #expect(exit.status == 143)
-        #expect(Self.terminalRestored(session, stty: exit.stty), "\(exit.stty)")
+        #expect(await Self.terminalRestored(session, stty: exit.stty), "\(exit.stty)")
     }
 }
 

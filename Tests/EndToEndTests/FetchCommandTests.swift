@@ -12,12 +12,11 @@ import TestSupport
         let cacheDir: String
         let bytes: [UInt8]
 
-        init(size: Int = 1_000_000, throttle: Int? = nil) throws {
+        init(size: Int = 1_000_000) async throws {
             server = try TestHTTPServer()
             folder = try TemporaryDirectory()
             bytes = TestHTTPServer.bytes(count: size, seed: 99)
             server.serve("/clip.mp4", bytes: bytes)
-            if let throttle { server.throttle("/clip.mp4", bytesPerSecond: throttle) }
             feed = try folder.write("feed.json", """
                 {"title": "Loopback", "items": [
                   {"type": 2, "title": "Clip", "url": "\(server.url("/clip.mp4").absoluteString)"},
@@ -43,47 +42,49 @@ import TestSupport
         }
     }
 
-    @Test func fetchPrintsOneLinePerStateChangeOffATerminal() throws {
-        let setup = try Setup()
-        let result = try Mediaplay.run(["fetch", "1"] + setup.arguments)
+    @Test func fetchPrintsOneLinePerStateChangeOffATerminal() async throws {
+        let setup = try await Setup()
+        let result = try await Mediaplay.run(["fetch", "1"] + setup.arguments)
         #expect(result.status == 0)
         #expect(result.stdout == "")
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.first == "1 \"Clip\": downloading")
         #expect(lines.last?.hasPrefix("1 \"Clip\": cached 977 KiB in ") == true)
         #expect(lines.count == 2)
-        #expect(try sha256(ofFile: try #require(setup.dataFile())) == sha256(setup.bytes))
+        #expect(try await sha256(ofFile: try #require(setup.dataFile())) == sha256(setup.bytes))
 
-        let again = try Mediaplay.run(["fetch", "1"] + setup.arguments)
+        let again = try await Mediaplay.run(["fetch", "1"] + setup.arguments)
         #expect(again.stderr == "1 \"Clip\": already cached 977 KiB\n")
         #expect(setup.server.getCount("/clip.mp4") == 1)
 
-        let list = try Mediaplay.run(["list"] + setup.arguments)
+        let list = try await Mediaplay.run(["list"] + setup.arguments)
         #expect(list.stdout.contains("cached"))
         #expect(list.stdout.contains("977 KiB"))
     }
 
-    @Test func failedDownloadIsExit69WithTheReasonAndTheRetryCommand() throws {
-        let setup = try Setup()
-        let result = try Mediaplay.run(["fetch", "2"] + setup.arguments)
+    @Test func failedDownloadIsExit69WithTheReasonAndTheRetryCommand() async throws {
+        let setup = try await Setup()
+        let result = try await Mediaplay.run(["fetch", "2"] + setup.arguments)
         #expect(result.status == 69)
         #expect(result.stderr.contains("2 \"Gone\": failed: HTTP 404 from 127.0.0.1"))
         #expect(result.stderr.hasSuffix("mediaplay: 1 of 1 download failed (retry: mediaplay fetch 2)\n"))
-        let list = try Mediaplay.run(["list", "--json"] + setup.arguments)
+        let list = try await Mediaplay.run(["list", "--json"] + setup.arguments)
         #expect(list.stdout.contains("\"state\" : \"failed\""))
         #expect(list.stdout.contains("\"error\" : \"HTTP 404 from 127.0.0.1\""))
-        #expect(try Mediaplay.run(["fetch", "9"] + setup.arguments).status == 66)
-        #expect(try Mediaplay.run(["fetch"] + setup.arguments).status == 64)
+        #expect(try await Mediaplay.run(["fetch", "9"] + setup.arguments).status == 66)
+        #expect(try await Mediaplay.run(["fetch"] + setup.arguments).status == 64)
     }
 
     @Test func killNineMidDownloadLeavesAResumablePartialEntry() async throws {
-        // 4 MB at 1 MB/s: seconds of room to kill it after its first 1 MiB write.
-        let setup = try Setup(size: 4_000_000, throttle: 1_000_000)
+        // The server holds the transfer at 2 MB: it is killed after its first
+        // 1 MiB write and before the end, however busy the machine.
+        let setup = try await Setup(size: 4_000_000)
+        setup.server.inject("/clip.mp4", [.holdAfter(2_000_000)])
         let first = try Mediaplay.start(["fetch", "1"] + setup.arguments)
         let deadline = Date().addingTimeInterval(20)
-        while setup.partSize() < 1 << 20 && Date() < deadline { usleep(10_000) }
+        while setup.partSize() < 1 << 20 && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
         first.kill(SIGKILL)
-        let killed = try first.wait()
+        let killed = try await first.wait()
         #expect(killed.status == SIGKILL)
         #expect(first.process.terminationReason == .uncaughtSignal)
 
@@ -91,13 +92,12 @@ import TestSupport
         #expect(setup.dataFile() == nil)
         let kept = setup.partSize()
         #expect(kept >= 1 << 20 && kept < 4_000_000)
-        let list = try Mediaplay.run(["list", "--json"] + setup.arguments)
+        let list = try await Mediaplay.run(["list", "--json"] + setup.arguments)
         #expect(list.stdout.contains("\"state\" : \"partial\""))
 
-        setup.server.throttle("/clip.mp4", bytesPerSecond: 0)
-        let second = try Mediaplay.run(["fetch", "1"] + setup.arguments)
+        let second = try await Mediaplay.run(["fetch", "1"] + setup.arguments)
         #expect(second.status == 0)
-        #expect(try sha256(ofFile: try #require(setup.dataFile())) == sha256(setup.bytes))
+        #expect(try await sha256(ofFile: try #require(setup.dataFile())) == sha256(setup.bytes))
         let requests = setup.server.requests("/clip.mp4")
         #expect(requests.count == 2)
         let range = try #require(requests[1].headers["range"])
@@ -106,65 +106,58 @@ import TestSupport
     }
 
     @Test func twoProcessesMakeOneTransfer() async throws {
-        let setup = try Setup(size: 2_000_000, throttle: 1_000_000)
+        let setup = try await Setup(size: 2_000_000)
+        // The transfer stops half way until released: "in progress" without timing.
+        setup.server.inject("/clip.mp4", [.holdAfter(1_000_000)])
         let a = try Mediaplay.start(["fetch", "1"] + setup.arguments)
         let b = try Mediaplay.start(["fetch", "1"] + setup.arguments)
         // While they run, list (a third process) sees the download in progress.
         var sawDownloading = false
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(20)
         while a.process.isRunning && Date() < deadline {
-            let list = try Mediaplay.run(["list", "--json"] + setup.arguments)
+            let list = try await Mediaplay.run(["list", "--json"] + setup.arguments)
             if list.stdout.contains("\"state\" : \"downloading\"") { sawDownloading = true; break }
-            // Not Task.sleep: parallel tests block the cooperative pool's two
-            // threads in waitUntilExit, and a suspended task may resume too late.
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
         }
-        let resultA = try a.wait()
-        let resultB = try b.wait()
+        setup.server.release("/clip.mp4")
+        let resultA = try await a.wait()
+        let resultB = try await b.wait()
         #expect(resultA.status == 0, "\(resultA.stderr)")
         #expect(resultB.status == 0, "\(resultB.stderr)")
         #expect(sawDownloading)
         #expect(setup.server.getCount("/clip.mp4") == 1)
-        #expect(try sha256(ofFile: try #require(setup.dataFile())) == sha256(setup.bytes))
+        #expect(try await sha256(ofFile: try #require(setup.dataFile())) == sha256(setup.bytes))
     }
 
-    @Test func diskFullIsAClearErrorAndThePartialResumes() throws {
-        let setup = try Setup(size: 1_000_000)
+    @Test func diskFullIsAClearErrorAndThePartialResumes() async throws {
+        let setup = try await Setup(size: 1_000_000)
         // A file size limit makes writes fail as on a full disk (EFBIG).
         let limited = try Mediaplay.start(["--fsize=400000", Mediaplay.executable, "fetch", "1"] + setup.arguments, executable: "/usr/bin/prlimit")
-        let result = try limited.wait()
+        let result = try await limited.wait()
         #expect(result.status == 74)
         #expect(result.stderr.contains("no space left on the disk holding"))
         #expect(result.stderr.contains("the partial download is kept"))
         #expect(setup.dataFile() == nil)
         #expect(setup.partSize() > 0)
 
-        let retry = try Mediaplay.run(["fetch", "1"] + setup.arguments)
+        let retry = try await Mediaplay.run(["fetch", "1"] + setup.arguments)
         #expect(retry.status == 0)
-        #expect(try sha256(ofFile: try #require(setup.dataFile())) == sha256(setup.bytes))
+        #expect(try await sha256(ofFile: try #require(setup.dataFile())) == sha256(setup.bytes))
         #expect(setup.server.requests("/clip.mp4").last?.headers["range"] != nil)
     }
 
-    @Test func cacheListSizeAndClear() throws {
-        let setup = try Setup(size: 10_000)
-        _ = try Mediaplay.run(["fetch", "1"] + setup.arguments)
-        let list = try Mediaplay.run(["cache", "list"] + setup.arguments)
+    @Test func cacheListSizeAndClear() async throws {
+        let setup = try await Setup(size: 10_000)
+        _ = try await Mediaplay.run(["fetch", "1"] + setup.arguments)
+        let list = try await Mediaplay.run(["cache", "list"] + setup.arguments)
         #expect(list.stdout.contains("cached"))
         #expect(list.stdout.contains("/clip.mp4"))
-        let json = try Mediaplay.run(["cache", "list", "--json"] + setup.arguments)
+        let json = try await Mediaplay.run(["cache", "list", "--json"] + setup.arguments)
         #expect(json.stdout.contains("\"state\":\"cached\""))
-        #expect(try Mediaplay.run(["cache", "size", "--bytes"] + setup.arguments).stdout == "10000\n")
-        let clear = try Mediaplay.run(["cache", "clear"] + setup.arguments)
+        #expect(try await Mediaplay.run(["cache", "size", "--bytes"] + setup.arguments).stdout == "10000\n")
+        let clear = try await Mediaplay.run(["cache", "clear"] + setup.arguments)
         #expect(clear.stdout == "Removed 1 entry, 9.8 KiB freed.\n")
-        #expect(try Mediaplay.run(["cache", "size", "--bytes"] + setup.arguments).stdout == "0\n")
-        #expect(try Mediaplay.run(["list", "--json"] + setup.arguments).stdout.contains("\"state\" : \"not-downloaded\""))
+        #expect(try await Mediaplay.run(["cache", "size", "--bytes"] + setup.arguments).stdout == "0\n")
+        #expect(try await Mediaplay.run(["list", "--json"] + setup.arguments).stdout.contains("\"state\" : \"not-downloaded\""))
     }
-}
-
-func sha256(ofFile path: String) throws -> String {
-    try Checksums.sha256sum(ofFile: path)
-}
-
-func sha256(_ bytes: [UInt8]) -> String {
-    (try? Checksums.sha256sum(of: bytes)) ?? ""
 }

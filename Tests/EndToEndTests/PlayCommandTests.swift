@@ -5,35 +5,35 @@ import TestSupport
 /// `mediaplay play` as a process: recorded output equals ffmpeg's, real SDL
 /// output through the disk driver, and broken inputs end with one line and 65.
 @Suite struct PlayCommandTests {
-    @Test func audioOutEqualsFFmpeg() throws {
+    @Test func audioOutEqualsFFmpeg() async throws {
         let fixture = Fixtures.audioCodecs[0]
-        let path = try Fixtures.make(fixture.name, fixture.arguments)
+        let path = try await Fixtures.make(fixture.name, fixture.arguments)
         let folder = try TemporaryDirectory()
-        let result = try Mediaplay.run(["play", path, "--audio-out", folder.path + "/out.wav", "--untimed"])
+        let result = try await Mediaplay.run(["play", path, "--audio-out", folder.path + "/out.wav", "--untimed"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr == "playing \"tone.mp3\"\nended \"tone.mp3\"\n")
         let wav = try Data(contentsOf: URL(fileURLWithPath: folder.path + "/out.wav"))
-        #expect(Array(wav.dropFirst(44)) == (try Fixtures.referencePCM(path)))
+        #expect(Array(wav.dropFirst(44)) == (try await Fixtures.referencePCM(path)))
     }
 
-    @Test func videoOutEqualsFFmpeg() throws {
-        let path = try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+    @Test func videoOutEqualsFFmpeg() async throws {
+        let path = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
         let folder = try TemporaryDirectory()
-        let result = try Mediaplay.run(["play", path, "--no-audio", "--video-out", folder.path + "/frames.txt", "--untimed"])
+        let result = try await Mediaplay.run(["play", path, "--no-audio", "--video-out", folder.path + "/frames.txt", "--untimed"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = try String(contentsOfFile: folder.path + "/frames.txt", encoding: .utf8).split(separator: "\n")
-        #expect(lines.map { String($0.split(separator: " ")[1]) } == (try Fixtures.referenceFrameHashes(path)))
+        #expect(lines.map { String($0.split(separator: " ")[1]) } == (try await Fixtures.referenceFrameHashes(path)))
         #expect(lines.first?.hasPrefix("0.000000 ") == true)
     }
 
-    @Test func realSDLOutputContainsTheReference() throws {
+    @Test func realSDLOutputContainsTheReference() async throws {
         let fixture = Fixtures.audioCodecs.first { $0.name == "tone-8k-mono.wav" }!
-        let path = try Fixtures.make(fixture.name, fixture.arguments)
+        let path = try await Fixtures.make(fixture.name, fixture.arguments)
         let folder = try TemporaryDirectory()
         let disk = folder.path + "/device.raw"
-        let result = try Mediaplay.run(["play", path], environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": disk])
+        let result = try await Mediaplay.run(["play", path], environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": disk])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try Self.device(disk, playedExactly: try Fixtures.referencePCM(path)), "the device received the reference PCM exactly")
+        #expect(try Self.device(disk, playedExactly: try await Fixtures.referencePCM(path)), "the device received the reference PCM exactly")
     }
 
     /// Whether what SDL's disk driver recorded holds `reference` exactly. The
@@ -49,7 +49,7 @@ import TestSupport
     }
 
     @Test(arguments: ["empty.mp4", "garbage.mp3", "text.mp4", "truncated.mp4", "truncated.jpg"], [false, true])
-    func brokenInputEndsWithOneLineAndExit65(_ name: String, inAWindow: Bool) throws {
+    func brokenInputEndsWithOneLineAndExit65(_ name: String, inAWindow: Bool) async throws {
         let folder = try TemporaryDirectory()
         let path = folder.path + "/" + name
         switch name {
@@ -60,27 +60,27 @@ import TestSupport
         case "text.mp4":
             try Data(String(repeating: "This is a text file, not a video.\n", count: 100).utf8).write(to: URL(fileURLWithPath: path))
         case "truncated.mp4":
-            let source = try Data(contentsOf: URL(fileURLWithPath: try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)))
+            let source = try Data(contentsOf: URL(fileURLWithPath: try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)))
             try source.prefix(source.count / 3).write(to: URL(fileURLWithPath: path))
         case "truncated.jpg":
-            let source = try Data(contentsOf: URL(fileURLWithPath: try Fixtures.make("picture.jpg", Fixtures.images[1].arguments)))
+            let source = try Data(contentsOf: URL(fileURLWithPath: try await Fixtures.make("picture.jpg", Fixtures.images[1].arguments)))
             try source.prefix(source.count / 3).write(to: URL(fileURLWithPath: path))
         default:
             break
         }
         let result = inAWindow
-            ? try Mediaplay.run(["play", path], environment: ["SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"])
-            : try Mediaplay.run(["play", path, "--no-audio", "--video-out", folder.path + "/f.txt", "--untimed"])
+            ? try await Mediaplay.run(["play", path], environment: ["SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"])
+            : try await Mediaplay.run(["play", path, "--no-audio", "--video-out", folder.path + "/f.txt", "--untimed"])
         #expect(result.status == 65, "\(name): \(result.stderr)")
         let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("mediaplay:") }
         #expect(errors.count == 1, "\(name): \(result.stderr)")
         #expect(!result.stderr.contains("["), "no FFmpeg log lines: \(result.stderr)")
     }
 
-    @Test func videoPlaysInAWindowWithItsAudio() throws {
-        let path = try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+    @Test func videoPlaysInAWindowWithItsAudio() async throws {
+        let path = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
         let folder = try TemporaryDirectory()
-        let result = try Mediaplay.run(["play", path, "--stats"], environment: [
+        let result = try await Mediaplay.run(["play", path, "--stats"], environment: [
             "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": folder.path + "/device.raw",
         ])
         #expect(result.status == 0, "\(result.stderr)")
@@ -89,49 +89,49 @@ import TestSupport
         // 50 frames in all: shown, or dropped when late (a loaded machine).
         #expect(numbers.count == 3 && numbers[0] + numbers[1] == 50 && numbers[0] > 25, "\(stats)")
         // The window does not disturb the audio: the device got the reference exactly.
-        #expect(try Self.device(folder.path + "/device.raw", playedExactly: try Fixtures.referencePCM(path)))
+        #expect(try Self.device(folder.path + "/device.raw", playedExactly: try await Fixtures.referencePCM(path)))
     }
 
-    @Test func imageStaysOpenUntilClosed() throws {
-        let path = try Fixtures.make("picture.png", Fixtures.images[0].arguments)
+    @Test func imageStaysOpenUntilClosed() async throws {
+        let path = try await Fixtures.make("picture.png", Fixtures.images[0].arguments)
         let running = try Mediaplay.start(["play", path], environment: ["SDL_VIDEODRIVER": "dummy"])
         var waited = 0
         while !running.stderrSoFar.contains("playing") && waited < 1000 {
-            usleep(10_000)
+            try await Task.sleep(for: .milliseconds(10))
             waited += 1
         }
-        usleep(300_000)
+        try await Task.sleep(for: .milliseconds(300))
         #expect(running.process.isRunning, "the picture stays on screen")
         running.kill(SIGTERM)
-        let result = try running.wait()
+        let result = try await running.wait()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.hasSuffix("ended \"picture.png\"\n"), "\(result.stderr)")
     }
 
-    @Test func withoutADisplayAVideoPlaysItsAudio() throws {
-        let path = try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+    @Test func withoutADisplayAVideoPlaysItsAudio() async throws {
+        let path = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
         let folder = try TemporaryDirectory()
-        let result = try Mediaplay.run(["play", path, "--audio-out", folder.path + "/out.wav", "--untimed"])
+        let result = try await Mediaplay.run(["play", path, "--audio-out", folder.path + "/out.wav", "--untimed"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("mediaplay: no display"), "\(result.stderr)")
         let wav = try Data(contentsOf: URL(fileURLWithPath: folder.path + "/out.wav"))
-        #expect(Array(wav.dropFirst(44)) == (try Fixtures.referencePCM(path)))
+        #expect(Array(wav.dropFirst(44)) == (try await Fixtures.referencePCM(path)))
     }
 
-    @Test func withoutADisplayAPictureIsAnError() throws {
-        let path = try Fixtures.make("picture.png", Fixtures.images[0].arguments)
-        let result = try Mediaplay.run(["play", path])
+    @Test func withoutADisplayAPictureIsAnError() async throws {
+        let path = try await Fixtures.make("picture.png", Fixtures.images[0].arguments)
+        let result = try await Mediaplay.run(["play", path])
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr == "mediaplay: cannot show \"picture.png\": no display (set DISPLAY, or record frames with --video-out)\n")
     }
 
-    @Test func startSecondsIn() throws {
-        let path = try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+    @Test func startSecondsIn() async throws {
+        let path = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
         let folder = try TemporaryDirectory()
-        let result = try Mediaplay.run(["play", path, "--start", "1", "--audio-out", folder.path + "/out.wav", "--no-video", "--untimed"])
+        let result = try await Mediaplay.run(["play", path, "--start", "1", "--audio-out", folder.path + "/out.wav", "--no-video", "--untimed"])
         #expect(result.status == 0, "\(result.stderr)")
         let wav = try Data(contentsOf: URL(fileURLWithPath: folder.path + "/out.wav"))
-        let matches = Array(wav.dropFirst(44)) == (try Fixtures.referencePCM(path, start: 1))
+        let matches = Array(wav.dropFirst(44)) == (try await Fixtures.referencePCM(path, start: 1))
         #expect(matches, "--start 1 equals ffmpeg -ss 1")
     }
 }

@@ -6,10 +6,10 @@ import TestSupport
 /// reference exactly across toggle, pause, resume and switching items.
 @Suite struct ScriptCommandTests {
     /// A feed of local fixtures: 1 tone.wav, 2 clip.mp4, 3 tone.flac.
-    static func feed(in folder: TemporaryDirectory) throws -> String {
-        let wav = try Fixtures.make("tone.wav", Fixtures.audioCodecs.first { $0.name == "tone.wav" }!.arguments)
-        let clip = try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
-        let flac = try Fixtures.make("tone.flac", Fixtures.audioCodecs.first { $0.name == "tone.flac" }!.arguments)
+    static func feed(in folder: TemporaryDirectory) async throws -> String {
+        let wav = try await Fixtures.make("tone.wav", Fixtures.audioCodecs.first { $0.name == "tone.wav" }!.arguments)
+        let clip = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let flac = try await Fixtures.make("tone.flac", Fixtures.audioCodecs.first { $0.name == "tone.flac" }!.arguments)
         return try folder.write("feed.json", """
             {"title": "script", "items": [
               {"type": 1, "title": "Tone", "url": "file://\(wav)"},
@@ -19,9 +19,9 @@ import TestSupport
             """)
     }
 
-    @Test func togglePauseResumeAndSwitchEqualTheReference() throws {
+    @Test func togglePauseResumeAndSwitchEqualTheReference() async throws {
         let folder = try TemporaryDirectory()
-        let feed = try Self.feed(in: folder)
+        let feed = try await Self.feed(in: folder)
         let script = try folder.write("play.txt", """
             toggle 1
             wait 0.5s
@@ -39,14 +39,14 @@ import TestSupport
             wait-until ended 1
             expect position 1 2 ±0.001
             """)
-        let result = try Mediaplay.run(["script", script, "--feed", feed, "--audio-out", folder.path + "/out.wav"])
+        let result = try await Mediaplay.run(["script", script, "--feed", feed, "--audio-out", folder.path + "/out.wav"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 13)
         #expect(lines.allSatisfy { $0.contains("\"ok\":true") })
 
-        let wav = try Fixtures.referencePCM(try Fixtures.make("tone.wav", []))
-        let flac = try Fixtures.referencePCM(try Fixtures.make("tone.flac", []))
+        let wav = try await Fixtures.referencePCM(try await Fixtures.make("tone.wav", []))
+        let flac = try await Fixtures.referencePCM(try await Fixtures.make("tone.flac", []))
         let half = 44_100 * 4 / 2
         let quarter = 44_100 * 4 / 4
         let expected = Array(wav[..<half]) + Array(flac[..<quarter]) + Array(wav[half...])
@@ -56,30 +56,30 @@ import TestSupport
         #expect(matches, "the recording is the reference's pieces in the order played")
     }
 
-    @Test func aFailedExpectationNamesItsLineAndExits1() throws {
+    @Test func aFailedExpectationNamesItsLineAndExits1() async throws {
         let folder = try TemporaryDirectory()
-        let feed = try Self.feed(in: folder)
+        let feed = try await Self.feed(in: folder)
         let script = try folder.write("fail.txt", "toggle 1\nwait 1s\nexpect state 1 paused\ntoggle 1\n")
-        let result = try Mediaplay.run(["script", script, "--feed", feed, "--clock", "virtual"])
+        let result = try await Mediaplay.run(["script", script, "--feed", feed, "--clock", "virtual"])
         #expect(result.status == 1)
         #expect(result.stderr == "mediaplay: \(script):3: expected item 1 to be paused, it is playing\n")
         #expect(result.stdout.split(separator: "\n").count == 3, "no step runs after the failure")
     }
 
-    @Test func anUnreadableScriptExits65() throws {
+    @Test func anUnreadableScriptExits65() async throws {
         let folder = try TemporaryDirectory()
-        let feed = try Self.feed(in: folder)
+        let feed = try await Self.feed(in: folder)
         let script = try folder.write("bad.txt", "toggle 1\nplay 2\n")
-        let result = try Mediaplay.run(["script", script, "--feed", feed])
+        let result = try await Mediaplay.run(["script", script, "--feed", feed])
         #expect(result.status == 65)
         #expect(result.stderr.hasPrefix("mediaplay: \(script): line 2: cannot read \"play 2\""), "\(result.stderr)")
     }
 
-    @Test func noSuchItemFails() throws {
+    @Test func noSuchItemFails() async throws {
         let folder = try TemporaryDirectory()
-        let feed = try Self.feed(in: folder)
+        let feed = try await Self.feed(in: folder)
         let script = try folder.write("missing.txt", "toggle 9\n")
-        let result = try Mediaplay.run(["script", script, "--feed", feed, "--clock", "virtual"])
+        let result = try await Mediaplay.run(["script", script, "--feed", feed, "--clock", "virtual"])
         #expect(result.status == 1)
         #expect(result.stderr.contains(":1: no item \"9\""), "\(result.stderr)")
     }

@@ -15,7 +15,7 @@ import TestSupport
         #expect(fixture.cache.status(for: url) == .notDownloaded)
 
         let path = try await fixture.cache.fetch(url)
-        #expect(try sha256(ofFile: path) == sha256(bytes))
+        #expect(try await sha256(ofFile: path) == sha256(bytes))
         #expect(path.hasSuffix(".mp4"))
         #expect(fixture.cache.status(for: url) == .cached(size: Int64(bytes.count)))
 
@@ -44,7 +44,7 @@ import TestSupport
             return all
         }
         #expect(Set(paths).count == 1)
-        #expect(try sha256(ofFile: paths[0]) == sha256(bytes))
+        #expect(try await sha256(ofFile: paths[0]) == sha256(bytes))
         #expect(server.getCount("/same.bin") == 1)
     }
 
@@ -95,7 +95,7 @@ import TestSupport
 
         let unchanged = try await fixture.cache.fetch(url, refresh: true)
         #expect(unchanged == path)
-        #expect(try sha256(ofFile: path) == sha256(first))
+        #expect(try await sha256(ofFile: path) == sha256(first))
         #expect(server.requests("/r.bin").last?.headers["if-none-match"] != nil)
         #expect(server.getCount("/r.bin") == 2)
         #expect(fixture.contentFiles() == [MediaCache.entryName(for: url)])
@@ -103,7 +103,7 @@ import TestSupport
         let second = TestHTTPServer.bytes(count: 120_000, seed: 5)
         server.serve("/r.bin", bytes: second)
         _ = try await fixture.cache.fetch(url, refresh: true)
-        #expect(try sha256(ofFile: path) == sha256(second))
+        #expect(try await sha256(ofFile: path) == sha256(second))
         #expect(fixture.cache.status(for: url) == .cached(size: 120_000))
         #expect(fixture.contentFiles() == [MediaCache.entryName(for: url)])
     }

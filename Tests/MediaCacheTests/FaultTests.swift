@@ -18,7 +18,7 @@ import TestSupport
 
         let bytes = TestHTTPServer.bytes(count: 50_000, seed: 10)
         server.serve("/missing.mp3", bytes: bytes)
-        #expect(try sha256(ofFile: try await fixture.cache.fetch(url)) == sha256(bytes))
+        #expect(try await sha256(ofFile: try await fixture.cache.fetch(url)) == sha256(bytes))
     }
 
     @Test func serviceUnavailableThenSuccessRetries() async throws {
@@ -30,7 +30,7 @@ import TestSupport
         let all = await events(fixture.cache.download(server.url("/busy.bin")))
         #expect(all.contains { if case .progress(let p) = $0, case .retrying = p.phase { return true }; return false })
         guard case let .finished(path, _)? = all.last else { Issue.record("finished"); return }
-        #expect(try sha256(ofFile: path) == sha256(bytes))
+        #expect(try await sha256(ofFile: path) == sha256(bytes))
         #expect(server.getCount("/busy.bin") == 3)
     }
 
@@ -45,7 +45,7 @@ import TestSupport
         #expect(server.getCount("/down.bin") == 3)
         #expect(!fixture.contentFiles().contains(MediaCache.entryName(for: url)))
         // The server is back: the next fetch completes.
-        #expect(try sha256(ofFile: try await fixture.cache.fetch(url)) == sha256(bytes))
+        #expect(try await sha256(ofFile: try await fixture.cache.fetch(url)) == sha256(bytes))
     }
 
     @Test func resetMidBodyResumesWithRangeAndIfRange() async throws {
@@ -55,7 +55,7 @@ import TestSupport
         server.inject("/reset.bin", [.resetAfter(300_000), .resetAfter(200_000)])
         let fixture = try CacheFixture()
         let path = try await fixture.cache.fetch(server.url("/reset.bin"))
-        #expect(try sha256(ofFile: path) == sha256(bytes))
+        #expect(try await sha256(ofFile: path) == sha256(bytes))
         let requests = server.requests("/reset.bin")
         #expect(requests.count == 3)
         #expect(requests[0].headers["range"] == nil)
@@ -76,7 +76,7 @@ import TestSupport
         let fixture = try CacheFixture()
         let url = server.url("/short.bin")
         let path = try await fixture.cache.fetch(url)
-        #expect(try sha256(ofFile: path) == sha256(bytes))
+        #expect(try await sha256(ofFile: path) == sha256(bytes))
         #expect(fixture.cache.status(for: url) == .cached(size: 200_000))
         #expect(server.getCount("/short.bin") >= 2)
     }
@@ -120,7 +120,7 @@ import TestSupport
         let bytes = TestHTTPServer.bytes(count: 1000, seed: 16)
         server.serve("/target.bin", bytes: bytes)
         server.redirect("/hop", to: "/target.bin")
-        #expect(try sha256(ofFile: try await fixture.cache.fetch(server.url("/hop"))) == sha256(bytes))
+        #expect(try await sha256(ofFile: try await fixture.cache.fetch(server.url("/hop"))) == sha256(bytes))
     }
 
     @Test func hangingServerTimesOutThenResumes() async throws {
@@ -130,7 +130,7 @@ import TestSupport
         server.inject("/hang.bin", [.hangAfter(100_000)])
         let fixture = try CacheFixture { $0.lowSpeedTime = 1 }
         let path = try await fixture.cache.fetch(server.url("/hang.bin"))
-        #expect(try sha256(ofFile: path) == sha256(bytes))
+        #expect(try await sha256(ofFile: path) == sha256(bytes))
         #expect(server.requests("/hang.bin").last?.headers["range"] != nil)
     }
 
@@ -170,7 +170,7 @@ import TestSupport
         server.inject("/norange.bin", [.resetAfter(200_000), .ignoreRange])
         let fixture = try CacheFixture()
         let path = try await fixture.cache.fetch(server.url("/norange.bin"))
-        #expect(try sha256(ofFile: path) == sha256(bytes))
+        #expect(try await sha256(ofFile: path) == sha256(bytes))
         #expect(server.getCount("/norange.bin") == 2)
     }
 
@@ -178,17 +178,21 @@ import TestSupport
         let server = try TestHTTPServer()
         let old = TestHTTPServer.bytes(count: 400_000, seed: 21)
         server.serve("/changing.bin", bytes: old)
-        server.inject("/changing.bin", [.resetAfter(150_000)])
-        server.throttle("/changing.bin", bytesPerSecond: 2_000_000)
-        let fixture = try CacheFixture { $0.maximumResumes = 0; $0.retryDelay = 0.3 }
+        // The first attempt stops after 150 kB and waits there (a low-speed
+        // limit long enough for a busy machine), with no timing involved.
+        server.inject("/changing.bin", [.holdAfter(150_000)])
+        let fixture = try CacheFixture { $0.maximumResumes = 0; $0.retryDelay = 0.05; $0.lowSpeedTime = 15 }
         let url = server.url("/changing.bin")
         let task = Task { try await fixture.cache.fetch(url) }
-        // Replace the file while the first attempt runs; the resume's If-Range no longer matches.
-        while server.getCount("/changing.bin") < 1 { usleep(5_000) }  // not Task.sleep: the pool may be busy
+        while server.bytesSent("/changing.bin") < 150_000 { try await Task.sleep(for: .milliseconds(5)) }
+        // Replace the file, then drop the held connection: the resume's If-Range no longer matches.
         let new = TestHTTPServer.bytes(count: 350_000, seed: 22)
         server.serve("/changing.bin", bytes: new)
+        server.goAway()
+        server.comeBack()
         let path = try await task.value
-        #expect(try sha256(ofFile: path) == sha256(new))
+        #expect(try await sha256(ofFile: path) == sha256(new))
+        #expect(server.requests("/changing.bin").last?.headers["if-range"] != nil)
     }
 
     @Test func partialWithoutValidatorsRestartsFromZero() async throws {
@@ -198,7 +202,7 @@ import TestSupport
         server.inject("/plain.bin", [.resetAfter(100_000)])
         let fixture = try CacheFixture()
         let path = try await fixture.cache.fetch(server.url("/plain.bin"))
-        #expect(try sha256(ofFile: path) == sha256(bytes))
+        #expect(try await sha256(ofFile: path) == sha256(bytes))
         // Without a validator a resume could splice two versions: it starts over.
         #expect(server.requests("/plain.bin").allSatisfy { $0.headers["range"] == nil })
     }

@@ -60,7 +60,7 @@ import TestSupport
         let all = try await Self.read(reader, at: 0, count: 700_000)
         #expect(all == bytes)
         let path = try await Self.waitForFinish(fixture.cache, url)
-        #expect(try sha256(ofFile: path) == sha256(bytes))
+        #expect(try await sha256(ofFile: path) == sha256(bytes))
         #expect(server.getCount("/slow.bin") == 1)
         #expect(server.bytesSent("/slow.bin") == bytes.count)
     }
@@ -99,7 +99,7 @@ import TestSupport
         let all = try await Self.read(reader, at: 0, count: size)
         #expect(all == bytes)
         let path = try await Self.waitForFinish(fixture.cache, url)
-        #expect(try sha256(ofFile: path) == sha256(bytes))
+        #expect(try await sha256(ofFile: path) == sha256(bytes))
         // Transfers stopped where another began: every byte written once.
         #expect(reader.bytesFetched == Int64(size), "\(server.requests("/seek.bin").map { $0.headers["range"] ?? "whole" })")
         #expect(server.getCount("/seek.bin") <= 5)
@@ -144,7 +144,7 @@ import TestSupport
         // The server is back: the next fetch resumes where the part file ends.
         server.comeBack()
         let before = server.requests("/gone.bin").count
-        #expect(try sha256(ofFile: try await fixture.cache.fetch(url)) == sha256(bytes))
+        #expect(try await sha256(ofFile: try await fixture.cache.fetch(url)) == sha256(bytes))
         #expect(server.requests("/gone.bin").dropFirst(before).first?.headers["range"] == "bytes=\(received)-")
     }
 

@@ -30,22 +30,6 @@ struct CacheFixture {
     }
 }
 
-func sha256(ofFile path: String) throws -> String {
-    var hasher = SHA256()
-    let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-    defer { try? handle.close() }
-    while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-        chunk.withUnsafeBytes { hasher.update($0) }
-    }
-    return hasher.finalizeHex()
-}
-
-func sha256(_ bytes: [UInt8]) -> String {
-    var hasher = SHA256()
-    hasher.update(bytes)
-    return hasher.finalizeHex()
-}
-
 /// Collects a download's events.
 func events(_ stream: AsyncStream<DownloadEvent>) async -> [DownloadEvent] {
     var all: [DownloadEvent] = []

@@ -19,7 +19,7 @@ final class DaemonUnderTest: Sendable {
 
     init() async throws {
         folder = try TemporaryDirectory()
-        let tone = try Fixtures.make("tone.wav", Fixtures.audioCodecs.first { $0.name == "tone.wav" }!.arguments)
+        let tone = try await Fixtures.make("tone.wav", Fixtures.audioCodecs.first { $0.name == "tone.wav" }!.arguments)
         let feed = try FeedDecoder.decode(Array("""
             [{"type": 1, "title": "Tone", "url": "file://\(tone)"},
              {"type": 7, "title": "Odd", "url": "file://\(tone)"}]
@@ -44,8 +44,10 @@ final class DaemonUnderTest: Sendable {
     }
 }
 
-/// A raw protocol client: bytes out, lines in.
-final class RawClient {
+/// A raw protocol client: bytes out, lines in. One task or thread uses it
+/// at a time: `next`/`reply` from tests (their reads run off the pool),
+/// `blockingReply` from the threads of `onThreads`.
+final class RawClient: @unchecked Sendable {
     let socket: UnixSocket
     private var splitter = LineSplitter(maximumLength: 1 << 20)
     private var lines: [[UInt8]] = []
@@ -58,8 +60,8 @@ final class RawClient {
     func send(_ text: String) throws { try socket.write(Array(text.utf8)) }
     func send(_ bytes: [UInt8]) throws { try socket.write(bytes) }
 
-    /// The next line as a JSON object (nil at end of stream or timeout).
-    func next() -> [String: Any]? {
+    /// The next line, read on this thread (nil at end of stream or timeout).
+    private func nextLine() -> [UInt8]? {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
         defer { buffer.deallocate() }
         while lines.isEmpty {
@@ -67,12 +69,32 @@ final class RawClient {
             if count <= 0 { return nil }
             for case let .line(line) in splitter.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) { lines.append(line) }
         }
-        return (try? JSONSerialization.jsonObject(with: Data(lines.removeFirst()))) as? [String: Any]
+        return lines.removeFirst()
+    }
+
+    private static func object(_ line: [UInt8]?) -> [String: Any]? {
+        line.flatMap { (try? JSONSerialization.jsonObject(with: Data($0))) as? [String: Any] }
+    }
+
+    /// The next line as a JSON object (nil at end of stream or timeout).
+    func next() async -> [String: Any]? {
+        Self.object(await offPool { self.nextLine() })
     }
 
     /// The next reply (events skipped).
-    func reply() -> [String: Any]? {
-        while let line = next() {
+    func reply() async -> [String: Any]? {
+        while let line = await next() {
+            if line["event"] == nil { return line }
+        }
+        return nil
+    }
+
+    /// `next`, blocking the calling thread (never a pool thread).
+    func blockingNext() -> [String: Any]? { Self.object(nextLine()) }
+
+    /// `reply`, blocking the calling thread (never a pool thread).
+    func blockingReply() -> [String: Any]? {
+        while let line = blockingNext() {
             if line["event"] == nil { return line }
         }
         return nil
@@ -119,7 +141,7 @@ private final class Tally: @unchecked Sendable {
             }
             guard (try? connection.send(batch)) != nil else { return }
             var ids: [Int] = []
-            while ids.count < 100, let reply = connection.reply() {
+            while ids.count < 100, let reply = connection.blockingReply() {
                 if reply["ok"] as? Bool == true, let id = reply["id"] as? Int { ids.append(id) }
             }
             if ids == Array(0..<100) { complete.add(client) }
@@ -132,41 +154,41 @@ private final class Tally: @unchecked Sendable {
         let daemon = try await DaemonUnderTest()
         let client = try RawClient(daemon.paths)
         try client.send("{\n")
-        #expect(errorCode(client.reply()) == "bad-request")
+        #expect(errorCode(await client.reply()) == "bad-request")
         try client.send([0xFF, 0xFE, 0x00, 0x01, 0x80, 0x0A])
-        let binary = client.reply()
+        let binary = await client.reply()
         #expect(errorCode(binary) == "bad-request")
         #expect((binary?["error"] as? [String: Any])?["message"] as? String == "request is not UTF-8 JSON")
         try client.send(#"{"id":3}"# + "\n")
-        let missing = client.reply()
+        let missing = await client.reply()
         #expect(errorCode(missing) == "bad-request" && missing?["id"] as? Int == 3, "the id is echoed when it can be read")
         try client.send(#"{"id":4,"cmd":"dance"}"# + "\n")
-        #expect(errorCode(client.reply()) == "unknown-command")
+        #expect(errorCode(await client.reply()) == "unknown-command")
         try client.send(#"{"id":5,"cmd":"toggle"}"# + "\n")
-        #expect(errorCode(client.reply()) == "bad-request")
+        #expect(errorCode(await client.reply()) == "bad-request")
         try client.send(#"{"id":6,"cmd":"toggle","item":9}"# + "\n")
-        #expect(errorCode(client.reply()) == "no-such-item")
+        #expect(errorCode(await client.reply()) == "no-such-item")
         try client.send(#"{"id":7,"cmd":"toggle","item":2}"# + "\n")
-        #expect(errorCode(client.reply()) == "invalid-item")
+        #expect(errorCode(await client.reply()) == "invalid-item")
         try client.send(#"{"id":8,"cmd":"toggle","item":1,"feed":"another-feed"}"# + "\n")
-        #expect(errorCode(client.reply()) == "wrong-feed")
+        #expect(errorCode(await client.reply()) == "wrong-feed")
         try client.send(#"{"id":9,"cmd":"seek","item":1,"seconds":"soon"}"# + "\n")
-        #expect(errorCode(client.reply()) == "bad-request")
+        #expect(errorCode(await client.reply()) == "bad-request")
         // Over-long: a megabyte without a newline, then the newline.
         try client.send(String(repeating: "x", count: 1 << 20) + "\n")
-        #expect(errorCode(client.reply()) == "line-too-long")
+        #expect(errorCode(await client.reply()) == "line-too-long")
         try client.send(#"{"id":10,"cmd":"status"}"# + "\n")
-        let alive = client.reply()
+        let alive = await client.reply()
         #expect(alive?["ok"] as? Bool == true && alive?["id"] as? Int == 10, "the same connection still works")
         // Truncated: the client hangs up in the middle of a request.
         try client.send(#"{"id":11,"cmd":"sta"#)
         client.socket.shutdownWriting()
-        #expect(errorCode(client.reply()) == "bad-request")
-        #expect(client.next() == nil, "then the daemon closes the connection")
+        #expect(errorCode(await client.reply()) == "bad-request")
+        #expect(await client.next() == nil, "then the daemon closes the connection")
         // And serves the next client as before.
         let next = try RawClient(daemon.paths)
         try next.send(#"{"id":1,"cmd":"status"}"# + "\n")
-        #expect(next.reply()?["ok"] as? Bool == true)
+        #expect(await next.reply()?["ok"] as? Bool == true)
         await daemon.stop()
     }
 
@@ -174,12 +196,12 @@ private final class Tally: @unchecked Sendable {
         let daemon = try await DaemonUnderTest()
         let observer = try RawClient(daemon.paths)
         try observer.send(#"{"id":1,"cmd":"observe"}"# + "\n")
-        #expect(observer.reply()?["ok"] as? Bool == true)
+        #expect(await observer.reply()?["ok"] as? Bool == true)
         let player = try RawClient(daemon.paths)
         try player.send(#"{"id":1,"cmd":"toggle","item":1}"# + "\n")
-        #expect((player.reply()?["result"] as? [String: Any])?["state"] as? String == "playing")
+        #expect((await player.reply()?["result"] as? [String: Any])?["state"] as? String == "playing")
         var event: [String: Any]?
-        while let line = observer.next() {
+        while let line = await observer.next() {
             if line["event"] as? String == "state" { event = line; break }
         }
         #expect(event?["item"] as? Int == 1 && event?["state"] as? String == "playing")
@@ -210,7 +232,7 @@ private final class Tally: @unchecked Sendable {
         await onThreads(1) { _ in
             guard mp_set_thread_ids(65534, 65534) == 0, let client = try? RawClient(daemon.paths) else { return }
             try? client.send(#"{"id":1,"cmd":"status"}"# + "\n")
-            if errorCode(client.reply()) == "forbidden", client.next() == nil { refused.add(1) }
+            if errorCode(client.blockingReply()) == "forbidden", client.blockingNext() == nil { refused.add(1) }
         }
         #expect(refused.all == [1], "nobody's request is refused and the connection closed")
         await daemon.stop()
@@ -244,7 +266,7 @@ private final class Tally: @unchecked Sendable {
         stat(paths.socket, &info)
         #expect(info.st_mode & 0o777 == 0o600, "the socket is the owner's only")
         try client?.send(#"{"id":1,"cmd":"quit"}"# + "\n")
-        #expect(client?.reply()?["ok"] as? Bool == true)
+        #expect(await client?.reply()?["ok"] as? Bool == true)
         await serving.value
         #expect(!FileManager.default.fileExists(atPath: paths.socket), "quit removes the socket")
         try second.claim(patience: 1)

@@ -7,7 +7,7 @@ import TestSupport
 /// Decoded output checked against the ffmpeg CLI, bit for bit (DESIGN.md §8).
 @Suite struct OracleTests {
     /// Plays `path` untimed into file sinks; returns the PCM data and the frame hash lines.
-    static func decode(_ path: String, audio: Bool = true, video: Bool = true, start: Double = 0) throws -> (pcm: [UInt8], hashes: [String], state: PlayerState) {
+    static func decode(_ path: String, audio: Bool = true, video: Bool = true, start: Double = 0) async throws -> (pcm: [UInt8], hashes: [String], state: PlayerState) {
         let folder = try TemporaryDirectory()
         let wav = folder.path + "/out.wav"
         let hashes = folder.path + "/out.framemd5"
@@ -21,7 +21,7 @@ import TestSupport
             options: options
         )
         player.play()
-        let state = player.waitUntilFinished()
+        let state = await offPool { player.waitUntilFinished() }
         let pcm = audio ? ((try? Recorded.pcm(wav)) ?? []) : []
         let lines = video ? ((try? Recorded.hashes(hashes)) ?? []) : []
         return (pcm, lines, state)
@@ -30,8 +30,8 @@ import TestSupport
     /// A player of the clip recording to `out.wav` and `out.framemd5` in
     /// `folder`; its audio sink calls `onThreshold` once `triggerAfterBytes`
     /// are written, so a pause or seek lands mid-stream every run.
-    static func clipRecorder(in folder: TemporaryDirectory, clock: PlaybackClock = .untimed, triggerAfterBytes: Int = .max) throws -> (player: Player, audio: TriggeringSink) {
-        let path = try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+    static func clipRecorder(in folder: TemporaryDirectory, clock: PlaybackClock = .untimed, triggerAfterBytes: Int = .max) async throws -> (player: Player, audio: TriggeringSink) {
+        let path = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
         let audio = TriggeringSink(wrapping: WAVFileSink(path: folder.path + "/out.wav"), triggerAfterBytes: triggerAfterBytes)
         let video = try FrameHashSink(path: folder.path + "/out.framemd5")
         var options = PlaybackOptions()
@@ -40,11 +40,11 @@ import TestSupport
     }
 
     @Test(arguments: Fixtures.audioCodecs.map(\.name))
-    func audioEqualsFFmpeg(_ name: String) throws {
+    func audioEqualsFFmpeg(_ name: String) async throws {
         let fixture = Fixtures.audioCodecs.first { $0.name == name }!
-        let path = try Fixtures.make(fixture.name, fixture.arguments)
-        let reference = try Fixtures.referencePCM(path)
-        let result = try Self.decode(path, video: false)
+        let path = try await Fixtures.make(fixture.name, fixture.arguments)
+        let reference = try await Fixtures.referencePCM(path)
+        let result = try await Self.decode(path, video: false)
         #expect(result.state == .ended)
         #expect(reference.count > 10_000)
         #expect(result.pcm.count == reference.count, "\(name): \(result.pcm.count) bytes vs ffmpeg's \(reference.count)")
@@ -52,47 +52,47 @@ import TestSupport
     }
 
     @Test(arguments: (Fixtures.videoCodecs + Fixtures.images).map(\.name))
-    func videoEqualsFFmpeg(_ name: String) throws {
+    func videoEqualsFFmpeg(_ name: String) async throws {
         let fixture = (Fixtures.videoCodecs + Fixtures.images).first { $0.name == name }!
-        let path = try Fixtures.make(fixture.name, fixture.arguments)
-        let reference = try Fixtures.referenceFrameHashes(path)
-        let result = try Self.decode(path, audio: false)
+        let path = try await Fixtures.make(fixture.name, fixture.arguments)
+        let reference = try await Fixtures.referenceFrameHashes(path)
+        let result = try await Self.decode(path, audio: false)
         #expect(result.state == .ended)
         #expect(!reference.isEmpty)
         #expect(result.hashes == reference, "\(name): frame hashes differ from ffmpeg's framemd5")
     }
 
-    @Test func clipWithAudioAndVideo() throws {
-        let path = try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
-        let result = try Self.decode(path)
-        #expect(result.pcm == (try Fixtures.referencePCM(path)))
-        #expect(result.hashes == (try Fixtures.referenceFrameHashes(path)))
+    @Test func clipWithAudioAndVideo() async throws {
+        let path = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let result = try await Self.decode(path)
+        #expect(result.pcm == (try await Fixtures.referencePCM(path)))
+        #expect(result.hashes == (try await Fixtures.referenceFrameHashes(path)))
     }
 
     /// `start` seeks exactly, as `ffmpeg -ss` does: output from that time on.
     @Test(arguments: ["tone.wav", "tone.flac", "tone.mp3", "tone.ogg", "tone.m4a", "tone.opus"])
-    func startAtEqualsFFmpegSeek(_ name: String) throws {
+    func startAtEqualsFFmpegSeek(_ name: String) async throws {
         let fixture = Fixtures.audioCodecs.first { $0.name == name }!
-        let path = try Fixtures.make(fixture.name, fixture.arguments)
-        let reference = try Fixtures.referencePCM(path, start: 0.75)
-        let result = try Self.decode(path, video: false, start: 0.75)
+        let path = try await Fixtures.make(fixture.name, fixture.arguments)
+        let reference = try await Fixtures.referencePCM(path, start: 0.75)
+        let result = try await Self.decode(path, video: false, start: 0.75)
         #expect(result.state == .ended)
         #expect(result.pcm.count == reference.count, "\(name): \(result.pcm.count) bytes vs ffmpeg's \(reference.count)")
         #expect(result.pcm == reference, "\(name): PCM after the seek differs from ffmpeg -ss")
     }
 
-    @Test func clipStartAtEqualsFFmpegSeek() throws {
-        let path = try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
-        let result = try Self.decode(path, start: 0.5)
-        #expect(result.pcm == (try Fixtures.referencePCM(path, start: 0.5)))
-        #expect(result.hashes == (try Fixtures.referenceFrameHashes(path, start: 0.5)))
+    @Test func clipStartAtEqualsFFmpegSeek() async throws {
+        let path = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let result = try await Self.decode(path, start: 0.5)
+        #expect(result.pcm == (try await Fixtures.referencePCM(path, start: 0.5)))
+        #expect(result.hashes == (try await Fixtures.referenceFrameHashes(path, start: 0.5)))
     }
 
     @Test func pauseAndResumeInTheMiddleChangeNothing() async throws {
-        let path = try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let path = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
         let folder = try TemporaryDirectory()
         // Pause once a third of a second (44.1 kHz stereo s16) is written.
-        let (player, audio) = try Self.clipRecorder(in: folder, triggerAfterBytes: 44_100 * 4 / 3)
+        let (player, audio) = try await Self.clipRecorder(in: folder, triggerAfterBytes: 44_100 * 4 / 3)
         audio.onThreshold = { player.pause() }
         let events = player.events()
         player.play()
@@ -112,29 +112,29 @@ import TestSupport
         #expect(pauses == 1)
         #expect(player.currentState == .ended)
         let pcm = try Recorded.pcm(folder.path + "/out.wav")
-        #expect(pcm == (try Fixtures.referencePCM(path)))
+        #expect(pcm == (try await Fixtures.referencePCM(path)))
         let hashes = try Recorded.hashes(folder.path + "/out.framemd5")
-        #expect(hashes == (try Fixtures.referenceFrameHashes(path)))
+        #expect(hashes == (try await Fixtures.referenceFrameHashes(path)))
     }
 
     /// A seek in the middle: what was played before it is the reference's
     /// beginning, what comes after is exactly `ffmpeg -ss`'s output.
-    @Test func seekInTheMiddleLandsExactly() throws {
-        let path = try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+    @Test func seekInTheMiddleLandsExactly() async throws {
+        let path = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
         let folder = try TemporaryDirectory()
         // Seek once a quarter of a second is written.
-        let (player, audio) = try Self.clipRecorder(in: folder, triggerAfterBytes: 44_100 * 4 / 4)
+        let (player, audio) = try await Self.clipRecorder(in: folder, triggerAfterBytes: 44_100 * 4 / 4)
         let bytesAtSeek = Mutex(0)
         audio.onThreshold = {
             player.seek(to: 1.25)
             bytesAtSeek.withLock { $0 = audio.bytesWritten }
         }
         player.play()
-        #expect(player.waitUntilFinished() == .ended)
+        #expect(await offPool { player.waitUntilFinished() } == .ended)
         let pcm = try Recorded.pcm(folder.path + "/out.wav")
         let before = bytesAtSeek.withLock { $0 }
-        let reference = try Fixtures.referencePCM(path)
-        let afterSeek = try Fixtures.referencePCM(path, start: 1.25)
+        let reference = try await Fixtures.referencePCM(path)
+        let afterSeek = try await Fixtures.referencePCM(path, start: 1.25)
         #expect(before > 0 && pcm.count == before + afterSeek.count, "\(pcm.count) bytes = \(before) before the seek + \(pcm.count - before) after; ffmpeg -ss gives \(afterSeek.count)")
         let beginningMatches = Array(pcm.prefix(before)) == Array(reference.prefix(before))
         let restMatches = Array(pcm.dropFirst(before)) == afterSeek
@@ -142,8 +142,8 @@ import TestSupport
         #expect(restMatches, "the audio after the seek differs from ffmpeg -ss")
 
         let hashes = try Recorded.hashes(folder.path + "/out.framemd5")
-        let referenceHashes = try Fixtures.referenceFrameHashes(path)
-        let hashesAfterSeek = try Fixtures.referenceFrameHashes(path, start: 1.25)
+        let referenceHashes = try await Fixtures.referenceFrameHashes(path)
+        let hashesAfterSeek = try await Fixtures.referenceFrameHashes(path, start: 1.25)
         let shownBefore = hashes.count - hashesAfterSeek.count
         #expect(shownBefore >= 0)
         let framesBeforeMatch = Array(hashes.prefix(max(shownBefore, 0))) == Array(referenceHashes.prefix(max(shownBefore, 0)))
@@ -152,28 +152,28 @@ import TestSupport
     }
 
     /// The virtual clock lets exactly the media time asked for play.
-    @Test func virtualClockPlaysExactlyWhatIsAdvanced() throws {
-        let path = try Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+    @Test func virtualClockPlaysExactlyWhatIsAdvanced() async throws {
+        let path = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
         let folder = try TemporaryDirectory()
-        let (player, _) = try Self.clipRecorder(in: folder, clock: .virtual)
+        let (player, _) = try await Self.clipRecorder(in: folder, clock: .virtual)
         player.play()
-        player.advanceVirtualClock(by: 0.5)
+        await offPool { player.advanceVirtualClock(by: 0.5) }
         #expect(abs(player.currentPosition - 0.5) < 1e-9)
         player.pause()
-        player.advanceVirtualClock(by: 5)  // paused: no media time passes
+        await offPool { player.advanceVirtualClock(by: 5) }  // paused: no media time passes
         #expect(abs(player.currentPosition - 0.5) < 1e-9)
         player.resume()
-        player.advanceVirtualClock(by: 0.25)
+        await offPool { player.advanceVirtualClock(by: 0.25) }
         #expect(abs(player.currentPosition - 0.75) < 1e-9)
         player.stop()
-        player.waitUntilFinished()
+        _ = await offPool { player.waitUntilFinished() }
         let pcm = try Recorded.pcm(folder.path + "/out.wav")
-        let reference = try Fixtures.referencePCM(path)
+        let reference = try await Fixtures.referencePCM(path)
         let matches = pcm == Array(reference.prefix(44_100 * 4 * 3 / 4))
         #expect(matches, "\(pcm.count) bytes written for 0.75 s")
         // 25 fps: the frames at 0.00 ... 0.72 s, and exactly those.
         let hashes = try Recorded.hashes(folder.path + "/out.framemd5")
-        #expect(hashes == Array(try Fixtures.referenceFrameHashes(path).prefix(19)))
+        #expect(hashes == Array(try await Fixtures.referenceFrameHashes(path).prefix(19)))
     }
 }
 

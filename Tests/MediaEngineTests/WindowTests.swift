@@ -12,7 +12,7 @@ import TestSupport
     }
 
     /// Plays `path` to a window (no audio), in real time; returns the info and the window's size.
-    private func show(_ path: String, hold: Bool = false) throws -> (info: MediaInfo?, size: (width: Int, height: Int)?, state: PlayerState) {
+    private func show(_ path: String, hold: Bool = false) async throws -> (info: MediaInfo?, size: (width: Int, height: Int)?, state: PlayerState) {
         var options = PlaybackOptions()
         options.audio = false
         let window = Mutex<SDLVideoSink?>(nil)
@@ -26,20 +26,20 @@ import TestSupport
             // A picture keeps the player playing until the window is dismissed.
             var waited = 0
             while window.withLock({ $0?.windowSize }) == nil && waited < 500 {
-                usleep(10_000)
+                try await Task.sleep(for: .milliseconds(10))
                 waited += 1
             }
-            usleep(200_000)
+            try await Task.sleep(for: .milliseconds(200))
             #expect(player.currentState == .playing)
             player.stop()
         }
-        let state = player.waitUntilFinished()
+        let state = await offPool { player.waitUntilFinished() }
         return (player.mediaInfo, window.withLock { $0?.windowSize }, state)
     }
 
-    @Test func portraitVideoIsShownUpright() throws {
-        let path = try Fixtures.portraitVideo()
-        let shown = try show(path)
+    @Test func portraitVideoIsShownUpright() async throws {
+        let path = try await Fixtures.portraitVideo()
+        let shown = try await show(path)
         #expect(shown.state == .ended)
         // The same turn ffmpeg's autorotate makes for this file (transpose=cclock).
         #expect(shown.info?.rotation == 270)
@@ -47,9 +47,9 @@ import TestSupport
         #expect(shown.size?.width == 120 && shown.size?.height == 160, "window \(String(describing: shown.size))")
     }
 
-    @Test func wideImageFitsTheScreenWithItsAspect() throws {
-        let path = try Fixtures.make(Fixtures.panorama.name, Fixtures.panorama.arguments)
-        let shown = try show(path, hold: true)
+    @Test func wideImageFitsTheScreenWithItsAspect() async throws {
+        let path = try await Fixtures.make(Fixtures.panorama.name, Fixtures.panorama.arguments)
+        let shown = try await show(path, hold: true)
         #expect(shown.info?.isImage == true)
         #expect(shown.state == .ended)
         // The dummy display is 1024×768: 3000×500 becomes 1024×170.

@@ -44,9 +44,9 @@ import TestSupport
         }
 
         /// A progressive clip (see `Fixtures.streamingClip`).
-        convenience init(faststart: Bool) throws {
+        convenience init(faststart: Bool) async throws {
             let clip = Fixtures.streamingClip(faststart: faststart)
-            try self.init(try Fixtures.make(clip.name, clip.arguments))
+            try self.init(try await Fixtures.make(clip.name, clip.arguments))
         }
 
         var url: URL { server.url(name) }
@@ -102,7 +102,7 @@ import TestSupport
                     break
                 }
             }
-            let state = player.waitUntilFinished()
+            let state = await offPool { player.waitUntilFinished() }
             return Outcome(
                 pcm: (try? Recorded.pcm(folder.path + "/out.wav")) ?? [],
                 hashes: video ? ((try? Recorded.hashes(folder.path + "/out.framemd5")) ?? []) : [],
@@ -113,12 +113,12 @@ import TestSupport
     }
 
     @Test func faststartClipPlaysWhileDownloadingAndEqualsFFmpeg() async throws {
-        let scene = try Scene(faststart: true)
+        let scene = try await Scene(faststart: true)
         let outcome = try await scene.play(bytesPerSecond: scene.size / 2, holdAfter: scene.size * 2 / 5)
         #expect(outcome.state == .ended)
         #expect(outcome.startedBeforeDownloadEnded)
-        #expect(outcome.pcm == (try Fixtures.referencePCM(scene.path)))
-        #expect(outcome.hashes == (try Fixtures.referenceFrameHashes(scene.path)))
+        #expect(outcome.pcm == (try await Fixtures.referencePCM(scene.path)))
+        #expect(outcome.hashes == (try await Fixtures.referenceFrameHashes(scene.path)))
         // Still one transfer, and the finished entry is the file.
         #expect(try await scene.entryEqualsTheFile())
         #expect(scene.server.getCount(scene.name) == 1)
@@ -126,12 +126,12 @@ import TestSupport
     }
 
     @Test func indexAtTheEndIsFetchedWithARangedTransfer() async throws {
-        let scene = try Scene(faststart: false)
+        let scene = try await Scene(faststart: false)
         let outcome = try await scene.play(bytesPerSecond: scene.size / 2, holdAfter: scene.size * 2 / 5)
         #expect(outcome.state == .ended)
         #expect(outcome.startedBeforeDownloadEnded)
-        #expect(outcome.pcm == (try Fixtures.referencePCM(scene.path)))
-        #expect(outcome.hashes == (try Fixtures.referenceFrameHashes(scene.path)))
+        #expect(outcome.pcm == (try await Fixtures.referencePCM(scene.path)))
+        #expect(outcome.hashes == (try await Fixtures.referenceFrameHashes(scene.path)))
         #expect(try await scene.entryEqualsTheFile())
         // The index came by a ranged request near the end; nothing twice.
         #expect(scene.rangedPastTheMiddle)
@@ -139,29 +139,29 @@ import TestSupport
     }
 
     @Test func startingFarInFetchesThatRangeFirstAndLandsExactly() async throws {
-        let scene = try Scene(faststart: true)
+        let scene = try await Scene(faststart: true)
         // The main transfer is held far behind 4.5 s in.
         let outcome = try await scene.play(bytesPerSecond: scene.size / 2, start: 4.5, holdAfter: scene.size / 5)
         #expect(outcome.state == .ended)
         #expect(outcome.startedBeforeDownloadEnded)
-        #expect(outcome.pcm == (try Fixtures.referencePCM(scene.path, start: 4.5)))
-        #expect(outcome.hashes == (try Fixtures.referenceFrameHashes(scene.path, start: 4.5)))
+        #expect(outcome.pcm == (try await Fixtures.referencePCM(scene.path, start: 4.5)))
+        #expect(outcome.hashes == (try await Fixtures.referenceFrameHashes(scene.path, start: 4.5)))
         #expect(scene.rangedPastTheMiddle, "\(scene.server.requests(scene.name).compactMap { $0.headers["range"] }) of \(scene.size)")
         #expect(try await scene.entryEqualsTheFile())
         #expect(outcome.reader.bytesFetched == Int64(scene.size))
     }
 
     @Test func aResetMidStreamResumesAndPlaybackGoesOn() async throws {
-        let scene = try Scene(faststart: true)
+        let scene = try await Scene(faststart: true)
         let outcome = try await scene.play(bytesPerSecond: scene.size / 2, faults: [.resetAfter(scene.size / 3)])
         #expect(outcome.state == .ended)
-        #expect(outcome.pcm == (try Fixtures.referencePCM(scene.path)))
-        #expect(outcome.hashes == (try Fixtures.referenceFrameHashes(scene.path)))
+        #expect(outcome.pcm == (try await Fixtures.referencePCM(scene.path)))
+        #expect(outcome.hashes == (try await Fixtures.referenceFrameHashes(scene.path)))
         #expect(scene.server.getCount(scene.name) == 2)
     }
 
     @Test func aServerGoneForGoodEndsPlaybackWithADownloadError() async throws {
-        let scene = try Scene(faststart: true)
+        let scene = try await Scene(faststart: true)
         scene.server.throttle(scene.name, bytesPerSecond: scene.size / 2)
         scene.server.inject(scene.name, [.holdAfter(scene.size / 3)])
         let reader = try scene.cache.open(scene.url)
@@ -172,7 +172,7 @@ import TestSupport
         options.clock = .untimed
         let player = Player(input: .source(reader), audioSink: NullSink(), options: options) { _, _ in nil }
         player.play()
-        let state = await Task.detached { player.waitUntilFinished() }.value
+        let state = await offPool { player.waitUntilFinished() }
         guard case let .failed(message) = state else {
             Issue.record("expected a failure, got \(state)")
             return
@@ -191,7 +191,7 @@ import TestSupport
         // Half the file comes, then the link stalls until playback has
         // run dry and is buffering; then the rest comes.
         let wav = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
-        let scene = try Scene(try Fixtures.make(wav.name, wav.arguments))
+        let scene = try Scene(try await Fixtures.make(wav.name, wav.arguments))
         let outcome = try await scene.play(
             bytesPerSecond: 0, clock: .realTime, video: false, holdAfter: scene.size / 2, releaseWhenBuffering: true
         )
@@ -200,6 +200,6 @@ import TestSupport
         #expect(buffering != nil, "states: \(outcome.states)")
         if let buffering { #expect(outcome.states[buffering...].contains(.playing)) }
         // Held, not dropped: every sample, in order.
-        #expect(outcome.pcm == (try Fixtures.referencePCM(scene.path)))
+        #expect(outcome.pcm == (try await Fixtures.referencePCM(scene.path)))
     }
 }

@@ -11,12 +11,12 @@ public enum Fixtures {
 
     /// Makes `name` with `ffmpeg -y <arguments> <path>` unless it exists, and
     /// returns its path. Safe when tests run in parallel: written aside, then renamed.
-    public static func make(_ name: String, _ arguments: [String]) throws -> String {
+    public static func make(_ name: String, _ arguments: [String]) async throws -> String {
         let path = folder + "/" + name
         if FileManager.default.fileExists(atPath: path) { return path }
         let ext = (name as NSString).pathExtension
         let temporary = folder + "/.tmp-\(UUID().uuidString).\(ext)"
-        let result = try run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y"] + arguments + [temporary])
+        let result = try await run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y"] + arguments + [temporary])
         guard result.status == 0 else {
             throw FixtureError(message: "ffmpeg could not make \(name): \(String(decoding: result.stderr, as: UTF8.self))")
         }
@@ -26,17 +26,17 @@ public enum Fixtures {
 
     /// `ffmpeg -i F -map 0:a:0 -f s16le -`: the reference PCM.
     /// With `start`, `ffmpeg -ss START -i F ...`: an exact input seek.
-    public static func referencePCM(_ path: String, start: Double? = nil) throws -> [UInt8] {
+    public static func referencePCM(_ path: String, start: Double? = nil) async throws -> [UInt8] {
         let seek = start.map { ["-ss", String(format: "%.3f", $0)] } ?? []
-        let result = try run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin"] + seek + ["-i", path, "-map", "0:a:0", "-f", "s16le", "-"])
+        let result = try await run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin"] + seek + ["-i", path, "-map", "0:a:0", "-f", "s16le", "-"])
         guard result.status == 0 else { throw FixtureError(message: "ffmpeg could not decode \(path)") }
         return result.stdout
     }
 
     /// The hash column of `ffmpeg -i F -map 0:v:0 -fps_mode passthrough -f framemd5 -`.
-    public static func referenceFrameHashes(_ path: String, start: Double? = nil) throws -> [String] {
+    public static func referenceFrameHashes(_ path: String, start: Double? = nil) async throws -> [String] {
         let seek = start.map { ["-ss", String(format: "%.3f", $0)] } ?? []
-        let result = try run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin"] + seek + ["-i", path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "framemd5", "-"])
+        let result = try await run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin"] + seek + ["-i", path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "framemd5", "-"])
         guard result.status == 0 else { throw FixtureError(message: "ffmpeg could not decode \(path)") }
         return String(decoding: result.stdout, as: UTF8.self).split(separator: "\n")
             .filter { !$0.hasPrefix("#") }
@@ -48,8 +48,20 @@ public enum Fixtures {
         public var description: String { message }
     }
 
-    /// Runs a tool and collects its output (stdout read to the end first; stderr to a file).
-    public static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stdout: [UInt8], stderr: [UInt8]) {
+    /// What a tool run by `run` exited with and wrote.
+    public struct ToolOutput: Sendable {
+        public var status: Int32
+        public var stdout: [UInt8]
+        public var stderr: [UInt8]
+    }
+
+    /// Runs a tool and collects its output, off the cooperative pool.
+    public static func run(_ executable: String, _ arguments: [String]) async throws -> ToolOutput {
+        try await offPool { try runBlocking(executable, arguments) }
+    }
+
+    /// Runs a tool and waits (stdout read to the end first; stderr to a file).
+    private static func runBlocking(_ executable: String, _ arguments: [String]) throws -> ToolOutput {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -66,7 +78,7 @@ public enum Fixtures {
         process.waitUntilExit()
         try errorHandle.close()
         let errors = (try? Data(contentsOf: URL(fileURLWithPath: errorPath))) ?? Data()
-        return (process.terminationStatus, [UInt8](output), [UInt8](errors))
+        return ToolOutput(status: process.terminationStatus, stdout: [UInt8](output), stderr: [UInt8](errors))
     }
 
     // MARK: - The fixture set
@@ -130,9 +142,9 @@ public enum Fixtures {
     /// A phone's portrait video: stored 160×120 with a display matrix that
     /// ffprobe reports as rotation=90 and ffmpeg autorotates with
     /// transpose=cclock (ffmpeg 5.1 writes it from `rotate` only when remuxing).
-    public static func portraitVideo() throws -> String {
-        let landscape = try make(videoCodecs[0].name, videoCodecs[0].arguments)
-        return try make("portrait-90.mp4", ["-i", landscape, "-c", "copy", "-metadata:s:v:0", "rotate=90"])
+    public static func portraitVideo() async throws -> String {
+        let landscape = try await make(videoCodecs[0].name, videoCodecs[0].arguments)
+        return try await make("portrait-90.mp4", ["-i", landscape, "-c", "copy", "-metadata:s:v:0", "rotate=90"])
     }
 
     /// A picture far wider than any screen.

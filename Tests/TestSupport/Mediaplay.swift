@@ -24,8 +24,8 @@ public enum Mediaplay {
     /// chatty process can never block on a full pipe.
     public static func run(
         _ arguments: [String], environment: [String: String] = [:], directory: String? = nil
-    ) throws -> RunResult {
-        try start(arguments, environment: environment, directory: directory).wait()
+    ) async throws -> RunResult {
+        try await start(arguments, environment: environment, directory: directory).wait()
     }
 
     /// Starts mediaplay without waiting; `wait()` collects the result.
@@ -88,8 +88,10 @@ public final class RunningProcess: @unchecked Sendable {
         _ = Glibc.kill(process.processIdentifier, signal)
     }
 
-    public func wait() throws -> RunResult {
-        process.waitUntilExit()
+    /// Waits for the exit on a thread of its own (see `offPool`).
+    public func wait() async throws -> RunResult {
+        let process = self.process
+        await offPool { process.waitUntilExit() }
         return RunResult(
             status: process.terminationStatus,
             stdout: try String(contentsOfFile: outPath, encoding: .utf8),

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Glibc
 
@@ -17,7 +18,7 @@ public final class TerminalSession: @unchecked Sendable {
     /// environment plus `environment`, at `columns` × `rows`. When the
     /// program ends, the shell writes its status and `stty -a` to `afterPath`
     /// and stays, so the screen can be inspected.
-    public init(columns: Int, rows: Int, _ arguments: [String], environment: [String: String]) throws {
+    public init(columns: Int, rows: Int, _ arguments: [String], environment: [String: String]) async throws {
         self.columns = columns
         self.rows = rows
         folder = try TemporaryDirectory()
@@ -34,24 +35,32 @@ public final class TerminalSession: @unchecked Sendable {
         let command = arguments.map(Self.quote).joined(separator: " ")
         let after = Self.quote(afterPath)
         let script = "env -i \(assignments) \(command); echo \"status $?\" > \(after).tmp; stty -a >> \(after).tmp; mv \(after).tmp \(after); exec sleep 600"
-        try tmux(["-f", "/dev/null", "new-session", "-d", "-x", String(columns), "-y", String(rows), "-s", "main", "sh", "-c", script])
+        try await tmux(["-f", "/dev/null", "new-session", "-d", "-x", String(columns), "-y", String(rows), "-s", "main", "sh", "-c", script])
     }
 
     deinit {
-        _ = try? tmux(["kill-server"])
+        _ = try? Self.tmuxBlocking(socket: socket, folder: folder.path, ["kill-server"])
     }
 
     static func quote(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
-    /// Runs a tmux command. Output goes through a file, not a pipe: the
-    /// tmux server that the first command starts keeps its inherited
-    /// descriptors, and a reader waiting for a pipe's end would wait forever.
+    /// Runs a tmux command on a thread of its own (see `offPool`).
     @discardableResult
-    private func tmux(_ arguments: [String]) throws -> String {
-        let output = folder.path + "/tmux.out"
-        let errors = folder.path + "/tmux.err"
+    private func tmux(_ arguments: [String]) async throws -> String {
+        let socket = self.socket
+        let folder = self.folder.path
+        return try await offPool { try Self.tmuxBlocking(socket: socket, folder: folder, arguments) }
+    }
+
+    /// Runs a tmux command and waits. Output goes through a file, not a
+    /// pipe: the tmux server that the first command starts keeps its
+    /// inherited descriptors, and a reader waiting for a pipe's end would
+    /// wait forever. Calls are serialised by the session's single user.
+    private static func tmuxBlocking(socket: String, folder: String, _ arguments: [String]) throws -> String {
+        let output = folder + "/tmux.out"
+        let errors = folder + "/tmux.err"
         _ = FileManager.default.createFile(atPath: output, contents: nil)
         _ = FileManager.default.createFile(atPath: errors, contents: nil)
         // posix_spawn and waitpid: Foundation's Process did not notice
@@ -62,10 +71,14 @@ public final class TerminalSession: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_TRUNC, 0)
         posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_TRUNC, 0)
+        // The tmux server lives for the whole session: it must not keep a
+        // descriptor of the test process's (Foundation's Process watches
+        // for its children's exit through one, and would wait for tmux).
+        mp_spawn_close_from(&actions, 3)
         let argv = (["/usr/bin/tmux", "-S", socket] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/usr/bin/tmux", &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, "/usr/bin/tmux", &actions, nil, argv, Glibc.environ)
         guard spawned == 0 else { throw TerminalSessionError(message: "cannot run tmux: \(String(cString: strerror(spawned)))") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
@@ -76,59 +89,59 @@ public final class TerminalSession: @unchecked Sendable {
     }
 
     /// The screen's text, one string per row (trailing spaces kept off).
-    public func screen() -> [String] {
-        let text = (try? tmux(["capture-pane", "-p", "-t", "main"])) ?? ""
+    public func screen() async -> [String] {
+        let text = (try? await tmux(["capture-pane", "-p", "-t", "main"])) ?? ""
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }
         return lines
     }
 
     /// Sends keys by tmux's names ("Space", "Right", "Escape", "C-c") or as text.
-    public func send(_ keys: String...) {
-        _ = try? tmux(["send-keys", "-t", "main"] + keys)
+    public func send(_ keys: String...) async {
+        _ = try? await tmux(["send-keys", "-t", "main"] + keys)
     }
 
     /// Polls the screen until `predicate` holds; the last screen either way.
     @discardableResult
-    public func waitForScreen(timeout: Double = 10, _ predicate: ([String]) -> Bool) -> (matched: Bool, screen: [String]) {
+    public func waitForScreen(timeout: Double = 10, _ predicate: ([String]) -> Bool) async -> (matched: Bool, screen: [String]) {
         let deadline = Date().addingTimeInterval(timeout)
-        var lines = screen()
+        var lines = await screen()
         while !predicate(lines) {
             if Date() > deadline { return (false, lines) }
-            usleep(50_000)
-            lines = screen()
+            try? await Task.sleep(for: .milliseconds(50))
+            lines = await screen()
         }
         return (true, lines)
     }
 
     /// Whether the screen comes to satisfy `predicate` within `timeout`.
-    public func shows(timeout: Double = 10, _ predicate: ([String]) -> Bool) -> Bool {
-        waitForScreen(timeout: timeout, predicate).matched
+    public func shows(timeout: Double = 10, _ predicate: ([String]) -> Bool) async -> Bool {
+        await waitForScreen(timeout: timeout, predicate).matched
     }
 
     /// Whether the alternate screen is on and whether the cursor shows.
-    public func modes() -> (alternateScreen: Bool, cursorVisible: Bool) {
-        let flags = ((try? tmux(["display-message", "-p", "-t", "main", "#{alternate_on} #{cursor_flag}"])) ?? "").split(separator: " ")
+    public func modes() async -> (alternateScreen: Bool, cursorVisible: Bool) {
+        let flags = ((try? await tmux(["display-message", "-p", "-t", "main", "#{alternate_on} #{cursor_flag}"])) ?? "").split(separator: " ")
         return (flags.first == "1", flags.dropFirst().first?.hasPrefix("1") == true)
     }
 
     /// After the program ended: its exit status and `stty -a`'s report, or
     /// nil if it has not ended within `timeout`.
-    public func waitForExit(timeout: Double = 10) -> (status: Int32, stty: String)? {
+    public func waitForExit(timeout: Double = 10) async -> (status: Int32, stty: String)? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let text = try? String(contentsOfFile: afterPath, encoding: .utf8), let first = text.split(separator: "\n").first,
                let status = Int32(first.dropFirst("status ".count)) {
                 return (status, text)
             }
-            usleep(50_000)
+            try? await Task.sleep(for: .milliseconds(50))
         }
         return nil
     }
 
     /// The program's process id (the child of the shell in the terminal).
-    public func programPID() -> Int32? {
-        guard let shell = Int32(((try? tmux(["display-message", "-p", "-t", "main", "#{pane_pid}"])) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)),
+    public func programPID() async -> Int32? {
+        guard let shell = Int32(((try? await tmux(["display-message", "-p", "-t", "main", "#{pane_pid}"])) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)),
               let children = try? String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
         else { return nil }
         return children.split(separator: " ").first.flatMap { Int32($0) }

@@ -11,7 +11,8 @@ open class UserHome: @unchecked Sendable {
     /// The feed the commands read (`MEDIAPLAY_FEED`).
     public var feed: String = ""
 
-    public init() throws {
+    /// Async so that subclasses can make their fixtures (see `offPool`) first.
+    public init() async throws {
         folder = try TemporaryDirectory()
         disk = folder.path + "/device.raw"
     }
@@ -34,8 +35,8 @@ open class UserHome: @unchecked Sendable {
     /// The background player's socket.
     public var socket: String { folder.path + "/run/mediaplay/mediaplay.sock" }
 
-    public func run(_ arguments: String...) throws -> RunResult {
-        try Mediaplay.run(arguments, environment: environment)
+    public func run(_ arguments: String...) async throws -> RunResult {
+        try await Mediaplay.run(arguments, environment: environment)
     }
 
     /// The background player's pid, from its lock file.
