@@ -45,6 +45,23 @@ public enum BackgroundPlayer {
         }
     }
 
+    /// The items the background player is playing, showing, buffering or
+    /// holding paused, by number, when it runs with this feed; empty when it
+    /// does not run, runs another feed or does not answer (`list` works the
+    /// same without it, so nothing here is an error).
+    public static func activeItems(_ global: GlobalOptions) -> [Int: ItemStatus] {
+        guard let feed = try? feedIdentity(global),
+              let client = try? ControlClient.connect(paths(global)),
+              let status = try? client.call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self),
+              status.feed == feed
+        else { return [:] }
+        var active: [Int: ItemStatus] = [:]
+        for item in status.items + [status.current].compactMap({ $0 }) where [.playing, .paused, .buffering].contains(item.state) {
+            active[item.item] = item
+        }
+        return active
+    }
+
     /// The feed as the daemon knows it: an absolute path, or the URL.
     public static func feedIdentity(_ global: GlobalOptions) throws(CLIError) -> String {
         let feed = try global.feedLocation()
@@ -76,25 +93,37 @@ public enum BackgroundPlayer {
 public enum StatusText {
     /// `▶ playing 3 "Title" 00:00/03:20`, `⏸ paused 3 "Title" at 01:02`, ...
     public static func line(_ status: ItemStatus) -> String {
-        let name = "\(status.item) \"\(status.title)\""
+        let (verb, detail) = parts(status)
+        return "\(verb) \(status.item) \"\(status.title)\"\(detail)"
+    }
+
+    /// The same without the item: `▶ playing 00:00/03:20`, `⏸ paused at
+    /// 01:02` (`list`'s STATE column, beside the item's title).
+    public static func brief(_ status: ItemStatus) -> String {
+        let (verb, detail) = parts(status)
+        return verb + detail
+    }
+
+    private static func parts(_ status: ItemStatus) -> (verb: String, detail: String) {
         let isImage = status.kind == "image"
+        let percent = status.progress.map { " \(Int($0 * 100))%" } ?? ""
         switch status.state {
         case .playing:
-            if isImage { return "▶ showing \(name)" }
-            return "▶ playing \(name) \(clock(status.position))/\(status.duration.map(clock) ?? "--:--")"
+            if isImage { return ("▶ showing", "") }
+            return ("▶ playing", " \(clock(status.position))/\(status.duration.map(clock) ?? "--:--")")
         case .paused:
-            return "⏸ paused \(name) at \(clock(status.position))"
+            return ("⏸ paused", " at \(clock(status.position))")
         case .buffering:
-            return "◌ buffering \(name) at \(clock(status.position))\(status.progress.map { " \(Int($0 * 100))%" } ?? "")"
+            return ("◌ buffering", " at \(clock(status.position))\(percent)")
         case .downloading:
-            return "⤓ downloading \(name)\(status.progress.map { " \(Int($0 * 100))%" } ?? "")"
+            return ("⤓ downloading", percent)
         case .ended:
-            return "■ ended \(name)"
+            return ("■ ended", "")
         case .failed:
-            return "✗ failed \(name): \(status.error ?? "unknown error")"
+            return ("✗ failed", ": \(status.error ?? "unknown error")")
         case .idle:
-            if isImage { return "■ closed \(name)" }
-            return "■ stopped \(name)\(status.position > 0 ? " at \(clock(status.position))" : "")"
+            if isImage { return ("■ closed", "") }
+            return ("■ stopped", status.position > 0 ? " at \(clock(status.position))" : "")
         }
     }
 

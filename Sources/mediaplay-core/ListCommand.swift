@@ -10,8 +10,10 @@ struct ListCommand: ParsableCommand {
         abstract: "Show the feed's items and their state.",
         discussion: """
             Columns: # (the number other commands take), kind, title, state and size. \
-            Titles are cut to fit the terminal; --json prints everything, in the \
-            format described in docs/FEED.md.
+            The state is the cache's (or the local file's), preceded by the \
+            background player's when it is playing, showing, buffering or pausing \
+            the item. Titles are cut to fit the terminal; --json prints everything, \
+            in the format described in docs/FEED.md.
 
             Examples:
               mediaplay list
@@ -29,7 +31,12 @@ struct ListCommand: ParsableCommand {
         try runReportingErrors {
             let loaded = try FeedLoading.load(try global.feedLocation())
             let cache = CacheAccess.openIfPresent(global)
-            let rows = loaded.feed.items.map { ItemRow($0, cache: cache) }
+            let active = BackgroundPlayer.activeItems(global)
+            let rows = loaded.feed.items.map { item in
+                var row = ItemRow(item, cache: cache)
+                if let playback = active[item.position] { row.show(playback) }
+                return row
+            }
             if json {
                 try printJSON(loaded, rows: rows)
             } else {
@@ -53,7 +60,8 @@ struct ListCommand: ParsableCommand {
                     position: item.position, id: item.id, kind: item.kind?.name, title: item.title,
                     url: item.source?.description, description: item.description,
                     thumbnail: item.thumbnail?.description, state: row.state.rawValue,
-                    size: row.size, received: row.received, error: row.detail, line: item.location.line
+                    size: row.size, received: row.received, error: row.detail, line: item.location.line,
+                    playback: row.playback.map(ListDocument.Item.Playback.init)
                 )
             }
         )

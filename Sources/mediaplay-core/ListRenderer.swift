@@ -40,6 +40,9 @@ struct ItemRow {
     var received: Int64?
     var detail: String?
     var stateText: String
+    /// What the background player is doing with it, when it plays, shows,
+    /// buffers or holds it paused.
+    private(set) var playback: ItemStatus?
 
     init(_ item: FeedItem, cache: MediaCache?) {
         if let reason = item.invalidReason {
@@ -89,6 +92,14 @@ struct ItemRow {
         }
     }
 
+    /// Shows the background player's state first: `▶ playing 00:12/03:20 · cached`.
+    mutating func show(_ playback: ItemStatus) {
+        self.playback = playback
+        stateText = StatusText.brief(playback) + " · " + stateText
+    }
+
+    var style: Style? { playback == nil ? state.style : .bold }
+
     /// The SIZE column: the full size when known; "received/total" while partial.
     var sizeText: String {
         switch state {
@@ -126,7 +137,7 @@ enum ListRenderer {
                 Table.Cell("\(item.position)"),
                 Table.Cell(item.kind?.name ?? "?", style: item.kind == nil ? .red : nil),
                 Table.Cell(item.title),
-                Table.Cell(row.stateText, style: row.state.style),
+                Table.Cell(row.stateText, style: row.style),
                 Table.Cell(row.sizeText),
             ])
         }
@@ -157,6 +168,32 @@ struct ListDocument: Codable {
         var received: Int64?
         var error: String?
         var line: Int
+        var playback: Playback?
+
+        /// The background player's state of the item (null when it is not
+        /// playing, showing, buffering or paused there).
+        struct Playback: Codable {
+            var state: String
+            var position: Double
+            var duration: Double?
+            /// How full the buffer is, 0...1, while buffering.
+            var progress: Double?
+
+            init(_ status: ItemStatus) {
+                state = status.state.rawValue
+                position = status.position
+                duration = status.duration
+                progress = status.progress
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(state, forKey: .state)
+                try container.encode(position, forKey: .position)
+                try container.encode(duration, forKey: .duration)
+                try container.encode(progress, forKey: .progress)
+            }
+        }
 
         // Every key is always present, null when unknown, so that scripts can
         // rely on the shape.
@@ -173,6 +210,7 @@ struct ListDocument: Codable {
             try container.encode(size, forKey: .size)
             try container.encode(received, forKey: .received)
             try container.encode(error, forKey: .error)
+            try container.encode(playback, forKey: .playback)
             try container.encode(line, forKey: .line)
         }
     }

@@ -40,6 +40,14 @@ import TestSupport
         let position = status?["position"] as? Double ?? 0
         #expect(position > 0.8 && position < 1.4, "paused near one second: \(position)")
         #expect(try await world.run("status").stdout.hasPrefix("⏸ paused 1 \"Tone\" at 00:0"))
+        // list shows it too, before the file's own state; the invalid item has none.
+        let listed = try JSONDecoder().decode(ListJSON.self, from: Data(try await world.run("list", "--json").stdout.utf8))
+        let playback = listed.items[0].playback
+        #expect(playback?.state == "paused" && playback?.duration == 2 && playback?.progress == nil)
+        #expect(abs((playback?.position ?? 0) - position) < 1e-6, "where status said it paused")
+        #expect(listed.items[1].playback == nil)
+        let table = try await world.run("list").stdout
+        #expect(table.contains("⏸ paused at 00:01 · local file") || table.contains("⏸ paused at 00:00 · local file"), "\(table)")
 
         // The device is let go 0.25 s into a pause; then its recording is whole.
         try await Task.sleep(for: .milliseconds(500))

@@ -85,7 +85,7 @@ import TestSupport
         // Every key is present, null when unknown.
         let raw = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
         let first = (raw["items"] as! [[String: Any]])[0]
-        #expect(Set(first.keys) == ["position", "id", "kind", "title", "url", "description", "thumbnail", "state", "size", "received", "error", "line"])
+        #expect(Set(first.keys) == ["position", "id", "kind", "title", "url", "description", "thumbnail", "state", "size", "received", "error", "line", "playback"])
     }
 
     @Test func missingLocalFileIsShownAsSuch() async throws {
@@ -160,6 +160,14 @@ struct ListJSON: Codable, Equatable {
         var received: Int64?
         var error: String?
         var line: Int
+        var playback: Playback?
+    }
+
+    struct Playback: Codable, Equatable {
+        var state: String
+        var position: Double
+        var duration: Double?
+        var progress: Double?
     }
 
     var schema: String
