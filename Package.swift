@@ -148,6 +148,6 @@ let package = Package(
         .testTarget(name: "MediaSessionTests", dependencies: ["MediaSession", "MediaEngine", "MediaFeed", "MediaCache", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaControlTests", dependencies: ["MediaControl", "MediaDaemon", "MediaSession", "MediaFeed", "MediaEngine", "CLinux", "TestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "CModulesTests", dependencies: ["CFFmpeg", "CSDL2", "CCurl"], swiftSettings: swiftSettings),
-        .testTarget(name: "EndToEndTests", dependencies: ["mediaplay", "mediaplay-core", "MediaFeed", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "EndToEndTests", dependencies: ["mediaplay", "mediaplay-core", "MediaFeed", "MediaControl", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -42,6 +42,12 @@ public final class ControlClient: @unchecked Sendable {
         }
     }
 
+    /// Stops waiting for a reply after `seconds` (a busy daemon is normally
+    /// quick to answer; callers that can do without it set this).
+    public func setReplyTimeout(seconds: Double) {
+        socket.setReceiveTimeout(seconds: seconds)
+    }
+
     /// Sends `request` (numbered here) and returns its result, passing the
     /// events that arrive first to `onEvent`.
     public func call<Result: Decodable>(

@@ -47,12 +47,14 @@ public enum BackgroundPlayer {
 
     /// The items the background player is playing, showing, buffering or
     /// holding paused, by number, when it runs with this feed; empty when it
-    /// does not run, runs another feed or does not answer (`list` works the
-    /// same without it, so nothing here is an error).
+    /// does not run, runs another feed or does not answer within a second
+    /// (`list` works the same without it, so nothing here is an error).
     public static func activeItems(_ global: GlobalOptions) -> [Int: ItemStatus] {
         guard let feed = try? feedIdentity(global),
-              let client = try? ControlClient.connect(paths(global)),
-              let status = try? client.call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self),
+              let client = try? ControlClient.connect(paths(global))
+        else { return [:] }
+        client.setReplyTimeout(seconds: 1)
+        guard let status = try? client.call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self),
               status.feed == feed
         else { return [:] }
         var active: [Int: ItemStatus] = [:]

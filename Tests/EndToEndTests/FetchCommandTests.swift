@@ -86,7 +86,7 @@ import TestSupport
         first.kill(SIGKILL)
         let killed = try await first.wait()
         #expect(killed.status == SIGKILL)
-        #expect(first.process.terminationReason == .uncaughtSignal)
+        #expect(killed.killedBySignal)
 
         // Never a corrupt "cached" file: only the partial one.
         #expect(setup.dataFile() == nil)
@@ -114,7 +114,7 @@ import TestSupport
         // While they run, list (a third process) sees the download in progress.
         var sawDownloading = false
         let deadline = Date().addingTimeInterval(20)
-        while a.process.isRunning && Date() < deadline {
+        while a.isRunning && Date() < deadline {
             let list = try await Mediaplay.run(["list", "--json"] + setup.arguments)
             if list.stdout.contains("\"state\" : \"downloading\"") { sawDownloading = true; break }
             try await Task.sleep(for: .milliseconds(50))

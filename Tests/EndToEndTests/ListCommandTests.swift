@@ -1,4 +1,5 @@
 import Foundation
+import MediaControl
 import Testing
 import TestSupport
 
@@ -106,6 +107,25 @@ import TestSupport
         #expect(result.stdout.contains("Nothing to list yet"))
         let json = try await Mediaplay.run(["list", "--json", "--feed", folder.path + "/empty.json"])
         #expect(try JSONDecoder().decode(ListJSON.self, from: Data(json.stdout.utf8)).items.isEmpty)
+    }
+
+    /// list asks a running background player what it plays; one that
+    /// accepts the connection and never answers must not hold list up.
+    @Test func aBackgroundPlayerThatDoesNotAnswerIsLeftOut() async throws {
+        let folder = try TemporaryDirectory()
+        let picture = try folder.write("picture.png", byteCount: 2048)
+        try folder.write("f.json", #"[{"type": 0, "title": "Picture", "url": "\#(picture)"}]"#)
+        let paths = ControlPaths(runtimeDirectory: folder.path + "/run/mediaplay")
+        try FileManager.default.createDirectory(atPath: paths.runtimeDirectory, withIntermediateDirectories: true)
+        let silent = try UnixSocket.listening(at: paths.socket)
+        let running = try Mediaplay.start(["list", "--feed", folder.path + "/f.json"], environment: ["XDG_RUNTIME_DIR": folder.path + "/run"])
+        // A guard against hanging the suite, not a speed check.
+        for _ in 0..<1000 where running.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        if running.isRunning { running.kill(SIGKILL) }
+        let result = try await running.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("local file") && !result.stdout.contains("paused"), "\(result.stdout)")
+        withExtendedLifetime(silent) {}
     }
 
     @Test func bundledFeedByDefault() async throws {

@@ -101,7 +101,7 @@ import TestSupport
             waited += 1
         }
         try await Task.sleep(for: .milliseconds(300))
-        #expect(running.process.isRunning, "the picture stays on screen")
+        #expect(running.isRunning, "the picture stays on screen")
         running.kill(SIGTERM)
         let result = try await running.wait()
         #expect(result.status == 0, "\(result.stderr)")

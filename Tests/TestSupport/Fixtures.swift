@@ -60,25 +60,19 @@ public enum Fixtures {
         try await offPool { try runBlocking(executable, arguments) }
     }
 
-    /// Runs a tool and waits (stdout read to the end first; stderr to a file).
+    /// Runs a tool and waits; its output goes through files.
     private static func runBlocking(_ executable: String, _ arguments: [String]) throws -> ToolOutput {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let errorPath = NSTemporaryDirectory() + "/fixture-err-\(UUID().uuidString)"
-        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: errorPath) }
-        let errorHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = errorHandle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try errorHandle.close()
-        let errors = (try? Data(contentsOf: URL(fileURLWithPath: errorPath))) ?? Data()
-        return ToolOutput(status: process.terminationStatus, stdout: [UInt8](output), stderr: [UInt8](errors))
+        let scratch = try TemporaryDirectory()
+        let child = try ChildProcess(
+            executable, arguments, environment: ProcessInfo.processInfo.environment,
+            stdin: "/dev/null", stdout: scratch.path + "/stdout", stderr: scratch.path + "/stderr"
+        )
+        let status = child.waitUntilExit()
+        return ToolOutput(
+            status: ChildProcess.killedBySignal(status) ? -1 : ChildProcess.code(status),
+            stdout: [UInt8](try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/stdout"))),
+            stderr: [UInt8](try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/stderr")))
+        )
     }
 
     // MARK: - The fixture set

@@ -3,7 +3,9 @@ import Glibc
 
 /// The result of running the built `mediaplay` binary.
 public struct RunResult: Sendable {
+    /// The exit status, or the signal's number when a signal ended it.
     public var status: Int32
+    public var killedBySignal: Bool
     public var stdout: String
     public var stderr: String
 }
@@ -22,28 +24,15 @@ public enum Mediaplay {
     /// Runs mediaplay with `arguments`, a clean environment plus `environment`,
     /// and stdin from /dev/null; stdout and stderr go through files, so a
     /// chatty process can never block on a full pipe.
-    public static func run(
-        _ arguments: [String], environment: [String: String] = [:], directory: String? = nil
-    ) async throws -> RunResult {
-        try await start(arguments, environment: environment, directory: directory).wait()
+    public static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> RunResult {
+        try await start(arguments, environment: environment).wait()
     }
 
     /// Starts mediaplay without waiting; `wait()` collects the result.
     public static func start(
-        _ arguments: [String], environment: [String: String] = [:], directory: String? = nil,
-        executable: String = Mediaplay.executable
+        _ arguments: [String], environment: [String: String] = [:], executable: String = Mediaplay.executable
     ) throws -> RunningProcess {
         let scratch = try TemporaryDirectory()
-        let outPath = scratch.path + "/stdout"
-        let errPath = scratch.path + "/stderr"
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
         var env: [String: String] = [
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
             "HOME": scratch.path,
@@ -53,49 +42,43 @@ public enum Mediaplay {
             "LANG": "C.UTF-8",
         ]
         env.merge(environment) { $1 }
-        process.environment = env
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        try out.close()
-        try err.close()
-        return RunningProcess(process: process, scratch: scratch, outPath: outPath, errPath: errPath)
+        let child = try ChildProcess(
+            executable, arguments, environment: env,
+            stdin: "/dev/null", stdout: scratch.path + "/stdout", stderr: scratch.path + "/stderr"
+        )
+        return RunningProcess(child: child, scratch: scratch)
     }
 }
 
 /// A mediaplay process started by a test.
-public final class RunningProcess: @unchecked Sendable {
-    public let process: Process
+public final class RunningProcess: Sendable {
+    let child: ChildProcess
     let scratch: TemporaryDirectory
-    let outPath: String
-    let errPath: String
 
-    init(process: Process, scratch: TemporaryDirectory, outPath: String, errPath: String) {
-        self.process = process
+    init(child: ChildProcess, scratch: TemporaryDirectory) {
+        self.child = child
         self.scratch = scratch
-        self.outPath = outPath
-        self.errPath = errPath
     }
 
-    public var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { child.pid }
+    public var isRunning: Bool { child.isRunning }
 
     /// What it has written to stderr so far.
-    public var stderrSoFar: String { (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "" }
+    public var stderrSoFar: String { (try? String(contentsOfFile: scratch.path + "/stderr", encoding: .utf8)) ?? "" }
 
     public func kill(_ signal: Int32) {
-        _ = Glibc.kill(process.processIdentifier, signal)
+        _ = Glibc.kill(child.pid, signal)
     }
 
     /// Waits for the exit on a thread of its own (see `offPool`).
     public func wait() async throws -> RunResult {
-        let process = self.process
-        await offPool { process.waitUntilExit() }
+        let child = self.child
+        let status = await offPool { child.waitUntilExit() }
         return RunResult(
-            status: process.terminationStatus,
-            stdout: try String(contentsOfFile: outPath, encoding: .utf8),
-            stderr: try String(contentsOfFile: errPath, encoding: .utf8)
+            status: ChildProcess.code(status),
+            killedBySignal: ChildProcess.killedBySignal(status),
+            stdout: try String(contentsOfFile: scratch.path + "/stdout", encoding: .utf8),
+            stderr: try String(contentsOfFile: scratch.path + "/stderr", encoding: .utf8)
         )
     }
 }

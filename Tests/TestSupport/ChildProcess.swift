@@ -1,0 +1,71 @@
+import CLinux
+import Foundation
+import Glibc
+
+/// A program the tests start, with stdin, stdout and stderr on files and no
+/// other descriptor of the test process: posix_spawn closes every other one
+/// in the child. Foundation's Process cannot promise that, and tests run in
+/// parallel: a long-lived child (a held download, a picture on screen) that
+/// inherited the socket through which Process watches another test's child
+/// made that test's wait last as long as the first child.
+public final class ChildProcess: @unchecked Sendable {
+    public let pid: pid_t
+    private let lock = NSLock()
+    /// The raw wait status, once reaped.
+    private var waitStatus: Int32?
+
+    public init(_ executable: String, _ arguments: [String], environment: [String: String], stdin: String, stdout: String, stderr: String) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        mp_spawn_close_from(&actions, 3)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        guard result == 0 else {
+            throw Fixtures.FixtureError(message: "cannot run \(executable): \(String(cString: strerror(result)))")
+        }
+        self.pid = pid
+    }
+
+    /// Whether it has not exited yet (reaps it once it has).
+    public var isRunning: Bool {
+        lock.withLock {
+            if waitStatus != nil { return false }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid { waitStatus = status }
+            return waitStatus == nil
+        }
+    }
+
+    /// Blocks until it exits (call it off the pool: see `offPool`); returns
+    /// the raw wait status.
+    @discardableResult
+    public func waitUntilExit() -> Int32 {
+        // Wait without reaping, so that `isRunning` on another thread never
+        // finds the pid gone before the status is stored.
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
+        return lock.withLock {
+            if let waitStatus { return waitStatus }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            waitStatus = status
+            return status
+        }
+    }
+
+    /// The exit status, or the signal's number when a signal ended it.
+    public static func code(_ status: Int32) -> Int32 {
+        killedBySignal(status) ? status & 0x7F : (status >> 8) & 0xFF
+    }
+
+    public static func killedBySignal(_ status: Int32) -> Bool {
+        status & 0x7F != 0 && status & 0x7F != 0x7F
+    }
+}
