@@ -96,7 +96,12 @@ public final class CacheReader: @unchecked Sendable {
     /// descriptor stays good; a new one is opened only for another file.
     private func openFile(_ path: String) throws(CacheError) {
         if fd >= 0 && (fdPath == path || path == entry?.dataPath) { return }
-        let opened = open(path, O_RDONLY | O_CLOEXEC)
+        var opened = open(path, O_RDONLY | O_CLOEXEC)
+        // The part file may have been renamed into place a moment before the
+        // entry hears of it.
+        if opened < 0, errno == ENOENT, let complete = entry?.dataPath, complete != path {
+            opened = open(complete, O_RDONLY | O_CLOEXEC)
+        }
         guard opened >= 0 else { throw CacheError.io("cannot open \(path): \(String(cString: strerror(errno)))") }
         if fd >= 0 { close(fd) }
         fd = opened

@@ -225,7 +225,6 @@ final class PartialEntry: @unchecked Sendable {
     /// transfer when no transfer will bring them soon. `interrupted` is read
     /// under the lock: a reader that is closed stops waiting.
     func waitForBytes(at offset: Int64, interrupted: () -> Bool, onWait: (Bool) -> Void) throws(CacheError) -> Availability {
-        var asked = false
         var waited = false
         // The observer is told outside the lock (it takes its own).
         defer { if waited { onWait(false) } }
@@ -243,8 +242,8 @@ final class PartialEntry: @unchecked Sendable {
             case let .failed(error)?: throw error
             case nil: break
             }
-            if !asked, rangesAllowed, !segments.isEmpty, !isComing(offset) {
-                asked = true
+            // Asked again when a ranged transfer ended without the bytes.
+            if rangesAllowed, !segments.isEmpty, !isComing(offset), !requests.contains(offset) {
                 requests.append(offset)
                 wakeTransfers?()
             }

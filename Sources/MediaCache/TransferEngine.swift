@@ -107,6 +107,12 @@ final class TransferEngine: @unchecked Sendable {
     /// Starts a ranged transfer for each offset a reader asked for (the
     /// oldest helper of an entry gives way when it has too many).
     private func startRequestedRanges() {
+        // A parked main is in no curl handle, so no callback sees its cancel.
+        // Unparked first: ending its helpers would otherwise reschedule it.
+        for main in parked where main.cancelled {
+            parked.removeAll { $0 === main }
+            conclude(main, .failure(.cancelled))
+        }
         var mains = active.values.filter(\.isMain)
         mains += parked
         mains += scheduled.map(\.job).filter(\.isMain)

@@ -176,7 +176,7 @@ final class TransferJob: @unchecked Sendable {
             return false
         }
         // Stop where held bytes (or another transfer) begin: nothing twice.
-        // One look at the entry per chunk tells that and whether a reader waits.
+        // One look at the entry per chunk tells that and whether a reader is open.
         var take = bytes.count
         var readers = false
         if let segment {
@@ -191,9 +191,10 @@ final class TransferJob: @unchecked Sendable {
             _ = flushPending()
             return false
         }
-        // libcurl hands over at most 16 KiB a call; gathering 1 MiB per
-        // write(2) saves most of the kernel's per-call page-cache work. A
-        // reader waiting for bytes gets each chunk at once.
+        // Gathering 1 MiB per write(2) saves most of the kernel's per-call
+        // page-cache work. While a reader is open each chunk is written at
+        // once, so that what it may wait for is there (and the segment's
+        // position, which readers and ranged requests go by, stays true).
         if pending.count >= Self.writeChunk || readers { return flushPending() }
         return true
     }

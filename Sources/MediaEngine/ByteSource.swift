@@ -15,7 +15,8 @@ public protocol ByteSource: AnyObject, Sendable {
     /// Reads up to `buffer.count` bytes at `offset`, waiting until at least
     /// one is there; 0 at the end.
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int
-    /// Ends every wait, now and later (playback stops).
+    /// Ends every wait, now and later, with an error (playback stops; the
+    /// player flags its stop first, so that error is not taken for a failure).
     func interrupt()
 }
 

@@ -2,8 +2,9 @@ import CFFmpeg
 import Foundation
 
 extension Player {
-    /// Takes the next packet from a queue, waiting while it is empty; nil
-    /// when playback stops.
+    /// Takes the next packet from a queue, waiting while it is empty (and
+    /// starting to buffer when the input is slow and the output about to run
+    /// dry); nil when playback stops.
     func nextPacket(_ queue: ReferenceWritableKeyPath<Player, PacketQueue?>) -> QueuedPacket? {
         condition.withLock {
             while true {
@@ -35,8 +36,9 @@ extension Player {
         }
     }
 
-    /// With `condition` held: while a pause is asked for, enters it and waits
-    /// once; true when it waited (the caller looks at everything again).
+    /// With `condition` held: while a pause is asked for or the player
+    /// buffers, enters it and waits once; true when it waited (the caller
+    /// looks at everything again).
     func waitWhilePaused() -> Bool {
         if buffering && !pauseRequested {
             condition.wait()

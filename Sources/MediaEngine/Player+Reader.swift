@@ -16,8 +16,12 @@ extension Player {
             try readPackets(opened)
             finish(failure: nil)
         } catch {
-            if error.isInputFailure { condition.withLock { inputFailed = true } }
-            finish(failure: error.description)
+            // A stop interrupts a read that waits for the network: not a failure.
+            let stopped = condition.withLock {
+                if error.isInputFailure && !stopRequested { inputFailed = true }
+                return stopRequested
+            }
+            finish(failure: stopped ? nil : error.description)
         }
         // The decoders use the demuxer's streams until `finish` has stopped them.
         withExtendedLifetime(demuxer) {}

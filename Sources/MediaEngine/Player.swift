@@ -271,12 +271,14 @@ public final class Player: @unchecked Sendable {
 
     /// Ends playback: what a device still holds is dropped.
     public func stop() {
-        source?.interrupt()
         condition.withLock {
             stopRequested = true
             audioSink?.interrupt()
             condition.broadcast()
         }
+        // After the flag: the reader's cancelled wait then reads as this
+        // stop, not as a failed download.
+        source?.interrupt()
         videoSink?.dismiss()
     }
 

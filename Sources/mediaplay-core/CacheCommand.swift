@@ -34,10 +34,10 @@ struct CacheCommand: ParsableCommand {
                 let cache = try CacheAccess.open(global)
                 let entries = cache.entries()
                 if json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
                     for entry in entries {
                         let line = CacheEntryJSON(entry)
-                        let encoder = JSONEncoder()
-                        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
                         if let data = try? encoder.encode(line) { FileHandle.standardOutput.write(data + Data("\n".utf8)) }
                     }
                     return

@@ -34,7 +34,8 @@ struct ListCommand: ParsableCommand {
             let active = BackgroundPlayer.activeItems(global)
             let rows = loaded.feed.items.map { item in
                 var row = ItemRow(item, cache: cache)
-                if let playback = active[item.position] { row.show(playback) }
+                // By number and id: the player may hold an older copy of the feed.
+                if let playback = active[item.position], playback.id == item.id { row.show(playback) }
                 return row
             }
             if json {

@@ -22,7 +22,8 @@ struct PlayCommand: AsyncParsableCommand {
             same keys work in the window). Off a terminal, prints one line per state \
             change. No audio device: plays silently in real time. No display: plays \
             the audio of a video. A file that cannot be decoded ends with one line \
-            and exit code 65.
+            and exit code 65; a download that fails, before or during playback, \
+            with exit code 69.
 
             Examples:
               mediaplay play 2

@@ -46,6 +46,8 @@ import TestSupport
         #expect(playback?.state == "paused" && playback?.duration == 2 && playback?.progress == nil)
         #expect(abs((playback?.position ?? 0) - position) < 1e-6, "where status said it paused")
         #expect(listed.items[1].playback == nil)
+        let rawItems = (try JSONSerialization.jsonObject(with: Data(try await world.run("list", "--json").stdout.utf8)) as? [String: Any])?["items"] as? [[String: Any]]
+        #expect((rawItems?.first?["playback"] as? [String: Any]).map { Set($0.keys) } == ["state", "position", "duration", "progress"], "every key, null included")
         let table = try await world.run("list").stdout
         #expect(table.contains("⏸ paused at 00:01 · local file") || table.contains("⏸ paused at 00:00 · local file"), "\(table)")
 

@@ -9,23 +9,17 @@ import TestSupport
 @Suite struct PartialReadTests {
     /// Reads `count` bytes at `offset` on a thread of its own (reads block).
     static func read(_ reader: CacheReader, at offset: Int64, count: Int) async throws -> [UInt8] {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                var result = [UInt8](repeating: 0, count: count)
-                var done = 0
-                do {
-                    while done < count {
-                        let got = try result.withUnsafeMutableBytes { raw in
-                            try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[done...]), at: offset + Int64(done))
-                        }
-                        if got == 0 { break }
-                        done += got
-                    }
-                    continuation.resume(returning: Array(result[0..<done]))
-                } catch {
-                    continuation.resume(throwing: error)
+        try await offPool {
+            var result = [UInt8](repeating: 0, count: count)
+            var done = 0
+            while done < count {
+                let got = try result.withUnsafeMutableBytes { raw in
+                    try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[done...]), at: offset + Int64(done))
                 }
-            }.start()
+                if got == 0 { break }
+                done += got
+            }
+            return Array(result[0..<done])
         }
     }
 
@@ -34,10 +28,6 @@ import TestSupport
     /// also bounds a test whose reset went astray.
     static func fixture() throws -> CacheFixture {
         try CacheFixture { $0.lowSpeedTime = 15 }
-    }
-
-    static func waitForFinish(_ cache: MediaCache, _ url: URL) async throws -> String {
-        try await cache.fetch(url)
     }
 
     @Test func readsWhileDownloadingWithOneTransfer() async throws {
@@ -59,7 +49,7 @@ import TestSupport
         server.release("/slow.bin")
         let all = try await Self.read(reader, at: 0, count: 700_000)
         #expect(all == bytes)
-        let path = try await Self.waitForFinish(fixture.cache, url)
+        let path = try await fixture.cache.fetch(url)
         #expect(try await sha256(ofFile: path) == sha256(bytes))
         #expect(server.getCount("/slow.bin") == 1)
         #expect(server.bytesSent("/slow.bin") == bytes.count)
@@ -98,11 +88,32 @@ import TestSupport
         server.release("/seek.bin")
         let all = try await Self.read(reader, at: 0, count: size)
         #expect(all == bytes)
-        let path = try await Self.waitForFinish(fixture.cache, url)
+        let path = try await fixture.cache.fetch(url)
         #expect(try await sha256(ofFile: path) == sha256(bytes))
         // Transfers stopped where another began: every byte written once.
         #expect(reader.bytesFetched == Int64(size), "\(server.requests("/seek.bin").map { $0.headers["range"] ?? "whole" })")
         #expect(server.getCount("/seek.bin") <= 5)
+    }
+
+    /// A ranged transfer that ends without the bytes (a 503 here) is asked
+    /// for again; the reader does not wait for the held main transfer.
+    @Test func aFailedRangedTransferIsAskedForAgain() async throws {
+        let server = try TestHTTPServer()
+        let size = 2_000_000
+        let bytes = TestHTTPServer.bytes(count: size, seed: 45)
+        server.serve("/again.bin", bytes: bytes)
+        // The main transfer holds at 200 kB; the first ranged one gets a 503.
+        server.inject("/again.bin", [.holdAfter(200_000), .status(503)])
+        let fixture = try Self.fixture()
+        let url = server.url("/again.bin")
+        let reader = try fixture.cache.open(url)
+        _ = try reader.size()
+        let tail = try await Self.read(reader, at: Int64(size - 100_000), count: 100_000)
+        #expect(tail == Array(bytes[(size - 100_000)...]))
+        let ranged = server.requests("/again.bin").filter { $0.headers["range"] == "bytes=\(size - 100_000)-" }
+        #expect(ranged.count == 2, "asked, refused, asked again")
+        server.release("/again.bin")
+        #expect(try await sha256(ofFile: try await fixture.cache.fetch(url)) == sha256(bytes))
     }
 
     @Test func aResetMidStreamResumesAndTheReaderGetsEveryByte() async throws {

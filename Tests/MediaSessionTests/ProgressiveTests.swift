@@ -160,6 +160,26 @@ import TestSupport
         #expect(scene.server.getCount(scene.name) == 2)
     }
 
+    /// q while the reader waits for the network is a stop, not a download
+    /// that failed (the player flags the stop before it interrupts the wait,
+    /// so this holds whichever thread runs first).
+    @Test func aStopWhileWaitingForTheNetworkIsAStop() async throws {
+        let scene = try await Scene(faststart: true)
+        scene.server.inject(scene.name, [.holdAfter(scene.size / 3)])
+        let reader = try scene.cache.open(scene.url)
+        var options = PlaybackOptions()
+        options.clock = .untimed
+        let player = Player(input: .source(reader), audioSink: NullSink(), options: options) { _, _ in nil }
+        player.play()
+        // Untimed, it reads the third at once and then waits at the hold.
+        while scene.server.bytesSent(scene.name) < scene.size / 3 { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(200))
+        player.stop()
+        #expect(await offPool { player.waitUntilFinished() } == .ended)
+        #expect(!player.failedForInput)
+        scene.server.release(scene.name)
+    }
+
     @Test func aServerGoneForGoodEndsPlaybackWithADownloadError() async throws {
         let scene = try await Scene(faststart: true)
         scene.server.throttle(scene.name, bytesPerSecond: scene.size / 2)

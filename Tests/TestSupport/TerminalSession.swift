@@ -1,4 +1,3 @@
-import CLinux
 import Foundation
 import Glibc
 
@@ -57,32 +56,17 @@ public final class TerminalSession: @unchecked Sendable {
     /// Runs a tmux command and waits. Output goes through a file, not a
     /// pipe: the tmux server that the first command starts keeps its
     /// inherited descriptors, and a reader waiting for a pipe's end would
-    /// wait forever. Calls are serialised by the session's single user.
+    /// wait forever. `ChildProcess` gives it nothing else of ours, so the
+    /// server (alive for the whole session) holds no descriptor another
+    /// test waits on. Calls are serialised by the session's single user.
     private static func tmuxBlocking(socket: String, folder: String, _ arguments: [String]) throws -> String {
         let output = folder + "/tmux.out"
         let errors = folder + "/tmux.err"
-        _ = FileManager.default.createFile(atPath: output, contents: nil)
-        _ = FileManager.default.createFile(atPath: errors, contents: nil)
-        // posix_spawn and waitpid: Foundation's Process did not notice
-        // the tmux client's exit once a server had forked off it.
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_TRUNC, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_TRUNC, 0)
-        // The tmux server lives for the whole session: it must not keep a
-        // descriptor of the test process's (Foundation's Process watches
-        // for its children's exit through one, and would wait for tmux).
-        mp_spawn_close_from(&actions, 3)
-        let argv = (["/usr/bin/tmux", "-S", socket] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/usr/bin/tmux", &actions, nil, argv, Glibc.environ)
-        guard spawned == 0 else { throw TerminalSessionError(message: "cannot run tmux: \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        guard status == 0 else {
+        let tmux = try ChildProcess(
+            "/usr/bin/tmux", ["-S", socket] + arguments, environment: ProcessInfo.processInfo.environment,
+            stdin: "/dev/null", stdout: output, stderr: errors
+        )
+        guard tmux.waitUntilExit() == 0 else {
             throw TerminalSessionError(message: "tmux \(arguments.first ?? ""): \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
         }
         return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""

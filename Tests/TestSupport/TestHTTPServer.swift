@@ -22,7 +22,8 @@ public final class TestHTTPServer: Sendable {
         /// Answer 200 with the whole file even to a Range request.
         case ignoreRange
         /// Send headers and this many body bytes, then hold the rest until
-        /// `release` (or `resetHeld`): "the download is not over" without timing.
+        /// `release` (or `goAway`, which resets it): "the download is not
+        /// over" without timing.
         case holdAfter(Int)
     }
 
