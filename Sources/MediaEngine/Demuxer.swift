@@ -3,7 +3,9 @@ import CFFmpeg
 /// An opened media file (libavformat): its streams, and packets read in order.
 /// `readPacket` blocks on I/O: call it from a thread of its own.
 public final class Demuxer: @unchecked Sendable {
-    let context: UnsafeMutablePointer<AVFormatContext>
+    /// Owns the format context: it is closed once, by the owner, whatever throws.
+    private let owner: FormatContext
+    var context: UnsafeMutablePointer<AVFormatContext> { owner.pointer }
     public let path: String
     /// The audio stream to play, if any (attached cover art never counts as video).
     public let audioStreamIndex: Int32?
@@ -42,14 +44,9 @@ public final class Demuxer: @unchecked Sendable {
         // A failed open frees the context (but never our I/O context).
         try Self.check(avformat_open_input(&context, path, nil, nil), io: io, name: name, "cannot open \(name)")
         guard let context else { throw FFmpegError(context: "cannot open \(name)", message: "no format context") }
-        self.context = context
-        do throws(FFmpegError) {
-            try Self.check(avformat_find_stream_info(context, nil), io: io, name: name, "cannot read the streams of \(name)")
-        } catch {
-            var owned: UnsafeMutablePointer<AVFormatContext>? = context
-            avformat_close_input(&owned)
-            throw error
-        }
+        let owner = FormatContext(context)
+        self.owner = owner
+        try Self.check(avformat_find_stream_info(context, nil), io: io, name: name, "cannot read the streams of \(name)")
         let audio = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
         audioStreamIndex = audio >= 0 ? audio : nil
         var video: Int32 = -1
@@ -63,8 +60,6 @@ public final class Demuxer: @unchecked Sendable {
         }
         videoStreamIndex = video >= 0 ? video : nil
         if audioStreamIndex == nil && videoStreamIndex == nil {
-            var owned: UnsafeMutablePointer<AVFormatContext>? = context
-            avformat_close_input(&owned)
             throw FFmpegError(context: "cannot play \(name)", message: "no audio or video stream")
         }
     }
@@ -76,10 +71,6 @@ public final class Demuxer: @unchecked Sendable {
         try MediaEngine.check(code, context())
     }
 
-    deinit {
-        var owned: UnsafeMutablePointer<AVFormatContext>? = context
-        avformat_close_input(&owned)
-    }
 
     func stream(_ index: Int32) -> UnsafeMutablePointer<AVStream> {
         context.pointee.streams[Int(index)]!
@@ -129,7 +120,24 @@ public final class Demuxer: @unchecked Sendable {
 
     /// Seeks to `seconds` of media time (the keyframe at or before it).
     func seek(to seconds: Double) throws(FFmpegError) {
-        let target = Int64((seconds + startTime) * Double(AV_TIME_BASE))
+        // Clamped before the conversion: a request can carry any finite number.
+        let micro = (seconds + startTime) * Double(AV_TIME_BASE)
+        let target = micro.isNaN ? 0 : Int64(min(max(micro, -9.0e18), 9.0e18))
         try Self.check(avformat_seek_file(context, -1, Int64.min, target, target, 0), io: io, name: name, "cannot seek in \(name)")
+    }
+}
+
+/// An open AVFormatContext, closed when the last reference goes: the one
+/// place that frees it, so a throwing initializer cannot free it twice.
+final class FormatContext: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<AVFormatContext>
+
+    init(_ pointer: UnsafeMutablePointer<AVFormatContext>) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        var owned: UnsafeMutablePointer<AVFormatContext>? = pointer
+        avformat_close_input(&owned)
     }
 }

@@ -147,7 +147,7 @@ public enum FeedDecoder {
         case nil, .null?:
             problems.append("missing \"type\" (0 image, 1 audio, 2 video)")
         case let .number(text)?:
-            if let number = Double(text), number.rounded() == number, let kind = MediaKind(rawValue: Int(number)) {
+            if let number = Double(text), let whole = Int(exactly: number), let kind = MediaKind(rawValue: whole) {
                 draft.kind = kind
             } else {
                 problems.append("unknown type \(text) (expected 0 image, 1 audio, 2 video)")

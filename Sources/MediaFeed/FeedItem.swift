@@ -90,7 +90,8 @@ public struct Feed: Sendable, Hashable {
     /// reachable by position only.
     public func item(matching selector: String) -> FeedItem? {
         if let position = Int(selector) {
-            return items.indices.contains(position - 1) ? items[position - 1] : nil
+            // Compared before any arithmetic: a number from outside can be Int.min.
+            return position >= 1 && position <= items.count ? items[position - 1] : nil
         }
         return items.first { $0.id == selector }
     }

@@ -42,6 +42,9 @@ public struct Script: Sendable {
         self.lines = lines
     }
 
+    /// A week: longer than any script means, short enough for every clock.
+    static let longestDuration: Double = 7 * 24 * 3600
+
     private static func parse(_ text: String, line: Int) throws(ParseError) -> ScriptStep {
         let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
         func fail(_ message: String) -> ParseError { ParseError(line: line, message: message) }
@@ -55,6 +58,8 @@ public struct Script: Sendable {
                 number.removeLast()
             }
             guard let value = Double(number), value >= 0, value.isFinite else { throw fail("\"\(word)\" is not a duration (like 1.5s or 500ms)") }
+            // Bounded so that any later conversion to milliseconds fits an Int.
+            guard value * scale <= Self.longestDuration else { throw fail("\"\(word)\" is too long (at most \(Int(Self.longestDuration))s)") }
             return value * scale
         }
         switch (words.first ?? "", words.count) {

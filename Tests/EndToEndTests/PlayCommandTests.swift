@@ -48,7 +48,7 @@ import TestSupport
         return Array(recorded[offset..<offset + reference.count]) == reference
     }
 
-    @Test(arguments: ["empty.mp4", "garbage.mp3", "text.mp4", "truncated.mp4", "truncated.jpg"], [false, true])
+    @Test(arguments: ["empty.mp4", "garbage.mp3", "text.mp4", "truncated.mp4", "truncated.jpg", "subtitles.mp3", "subtitles.mkv", "no-channels.wav"], [false, true])
     func brokenInputEndsWithOneLineAndExit65(_ name: String, inAWindow: Bool) async throws {
         let folder = try TemporaryDirectory()
         let path = folder.path + "/" + name
@@ -62,6 +62,17 @@ import TestSupport
         case "truncated.mp4":
             let source = try Data(contentsOf: URL(fileURLWithPath: try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)))
             try source.prefix(source.count / 3).write(to: URL(fileURLWithPath: path))
+        // No playable stream: these crashed play and the daemon (the format
+        // context was closed twice).
+        case "subtitles.mp3":
+            try Data(Self.subtitles.utf8).write(to: URL(fileURLWithPath: path))
+        case "subtitles.mkv":
+            let srt = folder.path + "/subtitles.srt"
+            try Data(Self.subtitles.utf8).write(to: URL(fileURLWithPath: srt))
+            let made = try await Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-i", srt, "-c:s", "srt", path])
+            #expect(made.status == 0)
+        case "no-channels.wav":
+            try Data(Self.wavHeader(channels: 0, rate: 8000, dataBytes: 16000) + [UInt8](repeating: 1, count: 16000)).write(to: URL(fileURLWithPath: path))
         case "truncated.jpg":
             let source = try Data(contentsOf: URL(fileURLWithPath: try await Fixtures.make("picture.jpg", Fixtures.images[1].arguments)))
             try source.prefix(source.count / 3).write(to: URL(fileURLWithPath: path))
@@ -75,6 +86,16 @@ import TestSupport
         let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("mediaplay:") }
         #expect(errors.count == 1, "\(name): \(result.stderr)")
         #expect(!result.stderr.contains("["), "no FFmpeg log lines: \(result.stderr)")
+    }
+
+    static let subtitles = "1\n00:00:00,000 --> 00:00:02,000\nOnly words, no sound.\n"
+
+    /// A canonical 44-byte PCM WAV header, whatever its fields say.
+    static func wavHeader(channels: UInt16, rate: UInt32, dataBytes: UInt32) -> [UInt8] {
+        func le32(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
+        func le16(_ value: UInt16) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
+        return Array("RIFF".utf8) + le32(36 + dataBytes) + Array("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(channels)
+            + le32(rate) + le32(rate * UInt32(channels) * 2) + le16(channels * 2) + le16(16) + Array("data".utf8) + le32(dataBytes)
     }
 
     @Test func videoPlaysInAWindowWithItsAudio() async throws {

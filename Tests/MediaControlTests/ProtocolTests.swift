@@ -168,6 +168,13 @@ private final class Tally: @unchecked Sendable {
         #expect(errorCode(await client.reply()) == "bad-request")
         try client.send(#"{"id":6,"cmd":"toggle","item":9}"# + "\n")
         #expect(errorCode(await client.reply()) == "no-such-item")
+        // The ends of Int's range: no such item (Int.min killed the daemon).
+        try client.send(#"{"id":61,"cmd":"toggle","item":-9223372036854775808}"# + "\n")
+        #expect(errorCode(await client.reply()) == "no-such-item")
+        try client.send(#"{"id":62,"cmd":"toggle","item":9223372036854775807}"# + "\n")
+        #expect(errorCode(await client.reply()) == "no-such-item")
+        try client.send(#"{"id":63,"cmd":"seek","item":1,"seconds":1e300}"# + "\n")
+        #expect(await client.reply()?["id"] as? Int == 63, "a seek far past any end is answered")
         try client.send(#"{"id":7,"cmd":"toggle","item":2}"# + "\n")
         #expect(errorCode(await client.reply()) == "invalid-item")
         try client.send(#"{"id":8,"cmd":"toggle","item":1,"feed":"another-feed"}"# + "\n")

@@ -108,6 +108,10 @@ private func decodeError(_ text: String) -> FeedError? {
         #expect(feed.item(matching: "3") == nil)
         #expect(feed.item(matching: "0") == nil)
         #expect(feed.item(matching: "zzz") == nil)
+        // Numbers at the ends of Int's range are no item, not an overflow.
+        #expect(feed.item(matching: String(Int.min)) == nil)
+        #expect(feed.item(matching: String(Int.max)) == nil)
+        #expect(feed.item(matching: "-1") == nil)
     }
 
     @Test func unicodeAndEscapes() throws {
@@ -152,6 +156,11 @@ private func decodeError(_ text: String) -> FeedError? {
         #expect(try reason(#"{"type": 7, "url": "https://e.org/x"}"#) == "unknown type 7 (expected 0 image, 1 audio, 2 video)")
         #expect(try reason(#"{"type": -1, "url": "https://e.org/x"}"#)?.hasPrefix("unknown type -1") == true)
         #expect(try reason(#"{"type": 1.5, "url": "https://e.org/x"}"#)?.hasPrefix("unknown type 1.5") == true)
+        // Out of Int's range: these trapped in the conversion (SIGILL).
+        for huge in ["1e999", "-1e999", "9223372036854775808", "-1e19", "1e300"] {
+            #expect(try reason(#"{"type": \#(huge), "url": "https://e.org/x"}"#) == "unknown type \(huge) (expected 0 image, 1 audio, 2 video)")
+        }
+        #expect(try reason(#"{"type": 2.0, "url": "https://e.org/x"}"#) == nil, "an integral number is still a type")
     }
 
     @Test func missingType() throws {

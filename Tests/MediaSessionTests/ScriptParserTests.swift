@@ -25,7 +25,7 @@ import Testing
         #expect(script.lines.map(\.number) == [3, 4, 5, 6, 7, 8, 9, 10, 11])
     }
 
-    @Test(arguments: ["play 1", "wait soon", "wait-until sleeping 1", "expect state 1 asleep", "toggle", "seek 1 -3"])
+    @Test(arguments: ["play 1", "wait soon", "wait 1e300s", "seek 1 1e20", "wait-until playing 1 1e300", "wait-until sleeping 1", "expect state 1 asleep", "toggle", "seek 1 -3"])
     func namesTheLineOfAMistake(_ line: String) {
         #expect(throws: Script.ParseError.self) { try Script("toggle 1\n" + line) }
         do {
