@@ -16,7 +16,7 @@ run: deps build
 # device in real time (positions against the wall clock, every sample on
 # time), on a machine no longer busy with the rest: on two cores, forty
 # parallel ffmpeg and mediaplay processes would starve them.
-REAL_TIME_SUITES = EndToEndTests\.(BackgroundPlayerTests|BrowseTests)/|PlayCommandTests/(videoPlaysInAWindowWithItsAudio|realSDLOutputContainsTheReference)
+REAL_TIME_SUITES = EndToEndTests\.(BackgroundPlayerTests|BrowseTests|UnequalStreamsTests)/|PlayCommandTests/(videoPlaysInAWindowWithItsAudio|realSDLOutputContainsTheReference)
 
 test: test-deps
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)

@@ -92,6 +92,10 @@ extension Player {
                         try audioSink?.open(format: format)
                     }
                     let format = resampler!.output
+                    if options.clock == .realTime, let pts = frame.timestamp {
+                        let time = Double(pts) * decoder.timeBase.seconds - startTime
+                        guard try fillGap(before: time, format: format, emit) else { return false }
+                    }
                     var skip = 0
                     if let trim = trimBefore, let pts = frame.timestamp {
                         let time = Double(pts) * decoder.timeBase.seconds - startTime
@@ -119,6 +123,22 @@ extension Player {
         } catch {
             fail(error)
         }
+    }
+
+    /// Gaps in the audio shorter than this are left alone (rounding, codec
+    /// priming); longer ones, up to a minute, are played as silence.
+    static let audibleGap = 0.02
+
+    /// In real time: when `time` is later than where the audio stands (a
+    /// stream that starts after the video, or has a hole), plays silence up
+    /// to it, so the audio clock stays on the media's timestamps and the
+    /// picture stays in step. A recording (untimed or virtual clock) keeps
+    /// exactly the decoded samples, as `ffmpeg -f s16le` writes them.
+    private func fillGap(before time: Double, format: AudioFormat, _ emit: (UnsafeRawBufferPointer, AudioFormat) throws -> Bool) throws -> Bool {
+        let gap = time - condition.withLock { audioPosition }
+        guard gap > Self.audibleGap, gap <= 60 else { return true }
+        let silence = [UInt8](repeating: 0, count: Int((gap * Double(format.sampleRate)).rounded()) * format.bytesPerFrame)
+        return try silence.withUnsafeBytes { try emit($0, format) }
     }
 
     /// Sends a packet (nil: end of stream) and hands every frame out to
@@ -173,9 +193,7 @@ extension Player {
                 audioSampleRate = format.sampleRate
                 audioFramesWritten += allowed / format.bytesPerFrame
                 if devicePaced, let clock = audioDeviceClock() {
-                    // The system clock follows the audio: video keeps time when the audio ends.
-                    clockStarted = true
-                    clockOrigin = Self.now() - clock
+                    // Reading the device keeps the system clock in step with it.
                     publishPosition(clock)
                 } else {
                     publishPosition(audioPosition)

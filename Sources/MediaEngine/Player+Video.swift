@@ -84,7 +84,9 @@ extension Player {
             condition.withLock {
                 statistics.framesPresented += 1
                 videoPosition = time
-                if !audioActive { publishPosition(time) }
+                // Video carries the position when there is no audio, or
+                // once the audio has run out before it.
+                if !audioActive || (audioDone && time > audioPosition) { publishPosition(time) }
             }
         }
     }

@@ -147,7 +147,11 @@ public final class Player: @unchecked Sendable {
     var virtualNow: Double = 0
     /// Where the audio device's played-seconds counter stood at a media time:
     /// the audio clock is `media + (played − played at base)`.
-    var audioClockBase: (media: Double, played: Double)?
+    var audioClockBase: (media: Double, played: Double)? {
+        didSet { deviceClockHigh = -.infinity }
+    }
+    /// The furthest the device clock has read since `audioClockBase` was set.
+    var deviceClockHigh = -Double.infinity
     /// Audio written since the current serial started, in sample frames.
     var audioFramesWritten = 0
     var audioSampleRate = 0
@@ -496,20 +500,31 @@ public final class Player: @unchecked Sendable {
         (pausedAt ?? Self.now()) - clockOrigin
     }
 
-    /// The audio device's clock, while it is the master: until the device
-    /// has played the last sample, not merely until the decoder is done (the
-    /// device may still hold seconds of it, all of a short file).
+    /// The audio device's clock, while it is the master. While the device
+    /// moves, the system clock is kept in step with it. Once the audio has
+    /// run out, the device's counter stands still (a device buffer short of
+    /// the end, even), and the system clock goes on from where the device
+    /// last moved (ffplay's rule: the master clock goes on when the audio
+    /// runs out), so video that outlasts the audio plays to its last frame.
     func audioDeviceClock() -> Double? {
         guard let base = audioClockBase, let played = audioSink?.playedSeconds else { return nil }
-        let clock = base.media + max(played - base.played, 0)
-        if audioDone && clock >= audioPosition - 0.001 { return nil }
-        return clock
+        let device = base.media + max(played - base.played, 0)
+        if device > deviceClockHigh {
+            deviceClockHigh = device
+            clockStarted = true
+            clockOrigin = Self.now() - device
+            return device
+        }
+        // Standing still: paused (the system clock stands still too) or run out.
+        guard audioDone, clockStarted else { return device }
+        return max(device, systemClock())
     }
 
     func currentPositionLocked() -> Double {
         if state == .paused || state == .buffering || state.isFinal { return position }
-        if audioActive, let clock = audioDeviceClock() { return clock }
-        return position
+        guard audioActive, let clock = audioDeviceClock() else { return position }
+        // Past the audio's end only as far as a longer video has gone.
+        return audioDone ? min(clock, max(audioPosition, videoPosition)) : clock
     }
 
     /// Records the position; an event goes out at most ten times a second of

@@ -141,6 +141,26 @@ public enum Fixtures {
         return try await make("portrait-90.mp4", ["-i", landscape, "-c", "copy", "-metadata:s:v:0", "rotate=90"])
     }
 
+    /// Clips whose streams do not match, as real files and `-c copy` cuts
+    /// often are: video longer than audio, audio longer than video, audio
+    /// that starts a second late, and video with a second-long hole.
+    public static let unequalStreams: [(name: String, arguments: [String])] = [
+        ("video-outlasts-audio.mp4", pattern(size: "320x240", seconds: 3) + tone(seconds: 2) + ["-c:v", "libx264", "-preset", "veryfast", "-c:a", "aac"]),
+        ("audio-outlasts-video.mp4", pattern(size: "320x240", seconds: 2) + tone(seconds: 3) + ["-c:v", "libx264", "-preset", "veryfast", "-c:a", "aac"]),
+        ("audio-starts-late.mp4", pattern(size: "320x240", seconds: 3) + ["-itsoffset", "1"] + tone(seconds: 2) + ["-c:v", "libx264", "-preset", "veryfast", "-c:a", "aac"]),
+        ("video-with-a-hole.mp4", pattern(size: "320x240", seconds: 3) + tone(seconds: 3)
+            + ["-vf", "select='not(between(t,1,2))'", "-fps_mode", "passthrough", "-c:v", "libx264", "-preset", "veryfast", "-c:a", "aac"]),
+    ]
+
+    /// How many video frames a file holds, by ffprobe's count.
+    public static func frameCount(_ path: String) async throws -> Int {
+        let result = try await run("/usr/bin/ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path])
+        guard result.status == 0, let count = Int(String(decoding: result.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw FixtureError(message: "ffprobe could not count the frames of \(path)")
+        }
+        return count
+    }
+
     /// A picture far wider than any screen.
     public static let panorama: (name: String, arguments: [String]) = (
         "panorama.png", pattern(size: "3000x500", seconds: 0.04) + ["-frames:v", "1"]

@@ -284,10 +284,12 @@ final class AudioRing: @unchecked Sendable {
         memcpy(output, storage + start, first)
         if take > first { memcpy(output + first, storage, take - first) }
         if take < count { memset(output + take, 0, count - take) }
-        if take > 0 {
-            consumed.add(take, ordering: .releasing)
-            sem_post(&space)
-        }
+        // A read that found nothing fed the device only silence: the last
+        // real read still says what plays, and the clock comes to rest at
+        // the last sample instead of falling back a buffer each time.
+        guard take > 0 else { return }
+        consumed.add(take, ordering: .releasing)
+        sem_post(&space)
         recordRead(consumed: consumed.load(ordering: .relaxed))
     }
 }
