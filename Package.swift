@@ -53,10 +53,10 @@ let package = Package(
         .target(name: "MediaTerminal", swiftSettings: swiftSettings),
         .target(
             name: "MediaCache",
-            dependencies: ["CCurl", "CLinux", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MediaFeed", "CCurl", "CLinux", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
-        .target(name: "MediaEngine", dependencies: ["CFFmpeg", "CSDL2", "CLinux"], swiftSettings: swiftSettings),
+        .target(name: "MediaEngine", dependencies: ["MediaFeed", "CFFmpeg", "CSDL2", "CLinux"], swiftSettings: swiftSettings),
         .target(
             name: "MediaSession",
             dependencies: ["MediaFeed", "MediaCache", "MediaEngine", .product(name: "GRDB", package: "GRDB.swift")],

@@ -45,7 +45,8 @@ public final class BrowseApp: @unchecked Sendable {
     private let screen: FullScreen
     private let backend: any PlaybackBackend
     private let cache: MediaCache?
-    private let reload: @Sendable () throws -> Feed
+    /// Reads the feed again: the feed, and the offline notice when it is the kept copy.
+    private let reload: @Sendable () throws -> (Feed, offline: String?)
     private let options: Options
     private let renderer: TerminalImageRenderer
     private var pictures: PictureStore!
@@ -67,6 +68,7 @@ public final class BrowseApp: @unchecked Sendable {
     private var mode: BrowseSnapshot.Mode = .grid
     private var detailScroll = 0
     private var message: String?
+    private var offline: Bool
     private var frame = ScreenFrame()
     private var placed: [GraphicsPlacement] = []
     private var drawScheduled = false
@@ -83,10 +85,12 @@ public final class BrowseApp: @unchecked Sendable {
     }
 
     public init(
-        feed: Feed, cache: MediaCache?, backend: any PlaybackBackend, relay: MessageRelay, options: Options,
-        screen: FullScreen = FullScreen(), reload: @escaping @Sendable () throws -> Feed
+        feed: Feed, offline: String? = nil, cache: MediaCache?, backend: any PlaybackBackend, relay: MessageRelay, options: Options,
+        screen: FullScreen = FullScreen(), reload: @escaping @Sendable () throws -> (Feed, offline: String?)
     ) {
         self.feed = feed
+        self.offline = offline != nil
+        message = offline
         self.cache = cache
         self.backend = backend
         self.options = options
@@ -328,7 +332,8 @@ public final class BrowseApp: @unchecked Sendable {
                 switch result {
                 case let .failure(error):
                     show("✗ refresh failed: \(error) (the feed shown is the last good one)")
-                case let .success(newFeed):
+                case let .success((newFeed, offlineNotice)):
+                    offline = offlineNotice != nil
                     let selectedID = feed.items.indices.contains(selection) ? feed.items[selection].id : nil
                     feed = newFeed
                     selection = newFeed.items.firstIndex { $0.id == selectedID } ?? min(selection, max(0, newFeed.items.count - 1))
@@ -338,7 +343,7 @@ public final class BrowseApp: @unchecked Sendable {
                     lastWanted = []
                     pictures.reset()
                     frame.invalidate()
-                    show("refreshed: \(newFeed.items.count) item\(newFeed.items.count == 1 ? "" : "s")")
+                    show(offlineNotice ?? "refreshed: \(newFeed.items.count) item\(newFeed.items.count == 1 ? "" : "s")")
                     Task { [self] in
                         let dropped = await backend.update(feed: newFeed)
                         let all = await backend.statuses()
@@ -465,7 +470,7 @@ public final class BrowseApp: @unchecked Sendable {
         let snapshot = BrowseSnapshot(
             columns: size.columns, rows: size.rows, title: feed.title.isEmpty ? "mediaplay" : feed.title,
             items: feed.items, layout: layout, state: { [self] index in cellState(index) }, selection: selection, scrollTop: scrollTop,
-            mode: mode, detailScroll: detailScroll, message: message, backendName: backend.name,
+            mode: mode, detailScroll: detailScroll, message: message, offline: offline, backendName: backend.name,
             colors: options.colors, tick: Int(now / Self.spinnerInterval),
             picture: { [self] index, columns, rows in pictureCell(index, columns: columns, rows: rows, size: size) }
         )

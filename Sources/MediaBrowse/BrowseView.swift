@@ -68,6 +68,8 @@ struct BrowseSnapshot {
     var mode: Mode
     var detailScroll: Int
     var message: String?
+    /// The feed shown is the kept copy: its server could not be reached.
+    var offline = false
     var backendName: String
     var colors: Bool
     var tick: Int
@@ -177,7 +179,7 @@ enum BrowseView {
             let item = snapshot.items[snapshot.selection]
             return ("✗ \(item.position) \"\(item.title)\": \(failure)", true)
         }
-        return (hints, false)
+        return (snapshot.offline ? "offline (r retries) · " + hints : hints, false)
     }
 
     // MARK: - Grid

@@ -142,7 +142,13 @@ final class PictureStore: @unchecked Sendable {
                         decode(source, path: path)
                         return
                     case let .failed(error):
-                        finish(source, .failed("download failed: \(error)"))
+                        // A revalidation that could not reach the server
+                        // leaves the cached picture as good as it was.
+                        if refresh, let path = cache.cachedFile(for: url) {
+                            decode(source, path: path)
+                        } else {
+                            finish(source, .failed("download failed: \(error)"))
+                        }
                         return
                     }
                 }

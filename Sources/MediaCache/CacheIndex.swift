@@ -1,5 +1,20 @@
 import Foundation
 import GRDB
+import MediaFeed
+
+/// Probed details of a file, and the file's size and modification time when
+/// probed: a file that changed is probed again.
+public struct StoredDetails: Sendable, Equatable {
+    public var details: MediaDetails
+    public var fileSize: Int64
+    public var fileTime: Double
+
+    public init(details: MediaDetails, fileSize: Int64, fileTime: Double) {
+        self.details = details
+        self.fileSize = fileSize
+        self.fileTime = fileTime
+    }
+}
 
 /// One row of the cache index: what we know of a URL's entry.
 public struct IndexRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
@@ -31,6 +46,46 @@ public struct IndexRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     /// once a ranged transfer has written out of order; nil means the part
     /// file holds its bytes from 0 to its size.
     public var ranges: String?
+}
+
+/// The last good copy of a remote feed, as the server sent it.
+public struct KeptFeed: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "feed"
+
+    public var url: String
+    public var body: [UInt8]
+    public var etag: String?
+    public var lastModified: String?
+    /// Seconds since 1970 when the server last gave or confirmed it.
+    public var fetched: Double
+
+    public init(url: String, body: [UInt8], etag: String?, lastModified: String?, fetched: Double) {
+        self.url = url
+        self.body = body
+        self.etag = etag
+        self.lastModified = lastModified
+        self.fetched = fetched
+    }
+
+    enum CodingKeys: String, CodingKey { case url, body, etag, lastModified, fetched }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        url = try container.decode(String.self, forKey: .url)
+        body = [UInt8](try container.decode(Data.self, forKey: .body))
+        etag = try container.decodeIfPresent(String.self, forKey: .etag)
+        lastModified = try container.decodeIfPresent(String.self, forKey: .lastModified)
+        fetched = try container.decode(Double.self, forKey: .fetched)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(url, forKey: .url)
+        try container.encode(Data(body), forKey: .body)
+        try container.encodeIfPresent(etag, forKey: .etag)
+        try container.encodeIfPresent(lastModified, forKey: .lastModified)
+        try container.encode(fetched, forKey: .fetched)
+    }
 }
 
 /// The SQLite index of the cache, shared by every mediaplay process using the
@@ -78,7 +133,75 @@ final class CacheIndex: Sendable {
         migrator.registerMigration("v2-ranges") { db in
             try db.alter(table: "entry") { table in table.add(column: "ranges", .text) }
         }
+        migrator.registerMigration("v3-feeds") { db in
+            // The last good copy of each remote feed, for offline use and
+            // conditional requests (a 304 costs no download).
+            try db.create(table: "feed") { table in
+                table.primaryKey("url", .text)
+                table.column("body", .blob).notNull()
+                table.column("etag", .text)
+                table.column("lastModified", .text)
+                table.column("fetched", .double).notNull()
+            }
+        }
+        migrator.registerMigration("v4-media") { db in
+            // What a probe found in an entry's (or a local item's) file,
+            // valid while the file keeps its size and modification time.
+            try db.create(table: "media") { table in
+                table.primaryKey("url", .text)
+                table.column("fileSize", .integer).notNull()
+                table.column("fileTime", .double).notNull()
+                table.column("duration", .double)
+                table.column("title", .text)
+                table.column("artist", .text)
+                table.column("album", .text)
+                table.column("codec", .text)
+                table.column("width", .integer)
+                table.column("height", .integer)
+                table.column("sampleRate", .integer)
+            }
+        }
         try migrator.migrate(pool)
+    }
+
+    func allDetails() -> [String: StoredDetails] {
+        let rows = (try? pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM media") }) ?? []
+        var result: [String: StoredDetails] = [:]
+        result.reserveCapacity(rows.count)
+        for row in rows {
+            let details = MediaDetails(
+                duration: row["duration"], title: row["title"], artist: row["artist"], album: row["album"],
+                codec: row["codec"], width: row["width"], height: row["height"], sampleRate: row["sampleRate"]
+            )
+            result[row["url"]] = StoredDetails(details: details, fileSize: row["fileSize"], fileTime: row["fileTime"])
+        }
+        return result
+    }
+
+    func store(_ stored: StoredDetails, for url: String) throws {
+        let d = stored.details
+        try pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO media (url, fileSize, fileTime, duration, title, artist, album, codec, width, height, sampleRate)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [url, stored.fileSize, stored.fileTime, d.duration, d.title, d.artist, d.album, d.codec, d.width, d.height, d.sampleRate]
+            )
+        }
+    }
+
+    func keptFeed(_ url: String) -> KeptFeed? {
+        try? pool.read { db in try KeptFeed.fetchOne(db, key: url) }
+    }
+
+    func keep(_ feed: KeptFeed) throws {
+        try pool.write { db in try feed.save(db) }
+    }
+
+    /// A 304: the kept copy is still the server's; only when it was checked changes.
+    func confirm(feed url: String, at time: Double) throws {
+        try pool.write { db in try db.execute(sql: "UPDATE feed SET fetched = ? WHERE url = ?", arguments: [time, url]) }
     }
 
     func record(for url: String) -> IndexRecord? {
@@ -111,7 +234,11 @@ final class CacheIndex: Sendable {
         }
     }
 
+    /// Forgets an entry, and what was probed in its file.
     func delete(_ url: String) throws {
-        _ = try pool.write { db in try IndexRecord.deleteOne(db, key: url) }
+        try pool.write { db in
+            _ = try IndexRecord.deleteOne(db, key: url)
+            try db.execute(sql: "DELETE FROM media WHERE url = ?", arguments: [url])
+        }
     }
 }

@@ -32,6 +32,18 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String { message }
 }
 
+/// A response read into memory by `HTTPGet`.
+public struct HTTPResponse: Sendable {
+    /// 200, or 304 when the validators sent still hold (then `body` is empty).
+    public var status: Int
+    public var body: [UInt8]
+    /// The validators to send next time (`If-None-Match`, `If-Modified-Since`).
+    public var etag: String?
+    public var lastModified: String?
+
+    public var notModified: Bool { status == 304 }
+}
+
 /// A single blocking HTTP GET into memory: enough to read a remote feed.
 ///
 /// It blocks the calling thread, so call it from a thread of its own or the
@@ -39,7 +51,11 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
 public enum HTTPGet {
     public static let userAgent = "mediaplay/0.1 (+libcurl)"
 
-    public static func fetch(_ url: URL, maximumBytes: Int64 = 16 << 20) throws(TransferError) -> [UInt8] {
+    /// With `etag` or `lastModified`, a conditional request: a server whose
+    /// copy has not changed answers 304 without a body.
+    public static func fetch(
+        _ url: URL, maximumBytes: Int64 = 16 << 20, etag: String? = nil, lastModified: String? = nil
+    ) throws(TransferError) -> HTTPResponse {
         _ = CurlGlobal.initialized
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw TransferError(kind: .unsupported, message: "only http and https URLs can be fetched: \(url.absoluteString)")
@@ -48,6 +64,10 @@ public enum HTTPGet {
             throw TransferError(kind: .network(code: -1), message: "libcurl could not start a transfer")
         }
         defer { curl_easy_cleanup(handle) }
+        var requestHeaders: UnsafeMutablePointer<curl_slist>?
+        if let etag { requestHeaders = curl_slist_append(requestHeaders, "If-None-Match: \(etag)") }
+        if let lastModified { requestHeaders = curl_slist_append(requestHeaders, "If-Modified-Since: \(lastModified)") }
+        defer { if let requestHeaders { curl_slist_free_all(requestHeaders) } }
 
         let sink = MemorySink(limit: maximumBytes)
         let unmanaged = Unmanaged.passRetained(sink)
@@ -62,8 +82,11 @@ public enum HTTPGet {
                 _ = mp_curl_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumBytes))
                 // A feed is text: accept any compression libcurl can undo.
                 _ = mp_curl_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
+                if let requestHeaders { _ = mp_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, requestHeaders) }
                 _ = mp_curl_easy_setopt_write_function(handle, memorySinkWrite)
                 _ = mp_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, unmanaged.toOpaque())
+                _ = mp_curl_easy_setopt_header_function(handle, memorySinkHeader)
+                _ = mp_curl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, unmanaged.toOpaque())
                 return curl_easy_perform(handle)
             }
         }
@@ -82,7 +105,7 @@ public enum HTTPGet {
         if status >= 400 {
             throw TransferError(kind: .http(status: status), message: "HTTP \(status) from \(host)")
         }
-        return sink.bytes
+        return HTTPResponse(status: status, body: sink.bytes, etag: sink.headers["etag"], lastModified: sink.headers["last-modified"])
     }
 }
 
@@ -105,8 +128,10 @@ enum CurlOptions {
     }
 }
 
-/// Collects a response body, refusing to grow past a limit.
+/// Collects a response's headers (the last response's, after redirects) and
+/// body, refusing to grow past a limit.
 final class MemorySink {
+    var headers: [String: String] = [:]
     var bytes: [UInt8] = []
     let limit: Int64
     var overflowed = false
@@ -130,6 +155,24 @@ func memorySinkWrite(
     }
     data.withMemoryRebound(to: UInt8.self, capacity: length) { pointer in
         sink.bytes.append(contentsOf: UnsafeBufferPointer(start: pointer, count: length))
+    }
+    return length
+}
+
+/// libcurl's header callback for `MemorySink`: one header line per call.
+func memorySinkHeader(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
+    guard let data, let context else { return 0 }
+    let sink = Unmanaged<MemorySink>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    let line = data.withMemoryRebound(to: UInt8.self, capacity: length) { String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self) }
+    if line.hasPrefix("HTTP/") {
+        // A new response (a redirect's target): its headers are the ones that count.
+        sink.headers.removeAll()
+    } else if let colon = line.firstIndex(of: ":") {
+        let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+        sink.headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
     }
     return length
 }

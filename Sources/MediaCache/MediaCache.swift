@@ -35,6 +35,34 @@ public final class MediaCache: Sendable {
         }
     }
 
+    // MARK: - Remote feeds
+
+    /// The last good copy of the feed at `url`, if one was kept.
+    public func keptFeed(for url: URL) -> KeptFeed? {
+        index.keptFeed(url.absoluteString)
+    }
+
+    /// Keeps `feed` as the last good copy of its URL.
+    public func keep(_ feed: KeptFeed) throws(CacheError) {
+        do { try index.keep(feed) } catch { throw CacheError.io("cannot keep the feed in \(directory)/index.sqlite: \(error)") }
+    }
+
+    /// The server confirmed the kept copy (a 304) at `time`.
+    public func confirmKeptFeed(for url: URL, at time: Date) {
+        try? index.confirm(feed: url.absoluteString, at: time.timeIntervalSince1970)
+    }
+
+    // MARK: - Probed details
+
+    /// Every file's probed details, by URL (`file://` for local files).
+    public func storedDetails() -> [String: StoredDetails] {
+        index.allDetails()
+    }
+
+    public func store(_ details: StoredDetails, for url: String) {
+        try? index.store(details, for: url)
+    }
+
     // MARK: - Paths
 
     struct EntryPaths {
@@ -84,15 +112,48 @@ public final class MediaCache: Sendable {
         return .notDownloaded
     }
 
-    /// Every entry the index knows, most recently used first.
+    /// Every entry the index knows, most recently used first. An entry that
+    /// holds nothing (an interrupted download that got no bytes: an empty
+    /// `.part`, or none) is cleaned away instead of listed.
     public func entries() -> [CacheEntryInfo] {
-        index.all().map { record in
-            let url = URL(string: record.url)!
+        index.all().compactMap { record in
+            guard let url = URL(string: record.url) else { return nil }
+            let status = status(for: url)
+            if status == .notDownloaded, removeEntry(for: url) != .busy { return nil }
             return CacheEntryInfo(
-                url: record.url, path: paths(for: url).data, status: status(for: url),
+                url: record.url, path: paths(for: url).data, status: status,
                 contentType: record.contentType, lastAccess: Date(timeIntervalSince1970: record.lastAccess)
             )
         }
+    }
+
+    /// What `removeEntry` did.
+    public enum Removal: Sendable, Equatable {
+        case removed(bytes: Int64)
+        /// A download (of any process) holds it: nothing was removed.
+        case busy
+        /// Nothing was cached or partly downloaded for the URL.
+        case absent
+    }
+
+    /// Removes one URL's entry (data, part file, index row) unless a
+    /// download holds it.
+    @discardableResult
+    public func removeEntry(for url: URL) -> Removal {
+        let paths = paths(for: url)
+        let known = index.record(for: url.absoluteString) != nil
+        let files = [paths.data, paths.part].filter { Self.fileSize($0) != nil }
+        guard known || !files.isEmpty else { return .absent }
+        guard let lock = try? EntryLock(path: paths.lock), lock.tryLock() else { return .busy }
+        var bytes: Int64 = 0
+        for file in files {
+            bytes += Self.fileSize(file) ?? 0
+            _ = unlink(file)
+        }
+        try? index.delete(url.absoluteString)
+        _ = unlink(paths.lock)
+        lock.unlock()
+        return .removed(bytes: bytes)
     }
 
     /// Bytes on disk in the entries folder, partial files included.

@@ -56,6 +56,10 @@ public struct FeedItem: Sendable, Hashable, Identifiable {
 
     public var isValid: Bool { invalidReason == nil }
 
+    /// A valid item with words only and no media (a facts-feed row without
+    /// an image): shown, never downloaded or played.
+    public var isTextOnly: Bool { isValid && source == nil }
+
     public init(
         position: Int, id: String, title: String, kind: MediaKind?, source: MediaSource?,
         description: String? = nil, thumbnail: MediaSource? = nil, invalidReason: String? = nil,
@@ -77,6 +81,8 @@ public struct FeedItem: Sendable, Hashable, Identifiable {
 public struct Feed: Sendable, Hashable {
     public var title: String
     public var items: [FeedItem]
+    /// What reading the feed skipped, one line each (empty facts-feed rows).
+    public var notes: [String] = []
 
     public init(title: String, items: [FeedItem]) {
         self.title = title

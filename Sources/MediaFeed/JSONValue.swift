@@ -11,8 +11,49 @@ public struct SourcePosition: Sendable, Equatable, Hashable, CustomStringConvert
     public var description: String { "\(line):\(column)" }
 }
 
-/// A parsed JSON value that remembers where it started, so that feed errors
-/// can point at the record they are about.
+/// Line and column of byte offsets in a UTF-8 text, worked out only when
+/// a message needs them: tracking them while parsing cost a scan of the
+/// line per value, quadratic on a one-line feed.
+public struct TextPositions {
+    private let bytes: [UInt8]
+
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// The position of one offset (one pass up to it).
+    public func position(of offset: Int) -> SourcePosition {
+        positions(of: [offset])[0]
+    }
+
+    /// The positions of ascending offsets, in one pass over the text.
+    public func positions(of offsets: [Int]) -> [SourcePosition] {
+        var result: [SourcePosition] = []
+        result.reserveCapacity(offsets.count)
+        var line = 1
+        var column = 1
+        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        for offset in offsets {
+            let end = min(offset, bytes.count)
+            while index < end {
+                let byte = bytes[index]
+                if byte == 0x0A {
+                    line += 1
+                    column = 1
+                } else if byte & 0xC0 != 0x80 {
+                    // Columns count characters, not bytes: UTF-8 continuation bytes don't count.
+                    column += 1
+                }
+                index += 1
+            }
+            result.append(SourcePosition(line: line, column: column))
+        }
+        return result
+    }
+}
+
+/// A parsed JSON value that remembers where it started (a byte offset), so
+/// that feed errors can point at the record they are about.
 public indirect enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
@@ -25,7 +66,8 @@ public indirect enum JSONValue: Sendable, Equatable {
 
     public struct Located: Sendable, Equatable {
         public var value: JSONValue
-        public var position: SourcePosition
+        /// Where the value starts, in bytes from the start of the text.
+        public var offset: Int
     }
 
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
@@ -68,16 +110,14 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
     public var description: String { "\(position): \(message)" }
 }
 
-/// A strict RFC 8259 parser over UTF-8 bytes that tracks line and column.
+/// A strict RFC 8259 parser over UTF-8 bytes, in one linear pass.
 ///
 /// Foundation's parsers report byte offsets at best; a person editing a feed by
-/// hand needs `line:column`, so we parse ourselves. Feeds are small, and a
-/// single pass over the bytes is plenty fast.
+/// hand needs `line:column`, so we parse ourselves, keep offsets, and turn an
+/// offset into a line and column only for a message (`TextPositions`).
 public struct JSONParser {
     private let bytes: [UInt8]
     private var index = 0
-    private var line = 1
-    private var lineStart = 0
     private var depth = 0
     private static let maximumDepth = 512
 
@@ -90,27 +130,13 @@ public struct JSONParser {
         self.bytes = bytes
     }
 
-    private var position: SourcePosition {
-        // Columns count characters, not bytes: skip UTF-8 continuation bytes.
-        var column = 1
-        var i = lineStart
-        while i < index && i < bytes.count {
-            if bytes[i] & 0xC0 != 0x80 { column += 1 }
-            i += 1
-        }
-        return SourcePosition(line: line, column: column)
-    }
-
     private func fail(_ message: String) -> JSONSyntaxError {
-        JSONSyntaxError(position: position, message: message)
+        JSONSyntaxError(position: TextPositions(bytes).position(of: index), message: message)
     }
 
     private mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue.Located {
         // A UTF-8 byte order mark is tolerated, as editors on some systems add one.
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
-            index = 3
-            lineStart = 3
-        }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
         skipWhitespace()
         if index >= bytes.count { throw fail("the file is empty; expected a JSON object or array") }
         let value = try parseValue()
@@ -133,12 +159,8 @@ public struct JSONParser {
     private mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
-            case 0x20, 0x09, 0x0D:
+            case 0x20, 0x09, 0x0D, 0x0A:
                 index += 1
-            case 0x0A:
-                index += 1
-                line += 1
-                lineStart = index
             default:
                 return
             }
@@ -146,7 +168,7 @@ public struct JSONParser {
     }
 
     private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue.Located {
-        let start = position
+        let start = index
         guard index < bytes.count else { throw fail("unexpected end of file; expected a value") }
         let value: JSONValue
         switch bytes[index] {
@@ -159,7 +181,7 @@ public struct JSONParser {
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): value = .number(try parseNumber())
         default: throw fail("unexpected \(describeCurrent()); expected a value")
         }
-        return JSONValue.Located(value: value, position: start)
+        return JSONValue.Located(value: value, offset: start)
     }
 
     private mutating func expectLiteral(_ literal: StaticString) throws(JSONSyntaxError) {
@@ -253,37 +275,42 @@ public struct JSONParser {
 
     private mutating func parseString() throws(JSONSyntaxError) -> String {
         index += 1  // opening quote
-        var scalars = String.UnicodeScalarView()
-        var runStart = index
-        func flush(_ bytes: ArraySlice<UInt8>, into view: inout String.UnicodeScalarView) {
-            view.append(contentsOf: String(decoding: bytes, as: UTF8.self).unicodeScalars)
+        // Plain runs are sliced straight from the input; only escapes are
+        // built byte by byte. One UTF-8 decode per string.
+        let runStart = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(decoding: bytes[runStart..<index], as: UTF8.self)
+                index += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            index += 1
         }
+        var utf8 = Array(bytes[runStart..<index])
         while true {
             guard index < bytes.count else { throw fail("unexpected end of file inside a string") }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                flush(bytes[runStart..<index], into: &scalars)
                 index += 1
-                return String(scalars)
+                return String(decoding: utf8, as: UTF8.self)
             }
             if byte < 0x20 {
                 throw fail(byte == 0x0A ? "line break inside a string; write it as \\n" : "control character inside a string")
             }
             if byte == UInt8(ascii: "\\") {
-                flush(bytes[runStart..<index], into: &scalars)
                 index += 1
                 guard index < bytes.count else { throw fail("unexpected end of file inside a string") }
                 let escape = bytes[index]
                 index += 1
                 switch escape {
-                case UInt8(ascii: "\""): scalars.append("\"")
-                case UInt8(ascii: "\\"): scalars.append("\\")
-                case UInt8(ascii: "/"): scalars.append("/")
-                case UInt8(ascii: "b"): scalars.append("\u{08}")
-                case UInt8(ascii: "f"): scalars.append("\u{0C}")
-                case UInt8(ascii: "n"): scalars.append("\n")
-                case UInt8(ascii: "r"): scalars.append("\r")
-                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
+                case UInt8(ascii: "b"): utf8.append(0x08)
+                case UInt8(ascii: "f"): utf8.append(0x0C)
+                case UInt8(ascii: "n"): utf8.append(0x0A)
+                case UInt8(ascii: "r"): utf8.append(0x0D)
+                case UInt8(ascii: "t"): utf8.append(0x09)
                 case UInt8(ascii: "u"):
                     var code = try parseHex4()
                     if (0xD800...0xDBFF).contains(code) {
@@ -298,14 +325,14 @@ public struct JSONParser {
                     } else if (0xDC00...0xDFFF).contains(code) {
                         throw fail("unpaired UTF-16 surrogate in \\u escape")
                     }
-                    scalars.append(Unicode.Scalar(code)!)
+                    utf8.append(contentsOf: String(Character(Unicode.Scalar(code)!)).utf8)
                 default:
                     index -= 1
                     throw fail("invalid escape '\\\(Character(Unicode.Scalar(escape)))' in a string")
                 }
-                runStart = index
                 continue
             }
+            utf8.append(byte)
             index += 1
         }
     }

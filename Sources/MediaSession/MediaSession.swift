@@ -331,7 +331,7 @@ public final class MediaSession: @unchecked Sendable {
             }
             throw SessionError(.downloadFailed, "\"\(item.title)\": download stopped")
         case nil:
-            throw SessionError(.invalidItem, "item \(item.position) has no usable url")
+            throw SessionError(.invalidItem, "item \(item.position) \"\(item.title)\" is text only: it has no media to play")
         }
     }
 

@@ -48,14 +48,16 @@ struct BrowseCommand: AsyncParsableCommand {
             }
             let environment = ProcessInfo.processInfo.environment
             let location = try global.feedLocation()
-            let loaded = try FeedLoading.load(location)
+            let cacheDirectory = global.cacheDirectory
+            let loaded = try FeedLoading.load(location, cacheDirectory: cacheDirectory, announce: false)
             let cache = try CacheAccess.open(global)
             let relay = MessageRelay()
             let backend = try makeBackend(feed: loaded.feed, cache: cache, relay: relay)
             let terminal = TerminalInfo.detect(fd: STDOUT_FILENO, environment: environment)
             let options = BrowseApp.Options(imageMode: images ?? ImageMode.detect(environment: environment), colors: terminal.colors)
-            let app = BrowseApp(feed: loaded.feed, cache: cache, backend: backend, relay: relay, options: options, screen: screen) {
-                try FeedLoading.load(location).feed
+            let app = BrowseApp(feed: loaded.feed, offline: loaded.offlineNotice, cache: cache, backend: backend, relay: relay, options: options, screen: screen) {
+                let reloaded = try FeedLoading.load(location, cacheDirectory: cacheDirectory, announce: false)
+                return (reloaded.feed, reloaded.offlineNotice)
             }
             // Libraries (SDL, FFmpeg) write to stderr, which would scribble
             // over the screen: while it is shown, stderr goes to a log.

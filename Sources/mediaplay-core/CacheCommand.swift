@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MediaplayCommandLine
 import MediaCache
+import MediaFeed
 import MediaTerminal
 
 struct CacheCommand: ParsableCommand {
@@ -14,10 +15,11 @@ struct CacheCommand: ParsableCommand {
 
             Examples:
               mediaplay cache list
+              mediaplay cache remove 3 sintel
               mediaplay cache size
               mediaplay cache clear
             """,
-        subcommands: [List.self, Size.self, Clear.self],
+        subcommands: [List.self, Remove.self, Size.self, Clear.self],
         defaultSubcommand: List.self
     )
 
@@ -33,11 +35,17 @@ struct CacheCommand: ParsableCommand {
             try runReportingErrors {
                 let cache = try CacheAccess.open(global)
                 let entries = cache.entries()
+                let owners = Self.owners(global)
                 if json {
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
                     for entry in entries {
-                        let line = CacheEntryJSON(entry)
+                        var line = CacheEntryJSON(entry)
+                        if let owner = owners[entry.url] {
+                            line.item = owner.item.position
+                            line.title = owner.item.title
+                            line.thumbnail = owner.isThumbnail
+                        }
                         if let data = try? encoder.encode(line) { FileHandle.standardOutput.write(data + Data("\n".utf8)) }
                     }
                     return
@@ -47,12 +55,79 @@ struct CacheCommand: ParsableCommand {
                     return
                 }
                 let terminal = TerminalInfo.detect(fd: STDOUT_FILENO, environment: ProcessInfo.processInfo.environment)
-                var table = Table(columns: [.init("STATE"), .init("SIZE", alignRight: true), .init("URL", minimumWidth: 20)])
+                var table = Table(columns: [
+                    .init("#", alignRight: true), .init("TITLE", minimumWidth: 12, shrinkWeight: 3), .init("STATE", minimumWidth: 10),
+                    .init("SIZE", alignRight: true), .init("LAST USED"),
+                ])
                 for entry in entries {
                     let (state, size) = EntryText.describe(entry.status)
-                    table.append([Table.Cell(state), Table.Cell(size), Table.Cell(entry.url)])
+                    let owner = owners[entry.url]
+                    table.append([
+                        Table.Cell(owner.map { "\($0.item.position)" } ?? ""),
+                        // Not in the feed (any more): the URL says what it is.
+                        Table.Cell(owner.map { $0.isThumbnail ? "\($0.item.title) (thumbnail)" : $0.item.title } ?? entry.url),
+                        Table.Cell(state), Table.Cell(size), Table.Cell(FeedLoading.localTime(entry.lastAccess.timeIntervalSince1970)),
+                    ])
                 }
                 print(table.render(maximumWidth: terminal.width, colors: terminal.colors).joined(separator: "\n"))
+            }
+        }
+
+        /// The feed's items by the URLs they download (media and thumbnail);
+        /// empty when the feed cannot be read, so the cache still lists.
+        static func owners(_ global: GlobalOptions) -> [String: (item: FeedItem, isThumbnail: Bool)] {
+            guard let location = try? global.feedLocation(),
+                  let loaded = try? FeedLoading.load(location, cacheDirectory: global.cacheDirectory, announce: false) else { return [:] }
+            var owners: [String: (item: FeedItem, isThumbnail: Bool)] = [:]
+            for item in loaded.feed.items {
+                if case let .remote(url)? = item.thumbnail, owners[url.absoluteString] == nil { owners[url.absoluteString] = (item, true) }
+            }
+            for item in loaded.feed.items {
+                if case let .remote(url)? = item.source { owners[url.absoluteString] = (item, false) }
+            }
+            return owners
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove the cached or partial downloads of items.",
+            discussion: "Each item's media file is removed from the cache (its thumbnail stays). A download in progress is left alone."
+        )
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: ArgumentHelp("Items by number or id, as 'mediaplay list' shows them.", valueName: "n|id"))
+        var items: [String]
+
+        func validate() throws {
+            if items.isEmpty { throw ValidationError("name at least one item, e.g. 'mediaplay cache remove 3'") }
+        }
+
+        func run() throws {
+            try runReportingErrors {
+                let loaded = try FeedLoading.load(global)
+                let chosen = try ItemSelection.resolve(items, in: loaded.feed, allowInvalid: true)
+                let cache = try CacheAccess.open(global)
+                var busy: [FeedItem] = []
+                for item in chosen {
+                    let label = "\(item.position) \"\(DisplayWidth.singleLine(item.title))\""
+                    guard case let .remote(url)? = item.source else {
+                        print("\(label): \(item.source == nil ? "no media" : "a local file"); nothing cached")
+                        continue
+                    }
+                    switch cache.removeEntry(for: url) {
+                    case let .removed(bytes): print("\(label): removed, \(formatByteCount(bytes)) freed")
+                    case .absent: print("\(label): not in the cache")
+                    case .busy: busy.append(item)
+                    }
+                }
+                if let first = busy.first {
+                    throw CLIError(
+                        "item \(first.position) \"\(DisplayWidth.singleLine(first.title))\" is downloading; nothing of it was removed (try again when it ends)",
+                        exitCode: .unavailable
+                    )
+                }
             }
         }
     }
@@ -101,6 +176,11 @@ struct CacheEntryJSON: Encodable {
     var error: String?
     var contentType: String?
     var lastAccess: Double
+    /// The feed item that downloads this URL, when the feed has one.
+    var item: Int?
+    var title: String?
+    /// Whether the URL is that item's thumbnail rather than its media.
+    var thumbnail: Bool?
 
     init(_ entry: CacheEntryInfo) {
         url = entry.url

@@ -69,7 +69,7 @@ struct DaemonCommand: AsyncParsableCommand {
         } catch {
             throw CLIError(error.message, exitCode: .unavailable)
         }
-        let loaded = try FeedLoading.load(feed)
+        let loaded = try FeedLoading.load(feed, cacheDirectory: global.cacheDirectory)
         let cache = try CacheAccess.open(global)
         let positionsPath = BackgroundPlayer.stateDirectory(global) + "/positions.sqlite"
         let positions: PositionStore

@@ -8,18 +8,35 @@ struct LoadedFeed {
     var feed: Feed
     /// The path or URL the feed was read from, for messages.
     var source: String
+    /// Set when the server could not be reached and this is the kept copy:
+    /// `offline: showing the feed as of … (could not reach …)`.
+    var offlineNotice: String?
 }
 
 /// Reads a feed from a path or an http(s) URL, turning every failure into a
 /// one-line error with the right exit code (missing 66, malformed 65,
-/// unreachable 69).
+/// unreachable 69). A remote feed's last good copy is kept in the cache's
+/// index: each read revalidates it (a 304 costs no download), and when the
+/// network or the server is down, the kept copy is used, with a notice.
 enum FeedLoading {
-    static let maximumFeedBytes: Int64 = 16 << 20
+    /// Far above any hand-kept feed; 100,000 items take about 40 MB.
+    static let maximumFeedBytes: Int64 = 64 << 20
 
-    static func load(_ location: String) throws(CLIError) -> LoadedFeed {
+    /// The feed the global options name. The offline notice, if any, goes
+    /// to stderr unless `announce` is false (browse shows it on screen).
+    static func load(_ global: GlobalOptions, refresh: Bool = false, announce: Bool = true) throws(CLIError) -> LoadedFeed {
+        try load(try global.feedLocation(), cacheDirectory: global.cacheDirectory, refresh: refresh, announce: announce)
+    }
+
+    /// `cacheDirectory`: where a remote feed is kept (nil: not kept).
+    /// `refresh`: a remote feed is fetched whole and must come from the
+    /// server (no conditional request, no kept copy).
+    static func load(_ location: String, cacheDirectory: String?, refresh: Bool = false, announce: Bool = true) throws(CLIError) -> LoadedFeed {
         let scheme = location.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() }
         if location.contains("://"), let scheme, scheme == "http" || scheme == "https" {
-            return try loadRemote(location)
+            let loaded = try loadRemote(location, cacheDirectory: cacheDirectory, refresh: refresh)
+            if announce, let notice = loaded.offlineNotice { FileHandle.standardError.write(Data("mediaplay: \(notice)\n".utf8)) }
+            return loaded
         }
         if location.contains("://"), let scheme, scheme != "file" {
             throw CLIError("unsupported feed URL \"\(location)\" (use a file path, or an http or https URL)", exitCode: .usage)
@@ -36,30 +53,40 @@ enum FeedLoading {
         if isDirectory.boolValue {
             throw CLIError("feed \(name) is a folder, not a JSON file (pass --feed FOLDER/media.json)", exitCode: .noInput)
         }
-        let bytes: [UInt8]
-        do {
-            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-            defer { try? handle.close() }
-            let data = try handle.read(upToCount: Int(maximumFeedBytes) + 1) ?? Data()
-            if data.count > maximumFeedBytes {
+        // Read straight into the bytes the parser takes (no Data in between).
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw CLIError("cannot read feed \(name): \(String(cString: strerror(errno))) (check its permissions)", exitCode: .noInput)
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var info = stat()
+        if fstat(fd, &info) == 0 { bytes.reserveCapacity(Int(min(Int64(info.st_size), maximumFeedBytes)) + 1) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else {
+                throw CLIError("cannot read feed \(name): \(String(cString: strerror(errno))) (check its permissions)", exitCode: .noInput)
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+            if bytes.count > maximumFeedBytes {
                 throw CLIError("feed \(name) is larger than \(maximumFeedBytes >> 20) MiB; is it really a feed?", exitCode: .dataError)
             }
-            bytes = [UInt8](data)
-        } catch let error as CLIError {
-            throw error
-        } catch {
-            throw CLIError("cannot read feed \(name): \(describe(error)) (check its permissions)", exitCode: .noInput)
         }
         return try decode(bytes, origin: .file(path: path), name: name)
     }
 
-    private static func loadRemote(_ location: String) throws(CLIError) -> LoadedFeed {
+    private static func loadRemote(_ location: String, cacheDirectory: String?, refresh: Bool) throws(CLIError) -> LoadedFeed {
         guard let url = URL(string: location), url.host?.isEmpty == false else {
             throw CLIError("feed URL \"\(location)\" is not a valid URL", exitCode: .usage)
         }
-        let bytes: [UInt8]
+        let cache = cacheDirectory.flatMap { try? MediaCache(directory: $0) }
+        let kept = refresh ? nil : cache?.keptFeed(for: url)
+        let response: HTTPResponse
         do {
-            bytes = try HTTPGet.fetch(url, maximumBytes: maximumFeedBytes)
+            response = try HTTPGet.fetch(url, maximumBytes: maximumFeedBytes, etag: kept?.etag, lastModified: kept?.lastModified)
         } catch {
             switch error.kind {
             case let .http(status) where status == 404 || status == 410:
@@ -67,10 +94,35 @@ enum FeedLoading {
             case .tooLarge:
                 throw CLIError("feed \(location) is larger than \(maximumFeedBytes >> 20) MiB; is it really a feed?", exitCode: .dataError)
             default:
+                // Unreachable, or the server failing: the last good copy, said so.
+                if let kept, let offline = try? decode(kept.body, origin: .remote(url), name: location) {
+                    let host = url.host ?? location
+                    var loaded = offline
+                    loaded.offlineNotice = "offline: showing the feed as of \(Self.localTime(kept.fetched)) (could not reach \(host): \(error.message))"
+                    return loaded
+                }
                 throw CLIError("cannot fetch feed \(location): \(error.message) (check the network, then retry)", exitCode: .unavailable)
             }
         }
-        return try decode(bytes, origin: .remote(url), name: location)
+        if response.notModified, let kept {
+            cache?.confirmKeptFeed(for: url, at: Date())
+            return try decode(kept.body, origin: .remote(url), name: location)
+        }
+        let loaded = try decode(response.body, origin: .remote(url), name: location)
+        // Only a feed that reads is kept: a broken one never replaces the last good copy.
+        try? cache?.keep(KeptFeed(
+            url: url.absoluteString, body: response.body, etag: response.etag, lastModified: response.lastModified,
+            fetched: Date().timeIntervalSince1970
+        ))
+        return loaded
+    }
+
+    /// `2026-11-22 14:05` in the local time zone.
+    static func localTime(_ seconds: Double) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: Date(timeIntervalSince1970: seconds))
     }
 
     private static func decode(_ bytes: [UInt8], origin: FeedOrigin, name: String) throws(CLIError) -> LoadedFeed {

@@ -49,7 +49,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrorsAsync {
-            let loaded = try FeedLoading.load(try global.feedLocation())
+            let loaded = try FeedLoading.load(global)
             let selected: [FeedItem]
             if all {
                 selected = loaded.feed.items.filter(\.isValid)
@@ -99,7 +99,7 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     private static func fetchOne(_ item: FeedItem, cache: MediaCache, refresh: Bool, display: FetchDisplay) async -> CacheError? {
-        guard let source = item.source else { return .unsupported("item \(item.position) has no usable url") }
+        guard let source = item.source else { return .unsupported("item \(item.position) is text only: nothing to download") }
         let url: URL
         switch source {
         case let .remote(remote): url = remote

@@ -27,13 +27,19 @@ struct ListCommand: ParsableCommand {
     @Flag(name: .long, help: "Print a JSON document instead of a table.")
     var json = false
 
+    @Flag(name: .long, help: "Fetch a remote feed whole from its server, never the copy kept for offline use.")
+    var refresh = false
+
     func run() throws {
         try runReportingErrors {
-            let loaded = try FeedLoading.load(try global.feedLocation())
+            let loaded = try FeedLoading.load(global, refresh: refresh)
+            for note in loaded.feed.notes { FileHandle.standardError.write(Data("mediaplay: note: \(note)\n".utf8)) }
             let cache = CacheAccess.openIfPresent(global)
             let active = BackgroundPlayer.activeItems(global)
-            let rows = loaded.feed.items.map { item in
+            let details = ItemDetails.lookup(loaded.feed.items, cache: cache)
+            let rows = zip(loaded.feed.items, details).map { item, details in
                 var row = ItemRow(item, cache: cache)
+                row.details = details
                 // By number and id: the player may hold an older copy of the feed.
                 if let playback = active[item.position], playback.id == item.id { row.show(playback) }
                 return row
@@ -53,27 +59,16 @@ struct ListCommand: ParsableCommand {
     }
 
     private func printJSON(_ loaded: LoadedFeed, rows: [ItemRow]) throws {
-        let document = ListDocument(
-            schema: ListDocument.schemaName,
-            feed: .init(title: loaded.feed.title, source: loaded.source),
-            items: zip(loaded.feed.items, rows).map { item, row in
-                ListDocument.Item(
-                    position: item.position, id: item.id, kind: item.kind?.name, title: item.title,
-                    url: item.source?.description, description: item.description,
-                    thumbnail: item.thumbnail?.description, state: row.state.rawValue,
-                    size: row.size, received: row.received, error: row.detail, line: item.location.line,
-                    playback: row.playback.map(ListDocument.Item.Playback.init)
-                )
+        // Straight from the bytes: a copy into Data cost a tenth of a large list.
+        let bytes = ListDocument.write(loaded, rows: rows)
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return }  // a closed pipe: nothing more to say
+                offset += written
             }
-        )
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data: Data
-        do {
-            data = try encoder.encode(document)
-        } catch {
-            throw CLIError("could not encode the list as JSON: \(error)", exitCode: .failure)
         }
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
     }
 }

@@ -22,6 +22,8 @@ enum ItemState: String, Codable {
     case missing
     /// A record that cannot be used; `detail` says why.
     case invalid
+    /// Words only, no media (a facts-feed row without an image).
+    case textOnly = "text-only"
 
     var style: Style? {
         switch self {
@@ -29,6 +31,7 @@ enum ItemState: String, Codable {
         case .downloading: return .yellow
         case .cached, .local: return .green
         case .missing, .invalid, .failed: return .red
+        case .textOnly: return .dim
         }
     }
 }
@@ -43,6 +46,8 @@ struct ItemRow {
     /// What the background player is doing with it, when it plays, shows,
     /// buffers or holds it paused.
     private(set) var playback: ItemStatus?
+    /// Duration, tags and format of its file, once probed.
+    var details: MediaDetails?
 
     init(_ item: FeedItem, cache: MediaCache?) {
         if let reason = item.invalidReason {
@@ -87,8 +92,8 @@ struct ItemRow {
                 self.received = received
             }
         case nil:
-            state = .invalid
-            stateText = "invalid"
+            state = .textOnly
+            stateText = "text only"
         }
     }
 
@@ -125,97 +130,93 @@ enum ListRenderer {
                 + "Nothing to list yet: add items to the feed (the format is in docs/FEED.md).\n"
         }
 
-        var table = Table(columns: [
+        // DURATION once some file has been probed (nothing cached: no column).
+        let durations = rows.contains { $0.details?.duration != nil }
+        var columns: [Table.Column] = [
             .init("#", alignRight: true),
             .init("KIND"),
             .init("TITLE", minimumWidth: 12, shrinkWeight: 3),
             .init("STATE", minimumWidth: 14, shrinkWeight: 2),
-            .init("SIZE", alignRight: true),
-        ])
+        ]
+        if durations { columns.append(.init("DURATION", alignRight: true)) }
+        columns.append(.init("SIZE", alignRight: true))
+        var table = Table(columns: columns)
         for (item, row) in zip(feed.items, rows) {
-            table.append([
+            var cells = [
                 Table.Cell("\(item.position)"),
                 Table.Cell(item.kind?.name ?? "?", style: item.kind == nil ? .red : nil),
                 Table.Cell(item.title),
                 Table.Cell(row.stateText, style: row.style),
-                Table.Cell(row.sizeText),
-            ])
+            ]
+            if durations { cells.append(Table.Cell(row.details?.duration.map(StatusText.clock) ?? "")) }
+            cells.append(Table.Cell(row.sizeText))
+            table.append(cells)
         }
         let lines = [Style.bold.apply(caption, enabled: colors)] + table.render(maximumWidth: width, colors: colors)
         return lines.joined(separator: "\n") + "\n"
     }
 }
 
-/// `list --json`: a stable document, schema "mediaplay.list/1" (docs/FEED.md).
-struct ListDocument: Codable {
-    static let schemaName = "mediaplay.list/1"
+/// `list --json`: a stable document, schema "mediaplay.list/2" (docs/FEED.md),
+/// written by hand in one pass (keys in sorted order, every key present).
+enum ListDocument {
+    static let schemaName = "mediaplay.list/2"
 
-    struct FeedInfo: Codable {
-        var title: String
-        var source: String
+    static func write(_ loaded: LoadedFeed, rows: [ItemRow]) -> [UInt8] {
+        var json = JSONWriter(reserving: loaded.feed.items.count * 700)
+        json.beginObject()
+        json.key("feed")
+        json.beginObject()
+        json.key("source"); json.string(loaded.source)
+        json.key("title"); json.string(loaded.feed.title)
+        json.endObject()
+        json.key("items")
+        json.beginArray()
+        for (item, row) in zip(loaded.feed.items, rows) {
+            json.beginObject()
+            json.key("description"); json.string(item.description)
+            json.key("error"); json.string(row.detail)
+            json.key("id"); json.string(item.id)
+            json.key("kind"); json.string(item.kind?.name)
+            json.key("line"); json.number(item.location.line)
+            json.key("media")
+            if let media = row.details { write(media, into: &json) } else { json.null() }
+            json.key("playback")
+            if let playback = row.playback {
+                json.beginObject()
+                json.key("duration"); json.number(playback.duration)
+                json.key("position"); json.number(playback.position)
+                json.key("progress"); json.number(playback.progress)
+                json.key("state"); json.string(playback.state.rawValue)
+                json.endObject()
+            } else {
+                json.null()
+            }
+            json.key("position"); json.number(item.position)
+            json.key("received"); json.number(row.received)
+            json.key("size"); json.number(row.size)
+            json.key("state"); json.string(row.state.rawValue)
+            json.key("thumbnail"); json.string(item.thumbnail?.description)
+            json.key("title"); json.string(item.title)
+            json.key("url"); json.string(item.source?.description)
+            json.endObject()
+        }
+        json.endArray()
+        json.key("schema"); json.string(schemaName)
+        json.endObject()
+        return json.bytes + [0x0A]
     }
 
-    struct Item: Codable {
-        var position: Int
-        var id: String
-        var kind: String?
-        var title: String
-        var url: String?
-        var description: String?
-        var thumbnail: String?
-        var state: String
-        var size: Int64?
-        var received: Int64?
-        var error: String?
-        var line: Int
-        var playback: Playback?
-
-        /// The background player's state of the item (null when it is not
-        /// playing, showing, buffering or paused there).
-        struct Playback: Codable {
-            var state: String
-            var position: Double
-            var duration: Double?
-            /// How full the buffer is, 0...1, while buffering.
-            var progress: Double?
-
-            init(_ status: ItemStatus) {
-                state = status.state.rawValue
-                position = status.position
-                duration = status.duration
-                progress = status.progress
-            }
-
-            func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(state, forKey: .state)
-                try container.encode(position, forKey: .position)
-                try container.encode(duration, forKey: .duration)
-                try container.encode(progress, forKey: .progress)
-            }
-        }
-
-        // Every key is always present, null when unknown, so that scripts can
-        // rely on the shape.
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(position, forKey: .position)
-            try container.encode(id, forKey: .id)
-            try container.encode(kind, forKey: .kind)
-            try container.encode(title, forKey: .title)
-            try container.encode(url, forKey: .url)
-            try container.encode(description, forKey: .description)
-            try container.encode(thumbnail, forKey: .thumbnail)
-            try container.encode(state, forKey: .state)
-            try container.encode(size, forKey: .size)
-            try container.encode(received, forKey: .received)
-            try container.encode(error, forKey: .error)
-            try container.encode(playback, forKey: .playback)
-            try container.encode(line, forKey: .line)
-        }
+    private static func write(_ media: MediaDetails, into json: inout JSONWriter) {
+        json.beginObject()
+        json.key("album"); json.string(media.album)
+        json.key("artist"); json.string(media.artist)
+        json.key("codec"); json.string(media.codec)
+        json.key("duration"); json.number(media.duration)
+        json.key("height"); json.number(media.height)
+        json.key("sampleRate"); json.number(media.sampleRate)
+        json.key("title"); json.string(media.title)
+        json.key("width"); json.number(media.width)
+        json.endObject()
     }
-
-    var schema: String
-    var feed: FeedInfo
-    var items: [Item]
 }

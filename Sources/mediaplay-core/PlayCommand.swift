@@ -148,7 +148,7 @@ struct PlayCommand: AsyncParsableCommand {
         if let scheme = FeedDecoder.schemeOf(target), scheme == "http" || scheme == "https" {
             url = URL(string: target)
         } else {
-            let loaded = try FeedLoading.load(try global.feedLocation())
+            let loaded = try FeedLoading.load(global)
             guard let found = try ItemSelection.resolve([target], in: loaded.feed).first else {
                 throw CLIError("no item \"\(target)\"", exitCode: .noInput)
             }
@@ -157,7 +157,7 @@ struct PlayCommand: AsyncParsableCommand {
             switch found.source {
             case let .file(path)?: return (.file(path), found.title, found.kind)
             case let .remote(remote)?: url = remote
-            case nil: throw CLIError("item \(found.position) has no usable url", exitCode: .dataError)
+            case nil: throw CLIError("item \(found.position) \"\(found.title)\" is text only: it has no media to play", exitCode: .dataError)
             }
         }
         guard let url else { throw CLIError("\"\(target)\" is not a valid URL", exitCode: .usage) }

@@ -57,7 +57,7 @@ struct ScriptCommand: AsyncParsableCommand {
             } catch {
                 throw CLIError("\(file): \(error)", exitCode: .dataError)
             }
-            let loaded = try FeedLoading.load(try global.feedLocation())
+            let loaded = try FeedLoading.load(global)
             let cache = try CacheAccess.open(global)
             let virtual = (clock ?? (recording.isRecording ? .virtual : .real)) == .virtual
             // One recording across every item the script plays.

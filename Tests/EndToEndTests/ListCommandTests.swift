@@ -64,7 +64,7 @@ import TestSupport
         let result = try await Mediaplay.run(["list", "--json", "--feed", folder.path + "/golden.json"])
         #expect(result.status == 0)
         let document = try JSONDecoder().decode(ListJSON.self, from: Data(result.stdout.utf8))
-        #expect(document.schema == "mediaplay.list/1")
+        #expect(document.schema == "mediaplay.list/2")
         #expect(document.feed.title == "Golden Feed")
         #expect(document.feed.source == folder.path + "/golden.json")
         #expect(document.items.map(\.position) == Array(1...6))
@@ -83,7 +83,7 @@ import TestSupport
         #expect(Set(raw.keys) == ["schema", "feed", "items"])
         #expect(Set((raw["feed"] as! [String: Any]).keys) == ["title", "source"])
         for item in raw["items"] as! [[String: Any]] {
-            #expect(Set(item.keys) == ["position", "id", "kind", "title", "url", "description", "thumbnail", "state", "size", "received", "error", "line", "playback"])
+            #expect(Set(item.keys) == ["position", "id", "kind", "title", "url", "description", "thumbnail", "state", "size", "received", "error", "line", "playback", "media"])
         }
     }
 
@@ -179,6 +179,18 @@ struct ListJSON: Codable, Equatable {
         var error: String?
         var line: Int
         var playback: Playback?
+        var media: Media?
+    }
+
+    struct Media: Codable, Equatable {
+        var duration: Double?
+        var title: String?
+        var artist: String?
+        var album: String?
+        var codec: String?
+        var width: Int?
+        var height: Int?
+        var sampleRate: Int?
     }
 
     struct Playback: Codable, Equatable {

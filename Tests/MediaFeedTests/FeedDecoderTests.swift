@@ -114,6 +114,19 @@ private func decodeError(_ text: String) -> FeedError? {
         #expect(feed.item(matching: "-1") == nil)
     }
 
+    /// Line and column are worked out from byte offsets only for what needs
+    /// them: still exact on a one-line (minified) feed and a pretty one.
+    @Test func recordLocationsOnOneLineAndManyLines() throws {
+        let record = #"{"type": 1, "title": "é", "url": "https://e.org/a.mp3"}"#
+        let minified = try decode("[" + Array(repeating: record, count: 3).joined(separator: ",") + "]")
+        let width = record.count + 1  // characters, not bytes: é is one
+        #expect(minified.items.map(\.location) == (0..<3).map { SourcePosition(line: 1, column: 2 + $0 * width) })
+        let pretty = try decode("[\n  " + Array(repeating: record, count: 3).joined(separator: ",\n  ") + "\n]")
+        #expect(pretty.items.map(\.location) == (2...4).map { SourcePosition(line: $0, column: 3) })
+        let broken = decodeError("[" + record + "," + record + ",{\"type\": 1 \"url\": 2}]")
+        #expect(broken?.position == SourcePosition(line: 1, column: 2 + 2 * width + 11))
+    }
+
     @Test func unicodeAndEscapes() throws {
         let feed = try decode(#"""
             ﻿[{"type": 0, "title": "Caf\u00e9 \ud83d\ude00 \"quoted\" \\ \/ tab\there", "url": "https://e.org/a.png"}]

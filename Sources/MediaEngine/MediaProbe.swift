@@ -1,0 +1,33 @@
+import CFFmpeg
+import MediaFeed
+
+/// Reads a file's duration, tags and format with libavformat, without
+/// decoding anything. Blocks on I/O: call it off Swift's cooperative pool.
+public enum MediaProbe {
+    public static func details(path: String) throws(FFmpegError) -> MediaDetails {
+        let demuxer = try Demuxer(path: path)
+        let context = demuxer.context
+        let audio = demuxer.audioStreamIndex.map(demuxer.stream)
+        let video = demuxer.videoStreamIndex.map(demuxer.stream)
+        /// A tag from the container, else from the audio stream (Ogg and
+        /// FLAC keep their comments there).
+        func tag(_ name: String) -> String? {
+            for dictionary in [context.pointee.metadata, audio?.pointee.metadata] {
+                guard let dictionary, let entry = av_dict_get(dictionary, name, nil, 0), let value = entry.pointee.value else { continue }
+                let text = String(cString: value)
+                if !text.isEmpty { return text }
+            }
+            return nil
+        }
+        var details = MediaDetails(duration: demuxer.duration, title: tag("title"), artist: tag("artist"), album: tag("album"))
+        if let main = video ?? audio {
+            details.codec = String(cString: avcodec_get_name(main.pointee.codecpar.pointee.codec_id))
+        }
+        if let video {
+            details.width = Int(video.pointee.codecpar.pointee.width)
+            details.height = Int(video.pointee.codecpar.pointee.height)
+        }
+        if let audio { details.sampleRate = Int(audio.pointee.codecpar.pointee.sample_rate) }
+        return details
+    }
+}

@@ -1,0 +1,126 @@
+/// Writes JSON text by hand, in the layout of Foundation's JSONEncoder with
+/// `.prettyPrinted` (two-space indent, `"key" : value`): for documents with
+/// one entry per feed item, where JSONEncoder's boxing cost a third of a
+/// large `list --json`. The caller writes keys in sorted order.
+public struct JSONWriter {
+    public private(set) var bytes: [UInt8] = []
+    private let pretty: Bool
+    /// Per open container: whether a member has been written yet.
+    private var hasMembers: [Bool] = []
+    /// A key was just written: the value follows on the same line.
+    private var afterKey = false
+
+    public init(pretty: Bool = true, reserving capacity: Int = 0) {
+        self.pretty = pretty
+        bytes.reserveCapacity(capacity)
+    }
+
+    public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    public mutating func key(_ name: String) {
+        separate()
+        appendString(name)
+        bytes.append(contentsOf: pretty ? Array(" : ".utf8) : [UInt8(ascii: ":")])
+        afterKey = true
+    }
+
+    public mutating func string(_ value: String?) {
+        guard let value else { return null() }
+        separate()
+        appendString(value)
+    }
+
+    public mutating func number(_ value: Int?) {
+        guard let value else { return null() }
+        separate()
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    public mutating func number(_ value: Int64?) {
+        number(value.map { Int($0) })
+    }
+
+    /// Whole numbers as integers (2, not 2.0), as JSONEncoder writes them.
+    public mutating func number(_ value: Double?) {
+        guard let value, value.isFinite else { return null() }
+        separate()
+        if value == value.rounded(), abs(value) < 1e15 {
+            bytes.append(contentsOf: String(Int(value)).utf8)
+        } else {
+            bytes.append(contentsOf: "\(value)".utf8)
+        }
+    }
+
+    public mutating func bool(_ value: Bool?) {
+        guard let value else { return null() }
+        separate()
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    public mutating func null() {
+        separate()
+        bytes.append(contentsOf: "null".utf8)
+    }
+
+    // MARK: - Layout
+
+    private mutating func open(_ bracket: UInt8) {
+        separate()
+        bytes.append(bracket)
+        hasMembers.append(false)
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        let had = hasMembers.removeLast()
+        if had { newline() }
+        bytes.append(bracket)
+    }
+
+    /// Before a value or key: a comma after an earlier member, and the new
+    /// line and indent of a member (not after a key: its value stays there).
+    private mutating func separate() {
+        if afterKey {
+            afterKey = false
+            return
+        }
+        guard !hasMembers.isEmpty else { return }
+        if hasMembers[hasMembers.count - 1] { bytes.append(UInt8(ascii: ",")) }
+        hasMembers[hasMembers.count - 1] = true
+        newline()
+    }
+
+    private mutating func newline() {
+        guard pretty else { return }
+        bytes.append(0x0A)
+        for _ in 0..<hasMembers.count { bytes.append(0x20); bytes.append(0x20) }
+    }
+
+    /// A JSON string: quotes, backslashes and control characters escaped,
+    /// everything else (slashes, non-ASCII) as is.
+    private mutating func appendString(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        // Most strings need no escape: copied whole.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            bytes.append(contentsOf: text.utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
