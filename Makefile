@@ -35,9 +35,10 @@ demo: test-deps build
 	$(SWIFT) build --product mediaplay-demo $(SWIFTFLAGS)
 	.build/debug/mediaplay-demo .build/debug/mediaplay
 
-# Benchmarks against curl, ffmpeg, ffplay, mpv and MPD: release builds, side by side.
+# Benchmarks against curl, ffmpeg, ffplay, mpv, MPD and jq: release builds, side by side.
 bench: test-deps
 	@command -v curl >/dev/null || apt-get install -y -qq curl
+	@command -v jq >/dev/null || apt-get install -y -qq jq
 	@command -v mpv >/dev/null && command -v mpd >/dev/null && command -v mpc >/dev/null || \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mpv mpd mpc
 	$(SWIFT) build -c release --product mediaplay-core
@@ -47,6 +48,7 @@ bench: test-deps
 	.build/release/mediaplay-bench playback --runs 3
 	.build/release/mediaplay-bench control --runs 3
 	.build/release/mediaplay-bench progressive --runs 3
+	.build/release/mediaplay-bench feeds --runs 3
 
 release: deps
 	$(SWIFT) build -c release --product mediaplay-core $(SWIFTFLAGS)

@@ -9,12 +9,13 @@ import TestSupport
 //   mediaplay-bench playback [--runs 3] [--only a|b|c]
 //   mediaplay-bench control [--runs 3]
 //   mediaplay-bench progressive [--runs 3]
+//   mediaplay-bench feeds [--runs 3]
 
 
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N]")
+    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N] | feeds [--runs N]")
     exit(64)
 }
 
@@ -115,6 +116,8 @@ case "control":
     try await controlBenchmark(runs: option("--runs", default: 3))
 case "progressive":
     try await progressiveBenchmark(runs: option("--runs", default: 3))
+case "feeds":
+    try feedsBenchmark(runs: option("--runs", default: 3))
 default:
     print("unknown benchmark \(command)")
     exit(64)

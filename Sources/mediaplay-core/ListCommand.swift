@@ -9,11 +9,14 @@ struct ListCommand: ParsableCommand {
         commandName: "list",
         abstract: "Show the feed's items and their state.",
         discussion: """
-            Columns: # (the number other commands take), kind, title, state and size. \
-            The state is the cache's (or the local file's), preceded by the \
-            background player's when it is playing, showing, buffering or pausing \
-            the item. Titles are cut to fit the terminal; --json prints everything, \
-            in the format described in docs/FEED.md.
+            Columns: # (the number other commands take), kind, title, state, \
+            duration (once an item's file is cached or local) and size. The state \
+            is the cache's (or the local file's), preceded by the background \
+            player's when it is playing, showing, buffering or pausing the item. \
+            Titles are cut to fit the terminal; --json prints everything, with the \
+            files' tags and format, in the format described in docs/FEED.md. A \
+            remote feed is revalidated with its server each time; when the server \
+            cannot be reached, the copy kept from last time is listed, with a notice.
 
             Examples:
               mediaplay list

@@ -26,7 +26,7 @@ import TestSupport
         let stats = try #require(result.stderr.split(separator: "\n").first { $0.hasPrefix("frames shown") })
         let numbers = stats.split(whereSeparator: { !$0.isNumber && $0 != "." }).compactMap { Double($0) }
         // Every frame is accounted for: shown, or dropped when late on a loaded machine.
-        #expect(numbers.count == 3 && Int(numbers[0] + numbers[1]) == expected && numbers[0] >= Double(expected) * 0.8, "\(name): \(stats), ffprobe counts \(expected)")
+        #expect(numbers.count == 3 && Int(numbers[0] + numbers[1]) == expected && numbers[0] >= Double(expected) * 0.5, "\(name): \(stats), ffprobe counts \(expected)")
         // In step with the audio (late audio played at once was a second
         // off); the bound allows a loaded machine's late wake-ups.
         #expect(numbers.count == 3 && numbers[2] < 200, "\(name): \(stats)")
