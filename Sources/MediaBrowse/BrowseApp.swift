@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import MediaCache
 import MediaFeed
+import MediaSession
 import MediaTerminal
 
 /// Where a browse's one-line messages (warnings from the players it starts)
@@ -58,6 +59,9 @@ public final class BrowseApp: @unchecked Sendable {
     /// or the cache's complete entry), or nil: looked up once, forgotten
     /// when a download ends or the feed is re-read, so a redraw stats nothing.
     private var onDisk: [MediaSource: String?] = [:]
+    /// Each item's probed duration, tags and format (by id), asked for when
+    /// its detail view is drawn; nil inside: asked, or nothing to probe.
+    private var details: [String: MediaDetails?] = [:]
     /// Bumped when the feed is replaced (the layout depends on its titles).
     private var feedGeneration = 0
     private var lastWanted: [MediaSource] = []
@@ -101,7 +105,10 @@ public final class BrowseApp: @unchecked Sendable {
         // the cells know of the cache is read again.
         pictures = PictureStore(cache: cache) { [self] downloaded in
             self.queue.async {
-                if downloaded { self.onDisk = [:] }
+                if downloaded {
+                    self.onDisk = [:]
+                    self.details = self.details.filter { $0.value != nil }
+                }
                 self.setNeedsDisplay()
             }
         }
@@ -339,6 +346,7 @@ public final class BrowseApp: @unchecked Sendable {
                     selection = newFeed.items.firstIndex { $0.id == selectedID } ?? min(selection, max(0, newFeed.items.count - 1))
                     statuses = [:]
                     onDisk = [:]
+                    details = [:]
                     feedGeneration += 1
                     lastWanted = []
                     pictures.reset()
@@ -361,6 +369,24 @@ public final class BrowseApp: @unchecked Sendable {
     }
 
     // MARK: - State of the cells
+
+    /// The item's probed details if known; the first ask probes it off this
+    /// queue (a file read) and redraws when done.
+    private func itemDetails(_ index: Int) -> MediaDetails? {
+        let item = feed.items[index]
+        if let known = details[item.id] { return known }
+        details[item.id] = .some(nil)
+        let cache = cache
+        DispatchQueue.global().async { [self] in
+            let found = ItemDetails.lookup([item], cache: cache)[0]
+            guard let found else { return }
+            queue.async { [self] in
+                details[item.id] = found
+                setNeedsDisplay()
+            }
+        }
+        return nil
+    }
 
     private func localPath(_ source: MediaSource) -> String? {
         if let known = onDisk[source] { return known }
@@ -470,7 +496,8 @@ public final class BrowseApp: @unchecked Sendable {
         let snapshot = BrowseSnapshot(
             columns: size.columns, rows: size.rows, title: feed.title.isEmpty ? "mediaplay" : feed.title,
             items: feed.items, layout: layout, state: { [self] index in cellState(index) }, selection: selection, scrollTop: scrollTop,
-            mode: mode, detailScroll: detailScroll, message: message, offline: offline, backendName: backend.name,
+            mode: mode, detailScroll: detailScroll, message: message, details: { [self] index in itemDetails(index) }, offline: offline,
+            backendName: backend.name,
             colors: options.colors, tick: Int(now / Self.spinnerInterval),
             picture: { [self] index, columns, rows in pictureCell(index, columns: columns, rows: rows, size: size) }
         )

@@ -68,6 +68,8 @@ struct BrowseSnapshot {
     var mode: Mode
     var detailScroll: Int
     var message: String?
+    /// An item's duration, tags and format, once probed (detail view).
+    var details: (Int) -> MediaDetails? = { _ in nil }
     /// The feed shown is the kept copy: its server could not be reached.
     var offline = false
     var backendName: String
@@ -288,10 +290,24 @@ enum BrowseView {
         return (false, (1, 1, columns - 2, bannerRows), (1, 1 + bannerRows + 1, columns - 2, max(1, bodyRows - bannerRows - 1)))
     }
 
+    /// `03:20 · The Artist — An Album · h264 1280×720 · 44100 Hz`: what the file says of itself.
+    static func mediaLine(_ details: MediaDetails) -> String? {
+        var parts: [String] = []
+        if let duration = details.duration { parts.append(formatDuration(duration)) }
+        let credits = [details.artist, details.album].compactMap { $0.map(DisplayWidth.singleLine) }
+        if !credits.isEmpty { parts.append(credits.joined(separator: " — ")) }
+        var format = details.codec ?? ""
+        if let width = details.width, let height = details.height { format += " \(width)×\(height)" }
+        if !format.isEmpty { parts.append(format.trimmingCharacters(in: .whitespaces)) }
+        if let rate = details.sampleRate { parts.append("\(rate) Hz") }
+        return parts.isEmpty ? nil : parts.joined(separator: " · ")
+    }
+
     /// The detail view's text, wrapped to `width`.
-    static func detailText(_ item: FeedItem, state: CellState, width: Int, tick: Int) -> [String] {
+    static func detailText(_ item: FeedItem, state: CellState, details: MediaDetails? = nil, width: Int, tick: Int) -> [String] {
         var lines: [String] = []
         lines.append("\(item.kind?.name ?? "invalid record") · item \(item.position) · \(stateText(state, tick: tick))")
+        if let details, let line = mediaLine(details) { lines += DisplayWidth.wrap(line, width: width) }
         if let failure = state.failure { lines += DisplayWidth.wrap("✗ " + failure, width: width) }
         lines.append("")
         let description = item.description.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
@@ -328,7 +344,7 @@ enum BrowseView {
                 visible: { $0 >= 1 && $0 < snapshot.rows - 1 }, into: &canvas, graphics: &graphics
             )
         }
-        let text = detailText(item, state: state, width: max(1, panes.text.columns), tick: snapshot.tick)
+        let text = detailText(item, state: state, details: snapshot.details(index), width: max(1, panes.text.columns), tick: snapshot.tick)
         let scroll = max(0, min(snapshot.detailScroll, text.count - panes.text.rows))
         for (offset, line) in text.dropFirst(scroll).prefix(panes.text.rows).enumerated() {
             let style: String? = offset == 0 && scroll == 0 ? styles.state(state) : nil

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MediaplayCommandLine
 import MediaFeed
+import MediaSession
 import MediaTerminal
 
 struct ListCommand: ParsableCommand {

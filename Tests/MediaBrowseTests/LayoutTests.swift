@@ -118,3 +118,18 @@ struct LayoutTests {
         }
     }
 }
+
+/// The detail view's line of what a file says of itself.
+struct MediaLineTests {
+    @Test func durationTagsAndFormat() {
+        let video = MediaDetails(duration: 200.7, artist: "The Artist", album: "An Album", codec: "h264", width: 1280, height: 720, sampleRate: 44100)
+        #expect(BrowseView.mediaLine(video) == "3:20 · The Artist — An Album · h264 1280×720 · 44100 Hz")
+        #expect(BrowseView.mediaLine(MediaDetails(duration: 7, codec: "mp3")) == "0:07 · mp3")
+        #expect(BrowseView.mediaLine(MediaDetails()) == nil)
+        let lines = BrowseView.detailText(
+            FeedItem(position: 1, id: "a", title: "A", kind: .audio, source: .file("/a.mp3")), state: .local(resumeAt: 0),
+            details: MediaDetails(duration: 65, artist: "X"), width: 80, tick: 0
+        )
+        #expect(lines[1] == "1:05 · X", "\(lines)")
+    }
+}

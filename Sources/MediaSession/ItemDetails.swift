@@ -7,9 +7,9 @@ import MediaFeed
 /// libavformat and kept in the cache's index, keyed by URL (`file://` for a
 /// local item) and checked against the file's size and modification time,
 /// so a replaced file is probed again and a removed entry forgets them.
-enum ItemDetails {
+public enum ItemDetails {
     /// One entry per item: nil for items with no audio or video file at hand.
-    static func lookup(_ items: [FeedItem], cache: MediaCache?) -> [MediaDetails?] {
+    public static func lookup(_ items: [FeedItem], cache: MediaCache?) -> [MediaDetails?] {
         let stored = cache?.storedDetails() ?? [:]
         return items.map { item in
             guard item.kind == .audio || item.kind == .video, let (key, path) = file(of: item, cache: cache) else { return nil }
