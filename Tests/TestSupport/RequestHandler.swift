@@ -36,6 +36,12 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func respond(context: ChannelHandlerContext, to request: HTTPRequestHead) {
+        // Gone means gone on a kept-alive connection too: a client whose
+        // pool held one got whole answers after goAway().
+        if shared.state.withLock({ $0.gone }) {
+            BodyPump.resetConnection(context.channel)
+            return
+        }
         let path = String(request.uri.split(separator: "?", maxSplits: 1).first ?? "")
         var headerMap: [String: String] = [:]
         for (name, value) in request.headers { headerMap[name.lowercased()] = value }
