@@ -13,6 +13,9 @@ public final class Demuxer: @unchecked Sendable {
 
     /// Custom I/O over a byte source (nil for a file libavformat opens).
     private let io: ByteSourceIO?
+    /// What the context may open by itself (the owner keeps it alive as
+    /// long as the context).
+    private let policy: IOPolicy
     /// The file's name, for messages.
     private let name: String
 
@@ -41,12 +44,25 @@ public final class Demuxer: @unchecked Sendable {
             // anything plays. Reading fewer changes no decoded sample.
             context?.pointee.max_ts_probe = 4
         }
+        // FFmpeg opens nothing by itself: a local file may be reopened (the
+        // image2 demuxer does, per frame), a download nothing at all; only
+        // the file protocol exists for it.
+        let policy = IOPolicy(allowed: io == nil ? path : nil)
+        self.policy = policy
+        if let context { mp_guard_io(context, policy.pointer) }
+        var options: OpaquePointer?
+        av_dict_set(&options, "protocol_whitelist", "file", 0)
+        defer { av_dict_free(&options) }
         // A failed open frees the context (but never our I/O context).
-        try Self.check(avformat_open_input(&context, path, nil, nil), io: io, name: name, "cannot open \(name)")
+        let opened = avformat_open_input(&context, path, nil, &options)
+        try policy.check(name: name)
+        try Self.check(opened, io: io, name: name, "cannot open \(name)")
         guard let context else { throw FFmpegError(context: "cannot open \(name)", message: "no format context") }
-        let owner = FormatContext(context)
+        let owner = FormatContext(context, policy: policy)
         self.owner = owner
-        try Self.check(avformat_find_stream_info(context, nil), io: io, name: name, "cannot read the streams of \(name)")
+        let found = avformat_find_stream_info(context, nil)
+        try policy.check(name: name)
+        try Self.check(found, io: io, name: name, "cannot read the streams of \(name)")
         let audio = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
         audioStreamIndex = audio >= 0 ? audio : nil
         var video: Int32 = -1
@@ -85,6 +101,7 @@ public final class Demuxer: @unchecked Sendable {
     /// Reads the next packet into `packet`; false at the end of the file.
     func readPacket(into packet: Packet) throws(FFmpegError) -> Bool {
         let result = av_read_frame(context, packet.pointer)
+        try policy.check(name: name)
         if result == FFmpegError.eof, io?.failure == nil { return false }
         try Self.check(result, io: io, name: name, "cannot read \(name)")
         return true
@@ -131,13 +148,47 @@ public final class Demuxer: @unchecked Sendable {
 /// place that frees it, so a throwing initializer cannot free it twice.
 final class FormatContext: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<AVFormatContext>
+    /// Its `opaque` points here: freed only after the context is closed.
+    private let policy: IOPolicy
 
-    init(_ pointer: UnsafeMutablePointer<AVFormatContext>) {
+    init(_ pointer: UnsafeMutablePointer<AVFormatContext>, policy: IOPolicy) {
         self.pointer = pointer
+        self.policy = policy
     }
 
     deinit {
         var owned: UnsafeMutablePointer<AVFormatContext>? = pointer
         avformat_close_input(&owned)
+        withExtendedLifetime(policy) {}
+    }
+}
+
+/// The rule a format context's own opens follow (`mp_io_policy`), in memory
+/// that stays put for the context's life.
+final class IOPolicy: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<mp_io_policy>
+    private let allowed: UnsafeMutablePointer<CChar>?
+
+    init(allowed path: String?) {
+        pointer = .allocate(capacity: 1)
+        pointer.initialize(to: mp_io_policy())
+        allowed = path.map { strdup($0) }
+        pointer.pointee.allowed = UnsafePointer(allowed)
+    }
+
+    deinit {
+        free(allowed)
+        pointer.deallocate()
+    }
+
+    /// Throws when FFmpeg tried to open something else: the file is a
+    /// playlist or a reference, which mediaplay does not follow.
+    func check(name: String) throws(FFmpegError) {
+        guard pointer.pointee.refused != 0 else { return }
+        let url = withUnsafeBytes(of: pointer.pointee.refusedURL) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        throw FFmpegError(
+            context: "cannot play \(name)",
+            message: "it is a playlist or a reference to other media (it asked for \(url.isEmpty ? "another file" : url)), which mediaplay does not follow; point the feed at the media itself"
+        )
     }
 }

@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// What a feed, a file or a neighbour sends cannot make mediaplay open what
+/// it should not: FFmpeg opens nothing by itself.
+@Suite struct HostileInputTests {
+    /// An HLS playlist served as a remote item, listing a local file and a
+    /// URL of its own: refused with one line, and neither is read.
+    @Test(arguments: [false, true])
+    func aRemotePlaylistCannotOpenLocalFilesOrURLs(_ localSegment: Bool) async throws {
+        let toneFixture = Fixtures.audioCodecs.first { $0.name == "tone.mp3" }!
+        let tone = try await Fixtures.make(toneFixture.name, toneFixture.arguments)
+        let server = try TestHTTPServer()
+        server.serve("/other.mp3", bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: tone))))
+        let segment = localSegment ? "file://\(tone)" : server.url("/other.mp3").absoluteString
+        let playlist = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:3\n#EXTINF:2.0,\n\(segment)\n#EXT-X-ENDLIST\n"
+        server.serve("/list.m3u8", bytes: Array(playlist.utf8), contentType: "application/vnd.apple.mpegurl")
+        let folder = try TemporaryDirectory()
+        let feed = try folder.write("feed.json", #"[{"type": 1, "title": "Playlist", "url": "\#(server.url("/list.m3u8").absoluteString)"}]"#)
+        let out = folder.path + "/out.wav"
+        let result = try await Mediaplay.run(["play", "1", "--feed", feed, "--cache-dir", folder.path + "/cache", "--no-video", "--audio-out", out, "--untimed"])
+        #expect(result.status == 65, "\(result.stderr)")
+        let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("mediaplay:") }
+        #expect(errors.count == 1 && errors[0].contains("playlist"), "\(result.stderr)")
+        #expect(server.getCount("/other.mp3") == 0, "FFmpeg fetched a URL by itself")
+        let written = (try? Data(contentsOf: URL(fileURLWithPath: out)))?.count ?? 0
+        #expect(written <= 44, "no samples of the local file were played: \(written) bytes")
+    }
+
+    /// The same for a playlist file on disk: a local item plays only itself.
+    @Test func aLocalPlaylistIsRefusedToo() async throws {
+        let toneFixture = Fixtures.audioCodecs.first { $0.name == "tone.mp3" }!
+        let tone = try await Fixtures.make(toneFixture.name, toneFixture.arguments)
+        let folder = try TemporaryDirectory()
+        let playlist = try folder.write("list.m3u8", "#EXTM3U\n#EXT-X-TARGETDURATION:3\n#EXTINF:2.0,\n\(tone)\n#EXT-X-ENDLIST\n")
+        let result = try await Mediaplay.run(["play", playlist, "--no-video", "--audio-out", folder.path + "/out.wav", "--untimed"])
+        #expect(result.status == 65 && result.stderr.contains("playlist"), "\(result.stderr)")
+    }
+}
