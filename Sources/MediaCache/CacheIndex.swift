@@ -113,8 +113,10 @@ final class CacheIndex: Sendable {
         // cut losing the last index update loses nothing that matters.
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            for suffix in ["", "-wal", "-shm"] { chmod(path + suffix, 0o600) }
         }
         pool = try DatabasePool(path: path, configuration: configuration)
+        for suffix in ["", "-wal", "-shm"] { chmod(path + suffix, 0o600) }
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.create(table: "entry") { table in

@@ -31,15 +31,51 @@ public final class ControlClient: @unchecked Sendable {
 
     /// Connects to a running daemon; nil when nobody listens there (no
     /// socket, or a stale one).
+    /// Talks only to a daemon of this user: the runtime directory must be
+    /// ours, private and not a link, and the process on the other end must
+    /// run as us; anything else is refused before a byte is sent.
     public static func connect(_ paths: ControlPaths) throws(ControlClientError) -> ControlClient? {
+        guard try trustedDirectory(paths.runtimeDirectory) else { return nil }
+        let socket: UnixSocket
         do {
-            return ControlClient(socket: try UnixSocket.connected(to: paths.socket))
+            socket = try UnixSocket.connected(to: paths.socket)
         } catch {
             switch error.code {
             case ENOENT, ECONNREFUSED: return nil
             default: throw .unreachable("cannot reach the background player at \(paths.socket): \(error)")
             }
         }
+        guard let peer = socket.peerCredentials(), peer.uid == getuid() else {
+            let who = socket.peerCredentials().map { "uid \($0.uid)" } ?? "an unknown user"
+            throw .unreachable("refusing the background player at \(paths.socket): it runs as \(who), not as you (remove \(paths.runtimeDirectory), or pass --runtime-dir DIR)")
+        }
+        return ControlClient(socket: socket)
+    }
+
+    /// False when the directory does not exist (nobody runs); throws when it
+    /// exists but could be another user's.
+    static func trustedDirectory(_ path: String) throws(ControlClientError) -> Bool {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return false }
+            throw .unreachable("cannot look at the runtime directory \(path): \(String(cString: strerror(errno))) (pass --runtime-dir DIR)")
+        }
+        let problem: String?
+        if info.st_mode & S_IFMT == S_IFLNK {
+            problem = "it is a symbolic link"
+        } else if info.st_mode & S_IFMT != S_IFDIR {
+            problem = "it is not a directory"
+        } else if info.st_uid != getuid() {
+            problem = "it belongs to uid \(info.st_uid)"
+        } else if info.st_mode & 0o077 != 0, chmod(path, 0o700) != 0 {
+            // Ours but open to others: closed again (a socket someone else
+            // planted in it is caught by the peer check).
+            problem = "others can write or read it (mode \(String(info.st_mode & 0o777, radix: 8)))"
+        } else {
+            problem = nil
+        }
+        guard let problem else { return true }
+        throw .unreachable("refusing the runtime directory \(path): \(problem) (remove it, or pass --runtime-dir DIR)")
     }
 
     /// Stops waiting for a reply after `seconds` (a busy daemon is normally

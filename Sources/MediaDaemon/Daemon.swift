@@ -35,9 +35,17 @@ public final class Daemon: @unchecked Sendable {
     /// `patience` seconds to let go.
     public func claim(patience: Double = 3) throws(DaemonError) {
         try Self.prepareDirectory(paths.runtimeDirectory)
-        let descriptor = open(paths.lock, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // Opened through the directory, never following a link: a link
+        // planted as the lock would otherwise have its target truncated.
+        let folder = open(paths.runtimeDirectory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard folder >= 0 else {
+            throw DaemonError(kind: .unusableDirectory, message: "cannot open the runtime directory \(paths.runtimeDirectory): \(String(cString: strerror(errno))) (pass --runtime-dir DIR)")
+        }
+        defer { close(folder) }
+        let descriptor = openat(folder, (paths.lock as NSString).lastPathComponent, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw DaemonError(kind: .unusableDirectory, message: "cannot open \(paths.lock): \(String(cString: strerror(errno)))")
+            let reason = errno == ELOOP ? "it is a symbolic link; remove it" : String(cString: strerror(errno))
+            throw DaemonError(kind: .unusableDirectory, message: "cannot open \(paths.lock): \(reason)")
         }
         let deadline = Date().addingTimeInterval(patience)
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {

@@ -31,7 +31,9 @@ final class LogFile: @unchecked Sendable {
 
     init(path: String) {
         self.path = path
-        try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let folder = (path as NSString).deletingLastPathComponent
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        chmod(folder, 0o700)
         var info = stat()
         if stat(path, &info) == 0, info.st_size > Self.maximumSize { rename(path, path + ".1") }
         descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)

@@ -8,10 +8,17 @@ public final class PositionStore: Sendable {
     private let queue: DatabaseQueue
 
     public init(path: String) throws {
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        // What a user played is theirs alone: the folder 0700, the files 0600.
+        let folder = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        chmod(folder, 0o700)
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { _ in
+            for suffix in ["", "-wal", "-shm", "-journal"] { chmod(path + suffix, 0o600) }
+        }
         queue = try DatabaseQueue(path: path, configuration: configuration)
+        for suffix in ["", "-wal", "-shm", "-journal"] { chmod(path + suffix, 0o600) }
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.create(table: "position") { table in

@@ -121,6 +121,10 @@ private func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) 
     }
 }
 
+private final class SocketHolder: @unchecked Sendable {
+    var socket: UnixSocket?
+}
+
 private final class Tally: @unchecked Sendable {
     private let lock = NSLock()
     private var values: [Int] = []
@@ -243,6 +247,66 @@ private final class Tally: @unchecked Sendable {
         }
         #expect(refused.all == [1], "nobody's request is refused and the connection closed")
         await daemon.stop()
+    }
+
+    /// Another user's directory, or another user's daemon in ours: the
+    /// client refuses before it sends a byte (with XDG_RUNTIME_DIR unset,
+    /// /tmp/mediaplay-UID can be made by anyone).
+    @Test(.enabled(if: getuid() == 0, "needs root to act as another user"))
+    func theClientRefusesAForeignDaemon() async throws {
+        let folder = try TemporaryDirectory()
+        chmod(folder.path, 0o755)
+        let paths = ControlPaths(runtimeDirectory: folder.path + "/run")
+        let listening = Tally()
+        let holder = SocketHolder()
+        // As nobody would have made it: nobody's, open to all.
+        mkdir(paths.runtimeDirectory, 0o777)
+        chmod(paths.runtimeDirectory, 0o777)
+        chown(paths.runtimeDirectory, 65534, 65534)
+        await onThreads(1) { _ in
+            guard mp_set_thread_ids(65534, 65534) == 0 else { return }
+            if let socket = try? UnixSocket.listening(at: paths.socket) {
+                holder.socket = socket
+                listening.add(1)
+            }
+        }
+        #expect(listening.all == [1], "nobody's fake daemon listens")
+        #expect(throws: ControlClientError.self) { _ = try ControlClient.connect(paths) }
+        do {
+            _ = try ControlClient.connect(paths)
+        } catch {
+            #expect("\(error)".contains("belongs to uid 65534"), "\(error)")
+        }
+        // The directory made ours (and open to all): its mode is closed, and
+        // the daemon in it is still nobody's: refused by its peer uid.
+        chown(paths.runtimeDirectory, 0, 0)
+        do {
+            _ = try ControlClient.connect(paths)
+            Issue.record("connected to a daemon of uid 65534")
+        } catch {
+            #expect("\(error)".contains("runs as uid 65534"), "\(error)")
+        }
+        var info = stat()
+        #expect(lstat(paths.runtimeDirectory, &info) == 0 && info.st_mode & 0o777 == 0o700)
+        withExtendedLifetime(holder) {}
+    }
+
+    /// A link planted as the lock (in a directory that was once open to
+    /// others) is never followed: its target keeps its bytes.
+    @Test func aPlantedLockLinkIsNotFollowed() async throws {
+        let folder = try TemporaryDirectory()
+        let paths = ControlPaths(runtimeDirectory: folder.path + "/run")
+        mkdir(paths.runtimeDirectory, 0o700)
+        let victim = try folder.write("precious.txt", "do not truncate me\n")
+        symlink(victim, paths.lock)
+        let daemon = Daemon(paths: paths, logger: Logger(label: "test"))
+        #expect(throws: DaemonError.self) { try daemon.claim(patience: 0) }
+        do {
+            try daemon.claim(patience: 0)
+        } catch {
+            #expect(error.message.contains("symbolic link"), "\(error.message)")
+        }
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "do not truncate me\n")
     }
 
     @Test func oneDaemonPerRuntimeDirectoryAndStaleSocketsAreReplaced() async throws {
