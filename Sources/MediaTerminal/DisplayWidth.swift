@@ -74,6 +74,33 @@ public enum DisplayWidth {
         return alignRight ? gap + cut : cut + gap
     }
 
+    /// Text from a feed, a file or a peer made safe to print on one line:
+    /// control characters (C0, DEL, C1), line separators and bidirectional
+    /// overrides are shown escaped (`\e`, `\n`, `\u{202E}`), never sent to
+    /// the terminal, and the text is cut at `maxCharacters` with "…".
+    public static func escaped(_ text: String, maxCharacters: Int = 1000) -> String {
+        var result = ""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            if count >= maxCharacters {
+                result += "…"
+                break
+            }
+            let value = scalar.value
+            switch value {
+            case 0x0A: result += "\\n"
+            case 0x0D: result += "\\r"
+            case 0x09: result += "\\t"
+            case 0x1B: result += "\\e"
+            case 0..<0x20, 0x7F..<0xA0, 0x2028, 0x2029, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
+                result += "\\u{" + String(value, radix: 16, uppercase: true) + "}"
+            default: result.unicodeScalars.append(scalar)
+            }
+            count += 1
+        }
+        return result
+    }
+
     /// Replaces line breaks, tabs and other control characters with spaces, so
     /// that text from a feed can never break a table row or move the cursor.
     public static func singleLine(_ text: String) -> String {

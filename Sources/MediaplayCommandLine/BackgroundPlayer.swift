@@ -96,14 +96,15 @@ public enum StatusText {
     /// `▶ playing 3 "Title" 00:00/03:20`, `⏸ paused 3 "Title" at 01:02`, ...
     public static func line(_ status: ItemStatus) -> String {
         let (verb, detail) = parts(status)
-        return "\(verb) \(status.item) \"\(status.title)\"\(detail)"
+        // The title and any error come from the feed and the media: escaped.
+        return DisplayWidth.escaped("\(verb) \(status.item) \"\(status.title)\"\(detail)")
     }
 
     /// The same without the item: `▶ playing 00:00/03:20`, `⏸ paused at
     /// 01:02` (`list`'s STATE column, beside the item's title).
     public static func brief(_ status: ItemStatus) -> String {
         let (verb, detail) = parts(status)
-        return verb + detail
+        return DisplayWidth.escaped(verb + detail)
     }
 
     private static func parts(_ status: ItemStatus) -> (verb: String, detail: String) {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaTerminal
 
 /// Exit codes from sysexits(3) (DESIGN.md §9).
 public enum SysExit: Int32, Sendable {
@@ -31,7 +32,7 @@ public func runReportingErrors(_ body: () throws -> Void) throws {
     do {
         try body()
     } catch let error as CLIError {
-        FileHandle.standardError.write(Data("mediaplay: \(error.message)\n".utf8))
+        error.report()
         throw ExitCode(error.exitCode.rawValue)
     }
 }
@@ -41,7 +42,15 @@ public func runReportingErrorsAsync(_ body: () async throws -> Void) async throw
     do {
         try await body()
     } catch let error as CLIError {
-        FileHandle.standardError.write(Data("mediaplay: \(error.message)\n".utf8))
+        error.report()
         throw ExitCode(error.exitCode.rawValue)
+    }
+}
+
+extension CLIError {
+    /// `mediaplay: message` on stderr, on one line: a message quotes titles,
+    /// URLs and member names from outside, so it is escaped and bounded.
+    public func report() {
+        FileHandle.standardError.write(Data("mediaplay: \(DisplayWidth.escaped(message))\n".utf8))
     }
 }

@@ -79,7 +79,7 @@ final class ProgressLine {
         guard let region else {
             if !announced {
                 announced = true
-                FileHandle.standardError.write(Data("mediaplay: downloading item \(status.item) \"\(status.title)\" before playing it\n".utf8))
+                FileHandle.standardError.write(Data("mediaplay: downloading item \(status.item) \"\(DisplayWidth.escaped(status.title))\" before playing it\n".utf8))
             }
             return
         }

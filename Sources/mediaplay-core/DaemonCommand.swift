@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaTerminal
 import MediaplayCommandLine
 import Logging
 import MediaControl
@@ -52,7 +53,7 @@ struct DaemonCommand: AsyncParsableCommand {
     private func startDetached(feed: String) throws(CLIError) {
         if let client = try BackgroundPlayer.connect(global, start: false),
            let status = try? client.call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self) {
-            FileHandle.standardError.write(Data("mediaplay: the background player already runs (pid \(status.pid), feed \(status.feed))\n".utf8))
+            FileHandle.standardError.write(Data("mediaplay: the background player already runs (pid \(status.pid), feed \(DisplayWidth.escaped(status.feed)))\n".utf8))
             return
         }
         guard let client = try BackgroundPlayer.connect(global, start: true, daemonOptions: ["--save-interval", String(saveInterval)]) else { return }

@@ -131,6 +131,6 @@ actor FetchDisplay {
         }
         guard lastPhase[row.item.position] != phase else { return }
         lastPhase[row.item.position] = phase
-        FileHandle.standardError.write(Data("\(label(row.item)): \(text)\n".utf8))
+        FileHandle.standardError.write(Data("\(label(row.item)): \(DisplayWidth.escaped(text))\n".utf8))
     }
 }

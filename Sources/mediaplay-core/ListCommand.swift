@@ -37,7 +37,7 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             let loaded = try FeedLoading.load(global, refresh: refresh)
-            for note in loaded.feed.notes { FileHandle.standardError.write(Data("mediaplay: note: \(note)\n".utf8)) }
+            for note in loaded.feed.notes { FileHandle.standardError.write(Data("mediaplay: note: \(DisplayWidth.escaped(note))\n".utf8)) }
             let cache = CacheAccess.openIfPresent(global)
             let active = BackgroundPlayer.activeItems(global)
             let details = ItemDetails.lookup(loaded.feed.items, cache: cache)

@@ -129,7 +129,7 @@ struct PlayCommand: AsyncParsableCommand {
     }
 
     fileprivate func warn(_ text: String) {
-        FileHandle.standardError.write(Data("mediaplay: \(text)\n".utf8))
+        FileHandle.standardError.write(Data("mediaplay: \(DisplayWidth.escaped(text))\n".utf8))
     }
 
     /// What to play and a title: a path as is, a URL or a feed item through
@@ -204,6 +204,6 @@ private final class DisplayOutcome: @unchecked Sendable {
 
     func missing(_ warning: String?) {
         lock.withLock { missingFlag = true }
-        if let warning { FileHandle.standardError.write(Data("mediaplay: \(warning)\n".utf8)) }
+        if let warning { FileHandle.standardError.write(Data("mediaplay: \(DisplayWidth.escaped(warning))\n".utf8)) }
     }
 }

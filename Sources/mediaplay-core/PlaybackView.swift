@@ -27,7 +27,7 @@ enum PlaybackView {
                 if state != lastState {
                     lastState = state
                     if region == nil, let word = word(for: state) {
-                        FileHandle.standardError.write(Data("\(word) \"\(title)\"\n".utf8))
+                        FileHandle.standardError.write(Data("\(word) \"\(DisplayWidth.escaped(title))\"\n".utf8))
                     }
                 }
                 region?.draw([line(state: state, position: player.currentPosition, duration: duration, title: title)])

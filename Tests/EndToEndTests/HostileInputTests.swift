@@ -37,4 +37,39 @@ import TestSupport
         let result = try await Mediaplay.run(["play", playlist, "--no-video", "--audio-out", folder.path + "/out.wav", "--untimed"])
         #expect(result.status == 65 && result.stderr.contains("playlist"), "\(result.stderr)")
     }
+
+    static let hostileTitle = #"\u001b]0;PWNED\u0007\u001b[2J\u202eevil"#
+
+    /// Titles print escaped, never as terminal commands: play's lines,
+    /// toggle and status through the background player.
+    @Test func feedTextReachesTheTerminalEscaped() async throws {
+        let toneFixture = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
+        let tone = try await Fixtures.make(toneFixture.name, toneFixture.arguments)
+        let home = try await UserHome()
+        home.feed = try home.folder.write("feed.json", #"[{"type": 1, "title": "\#(Self.hostileTitle)", "url": "file://\#(tone)"}]"#)
+        let play = try await Mediaplay.run(["play", "1", "--no-video", "--audio-out", home.folder.path + "/out.wav", "--untimed"], environment: home.environment)
+        #expect(play.status == 0, "\(play.stderr)")
+        #expect(!play.stderr.contains("\u{1B}") && !play.stderr.contains("\u{7}") && !play.stderr.contains("\u{202E}"), "\(play.stderr)")
+        #expect(play.stderr.contains(#"playing "\e]0;PWNED\u{7}\e[2J\u{202E}evil""#), "\(play.stderr)")
+        let toggle = try await home.run("toggle", "1")
+        let status = try await home.run("status")
+        for output in [toggle.stdout + toggle.stderr, status.stdout + status.stderr] {
+            #expect(!output.contains("\u{1B}") && !output.contains("\u{7}"), "\(output)")
+            #expect(output.contains(#"\e]0;PWNED"#), "\(output)")
+        }
+        _ = try await home.run("quit")
+    }
+
+    /// A syntax error quotes a member name: escaped, on one line, bounded
+    /// (a 2 MB name used to be echoed whole).
+    @Test func syntaxErrorsEchoNamesEscapedAndBounded() async throws {
+        let folder = try TemporaryDirectory()
+        let longName = String(repeating: "x", count: 2_000_000)
+        let feed = try folder.write("bad.json", #"{"\u001b[2Jname\n\#(longName)" 1}"#)
+        let result = try await Mediaplay.run(["list", "--feed", feed])
+        #expect(result.status == 65)
+        #expect(result.stderr.split(separator: "\n").count == 1, "one line")
+        #expect(result.stderr.count < 1200, "bounded: \(result.stderr.count) characters")
+        #expect(!result.stderr.contains("\u{1B}") && result.stderr.contains(#"\e[2Jname\nxxx"#), "\(result.stderr.prefix(200))")
+    }
 }
