@@ -61,6 +61,9 @@ static inline int mp_averror(int e) { return AVERROR(e); }
 /// AVERROR(EAGAIN): "output not ready, feed more input" from send/receive.
 static inline int mp_averror_eagain(void) { return AVERROR(EAGAIN); }
 
+/// AVERROR_INVALIDDATA: "invalid data found when processing input".
+static inline int mp_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
+
 /// AVERROR_EOF: end of stream (built with the FFERRTAG macro).
 static inline int mp_averror_eof(void) { return AVERROR_EOF; }
 

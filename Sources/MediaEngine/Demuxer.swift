@@ -56,6 +56,10 @@ public final class Demuxer: @unchecked Sendable {
         // A failed open frees the context (but never our I/O context).
         let opened = avformat_open_input(&context, path, nil, &options)
         try policy.check(name: name)
+        // No format recognised: say what that means, not FFmpeg's "Invalid argument".
+        if (opened == mp_averror(EINVAL) || opened == mp_averror_invaliddata()), io?.failure == nil {
+            throw FFmpegError(context: "cannot play \(name)", message: "it is not a media file FFmpeg can read (no known audio, video or picture format)")
+        }
         try Self.check(opened, io: io, name: name, "cannot open \(name)")
         guard let context else { throw FFmpegError(context: "cannot open \(name)", message: "no format context") }
         let owner = FormatContext(context, policy: policy)

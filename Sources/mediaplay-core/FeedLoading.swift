@@ -54,6 +54,12 @@ enum FeedLoading {
         if isDirectory.boolValue {
             throw CLIError("feed \(name) is a folder, not a JSON file (pass --feed FOLDER/media.json)", exitCode: .noInput)
         }
+        // A FIFO or device would block the read forever (and opening a FIFO
+        // waits for a writer): only regular files are feeds.
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            throw CLIError("feed \(name) is not a regular file (a FIFO or device); pass --feed FILE", exitCode: .noInput)
+        }
         // Read straight into the bytes the parser takes (no Data in between).
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
@@ -61,7 +67,6 @@ enum FeedLoading {
         }
         defer { close(fd) }
         var bytes: [UInt8] = []
-        var info = stat()
         if fstat(fd, &info) == 0 { bytes.reserveCapacity(Int(min(Int64(info.st_size), maximumFeedBytes)) + 1) }
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         while true {

@@ -134,12 +134,27 @@ struct PlayCommand: AsyncParsableCommand {
 
     /// What to play and a title: a path as is, a URL or a feed item through
     /// the cache (played while it downloads; a picture is fetched whole).
+    ///
+    /// A local file must be a readable regular file: a FIFO or a device
+    /// would block the reader forever (nothing ends a read of an idle pipe).
+    static func checkPlayable(_ path: String) throws(CLIError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw CLIError("file not found: \(path) (check the path)", exitCode: .noInput)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            let what = info.st_mode & S_IFMT == S_IFDIR ? "a folder" : info.st_mode & S_IFMT == S_IFIFO ? "a FIFO" : "a device or special file"
+            throw CLIError("\(path) is \(what), not a media file (mediaplay plays regular files)", exitCode: .noInput)
+        }
+        guard access(path, R_OK) == 0 else {
+            throw CLIError("cannot read \(path): \(String(cString: strerror(errno))) (check its permissions)", exitCode: .noInput)
+        }
+    }
+
     private func resolveTarget() async throws(CLIError) -> (input: MediaInput, title: String, kind: MediaKind?) {
         if target.hasPrefix("/") || target.hasPrefix(".") || target.hasPrefix("~") || FileManager.default.fileExists(atPath: target) {
             let path = absolutePath(target)
-            guard FileManager.default.isReadableFile(atPath: path) else {
-                throw CLIError("no readable file at \(path)", exitCode: .noInput)
-            }
+            try Self.checkPlayable(path)
             return (.file(path), (path as NSString).lastPathComponent, nil)
         }
         var url: URL?
@@ -149,13 +164,19 @@ struct PlayCommand: AsyncParsableCommand {
             url = URL(string: target)
         } else {
             let loaded = try FeedLoading.load(global)
+            // Named like a file (a.mp3, dir/a.mp3) and neither a file nor an item: a missing file.
+            if loaded.feed.item(matching: target) == nil, target.contains("/") || !(target as NSString).pathExtension.isEmpty {
+                throw CLIError("file not found: \(absolutePath(target)) (and no item has the id \"\(target)\"; check the path)", exitCode: .noInput)
+            }
             guard let found = try ItemSelection.resolve([target], in: loaded.feed).first else {
                 throw CLIError("no item \"\(target)\"", exitCode: .noInput)
             }
             item = found
             title = found.title
             switch found.source {
-            case let .file(path)?: return (.file(path), found.title, found.kind)
+            case let .file(path)?:
+                try Self.checkPlayable(path)
+                return (.file(path), found.title, found.kind)
             case let .remote(remote)?: url = remote
             case nil: throw CLIError("item \(found.position) \"\(found.title)\" is text only: it has no media to play", exitCode: .dataError)
             }

@@ -72,4 +72,35 @@ import TestSupport
         #expect(result.stderr.count < 1200, "bounded: \(result.stderr.count) characters")
         #expect(!result.stderr.contains("\u{1B}") && result.stderr.contains(#"\e[2Jname\nxxx"#), "\(result.stderr.prefix(200))")
     }
+
+    /// A FIFO (or device) as a file to play, a feed item or the feed itself
+    /// is refused at once: reading it blocked forever, deaf to SIGINT.
+    @Test func specialFilesAreRefusedNotWaitedOn() async throws {
+        let folder = try TemporaryDirectory()
+        let fifo = folder.path + "/song.mp3"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let feed = try folder.write("feed.json", #"[{"type": 1, "title": "Pipe", "url": "\#(fifo)"}]"#)
+        for arguments in [["play", fifo], ["play", "1", "--feed", feed], ["list", "--feed", fifo]] {
+            let running = try Mediaplay.start(arguments, environment: ["SDL_AUDIODRIVER": "dummy"])
+            let watchdog = Task {
+                try await Task.sleep(for: .seconds(20))
+                running.kill(SIGKILL)
+            }
+            let result = try await running.wait()
+            watchdog.cancel()
+            #expect(!result.killedBySignal && result.status == 66, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("FIFO"), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    /// Errors that used to mislead say what is wrong.
+    @Test func errorsSayWhatIsWrong() async throws {
+        let folder = try TemporaryDirectory()
+        let text = try folder.write("notes.mp3", String(repeating: "This is text, not sound.\n", count: 200))
+        let notMedia = try await Mediaplay.run(["play", text])
+        #expect(notMedia.status == 65 && notMedia.stderr == "mediaplay: cannot play notes.mp3: it is not a media file FFmpeg can read (no known audio, video or picture format)\n", "\(notMedia.stderr)")
+        let feed = try folder.write("feed.json", "[]")
+        let missing = try await Mediaplay.run(["play", "nope.mp3", "--feed", feed])
+        #expect(missing.status == 66 && missing.stderr.hasPrefix("mediaplay: file not found: ") && missing.stderr.contains("nope.mp3"), "\(missing.stderr)")
+    }
 }
