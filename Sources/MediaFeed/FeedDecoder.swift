@@ -37,11 +37,14 @@ public struct FeedError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// Turns the bytes of a feed (DESIGN.md §2, docs/FEED.md) into a `Feed`.
 public enum FeedDecoder {
+    /// Far beyond any feed a person keeps (100,000 items read in about a second).
+    public static let maximumItems = 250_000
+
     public static func decode(_ bytes: [UInt8], origin: FeedOrigin = .unknown) throws(FeedError) -> Feed {
         let root: JSONValue.Located
         let text = TextPositions(bytes)
         do {
-            root = try JSONParser.parse(bytes)
+            root = try JSONParser.parse(bytes, maximumArrayLength: maximumItems)
         } catch {
             throw FeedError(position: error.position, message: error.message)
         }

@@ -287,6 +287,18 @@ private func decodeError(_ text: String) -> FeedError? {
         #expect(decodeError(#""a string""#)?.message.contains("not a string") == true)
     }
 
+    /// A feed of millions of records stops at the cap, not at the memory's end
+    /// (a 15 MB file of `{},` lines grew past 10 GB).
+    @Test func tooManyRecordsStopTheParse() {
+        let limit = FeedDecoder.maximumItems
+        let text = "[" + String(repeating: "{},", count: limit) + "{}]"
+        let error = decodeError(text)
+        #expect(error?.message == "more than \(limit) items in an array; mediaplay reads feeds of at most \(limit) items (split the feed)")
+        #expect(error?.position == SourcePosition(line: 1, column: 2 + 3 * limit))
+        let atTheCap = "[" + String(repeating: "{},", count: limit - 1) + "{}]"
+        #expect(decodeError(atTheCap) == nil, "exactly the cap still reads")
+    }
+
     @Test func deepNestingIsAnErrorNotACrash() {
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
         #expect(decodeError(deep)?.message.contains("nesting deeper") == true)
