@@ -25,7 +25,7 @@ public final class MediaCache: Sendable {
         self.configuration = configuration
         do {
             // What a user downloads and plays is theirs alone (0700; the index 0600).
-            try FileManager.default.createDirectory(atPath: directory + "/entries", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(atPath: directory + "/entries", withIntermediateDirectories: true)
             chmod(directory, 0o700)
         } catch {
             throw CacheError.io("cannot create the cache folder \(directory): \(error.localizedDescription) (pass --cache-dir DIR)")

@@ -7,8 +7,12 @@ public final class ControlServer: @unchecked Sendable {
     /// Answers one line with one reply line (events go through the connection).
     public typealias Handler = @Sendable (LineSplitter.Piece, ControlConnection) async -> [UInt8]
 
-    /// Beyond this many clients at once, new ones are told so and closed.
+    /// At this many clients, a new one takes the place of the longest idle
+    /// one that is not observing; only when all observe is it turned away.
     public static let maximumClients = 256
+    /// A client that sends nothing for this long is closed, unless it
+    /// observes (its events are what it waits for).
+    let idleTimeout: Double
     /// Lines read ahead of the one being answered, per client.
     static let readAhead = 32
 
@@ -19,7 +23,8 @@ public final class ControlServer: @unchecked Sendable {
     private var connections: [ObjectIdentifier: ControlConnection] = [:]
     private var stopped = false
 
-    public init(listener: UnixSocket, log: @escaping @Sendable (String) -> Void, handler: @escaping Handler) {
+    public init(listener: UnixSocket, idleTimeout: Double = 60, log: @escaping @Sendable (String) -> Void, handler: @escaping Handler) {
+        self.idleTimeout = idleTimeout
         self.listener = listener
         self.handler = handler
         self.log = log
@@ -57,10 +62,21 @@ public final class ControlServer: @unchecked Sendable {
                 continue
             }
             let connection = ControlConnection(socket: socket)
-            let accepted = lock.withLock {
-                guard !stopped, connections.count < Self.maximumClients else { return false }
+            let (accepted, evicted): (Bool, ControlConnection?) = lock.withLock {
+                guard !stopped else { return (false, nil) }
+                var evicted: ControlConnection?
+                if connections.count >= Self.maximumClients {
+                    // Full: the longest idle client that is not observing goes.
+                    evicted = connections.values.filter { !$0.isObserving }.min { $0.lastRequest < $1.lastRequest }
+                    guard let evicted else { return (false, nil) }
+                    connections.removeValue(forKey: ObjectIdentifier(evicted))
+                }
                 connections[ObjectIdentifier(connection)] = connection
-                return true
+                return (true, evicted)
+            }
+            if let evicted {
+                log("closed the longest idle client to make room")
+                evicted.socket.shutdownReading()
             }
             guard accepted else {
                 try? socket.write(ControlJSON.line(ControlReply<EmptyResult>.failure(nil, ControlError(.shuttingDown, "too many clients, or shutting down; try again"))))
@@ -81,17 +97,32 @@ public final class ControlServer: @unchecked Sendable {
         let answered = Task {
             for await piece in pieces {
                 connection.send(await handler(piece, connection))
+                connection.answered()
                 slots.signal()
             }
         }
         var splitter = LineSplitter(maximumLength: maximumRequestLength)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 1)
         defer { buffer.deallocate() }
+        connection.socket.setReceiveTimeout(seconds: idleTimeout)
         while true {
-            let count = connection.socket.read(into: buffer)
+            let count: Int
+            switch connection.socket.readOrTimeout(into: buffer) {
+            case let .data(read):
+                count = read
+            case .end:
+                count = 0
+            case .timedOut:
+                // Waiting for events, or for our own answer, is not idling.
+                if connection.isObserving || connection.isAwaitingAnswer { continue }
+                log("closed a client idle for \(Int(idleTimeout)) s")
+                count = 0
+            }
             if count == 0 { break }
+            connection.touch()
             for piece in splitter.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) {
                 slots.wait()
+                connection.asked()
                 continuation.yield(piece)
             }
         }
@@ -113,6 +144,38 @@ public final class ControlConnection: @unchecked Sendable {
     private let writer = DispatchQueue(label: "mediaplay.client.write")
     private let lock = NSLock()
     private var onFinish: [@Sendable () -> Void] = []
+    private var observing = false
+    private var lastRead = MonotonicTime.now()
+    private var unanswered = 0
+
+    /// Whether the client subscribed to events (it may then stay silent).
+    var isObserving: Bool { lock.withLock { observing } }
+    /// When the client last sent something.
+    var lastRequest: Double { lock.withLock { lastRead } }
+
+    /// A request of this client is being answered.
+    var isAwaitingAnswer: Bool { lock.withLock { unanswered > 0 } }
+
+    func asked() { lock.withLock { unanswered += 1 } }
+
+    /// A reply went out: the client's silence counts from now.
+    func answered() {
+        let now = MonotonicTime.now()
+        lock.withLock {
+            unanswered -= 1
+            lastRead = now
+        }
+    }
+
+    func touch() {
+        let now = MonotonicTime.now()
+        lock.withLock { lastRead = now }
+    }
+
+    /// The client observes: its silence is waiting for events, not idling.
+    public func markObserving() {
+        lock.withLock { observing = true }
+    }
 
     init(socket: UnixSocket) {
         self.socket = socket
@@ -144,5 +207,14 @@ public final class ControlConnection: @unchecked Sendable {
         }
         for body in bodies { body() }
         writer.async { [socket] in socket.close() }
+    }
+}
+
+/// Seconds on the monotonic clock.
+enum MonotonicTime {
+    static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 }

@@ -34,7 +34,10 @@ public enum DaemonLauncher {
     /// /dev/null and stderr appended to the log (so even a crash is recorded).
     @discardableResult
     public static func spawnDetached(_ command: [String], logPath: String) throws(ControlClientError) -> pid_t {
-        try? FileManager.default.createDirectory(atPath: (logPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // Private (0700) by chmod: FileManager's permission attribute changes the
+        // process-wide umask for a moment, which other threads would see.
+        try? FileManager.default.createDirectory(atPath: (logPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        chmod((logPath as NSString).deletingLastPathComponent, 0o700)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -95,6 +95,26 @@ public final class UnixSocket: @unchecked Sendable {
     }
 
     /// Reads what is available (up to the buffer's size); 0 at end of stream.
+    /// What a read with a receive timeout found.
+    public enum ReadOutcome: Equatable {
+        case data(Int)
+        /// End of stream, or the connection failed.
+        case end
+        /// Nothing came within the receive timeout.
+        case timedOut
+    }
+
+    /// `read`, telling a timeout (`setReceiveTimeout`) from the end.
+    public func readOrTimeout(into buffer: UnsafeMutableRawBufferPointer) -> ReadOutcome {
+        while true {
+            let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
+            if count > 0 { return .data(count) }
+            if count == 0 { return .end }
+            if errno == EINTR { continue }
+            return errno == EAGAIN || errno == EWOULDBLOCK ? .timedOut : .end
+        }
+    }
+
     public func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         while true {
             let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)

@@ -87,6 +87,7 @@ public final class ControlService: Sendable {
             let stopped = await session.stop()
             return ControlJSON.line(ControlReply.success(id, StopResult(stopped: stopped.map(session.status(of:)))))
         case .observe:
+            connection.markObserving()
             let events = session.events()
             let forward = Task {
                 var last: ItemStatus?

@@ -32,7 +32,7 @@ final class LogFile: @unchecked Sendable {
     init(path: String) {
         self.path = path
         let folder = (path as NSString).deletingLastPathComponent
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         chmod(folder, 0o700)
         var info = stat()
         if stat(path, &info) == 0, info.st_size > Self.maximumSize { rename(path, path + ".1") }

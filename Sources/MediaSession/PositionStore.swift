@@ -10,7 +10,7 @@ public final class PositionStore: Sendable {
     public init(path: String) throws {
         // What a user played is theirs alone: the folder 0700, the files 0600.
         let folder = (path as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         chmod(folder, 0o700)
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)

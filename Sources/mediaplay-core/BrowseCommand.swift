@@ -87,7 +87,8 @@ struct BrowseCommand: AsyncParsableCommand {
 
 /// Points stderr at `path` (appending); returns the old stderr to restore.
 private func redirectStandardError(to path: String) -> Int32 {
-    try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    chmod((path as NSString).deletingLastPathComponent, 0o700)
     let log = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
     guard log >= 0 else { return -1 }
     defer { close(log) }

@@ -343,3 +343,81 @@ private final class Tally: @unchecked Sendable {
         try second.claim(patience: 1)
     }
 }
+
+/// The server's bounds: idle clients go, observers stay, and a full house
+/// makes room for a new client instead of locking everyone out.
+@Suite struct ServerBoundsTests {
+    final class Server: Sendable {
+        let folder: TemporaryDirectory
+        let path: String
+        let server: ControlServer
+
+        init(idleTimeout: Double) throws {
+            folder = try TemporaryDirectory()
+            path = folder.path + "/s.sock"
+            let listener = try UnixSocket.listening(at: path)
+            // Echoes each line; "observe" marks the connection an observer.
+            server = ControlServer(listener: listener, idleTimeout: idleTimeout, log: { _ in }) { piece, connection in
+                guard case let .line(bytes) = piece else { return Array("bad\n".utf8) }
+                if bytes == Array("observe".utf8) { connection.markObserving() }
+                return bytes + [0x0A]
+            }
+            server.start()
+        }
+    }
+
+    /// Reads until the peer closes, or `seconds` pass (then false).
+    static func closedWithin(_ socket: UnixSocket, seconds: Double) async -> Bool {
+        await offPool {
+            socket.setReceiveTimeout(seconds: seconds)
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
+            defer { buffer.deallocate() }
+            while true {
+                switch socket.readOrTimeout(into: buffer) {
+                case .data: continue
+                case .end: return true
+                case .timedOut: return false
+                }
+            }
+        }
+    }
+
+    @Test func anIdleClientIsClosedAndAnObserverIsNot() async throws {
+        let server = try Server(idleTimeout: 1)
+        let observer = try UnixSocket.connected(to: server.path)
+        try observer.write(Array("observe\n".utf8))
+        // Answered: it is an observer from here on.
+        let answered = await offPool { () -> Bool in
+            observer.setReceiveTimeout(seconds: 10)
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 1)
+            defer { buffer.deallocate() }
+            if case .data = observer.readOrTimeout(into: buffer) { return true }
+            return false
+        }
+        #expect(answered)
+        let idle = try UnixSocket.connected(to: server.path)
+        #expect(await Self.closedWithin(idle, seconds: 30), "the silent client is closed")
+        #expect(!(await Self.closedWithin(observer, seconds: 2)), "the observer stays")
+        await server.server.stop()
+    }
+
+    @Test func aFullHouseMakesRoomForANewClient() async throws {
+        let server = try Server(idleTimeout: 600)
+        var idle: [UnixSocket] = []
+        for _ in 0..<ControlServer.maximumClients { idle.append(try UnixSocket.connected(to: server.path)) }
+        // Each is accepted (the accept loop takes them in turn): ask one to be sure.
+        try idle[ControlServer.maximumClients - 1].write(Array("ping\n".utf8))
+        let late = try UnixSocket.connected(to: server.path)
+        try late.write(Array("hello\n".utf8))
+        let reply = await offPool { () -> [UInt8] in
+            late.setReceiveTimeout(seconds: 30)  // a bound, not a speed check
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 1)
+            defer { buffer.deallocate() }
+            guard case let .data(count) = late.readOrTimeout(into: buffer) else { return [] }
+            return Array(buffer[0..<count])
+        }
+        #expect(reply == Array("hello\n".utf8), "the 257th client is served")
+        #expect(await Self.closedWithin(idle[0], seconds: 30), "the longest idle one made room")
+        await server.server.stop()
+    }
+}

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// What a user plays and downloads is theirs alone: the state and cache
-/// folders are 0700 and their databases 0600, whatever the umask.
+/// folders are 0700 and their databases 0600 (CI's umask is 022).
 @Suite(.serialized) struct PrivateFilesTests {
     static func mode(_ path: String) -> mode_t? {
         var info = stat()
@@ -14,10 +14,9 @@ import TestSupport
 
     @Test func positionsAndTheCacheIndexAreNotWorldReadable() throws {
         let folder = try TemporaryDirectory()
-        let previous = umask(0o022)
-        defer { umask(previous) }
         // An existing state folder left open by an older version is closed too.
-        try FileManager.default.createDirectory(atPath: folder.path + "/state/mediaplay", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(atPath: folder.path + "/state/mediaplay", withIntermediateDirectories: true)
+        chmod(folder.path + "/state/mediaplay", 0o755)
         let positions = try PositionStore(path: folder.path + "/state/mediaplay/positions.sqlite")
         positions.save(12.5, for: "file:///a.mp3")
         #expect(Self.mode(folder.path + "/state/mediaplay") == 0o700)
