@@ -7,7 +7,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 SWIFTFLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: run test build release deps test-deps completions install clean bench demo
+.PHONY: run test build release deps test-deps completions install clean bench demo fuzz
 
 run: deps build
 	.build/debug/mediaplay list
@@ -27,6 +27,13 @@ test: test-deps
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	$(SWIFT) test --skip-build --skip '$(REAL_TIME_SUITES)' $(SWIFTFLAGS)
 	$(SWIFT) test --skip-build --filter '$(REAL_TIME_SUITES)' $(SWIFTFLAGS)
+
+# libFuzzer with AddressSanitizer on the feed decoder, the control-protocol
+# request decoder, the script parser and the terminal key decoder, each for
+# FUZZ_SECONDS (a crash stops it and leaves the input in .build/fuzz/).
+FUZZ_SECONDS ?= 60
+fuzz:
+	scripts/fuzz.sh $(FUZZ_SECONDS)
 
 # Two programs: mediaplay (the client commands, no media libraries) and
 # mediaplay-core (everything else), which mediaplay runs by exec.

@@ -226,3 +226,38 @@ public enum ControlJSON {
         return bytes
     }
 }
+
+extension ControlRequest {
+    /// A line that is not a request: what it lacks, and its id when at
+    /// least that much could be read (the reply echoes it).
+    public struct Malformed: Error, Sendable, Equatable {
+        public var id: Int?
+        public var message: String
+    }
+
+    private struct RequestID: Decodable { var id: Int? }
+
+    /// Decodes one request line (the daemon's request decoder, fuzzed by
+    /// `make fuzz`).
+    public static func decode(line bytes: [UInt8]) -> Result<ControlRequest, Malformed> {
+        do {
+            return .success(try JSONDecoder().decode(ControlRequest.self, from: Data(bytes)))
+        } catch {
+            let id = (try? JSONDecoder().decode(RequestID.self, from: Data(bytes)))?.id
+            return .failure(Malformed(id: id, message: describe(error, bytes)))
+        }
+    }
+
+    private static func describe(_ error: any Error, _ bytes: [UInt8]) -> String {
+        if String(validating: bytes, as: UTF8.self) == nil { return "request is not UTF-8 JSON" }
+        switch error {
+        case let DecodingError.keyNotFound(key, _):
+            return "request lacks \"\(key.stringValue)\""
+        case let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? "request is not a JSON object" : "\"\(path)\" has the wrong type"
+        default:
+            return "request is not valid JSON"
+        }
+    }
+}

@@ -24,12 +24,11 @@ public final class ControlService: Sendable {
             return ControlJSON.line(ControlReply<EmptyResult>.failure(nil, ControlError(.lineTooLong, "request longer than \(maximumRequestLength) bytes")))
         }
         let request: ControlRequest
-        do {
-            request = try JSONDecoder().decode(ControlRequest.self, from: Data(bytes))
-        } catch {
-            // Answer with the id when at least that much can be read.
-            let id = (try? JSONDecoder().decode(RequestID.self, from: Data(bytes)))?.id
-            return ControlJSON.line(ControlReply<EmptyResult>.failure(id, ControlError(.badRequest, Self.describe(error, bytes))))
+        switch ControlRequest.decode(line: bytes) {
+        case let .success(decoded):
+            request = decoded
+        case let .failure(bad):
+            return ControlJSON.line(ControlReply<EmptyResult>.failure(bad.id, ControlError(.badRequest, bad.message)))
         }
         do {
             return try await perform(request, on: connection)
@@ -37,8 +36,6 @@ public final class ControlService: Sendable {
             return ControlJSON.line(ControlReply<EmptyResult>.failure(request.id, error))
         }
     }
-
-    private struct RequestID: Decodable { var id: Int? }
 
     private func perform(_ request: ControlRequest, on connection: ControlConnection) async throws(ControlError) -> [UInt8] {
         guard let command = ControlRequest.Command(rawValue: request.cmd) else {
@@ -131,19 +128,6 @@ public final class ControlService: Sendable {
             pid: getpid(),
             version: version
         )
-    }
-
-    private static func describe(_ error: any Error, _ bytes: [UInt8]) -> String {
-        if String(validating: bytes, as: UTF8.self) == nil { return "request is not UTF-8 JSON" }
-        switch error {
-        case let DecodingError.keyNotFound(key, _):
-            return "request lacks \"\(key.stringValue)\""
-        case let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return path.isEmpty ? "request is not a JSON object" : "\"\(path)\" has the wrong type"
-        default:
-            return "request is not valid JSON"
-        }
     }
 }
 

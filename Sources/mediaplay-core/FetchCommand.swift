@@ -65,9 +65,19 @@ struct FetchCommand: AsyncParsableCommand {
             let cache = try CacheAccess.open(global, configuration: configuration)
             let terminal = TerminalInfo.detect(fd: STDERR_FILENO, environment: ProcessInfo.processInfo.environment)
             let display = FetchDisplay(items: selected, terminal: terminal)
+            // Ctrl-C or SIGTERM: every transfer stops and writes what it
+            // gathered, so the next fetch resumes from there.
+            let urls = selected.compactMap { item -> URL? in if case let .remote(url)? = item.source { return url }; return nil }
+            let signals = StopOnSignals { _ in for url in urls { cache.cancel(url) } }
             await display.start()
             let failures = await Self.fetchAll(selected, cache: cache, refresh: refresh, jobs: jobs, display: display)
             await display.finish()
+            signals.cancel()
+            if let number = signals.signalNumber {
+                let retry = all ? "mediaplay fetch --all" : "mediaplay fetch \(items.joined(separator: " "))"
+                FileHandle.standardError.write(Data("mediaplay: stopped; what was downloaded is kept (resume with: \(retry))\n".utf8))
+                throw ExitCode(128 + number)
+            }
             if !failures.isEmpty {
                 let retry = all ? "mediaplay fetch --all" : "mediaplay fetch \(items.joined(separator: " "))"
                 // A local disk problem is an I/O error (74); anything else is the network or server (69).

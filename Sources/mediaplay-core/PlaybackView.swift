@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MediaplayCommandLine
 import MediaEngine
 import MediaTerminal
@@ -78,16 +79,29 @@ enum PlaybackView {
     }
 }
 
-/// Stops the player on SIGINT or SIGTERM, so every exit path restores the
-/// terminal and finishes output files.
+/// Stops the player (or the downloads) on SIGINT or SIGTERM, so every exit
+/// path restores the terminal and finishes output and part files.
 final class StopOnSignals: @unchecked Sendable {
     private let sources: [DispatchSourceSignal]
+    private let received: ReceivedSignal
 
-    init(_ player: Player) {
+    /// The signal that came, if one did.
+    var signalNumber: Int32? { received.number }
+
+    convenience init(_ player: Player) {
+        self.init { _ in player.stop() }
+    }
+
+    init(_ stop: @escaping @Sendable (Int32) -> Void) {
+        let received = ReceivedSignal()
+        self.received = received
         sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { player.stop() }
+            source.setEventHandler {
+                received.record(number)
+                stop(number)
+            }
             source.resume()
             return source
         }
@@ -98,6 +112,13 @@ final class StopOnSignals: @unchecked Sendable {
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
     }
+}
+
+/// The first stop signal that came.
+private final class ReceivedSignal: Sendable {
+    private let first = Mutex<Int32?>(nil)
+    var number: Int32? { first.withLock { $0 } }
+    func record(_ number: Int32) { first.withLock { if $0 == nil { $0 = number } } }
 }
 
 /// Reads keys from a terminal in raw mode on a thread of its own (read(2)

@@ -129,6 +129,27 @@ import TestSupport
         #expect(try await sha256(ofFile: try #require(setup.dataFile())) == sha256(setup.bytes))
     }
 
+    /// Ctrl-C (or SIGTERM) keeps every byte gathered: the transfer writes
+    /// what it holds in memory (up to a MiB) before the process exits.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSignalKeepsWhatWasGathered(_ number: Int32) async throws {
+        let setup = try await Setup(size: 2_000_000)
+        setup.server.inject("/clip.mp4", [.holdAfter(300_000)])
+        let fetch = try Mediaplay.start(["fetch", "1"] + setup.arguments)
+        // Sent, then a moment for the client to read it off the socket.
+        for _ in 0..<2000 where setup.server.bytesSent("/clip.mp4") < 300_000 { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(500))
+        fetch.kill(number)
+        let result = try await fetch.wait()
+        #expect(!result.killedBySignal && result.status == 128 + number, "\(result.status) \(result.stderr)")
+        #expect(result.stderr.contains("stopped; what was downloaded is kept (resume with: mediaplay fetch 1)"), "\(result.stderr)")
+        #expect(setup.partSize() == 300_000, "every byte received is in the part file")
+        let resumed = try await Mediaplay.run(["fetch", "1"] + setup.arguments)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(setup.server.requests("/clip.mp4").last?.headers["range"] == "bytes=300000-")
+        #expect(try await sha256(ofFile: try #require(setup.dataFile())) == sha256(setup.bytes))
+    }
+
     @Test func diskFullIsAClearErrorAndThePartialResumes() async throws {
         let setup = try await Setup(size: 1_000_000)
         // A file size limit makes writes fail as on a full disk (EFBIG).

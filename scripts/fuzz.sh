@@ -1,0 +1,47 @@
+#!/bin/sh
+# Builds the libFuzzer targets in Fuzz/ with AddressSanitizer and runs each
+# for a bounded time on its seed corpus (Fuzz/corpus/TARGET, never written:
+# new inputs go to .build/fuzz/corpus/TARGET).
+#   scripts/fuzz.sh [SECONDS]     default 60 per target
+# A crash stops the run with libFuzzer's report and the input that caused it
+# (.build/fuzz/crash-*); turn it into a regression test.
+set -eu
+cd "$(dirname "$0")/.."
+seconds="${1:-60}"
+SWIFTC="${SWIFTC:-$(command -v swiftc 2>/dev/null || echo /opt/swift/usr/bin/swiftc)}"
+out=.build/fuzz
+mkdir -p "$out"
+rm -f "$out"/crash-*
+flags="-sanitize=fuzzer,address -O -parse-as-library -I $out"
+
+# module NAME SOURCES...: one module's sources as an instrumented object.
+module() {
+    name="$1"; shift
+    "$SWIFTC" $flags -wmo -module-name "$name" -emit-module -emit-module-path "$out/$name.swiftmodule" -c "$@" -o "$out/$name.o"
+}
+module MediaFeed Sources/MediaFeed/*.swift
+module MediaTerminal Sources/MediaTerminal/KeyDecoder.swift
+module MediaControl Sources/MediaControl/ControlProtocol.swift Sources/MediaControl/LineSplitter.swift
+module MediaSession Sources/MediaSession/Script.swift
+
+# target NAME HARNESS OBJECTS...
+target() {
+    name="$1"; harness="$2"; shift 2
+    "$SWIFTC" $flags "$harness" "$@" -o "$out/fuzz-$name" 2>&1 | grep -v "Cannot export local symbol" || true
+}
+target feed Fuzz/FeedDecoderFuzz.swift "$out/MediaFeed.o"
+target request Fuzz/ControlRequestFuzz.swift "$out/MediaControl.o" "$out/MediaFeed.o"
+target script Fuzz/ScriptParserFuzz.swift "$out/MediaSession.o" "$out/MediaFeed.o"
+target keys Fuzz/KeyDecoderFuzz.swift "$out/MediaTerminal.o"
+
+for name in feed request script keys; do
+    mkdir -p "$out/corpus/$name"
+    echo "fuzz $name: $seconds s"
+    "$out/fuzz-$name" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+        -artifact_prefix="$out/crash-$name-" -print_final_stats=1 "$out/corpus/$name" "Fuzz/corpus/$name" 2>&1 \
+        | grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|ERROR|SUMMARY|Test unit written" || true
+    if ls "$out"/crash-"$name"-* >/dev/null 2>&1; then
+        echo "fuzz $name: found a crash, see $out/crash-$name-*" >&2
+        exit 1
+    fi
+done
