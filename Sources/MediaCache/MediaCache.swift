@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Synchronization
 
 #if canImport(Glibc)
@@ -18,6 +19,8 @@ public final class MediaCache: Sendable {
     public let directory: String
     public let configuration: CacheConfiguration
     let index: CacheIndex
+    /// Where a damaged index was moved when this cache rebuilt it (nil: it was fine).
+    public let recoveredIndex: String?
     private let inFlight = Mutex<[String: InFlight]>([:])
 
     public init(directory: String, configuration: CacheConfiguration = CacheConfiguration()) throws(CacheError) {
@@ -30,11 +33,34 @@ public final class MediaCache: Sendable {
         } catch {
             throw CacheError.io("cannot create the cache folder \(directory): \(error.localizedDescription) (pass --cache-dir DIR)")
         }
+        let indexPath = directory + "/index.sqlite"
         do {
-            index = try CacheIndex(path: directory + "/index.sqlite")
+            index = try CacheIndex(path: indexPath)
+        } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
+            // The files are the truth about bytes: a complete entry is
+            // cached whatever the index says. The damaged index is kept
+            // aside, and part files, whose byte ranges it held, are dropped
+            // (resuming one at a guessed offset could corrupt its entry).
+            let aside = indexPath + ".corrupt-\(Int(Date().timeIntervalSince1970))"
+            for suffix in ["", "-wal", "-shm"] { rename(indexPath + suffix, aside + suffix) }
+            let entries = directory + "/entries"
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: entries)) ?? [] where name.hasSuffix(".part") {
+                unlink(entries + "/" + name)
+            }
+            do {
+                index = try CacheIndex(path: indexPath)
+            } catch {
+                throw CacheError.io("cannot rebuild the cache index in \(directory): \(error) (pass --cache-dir DIR)")
+            }
+            recoveredIndex = aside
+            return
         } catch {
-            throw CacheError.io("cannot open the cache index in \(directory): \(error) (remove \(directory)/index.sqlite to start afresh)")
+            if access(directory, W_OK) != 0 {
+                throw CacheError.io("the cache folder \(directory) is not writable: \(String(cString: strerror(errno))) (check its permissions, or pass --cache-dir DIR)")
+            }
+            throw CacheError.io("cannot open the cache index in \(directory): \(error) (pass --cache-dir DIR)")
         }
+        recoveredIndex = nil
     }
 
     // MARK: - Remote feeds

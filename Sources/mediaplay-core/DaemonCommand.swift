@@ -3,6 +3,7 @@ import Foundation
 import MediaTerminal
 import MediaplayCommandLine
 import Logging
+import MediaCache
 import MediaControl
 import MediaDaemon
 import MediaEngine
@@ -71,7 +72,14 @@ struct DaemonCommand: AsyncParsableCommand {
             throw CLIError(error.message, exitCode: .unavailable)
         }
         let loaded = try FeedLoading.load(feed, cacheDirectory: global.cacheDirectory)
-        let cache = try CacheAccess.open(global)
+        // Without a usable cache, local items still play (remote ones say why not).
+        let cache: MediaCache?
+        do {
+            cache = try CacheAccess.open(global)
+        } catch {
+            cache = nil
+            logger.warning("no download cache: \(error); only local items can play")
+        }
         let positionsPath = BackgroundPlayer.stateDirectory(global) + "/positions.sqlite"
         let positions: PositionStore
         do {

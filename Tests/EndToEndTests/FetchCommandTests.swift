@@ -150,6 +150,29 @@ import TestSupport
         #expect(try await sha256(ofFile: try #require(setup.dataFile())) == sha256(setup.bytes))
     }
 
+    /// A damaged index is rebuilt from the entry files, which are the truth
+    /// about bytes: a cached item stays cached (it used to read "not
+    /// downloaded"), and nothing is fetched again.
+    @Test func aCorruptIndexIsRebuiltAndCachedItemsStayCached() async throws {
+        let setup = try await Setup(size: 50_000)
+        #expect(try await Mediaplay.run(["fetch", "1"] + setup.arguments).status == 0)
+        // A part file whose ranges only the index knew.
+        try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: setup.cacheDir + "/entries/" + String(repeating: "a", count: 64) + ".mp3.part"))
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: setup.cacheDir + "/index.sqlite" + suffix) }
+        try Data(String(repeating: "not a database ", count: 500).utf8).write(to: URL(fileURLWithPath: setup.cacheDir + "/index.sqlite"))
+
+        let list = try await Mediaplay.run(["list", "--json"] + setup.arguments)
+        #expect(list.status == 0)
+        #expect(list.stderr.contains("the cache index was damaged and has been rebuilt"), "\(list.stderr)")
+        #expect(list.stdout.contains("\"state\" : \"cached\""), "\(list.stdout)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: setup.cacheDir)
+        #expect(files.contains { $0.hasPrefix("index.sqlite.corrupt-") }, "the damaged index is kept aside: \(files)")
+        #expect(!setup.entryFiles().contains { $0.hasSuffix(".part") }, "parts of unknown shape are dropped")
+        let again = try await Mediaplay.run(["fetch", "1"] + setup.arguments)
+        #expect(again.stderr.contains("already cached"), "\(again.stderr)")
+        #expect(setup.server.getCount("/clip.mp4") == 1)
+    }
+
     @Test func diskFullIsAClearErrorAndThePartialResumes() async throws {
         let setup = try await Setup(size: 1_000_000)
         // A file size limit makes writes fail as on a full disk (EFBIG).
