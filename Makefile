@@ -7,7 +7,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 SWIFTFLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: run test build release deps test-deps completions install clean bench demo fuzz
+.PHONY: run test build release deps test-deps completions install clean bench demo fuzz sanitize
 
 run: deps build
 	.build/debug/mediaplay list
@@ -34,6 +34,16 @@ test: test-deps
 FUZZ_SECONDS ?= 60
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# The unit suites (everything but the end-to-end tests, which run the built
+# programs) under AddressSanitizer, then under ThreadSanitizer, each in a
+# build folder of its own.
+UNIT_SKIP = EndToEndTests\.
+sanitize: test-deps
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan $(SWIFTFLAGS)
+	$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --skip '$(UNIT_SKIP)'
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan $(SWIFTFLAGS)
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --skip '$(UNIT_SKIP)'
 
 # Two programs: mediaplay (the client commands, no media libraries) and
 # mediaplay-core (everything else), which mediaplay runs by exec.

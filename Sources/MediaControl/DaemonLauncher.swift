@@ -38,6 +38,13 @@ public enum DaemonLauncher {
         // process-wide umask for a moment, which other threads would see.
         try? FileManager.default.createDirectory(atPath: (logPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         chmod((logPath as NSString).deletingLastPathComponent, 0o700)
+        // The spawn opens the log for stderr: a failure there would read as
+        // the program's own ("No such file or directory"), so name the path.
+        let log = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard log >= 0 else {
+            throw .unreachable("cannot write the background player's log at \(logPath): \(String(cString: strerror(errno))) (set XDG_STATE_HOME, or HOME, to a writable folder)")
+        }
+        close(log)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -103,4 +103,18 @@ import TestSupport
         let missing = try await Mediaplay.run(["play", "nope.mp3", "--feed", feed])
         #expect(missing.status == 66 && missing.stderr.hasPrefix("mediaplay: file not found: ") && missing.stderr.contains("nope.mp3"), "\(missing.stderr)")
     }
+
+    /// No writable state folder: the message names the path that failed
+    /// (it read "cannot start … No such file or directory").
+    @Test func anUnwritableStateFolderIsNamed() async throws {
+        let toneFixture = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
+        let tone = try await Fixtures.make(toneFixture.name, toneFixture.arguments)
+        let home = try await UserHome()
+        home.feed = try home.folder.write("feed.json", #"[{"type": 1, "title": "Tone", "url": "file://\#(tone)"}]"#)
+        var environment = home.environment
+        environment["XDG_STATE_HOME"] = "/proc/mediaplay-no-such-folder"  // not even root can write there
+        let result = try await Mediaplay.run(["toggle", "1"], environment: environment)
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("cannot write the background player's log at /proc/mediaplay-no-such-folder/mediaplay/daemon.log"), "\(result.stderr)")
+    }
 }
