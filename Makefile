@@ -37,11 +37,13 @@ fuzz:
 
 # The unit suites (everything but the end-to-end tests, which run the built
 # programs) under AddressSanitizer, then under ThreadSanitizer, each in a
-# build folder of its own.
+# build folder of its own. Leaks are not checked at exit here: the test
+# process ends with long-lived objects (the transfer engine, SDL's and
+# Foundation's own buffers) that LeakSanitizer would list.
 UNIT_SKIP = EndToEndTests\.
 sanitize: test-deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan $(SWIFTFLAGS)
-	$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --skip '$(UNIT_SKIP)'
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --skip '$(UNIT_SKIP)'
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan $(SWIFTFLAGS)
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --skip '$(UNIT_SKIP)'
 

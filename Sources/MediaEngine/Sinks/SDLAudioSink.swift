@@ -70,8 +70,10 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
     /// still plays, plus the time since it took it (ffplay's estimate, but
     /// never past what was taken, so a paused device's clock stands still).
     public var playedSeconds: Double? {
-        guard format.sampleRate > 0 else { return 0 }
-        let bytesPerSecond = Double(format.bytesPerFrame * format.sampleRate)
+        // Read by the presenter and decoder threads while `open` may be
+        // writing them: one locked snapshot (they were read bare).
+        let (bytesPerSecond, deviceBuffer) = clock.withLock { ($0.bytesPerSecond, $0.deviceBuffer) }
+        guard bytesPerSecond > 0 else { return 0 }
         let (consumed, nanoseconds) = ring.lastReadSnapshot()
         guard nanoseconds > 0 else { return 0 }
         let taken = Double(consumed) / bytesPerSecond
@@ -79,8 +81,9 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
         return max(0, taken - deviceBuffer + min(since, deviceBuffer))
     }
 
-    /// Seconds one device buffer plays for.
-    private var deviceBuffer: Double = 0
+    /// What the played-seconds estimate needs: bytes a second, and the
+    /// seconds one device buffer plays for.
+    private let clock = Mutex<(bytesPerSecond: Double, deviceBuffer: Double)>((0, 0))
 
     public func open(format: AudioFormat) throws {
         self.format = format
@@ -102,7 +105,9 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
         if device == 0 {
             throw FFmpegError(context: "cannot open the audio device", message: String(cString: SDL_GetError()))
         }
-        deviceBuffer = Double(obtained.samples) / Double(max(obtained.freq, 1))
+        let buffer = Double(obtained.samples) / Double(max(obtained.freq, 1))
+        let bytesPerSecond = Double(format.bytesPerFrame * format.sampleRate)
+        clock.withLock { $0 = (bytesPerSecond, buffer) }
     }
 
     public func write(_ samples: UnsafeRawBufferPointer) throws {
