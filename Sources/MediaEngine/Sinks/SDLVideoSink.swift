@@ -97,7 +97,10 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
     /// The window's keys drive `player`: space pauses, arrows seek, closing or
     /// q / Esc stops it.
     public func controls(_ player: Player) {
-        onInput { input in
+        // Weak: the player holds this sink, so a strong capture kept every
+        // player and window of the daemon alive (11 KB per image toggle).
+        onInput { [weak player] input in
+            guard let player else { return }
             switch input {
             case .togglePause: player.toggle()
             case let .seek(by: seconds): player.seek(by: seconds)
