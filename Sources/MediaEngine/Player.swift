@@ -136,6 +136,9 @@ public final class Player: @unchecked Sendable {
     var inputEnded = false
     /// Output is held until enough is buffered (see `secondsUntilOutputRunsDry`).
     var buffering = false
+    /// `stop()` was called before playback ended (a picture held on screen
+    /// included): it was cut short, not played to its end.
+    var stoppedEarly = false
     private var lastBufferedEvent: Double = 0
 
     // Clocks.
@@ -208,6 +211,8 @@ public final class Player: @unchecked Sendable {
     public var mediaInfo: MediaInfo? { condition.withLock { info } }
     /// Whether a failure was the source's (a download failed), not the media's.
     public var failedForInput: Bool { condition.withLock { inputFailed } }
+    /// Whether playback ended because `stop()` was called, not at the end of the media.
+    public var wasStopped: Bool { condition.withLock { stoppedEarly } }
     /// While buffering, how full the buffer is (0...1).
     public var bufferFill: Double? { condition.withLock { buffering ? bufferFillLocked() : nil } }
 
@@ -276,6 +281,7 @@ public final class Player: @unchecked Sendable {
     /// Ends playback: what a device still holds is dropped.
     public func stop() {
         condition.withLock {
+            if !state.isFinal { stoppedEarly = true }
             stopRequested = true
             audioSink?.interrupt()
             condition.broadcast()

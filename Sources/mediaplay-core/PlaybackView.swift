@@ -27,7 +27,8 @@ enum PlaybackView {
             case let .state(state):
                 if state != lastState {
                     lastState = state
-                    if region == nil, let word = word(for: state) {
+                    // Stopped (a key, the window, Ctrl-C or SIGTERM) is not the end of the media.
+                    if region == nil, let word = state == .ended && player.wasStopped ? "stopped" : word(for: state) {
                         FileHandle.standardError.write(Data("\(word) \"\(DisplayWidth.escaped(title))\"\n".utf8))
                     }
                 }

@@ -126,7 +126,19 @@ import TestSupport
         running.kill(SIGTERM)
         let result = try await running.wait()
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.hasSuffix("ended \"picture.png\"\n"), "\(result.stderr)")
+        #expect(result.stderr.hasSuffix("stopped \"picture.png\"\n"), "stopped, not ended: \(result.stderr)")
+    }
+
+    /// Ctrl-C ends play at once and says it stopped (it said "ended").
+    @Test func ctrlCSaysStopped() async throws {
+        let fixture = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
+        let path = try await Fixtures.make(fixture.name, fixture.arguments)
+        let running = try Mediaplay.start(["play", path], environment: ["SDL_AUDIODRIVER": "dummy"])
+        for _ in 0..<1000 where !running.stderrSoFar.contains("playing") { try await Task.sleep(for: .milliseconds(10)) }
+        running.kill(SIGINT)
+        let result = try await running.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.hasSuffix("stopped \"tone.wav\"\n"), "\(result.stderr)")
     }
 
     @Test func withoutADisplayAVideoPlaysItsAudio() async throws {
