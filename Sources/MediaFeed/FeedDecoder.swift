@@ -328,7 +328,7 @@ public enum FeedDecoder {
 
     /// The URL scheme of `text` (lowercased), if it has one per RFC 3986.
     public static func schemeOf(_ text: String) -> String? {
-        // RFC 3986: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) before the colon, read as bytes.
+        // A scheme is a letter, then letters, digits, "+", "-" or "." up to the colon; read as bytes.
         var scheme: [UInt8] = []
         for byte in text.utf8 {
             if byte == UInt8(ascii: ":") { return scheme.isEmpty ? nil : String(decoding: scheme, as: UTF8.self) }

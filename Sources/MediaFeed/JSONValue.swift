@@ -110,7 +110,7 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
     public var description: String { "\(position): \(message)" }
 }
 
-/// A strict RFC 8259 parser over UTF-8 bytes, in one linear pass.
+/// A strict JSON parser over UTF-8 bytes, in one linear pass.
 ///
 /// Foundation's parsers report byte offsets at best; a person editing a feed by
 /// hand needs `line:column`, so we parse ourselves, keep offsets, and turn an

@@ -131,14 +131,14 @@ import TestSupport
 
     /// Ctrl-C ends play at once and says it stopped (it said "ended").
     @Test func ctrlCSaysStopped() async throws {
-        let fixture = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
-        let path = try await Fixtures.make(fixture.name, fixture.arguments)
+        // Long enough that the signal lands before the end on the busiest machine.
+        let path = try await Fixtures.make("tone-30s.wav", ["-f", "lavfi", "-i", "sine=duration=30", "-c:a", "pcm_s16le"])
         let running = try Mediaplay.start(["play", path], environment: ["SDL_AUDIODRIVER": "dummy"])
         for _ in 0..<1000 where !running.stderrSoFar.contains("playing") { try await Task.sleep(for: .milliseconds(10)) }
         running.kill(SIGINT)
         let result = try await running.wait()
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.hasSuffix("stopped \"tone.wav\"\n"), "\(result.stderr)")
+        #expect(result.stderr.hasSuffix("stopped \"tone-30s.wav\"\n"), "\(result.stderr)")
     }
 
     @Test func withoutADisplayAVideoPlaysItsAudio() async throws {
