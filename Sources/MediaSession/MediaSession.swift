@@ -120,7 +120,8 @@ public final class MediaSession: @unchecked Sendable {
                 status.state = .buffering
                 status.progress = player.bufferFill
             case .paused: status.state = .paused
-            case .ended: status.state = .ended
+            // Stopped by its window (closed, q): idle where it stood, not ended.
+            case .ended: status.state = player.wasStopped ? .idle : .ended
             case let .failed(message):
                 status.state = .failed
                 status.error = message
@@ -233,7 +234,9 @@ public final class MediaSession: @unchecked Sendable {
                     return .done(statusLocked(item))
                 case .ended, .failed:
                     players[item.position] = nil
-                    return .start(0)
+                    // A window closed mid-way resumes where it stood; played out starts over.
+                    let resume = player.wasStopped && player.mediaInfo?.isImage != true ? player.currentPosition : 0
+                    return .start(resume)
                 }
             }
             if downloads[item.position] != nil { return .done(statusLocked(item)) }
@@ -367,7 +370,16 @@ public final class MediaSession: @unchecked Sendable {
                     // player that was stopped is no longer registered, and
                     // its saved position stays.)
                     let isRegistered = lock.withLock { resolvedLocked(item).map { players[$0.position] === player } ?? false }
-                    if state == .ended, isRegistered, let url = item.source?.description { positions?.remove(for: url) }
+                    if state == .ended, isRegistered, let url = item.source?.description {
+                        if player.wasStopped {
+                            // Its window was closed: a stop, so the next toggle
+                            // resumes here (a picture has nothing to resume).
+                            let position = player.currentPosition
+                            if player.mediaInfo?.isImage != true, position > 0 { positions?.save(position, for: url) }
+                        } else {
+                            positions?.remove(for: url)
+                        }
+                    }
                     if case let .failed(message) = state {
                         lock.withLock { if let now = resolvedLocked(item) { failures[now.position] = message } }
                     }

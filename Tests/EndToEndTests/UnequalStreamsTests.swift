@@ -28,8 +28,9 @@ import TestSupport
         // Every frame is accounted for: shown, or dropped when late on a loaded machine.
         #expect(numbers.count == 3 && Int(numbers[0] + numbers[1]) == expected && numbers[0] >= Double(expected) * 0.5, "\(name): \(stats), ffprobe counts \(expected)")
         // In step with the audio (late audio played at once was a second
-        // off); the bound allows a loaded machine's late wake-ups.
-        #expect(numbers.count == 3 && numbers[2] < 200, "\(name): \(stats)")
+        // off); the bound allows a loaded machine's late wake-ups (one CI
+        // run beside another suite saw over 200 ms).
+        #expect(numbers.count == 3 && numbers[2] < 500, "\(name): \(stats)")
     }
 
     /// Audio that starts late is preceded by silence on the device, so that

@@ -1,0 +1,78 @@
+import Foundation
+import MediaEngine
+import MediaFeed
+import MediaSession
+import Synchronization
+import Testing
+import TestSupport
+
+/// Closing a window stops its item; it does not end it: a video keeps its
+/// resume position and a picture reads idle (both used to read "ended",
+/// and the video's position was deleted).
+@Suite struct WindowCloseTests {
+    /// Stands in for the window: records the player, so the test can do what
+    /// closing the window does (stop the player), and shows nothing.
+    final class Window: VideoSink, @unchecked Sendable {
+        let player = Mutex<Player?>(nil)
+        func present(_ frame: Frame, info: VideoFrameInfo) throws {}
+        func close() throws {}
+        var dropsLateFrames: Bool { true }
+        private let held = NSCondition()
+        private var dismissed = false
+        func holdUntilDismissed() { held.withLock { while !dismissed { held.wait() } } }
+        func dismiss() { held.withLock { dismissed = true; held.broadcast() } }
+        /// What the window's close button does.
+        func closeByUser() { player.withLock { $0 }?.stop() }
+    }
+
+    static func session(_ feed: Feed, positions: PositionStore, window: Window) -> MediaSession {
+        let outputs = SessionOutputs(clock: .realTime, makeAudioSink: { NullSink() }, makeVideoSink: { _, _, player in
+            window.player.withLock { $0 = player }
+            return window
+        })
+        return MediaSession(feed: feed, cache: nil, positions: positions, outputs: outputs)
+    }
+
+    static func waitUntil(_ session: MediaSession, _ item: FeedItem, isNot state: ItemState) async throws -> ItemStatus {
+        for _ in 0..<500 {
+            let status = session.status(of: item)
+            if status.state != state { return status }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return session.status(of: item)
+    }
+
+    @Test func aClosedVideoKeepsItsPositionAndAClosedPictureIsIdle() async throws {
+        let clip = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let picture = try await Fixtures.make("picture.png", Fixtures.images[0].arguments)
+        let folder = try TemporaryDirectory()
+        let feed = Feed(title: "t", items: [
+            FeedItem(position: 1, id: "clip", title: "Clip", kind: .video, source: .file(clip)),
+            FeedItem(position: 2, id: "pic", title: "Pic", kind: .image, source: .file(picture)),
+        ])
+        let positions = try PositionStore(path: folder.path + "/positions.sqlite")
+        let window = Window()
+        let session = Self.session(feed, positions: positions, window: window)
+
+        _ = try await session.toggle(feed.items[0])
+        try await Task.sleep(for: .milliseconds(600))
+        window.closeByUser()
+        let closed = try await Self.waitUntil(session, feed.items[0], isNot: .playing)
+        #expect(closed.state == .idle, "a closed window is a stop: \(closed.state)")
+        let saved = positions.position(for: clip)
+        #expect((saved ?? 0) > 0.3, "the position is kept: \(saved ?? -1)")
+        let again = try await session.toggle(feed.items[0])
+        #expect(again.state == .playing && again.position > 0.3, "it resumes where the window was closed: \(again.position)")
+        _ = await session.stop()
+
+        let otherWindow = Window()
+        let pictures = Self.session(feed, positions: positions, window: otherWindow)
+        _ = try await pictures.toggle(feed.items[1])
+        for _ in 0..<500 where otherWindow.player.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(10)) }
+        otherWindow.closeByUser()
+        let closedPicture = try await Self.waitUntil(pictures, feed.items[1], isNot: .playing)
+        #expect(closedPicture.state == .idle, "a closed picture is idle: \(closedPicture.state)")
+        await session.shutdown()
+        await pictures.shutdown()
+    }
+}
