@@ -435,7 +435,7 @@ public final class BrowseApp: @unchecked Sendable {
         case let .remote(url)?:
             return localPath(.remote(url)) != nil ? .cached(resumeAt: resume) : .notDownloaded(resumeAt: resume)
         case nil:
-            return .invalid("no usable url")
+            return .textOnly
         }
     }
 

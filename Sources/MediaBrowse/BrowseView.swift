@@ -4,6 +4,8 @@ import MediaTerminal
 /// What a cell says about its item.
 enum CellState: Equatable {
     case invalid(String)
+    /// Words only, no media (a facts-feed row without an image).
+    case textOnly
     case missing(String)
     case notDownloaded(resumeAt: Double)
     case cached(resumeAt: Double)
@@ -116,7 +118,7 @@ enum BrowseView {
             case .paused: return "33"
             case .downloading, .buffering: return "33"
             case .cached, .local: return "32"
-            case .notDownloaded, .ended: return "2"
+            case .notDownloaded, .ended, .textOnly: return "2"
             case .invalid, .missing, .failed: return "31"
             }
         }
@@ -139,6 +141,7 @@ enum BrowseView {
         switch state {
         case .invalid: return "✗ invalid"
         case .missing: return "✗ missing"
+        case .textOnly: return "text only"
         case let .notDownloaded(position): return "○ not downloaded" + resume(position)
         case let .cached(position): return "● cached" + resume(position)
         case let .local(position): return "● local" + resume(position)

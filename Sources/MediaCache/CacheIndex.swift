@@ -166,18 +166,26 @@ final class CacheIndex: Sendable {
         try migrator.migrate(pool)
     }
 
+    /// Every probed file's details (one query, for a whole list).
     func allDetails() -> [String: StoredDetails] {
         let rows = (try? pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM media") }) ?? []
         var result: [String: StoredDetails] = [:]
         result.reserveCapacity(rows.count)
-        for row in rows {
-            let details = MediaDetails(
-                duration: row["duration"], title: row["title"], artist: row["artist"], album: row["album"],
-                codec: row["codec"], width: row["width"], height: row["height"], sampleRate: row["sampleRate"]
-            )
-            result[row["url"]] = StoredDetails(details: details, fileSize: row["fileSize"], fileTime: row["fileTime"])
-        }
+        for row in rows { result[row["url"]] = Self.details(row) }
         return result
+    }
+
+    /// One file's details (browse's detail view asks for one item).
+    func details(for url: String) -> StoredDetails? {
+        (try? pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM media WHERE url = ?", arguments: [url]) }).flatMap { $0.map(Self.details) }
+    }
+
+    private static func details(_ row: Row) -> StoredDetails {
+        let details = MediaDetails(
+            duration: row["duration"], title: row["title"], artist: row["artist"], album: row["album"],
+            codec: row["codec"], width: row["width"], height: row["height"], sampleRate: row["sampleRate"]
+        )
+        return StoredDetails(details: details, fileSize: row["fileSize"], fileTime: row["fileTime"])
     }
 
     func store(_ stored: StoredDetails, for url: String) throws {

@@ -128,10 +128,33 @@ enum CurlOptions {
     }
 }
 
-/// Collects a response's headers (the last response's, after redirects) and
-/// body, refusing to grow past a limit.
+/// The headers of the last response libcurl reported, by lower-cased name,
+/// for both the transfer engine and `HTTPGet`.
+struct ResponseHeaders {
+    private var values: [String: String] = [:]
+
+    /// One line from libcurl's header callback. A status line starts a new
+    /// response (a redirect's target, or the answer after 100 Continue):
+    /// only the last one's headers count.
+    mutating func add(line bytes: UnsafeRawBufferPointer) {
+        let line = String(decoding: bytes, as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            values.removeAll()
+            return
+        }
+        guard let colon = line.firstIndex(of: ":") else { return }
+        let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+        values[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    mutating func removeAll() { values.removeAll() }
+
+    subscript(name: String) -> String? { values[name] }
+}
+
+/// Collects a response's headers and body, refusing to grow past a limit.
 final class MemorySink {
-    var headers: [String: String] = [:]
+    var headers = ResponseHeaders()
     var bytes: [UInt8] = []
     let limit: Int64
     var overflowed = false
@@ -164,15 +187,7 @@ func memorySinkHeader(
     _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
 ) -> Int {
     guard let data, let context else { return 0 }
-    let sink = Unmanaged<MemorySink>.fromOpaque(context).takeUnretainedValue()
     let length = size * count
-    let line = data.withMemoryRebound(to: UInt8.self, capacity: length) { String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self) }
-    if line.hasPrefix("HTTP/") {
-        // A new response (a redirect's target): its headers are the ones that count.
-        sink.headers.removeAll()
-    } else if let colon = line.firstIndex(of: ":") {
-        let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-        sink.headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    Unmanaged<MemorySink>.fromOpaque(context).takeUnretainedValue().headers.add(line: UnsafeRawBufferPointer(start: data, count: length))
     return length
 }

@@ -87,6 +87,11 @@ public final class MediaCache: Sendable {
         index.allDetails()
     }
 
+    /// One file's probed details, by its URL.
+    public func storedDetails(for url: String) -> StoredDetails? {
+        index.details(for: url)
+    }
+
     public func store(_ details: StoredDetails, for url: String) {
         try? index.store(details, for: url)
     }

@@ -46,7 +46,7 @@ final class TransferJob: @unchecked Sendable {
     var offset: Int64 = 0
     var received: Int64 = 0
     var expectedTotal: Int64?
-    var headers: [String: String] = [:]
+    var headers = ResponseHeaders()
     var bodyStarted = false
     var writeErrno: Int32 = 0
     var abortReason: AbortReason?
@@ -141,18 +141,6 @@ final class TransferJob: @unchecked Sendable {
     }
 
     // MARK: - Callbacks (transfer thread)
-
-    func handleHeaderLine(_ line: String) {
-        if line.hasPrefix("HTTP/") {
-            // A new response (after a redirect or a 100 Continue): forget the last one's headers.
-            headers.removeAll()
-            return
-        }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-        headers[name] = value
-    }
 
     /// Called with each chunk of the body; returns false to abort.
     func handleBody(_ bytes: UnsafeRawBufferPointer, handle: UnsafeMutableRawPointer) -> Bool {
@@ -346,8 +334,7 @@ func transferHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: 
     guard let context, let data else { return 0 }
     let job = Unmanaged<TransferJob>.fromOpaque(context).takeUnretainedValue()
     let length = size * count
-    let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
-    job.handleHeaderLine(line)
+    job.headers.add(line: UnsafeRawBufferPointer(start: data, count: length))
     return length
 }
 

@@ -1,4 +1,5 @@
 import CFFmpeg
+import Foundation
 
 /// An opened media file (libavformat): its streams, and packets read in order.
 /// `readPacket` blocks on I/O: call it from a thread of its own.
@@ -19,7 +20,16 @@ public final class Demuxer: @unchecked Sendable {
     /// The file's name, for messages.
     private let name: String
 
+    /// A regular file only: FFmpeg's read of a FIFO or device would block
+    /// forever (play, the background player, probes and browse's pictures
+    /// all open files here).
     public convenience init(path: String) throws(FFmpegError) {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            let name = (path as NSString).lastPathComponent
+            let what = info.st_mode & S_IFMT == S_IFIFO ? "a FIFO" : info.st_mode & S_IFMT == S_IFDIR ? "a folder" : "a device or special file"
+            throw FFmpegError(context: "cannot play \(name)", message: "it is \(what), not a media file")
+        }
         try self.init(path: path, io: nil)
     }
 

@@ -92,13 +92,13 @@ extension Player {
                         try audioSink?.open(format: format)
                     }
                     let format = resampler!.output
-                    if options.clock == .realTime, let pts = frame.timestamp {
-                        let time = Double(pts) * decoder.timeBase.seconds - startTime
+                    // The frame's media time, when it has a timestamp.
+                    let time = frame.timestamp.map { Double($0) * decoder.timeBase.seconds - startTime }
+                    if options.clock == .realTime, let time {
                         guard try fillGap(before: time, format: format, emit) else { return false }
                     }
                     var skip = 0
-                    if let trim = trimBefore, let pts = frame.timestamp {
-                        let time = Double(pts) * decoder.timeBase.seconds - startTime
+                    if let trim = trimBefore, let time {
                         skip = max(0, Int(((trim - time) * Double(format.sampleRate)).rounded()))
                     }
                     var keepGoing = true

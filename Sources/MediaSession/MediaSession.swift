@@ -306,13 +306,8 @@ public final class MediaSession: @unchecked Sendable {
     private func localFile(for item: FeedItem, onProgress: (@Sendable (ItemStatus) -> Void)?) async throws(SessionError) -> String {
         switch item.source {
         case let .file(path)?:
-            var info = stat()
-            guard stat(path, &info) == 0, access(path, R_OK) == 0 else {
+            guard FileManager.default.isReadableFile(atPath: path) else {
                 throw SessionError(.noSuchItem, "item \(item.position): no readable file at \(path)")
-            }
-            // A FIFO or device would block the reader forever.
-            guard info.st_mode & S_IFMT == S_IFREG else {
-                throw SessionError(.invalidItem, "item \(item.position): \(path) is not a regular file (a FIFO, device or folder)")
             }
             return path
         case let .remote(url)?:

@@ -31,6 +31,10 @@ import TestSupport
         // off); the bound allows a loaded machine's late wake-ups (one CI
         // run beside another suite saw over 200 ms).
         #expect(numbers.count == 3 && numbers[2] < 500, "\(name): \(stats)")
+        // The sound is ffmpeg's, sample for sample (after any silence that
+        // puts late audio in place): the clock changes touched no sample.
+        let reference = try await Fixtures.referencePCM(path)
+        #expect(try PlayCommandTests.device(folder.path + "/device.raw", playedExactly: reference), "\(name): the device got ffmpeg's PCM")
     }
 
     /// Audio that starts late is preceded by silence on the device, so that

@@ -132,4 +132,9 @@ struct MediaLineTests {
         )
         #expect(lines[1] == "1:05 · X", "\(lines)")
     }
+
+    /// A facts-feed row without an image reads as words, not as a broken record.
+    @Test func aTextOnlyItemIsNotInvalid() {
+        #expect(BrowseView.stateText(.textOnly, tick: 0) == "text only")
+    }
 }

@@ -39,6 +39,21 @@ import TestSupport
         return (Player(path: path, audioSink: audio, videoSink: video, options: options), audio)
     }
 
+    /// Every file FFmpeg opens is a regular one: a FIFO is refused before
+    /// the open, which would wait for a writer forever (the background
+    /// player, probes and browse's pictures all open files through here).
+    @Test func aFIFOIsRefusedBeforeItIsOpened() throws {
+        let folder = try TemporaryDirectory()
+        let fifo = folder.path + "/song.mp3"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        do {
+            _ = try Demuxer(path: fifo)
+            Issue.record("a FIFO was opened")
+        } catch {
+            #expect(error.description == "cannot play song.mp3: it is a FIFO, not a media file")
+        }
+    }
+
     @Test(arguments: Fixtures.audioCodecs.map(\.name))
     func audioEqualsFFmpeg(_ name: String) async throws {
         let fixture = Fixtures.audioCodecs.first { $0.name == name }!
