@@ -49,28 +49,31 @@ let package = Package(
         // Linux-only calls glibc hides behind _GNU_SOURCE (header only).
         .systemLibrary(name: "CLinux"),
 
-        .target(name: "MediaFeed", swiftSettings: swiftSettings),
         .target(name: "MediaTerminal", swiftSettings: swiftSettings),
+        // The one state model: item key, item states, events, errors, and
+        // their human and JSON forms (docs/ARCHITECTURE.md).
+        .target(name: "MediaModel", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
+        .target(name: "MediaFeed", dependencies: ["MediaModel"], swiftSettings: swiftSettings),
         .target(
             name: "MediaCache",
             dependencies: ["MediaFeed", "CCurl", "CLinux", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
-        .target(name: "MediaEngine", dependencies: ["MediaFeed", "CFFmpeg", "CSDL2", "CLinux"], swiftSettings: swiftSettings),
+        .target(name: "MediaEngine", dependencies: ["MediaModel", "MediaFeed", "CFFmpeg", "CSDL2", "CLinux"], swiftSettings: swiftSettings),
         .target(
             name: "MediaSession",
-            dependencies: ["MediaFeed", "MediaCache", "MediaEngine", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MediaModel", "MediaFeed", "MediaCache", "MediaEngine", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "MediaControl",
-            dependencies: ["MediaFeed", "CLinux"],
+            dependencies: ["MediaModel", "MediaFeed", "CLinux"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "MediaDaemon",
             dependencies: [
-                "MediaControl", "MediaSession", "MediaFeed",
+                "MediaModel", "MediaControl", "MediaSession", "MediaFeed",
                 .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
@@ -79,7 +82,7 @@ let package = Package(
         .target(
             name: "MediaBrowse",
             dependencies: [
-                "CChafa", "MediaTerminal", "MediaFeed", "MediaCache", "MediaEngine", "MediaSession", "MediaControl",
+                "CChafa", "MediaModel", "MediaTerminal", "MediaFeed", "MediaCache", "MediaEngine", "MediaSession", "MediaControl",
             ],
             swiftSettings: swiftSettings
         ),
@@ -88,7 +91,7 @@ let package = Package(
         .target(
             name: "MediaplayCommandLine",
             dependencies: [
-                "MediaControl", "MediaFeed", "MediaTerminal",
+                "MediaModel", "MediaControl", "MediaFeed", "MediaTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -105,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "mediaplay-core",
             dependencies: [
-                "MediaFeed", "MediaTerminal", "MediaCache", "MediaEngine", "MediaSession", "MediaControl", "MediaDaemon",
+                "MediaModel", "MediaFeed", "MediaTerminal", "MediaCache", "MediaEngine", "MediaSession", "MediaControl", "MediaDaemon",
                 "MediaBrowse", "MediaplayCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -142,12 +145,12 @@ let package = Package(
 
         .testTarget(name: "MediaFeedTests", dependencies: ["MediaFeed"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaTerminalTests", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaBrowseTests", dependencies: ["MediaBrowse", "MediaTerminal", "MediaFeed", "MediaEngine"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaBrowseTests", dependencies: ["MediaModel", "MediaBrowse", "MediaTerminal", "MediaFeed", "MediaEngine"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaCacheTests", dependencies: ["MediaCache", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaSessionTests", dependencies: ["MediaSession", "MediaEngine", "MediaFeed", "MediaCache", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaControlTests", dependencies: ["MediaControl", "MediaDaemon", "MediaSession", "MediaFeed", "MediaEngine", "CLinux", "TestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaEngineTests", dependencies: ["MediaModel", "MediaEngine", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaSessionTests", dependencies: ["MediaModel", "MediaSession", "MediaEngine", "MediaFeed", "MediaCache", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaControlTests", dependencies: ["MediaModel", "MediaControl", "MediaDaemon", "MediaSession", "MediaFeed", "MediaEngine", "CLinux", "TestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "CModulesTests", dependencies: ["CFFmpeg", "CSDL2", "CCurl"], swiftSettings: swiftSettings),
-        .testTarget(name: "EndToEndTests", dependencies: ["mediaplay", "mediaplay-core", "MediaFeed", "MediaControl", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "EndToEndTests", dependencies: ["MediaModel", "mediaplay", "mediaplay-core", "MediaFeed", "MediaControl", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

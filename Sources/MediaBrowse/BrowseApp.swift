@@ -1,7 +1,9 @@
 import Dispatch
 import Foundation
 import MediaCache
+import MediaControl
 import MediaFeed
+import MediaModel
 import MediaSession
 import MediaTerminal
 
@@ -54,7 +56,7 @@ public final class BrowseApp: @unchecked Sendable {
 
     // Confined to `queue`.
     private var feed: Feed
-    private var statuses: [Int: ItemStatus] = [:]
+    private var statuses: [ItemKey: ItemStatus] = [:]
     /// Where each source's file is on this machine (a readable local file,
     /// or the cache's complete entry), or nil: looked up once, forgotten
     /// when a download ends or the feed is re-read, so a redraw stats nothing.
@@ -157,22 +159,22 @@ public final class BrowseApp: @unchecked Sendable {
         Task { [self] in
             let all = await backend.statuses()
             self.queue.async { [self] in
-                for status in all { statuses[status.item] = status }
+                for status in all { statuses[status.id] = status }
                 setNeedsDisplay()
             }
         }
         let events = backend.events()
         Task { [self] in
-            for await status in events {
-                queue.async { self.received(status) }
+            for await event in events {
+                queue.async { self.received(event.status) }
             }
         }
     }
 
     private func received(_ status: ItemStatus) {
-        statuses[status.item] = status
+        statuses[status.id] = status
         // A download that ended may have filled the cache.
-        if status.state != .downloading, let source = feed.items.first(where: { $0.position == status.item })?.source {
+        if status.state != .downloading, let source = feed.item(matching: .id(status.id.rawValue))?.source {
             onDisk[source] = nil
         }
         setNeedsDisplay()
@@ -322,7 +324,16 @@ public final class BrowseApp: @unchecked Sendable {
                 let status = try await backend.toggle(item)
                 self.queue.async { self.received(status) }
             } catch {
-                self.queue.async { self.show("✗ \(item.position) \"\(item.title)\": \(error)") }
+                // The command layer's messages name the item already.
+                let message: String
+                if let refusal = error as? CommandError {
+                    message = refusal.message
+                } else if case let .refused(refusal)? = error as? ControlClientError {
+                    message = refusal.message
+                } else {
+                    message = "\(item.position) \"\(item.title)\": \(error)"
+                }
+                self.queue.async { self.show("✗ " + message) }
             }
         }
     }
@@ -344,7 +355,6 @@ public final class BrowseApp: @unchecked Sendable {
                     let selectedID = feed.items.indices.contains(selection) ? feed.items[selection].id : nil
                     feed = newFeed
                     selection = newFeed.items.firstIndex { $0.id == selectedID } ?? min(selection, max(0, newFeed.items.count - 1))
-                    statuses = [:]
                     onDisk = [:]
                     details = [:]
                     feedGeneration += 1
@@ -356,7 +366,7 @@ public final class BrowseApp: @unchecked Sendable {
                         let dropped = await backend.update(feed: newFeed)
                         let all = await backend.statuses()
                         self.queue.async { [self] in
-                            for status in all { statuses[status.item] = status }
+                            for status in all { statuses[status.id] = status }
                             if !dropped.isEmpty {
                                 show("refreshed; stopped what is no longer in the feed: " + dropped.map { "\"\($0.title)\"" }.joined(separator: ", "))
                             }
@@ -411,15 +421,18 @@ public final class BrowseApp: @unchecked Sendable {
     private func cellState(_ index: Int) -> CellState {
         let item = feed.items[index]
         if let reason = item.invalidReason { return .invalid(reason) }
-        let status = statuses[item.position]
+        let status = statuses[item.key]
         switch status?.state {
         case .playing?: return .playing(status!.position, status!.duration)
         case .paused?: return .paused(status!.position, status!.duration)
         case .buffering?: return .buffering(status!.position, status!.progress)
         case .downloading?: return .downloading(status!.progress)
         case .ended?: return .ended(status!.duration)
-        case .failed?: return .failed(status!.error ?? "failed")
-        case .idle?, nil: break
+        case .failed?:
+            // A local file that is gone reads missing, however it was played.
+            if case let .file(path)? = item.source, localPath(.file(path)) == nil { return .missing("no readable file at \(path)") }
+            return .failed(status!.error ?? "failed")
+        case .idle?, .stopped?, nil: break
         }
         if item.kind == .image, let source = item.source {
             switch pictures.state(of: source) {

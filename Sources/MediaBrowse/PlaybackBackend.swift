@@ -1,6 +1,7 @@
 import Foundation
 import MediaControl
 import MediaFeed
+import MediaModel
 import MediaSession
 
 /// What plays the items `browse` shows: a session in this process, or the
@@ -15,7 +16,7 @@ public protocol PlaybackBackend: Sendable {
     /// failed (a download is reported through `events` meanwhile).
     func toggle(_ item: FeedItem) async throws -> ItemStatus
     /// Status changes as they happen.
-    func events() -> AsyncStream<ItemStatus>
+    func events() -> AsyncStream<ItemEvent>
     /// The feed was re-read: follow it. Returns what had to stop.
     func update(feed: Feed) async -> [FeedItem]
     /// `browse` ends.
@@ -31,9 +32,12 @@ public final class SessionBackend: PlaybackBackend {
         self.session = session
     }
 
-    public func statuses() async -> [ItemStatus] { session.allStatuses() }
-    public func toggle(_ item: FeedItem) async throws -> ItemStatus { try await session.toggle(item) }
-    public func events() -> AsyncStream<ItemStatus> { session.events() }
+    public func statuses() async -> [ItemStatus] {
+        session.feed.items.map(session.status(of:)).filter { $0.state != .idle || $0.position > 0 }
+    }
+
+    public func toggle(_ item: FeedItem) async throws -> ItemStatus { try await session.toggle(item.key) }
+    public func events() -> AsyncStream<ItemEvent> { session.events() }
     public func update(feed: Feed) async -> [FeedItem] { session.update(feed: feed) }
     public func shutdown() async { await session.shutdown() }
 }
@@ -82,17 +86,18 @@ public final class DaemonBackend: PlaybackBackend {
     }
 
     public func toggle(_ item: FeedItem) async throws -> ItemStatus {
-        // No waiting for a download: progress comes as events.
-        try await call(ControlRequest(id: nil, cmd: .toggle, item: .number(item.position), wait: false, feed: feedIdentity), as: ItemStatus.self)
+        // By id: the item on screen, whatever its number in the player's
+        // feed. No waiting for a download: progress comes as events.
+        try await call(ControlRequest(id: nil, cmd: .toggle, item: .id(item.id), wait: false, feed: feedIdentity), as: ItemStatus.self)
     }
 
-    public func events() -> AsyncStream<ItemStatus> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ItemStatus.self, bufferingPolicy: .bufferingNewest(256))
+    public func events() -> AsyncStream<ItemEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ItemEvent.self, bufferingPolicy: .bufferingNewest(256))
         let observer = observer
         let thread = Thread {
             do {
                 _ = try observer.call(ControlRequest(id: nil, cmd: .observe), as: DaemonStatus.self)
-                while true { continuation.yield(try observer.nextEvent().status) }
+                while true { continuation.yield(try observer.nextEvent()) }
             } catch {
                 continuation.finish()
             }
@@ -102,7 +107,8 @@ public final class DaemonBackend: PlaybackBackend {
         return stream
     }
 
-    /// The background player keeps the feed it started with.
+    /// The background player follows the feed file by itself (on its next
+    /// request); what it dropped, it reports as stopped.
     public func update(feed: Feed) async -> [FeedItem] { [] }
 
     public func shutdown() async {}

@@ -205,6 +205,15 @@ final class CacheIndex: Sendable {
         try? pool.read { db in try KeptFeed.fetchOne(db, key: url) }
     }
 
+    /// What tells one kept copy from another, without reading its body.
+    func keptFeedStamp(_ url: String) -> String? {
+        try? pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT length(body) AS size, etag, lastModified FROM feed WHERE url = ?", arguments: [url]).map { row in
+                "\(row["size"] as Int64? ?? 0) \(row["etag"] as String? ?? "") \(row["lastModified"] as String? ?? "")"
+            }
+        }
+    }
+
     func keep(_ feed: KeptFeed) throws {
         try pool.write { db in try feed.save(db) }
     }

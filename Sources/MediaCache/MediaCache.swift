@@ -70,6 +70,11 @@ public final class MediaCache: Sendable {
         index.keptFeed(url.absoluteString)
     }
 
+    /// Changes whenever the kept copy of `url` does (a cheap read: no body).
+    public func keptFeedStamp(for url: URL) -> String? {
+        index.keptFeedStamp(url.absoluteString)
+    }
+
     /// Keeps `feed` as the last good copy of its URL.
     public func keep(_ feed: KeptFeed) throws(CacheError) {
         do { try index.keep(feed) } catch { throw CacheError.io("cannot keep the feed in \(directory)/index.sqlite: \(error)") }

@@ -1,11 +1,12 @@
 import Foundation
+import MediaModel
 
 /// Why a client got no answer it could use.
 public enum ControlClientError: Error, CustomStringConvertible, Sendable {
     /// Nobody answers at the socket (and starting a daemon did not help).
     case unreachable(String)
     /// The daemon answered with an error.
-    case refused(ControlError)
+    case refused(CommandError)
     /// The daemon's answer made no sense.
     case protocolError(String)
 
@@ -87,7 +88,7 @@ public final class ControlClient: @unchecked Sendable {
     /// Sends `request` (numbered here) and returns its result, passing the
     /// events that arrive first to `onEvent`.
     public func call<Result: Decodable>(
-        _ request: ControlRequest, as: Result.Type, onEvent: (ControlEvent) -> Void = { _ in }
+        _ request: ControlRequest, as: Result.Type, onEvent: (ItemEvent) -> Void = { _ in }
     ) throws(ControlClientError) -> Result {
         var request = request
         request.id = nextID
@@ -100,7 +101,7 @@ public final class ControlClient: @unchecked Sendable {
         while true {
             let line = try nextLine()
             let data = Data(line)
-            if let event = try? JSONDecoder().decode(ControlEvent.self, from: data) {
+            if let event = try? JSONDecoder().decode(ItemEvent.self, from: data) {
                 onEvent(event)
                 continue
             }
@@ -124,17 +125,17 @@ public final class ControlClient: @unchecked Sendable {
     }
 
     /// Waits for the next event (after an `observe` call).
-    public func nextEvent() throws(ControlClientError) -> ControlEvent {
+    public func nextEvent() throws(ControlClientError) -> ItemEvent {
         while true {
             let line = try nextLine()
-            if let event = try? JSONDecoder().decode(ControlEvent.self, from: Data(line)) { return event }
+            if let event = try? JSONDecoder().decode(ItemEvent.self, from: Data(line)) { return event }
         }
     }
 
     private struct ReplyHeader: Decodable {
         var id: Int?
         var ok: Bool
-        var error: ControlError?
+        var error: CommandError?
     }
 
     private struct ResultOnly<Result: Decodable>: Decodable {

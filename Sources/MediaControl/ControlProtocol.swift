@@ -1,5 +1,6 @@
 import Foundation
 import MediaFeed
+import MediaModel
 
 // The JSON-lines protocol of the background player (docs/PROTOCOL.md).
 // One JSON object per line each way: requests carry an `id` that their reply
@@ -46,67 +47,6 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         self.wait = wait
         self.feed = feed
     }
-}
-
-/// An item as a request names it: `3` or `"sintel"`.
-public enum ItemSelector: Codable, Sendable, Equatable, CustomStringConvertible {
-    case number(Int)
-    case id(String)
-
-    /// Digits become a number, anything else an id.
-    public init(_ text: String) {
-        if let number = Int(text) { self = .number(number) } else { self = .id(text) }
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let number = try? container.decode(Int.self) {
-            self = .number(number)
-        } else {
-            self = .id(try container.decode(String.self))
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case let .number(number): try container.encode(number)
-        case let .id(id): try container.encode(id)
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case let .number(number): return String(number)
-        case let .id(id): return id
-        }
-    }
-}
-
-/// Why a request failed. The session's own codes, plus the protocol's.
-public struct ControlError: Error, Codable, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Codable, Sendable, CaseIterable {
-        case noSuchItem = "no-such-item"
-        case invalidItem = "invalid-item"
-        case downloadFailed = "download-failed"
-        case playbackFailed = "playback-failed"
-        case badRequest = "bad-request"
-        case unknownCommand = "unknown-command"
-        case lineTooLong = "line-too-long"
-        case forbidden
-        case wrongFeed = "wrong-feed"
-        case shuttingDown = "shutting-down"
-    }
-
-    public var code: Code
-    public var message: String
-
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { message }
 }
 
 /// `status`: what the daemon plays, and every item that is not idle.
@@ -160,13 +100,13 @@ public struct ControlReply<Result: Codable & Sendable>: Codable, Sendable {
     public var id: Int?
     public var ok: Bool
     public var result: Result?
-    public var error: ControlError?
+    public var error: CommandError?
 
     public static func success(_ id: Int?, _ result: Result) -> ControlReply {
         ControlReply(id: id, ok: true, result: result, error: nil)
     }
 
-    public static func failure(_ id: Int?, _ error: ControlError) -> ControlReply {
+    public static func failure(_ id: Int?, _ error: CommandError) -> ControlReply {
         ControlReply(id: id, ok: false, result: nil, error: error)
     }
 
@@ -180,48 +120,11 @@ public struct ControlReply<Result: Codable & Sendable>: Codable, Sendable {
     }
 }
 
-/// An event: `{"event":"state","item":3,"state":"playing","position":1.25,...}`,
-/// the item's status with the event's name. `state` events come on changes
-/// of state, `position` events about ten times a second while playing, and
-/// `progress` events while downloading.
-public struct ControlEvent: Codable, Sendable, Equatable {
-    public enum Kind: String, Codable, Sendable {
-        case state, position, progress
-    }
-
-    public var event: Kind
-    public var status: ItemStatus
-
-    public init(_ event: Kind, _ status: ItemStatus) {
-        self.event = event
-        self.status = status
-    }
-
-    private enum CodingKeys: String, CodingKey { case event }
-
-    public init(from decoder: any Decoder) throws {
-        event = try decoder.container(keyedBy: CodingKeys.self).decode(Kind.self, forKey: .event)
-        status = try ItemStatus(from: decoder)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(event, forKey: .event)
-        try status.encode(to: encoder)
-    }
-}
-
-/// JSON for the wire: one line, no escaped slashes, keys in a stable order.
+/// JSON for the wire: the model's one encoding (`ModelJSON`), a line each.
 public enum ControlJSON {
-    public static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }
-
     /// The value as one line, newline included.
     public static func line(_ value: some Encodable) -> [UInt8] {
-        var bytes = (try? [UInt8](encoder().encode(value))) ?? Array(#"{"id":null,"ok":false,"error":{"code":"bad-request","message":"unencodable reply"}}"#.utf8)
+        var bytes = (try? [UInt8](ModelJSON.encoder().encode(value))) ?? Array(#"{"id":null,"ok":false,"error":{"code":"bad-request","message":"unencodable reply"}}"#.utf8)
         bytes.append(0x0A)
         return bytes
     }

@@ -1,4 +1,5 @@
 import Foundation
+import MediaModel
 
 /// Serves JSON lines on a listening Unix socket: a thread accepts, a thread
 /// per client reads (both blocked in the kernel, so an idle daemon uses no
@@ -57,7 +58,7 @@ public final class ControlServer: @unchecked Sendable {
             guard let peer = socket.peerCredentials(), peer.uid == getuid() else {
                 let who = socket.peerCredentials().map { "uid \($0.uid), pid \($0.pid)" } ?? "unknown peer"
                 log("refused a client of another user (\(who))")
-                try? socket.write(ControlJSON.line(ControlReply<EmptyResult>.failure(nil, ControlError(.forbidden, "this background player belongs to uid \(getuid())"))))
+                try? socket.write(ControlJSON.line(ControlReply<EmptyResult>.failure(nil, CommandError(.forbidden, "this background player belongs to uid \(getuid())"))))
                 socket.close()
                 continue
             }
@@ -79,7 +80,7 @@ public final class ControlServer: @unchecked Sendable {
                 evicted.socket.shutdownReading()
             }
             guard accepted else {
-                try? socket.write(ControlJSON.line(ControlReply<EmptyResult>.failure(nil, ControlError(.shuttingDown, "too many clients, or shutting down; try again"))))
+                try? socket.write(ControlJSON.line(ControlReply<EmptyResult>.failure(nil, CommandError(.shuttingDown, "too many clients, or shutting down; try again"))))
                 socket.close()
                 continue
             }

@@ -1,34 +1,47 @@
 import Foundation
 import MediaFeed
+import MediaModel
 import MediaControl
 import MediaSession
 
-/// Answers protocol requests from a session: the daemon's request handler.
+/// The socket's front end to the command layer: decodes a request, resolves
+/// its item against the feed as it is now, calls the session, encodes the
+/// reply. It adds no playback logic of its own.
 public final class ControlService: Sendable {
     public let session: MediaSession
     /// The feed the session plays, as clients name it.
     public let feed: String
     public let version: String
+    private let reloadFeed: @Sendable () -> Feed?
     private let onQuit: @Sendable () -> Void
+    /// Feed reloads run here: they read a file, never on the cooperative pool.
+    private let feedQueue = DispatchQueue(label: "mediaplay.feed")
 
-    public init(session: MediaSession, feed: String, version: String, onQuit: @escaping @Sendable () -> Void) {
+    /// `reloadFeed` returns the feed when it changed since it was last
+    /// read (nil otherwise): before an item is resolved, the session follows
+    /// it, so the number a client sends means what `list` shows now.
+    public init(
+        session: MediaSession, feed: String, version: String,
+        reloadFeed: @escaping @Sendable () -> Feed? = { nil }, onQuit: @escaping @Sendable () -> Void
+    ) {
         self.session = session
         self.feed = feed
         self.version = version
+        self.reloadFeed = reloadFeed
         self.onQuit = onQuit
     }
 
     /// One reply line for one request line.
     public func answer(_ piece: LineSplitter.Piece, on connection: ControlConnection) async -> [UInt8] {
         guard case let .line(bytes) = piece else {
-            return ControlJSON.line(ControlReply<EmptyResult>.failure(nil, ControlError(.lineTooLong, "request longer than \(maximumRequestLength) bytes")))
+            return ControlJSON.line(ControlReply<EmptyResult>.failure(nil, CommandError(.lineTooLong, "request longer than \(maximumRequestLength) bytes")))
         }
         let request: ControlRequest
         switch ControlRequest.decode(line: bytes) {
         case let .success(decoded):
             request = decoded
         case let .failure(bad):
-            return ControlJSON.line(ControlReply<EmptyResult>.failure(bad.id, ControlError(.badRequest, bad.message)))
+            return ControlJSON.line(ControlReply<EmptyResult>.failure(bad.id, CommandError(.badRequest, bad.message)))
         }
         do {
             return try await perform(request, on: connection)
@@ -37,69 +50,47 @@ public final class ControlService: Sendable {
         }
     }
 
-    private func perform(_ request: ControlRequest, on connection: ControlConnection) async throws(ControlError) -> [UInt8] {
+    private func perform(_ request: ControlRequest, on connection: ControlConnection) async throws(CommandError) -> [UInt8] {
         guard let command = ControlRequest.Command(rawValue: request.cmd) else {
             let known = ControlRequest.Command.allCases.map(\.rawValue).joined(separator: ", ")
-            throw ControlError(.unknownCommand, "unknown command \"\(request.cmd)\" (known: \(known))")
+            throw CommandError(.unknownCommand, "unknown command \"\(request.cmd)\" (known: \(known))")
         }
         if let wanted = request.feed, wanted != feed {
-            throw ControlError(.wrongFeed, "the background player plays the feed \(feed), not \(wanted) (run 'mediaplay quit' first to switch feeds)")
+            throw CommandError(.wrongFeed, "the background player plays the feed \(feed), not \(wanted) (run 'mediaplay quit' first to switch feeds)")
         }
         let id = request.id
+        // Every reply speaks of the feed as it is now (numbers included).
+        if command != .quit { await followFeed() }
         switch command {
         case .toggle:
-            let item = try item(request)
-            if request.wait == false && !session.isCached(item) && item.isValid {
-                // Reply now; the download and the start go on without the client.
-                Task { [session] in _ = try? await session.toggle(item) }
-                var status = session.status(of: item)
-                status.state = .downloading
-                return ControlJSON.line(ControlReply.success(id, status))
+            let key = try await item(request).key
+            if request.wait == false {
+                return ControlJSON.line(ControlReply.success(id, try await toggleWithoutWaiting(key)))
             }
-            do {
-                let status = try await session.toggle(item) { progress in
-                    connection.send(ControlJSON.line(ControlEvent(.progress, progress)))
-                }
-                return ControlJSON.line(ControlReply.success(id, status))
-            } catch {
-                throw ControlError(error)
+            let status = try await session.toggle(key) { progress in
+                connection.send(ControlJSON.line(ItemEvent(.progress, progress)))
             }
+            return ControlJSON.line(ControlReply.success(id, status))
         case .status:
             if request.item != nil {
-                return ControlJSON.line(ControlReply.success(id, session.status(of: try item(request))))
+                return ControlJSON.line(ControlReply.success(id, session.status(of: try await item(request))))
             }
             return ControlJSON.line(ControlReply.success(id, daemonStatus()))
         case .seek:
-            let item = try item(request)
+            let item = try await item(request)
             guard let seconds = request.seconds, seconds.isFinite else {
-                throw ControlError(.badRequest, "seek needs \"seconds\", a number")
+                throw CommandError(.badRequest, "seek needs \"seconds\", a number")
             }
-            do {
-                try session.seek(item, to: seconds)
-            } catch {
-                throw ControlError(error)
-            }
+            try session.seek(item.key, to: seconds)
             return ControlJSON.line(ControlReply.success(id, session.status(of: item)))
         case .stop:
             let stopped = await session.stop()
-            return ControlJSON.line(ControlReply.success(id, StopResult(stopped: stopped.map(session.status(of:)))))
+            return ControlJSON.line(ControlReply.success(id, StopResult(stopped: stopped)))
         case .observe:
             connection.markObserving()
             let events = session.events()
             let forward = Task {
-                var last: ItemStatus?
-                for await status in events {
-                    let kind: ControlEvent.Kind
-                    if status.state == .downloading {
-                        kind = .progress
-                    } else if last?.item == status.item && last?.state == status.state {
-                        kind = .position
-                    } else {
-                        kind = .state
-                    }
-                    last = status
-                    connection.send(ControlJSON.line(ControlEvent(kind, status)))
-                }
+                for await event in events { connection.send(ControlJSON.line(event)) }
             }
             connection.whenFinished { forward.cancel() }
             return ControlJSON.line(ControlReply.success(id, daemonStatus()))
@@ -109,31 +100,50 @@ public final class ControlService: Sendable {
         }
     }
 
-    private func item(_ request: ControlRequest) throws(ControlError) -> FeedItem {
+    /// `toggle` with `wait: false`: the reply comes as soon as the item plays,
+    /// pauses or fails, or its download has started (then it goes on without
+    /// the client): the real state, and the real error.
+    private func toggleWithoutWaiting(_ key: ItemKey) async throws(CommandError) -> ItemStatus {
+        let events = session.events()
+        let toggling = Task { [session] () -> Result<ItemStatus, CommandError> in
+            do throws(CommandError) {
+                return .success(try await session.toggle(key))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let outcome: Result<ItemStatus, CommandError> = await withTaskGroup(of: Result<ItemStatus, CommandError>?.self) { group in
+            group.addTask { await toggling.value }
+            group.addTask {
+                for await event in events where event.status.id == key && event.status.state == .downloading { return .success(event.status) }
+                return nil
+            }
+            defer { group.cancelAll() }
+            while let first = await group.next() {
+                if let first { return first }
+            }
+            return await toggling.value
+        }
+        return try outcome.get()
+    }
+
+    private func item(_ request: ControlRequest) async throws(CommandError) -> FeedItem {
         guard let selector = request.item else {
-            throw ControlError(.badRequest, "\(request.cmd) needs \"item\": a number from 'mediaplay list' or an id")
+            throw CommandError(.badRequest, "\(request.cmd) needs \"item\": a number from 'mediaplay list' or an id")
         }
-        do {
-            return try session.item(selector.description)
-        } catch {
-            throw ControlError(error)
+        return try session.item(selector)
+    }
+
+    /// Takes the feed file's changes in (reordered, added, removed items).
+    private func followFeed() async {
+        let reload = reloadFeed
+        let changed: Feed? = await withCheckedContinuation { continuation in
+            feedQueue.async { continuation.resume(returning: reload()) }
         }
+        if let changed { session.update(feed: changed) }
     }
 
     private func daemonStatus() -> DaemonStatus {
-        DaemonStatus(
-            current: session.currentStatus(),
-            items: session.allStatuses().filter { $0.state != .idle },
-            feed: feed,
-            pid: getpid(),
-            version: version
-        )
-    }
-}
-
-extension ControlError {
-    /// The session's errors carry the protocol's codes already.
-    init(_ error: SessionError) {
-        self.init(Code(rawValue: error.code.rawValue) ?? .badRequest, error.message)
+        DaemonStatus(current: session.currentStatus(), items: session.activeStatuses(), feed: feed, pid: getpid(), version: version)
     }
 }

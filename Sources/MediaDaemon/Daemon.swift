@@ -1,4 +1,5 @@
 import Foundation
+import MediaFeed
 import Logging
 import MediaControl
 import MediaSession
@@ -87,14 +88,17 @@ public final class Daemon: @unchecked Sendable {
     /// Serves until told to quit (by `quit`, or with `handleSignals` by
     /// SIGTERM and SIGINT). The lock must be held (`claim`).
     public func serve(
-        session: MediaSession, feed: String, version: String, saveInterval: Double, handleSignals: Bool = true
+        session: MediaSession, feed: String, version: String, saveInterval: Double, handleSignals: Bool = true,
+        reloadFeed: @escaping @Sendable () -> Feed? = { nil }
     ) async throws(SocketError) {
         precondition(lockDescriptor >= 0, "claim() first")
         // We hold the lock, so a socket file left here belongs to a daemon
         // that died: replace it.
         if unlink(paths.socket) == 0 { logger.info("replaced a stale socket at \(paths.socket)") }
         let listener = try UnixSocket.listening(at: paths.socket)
-        let service = ControlService(session: session, feed: feed, version: version) { [quitRequests] in quitRequests.continuation.yield() }
+        let service = ControlService(session: session, feed: feed, version: version, reloadFeed: reloadFeed) { [quitRequests] in
+            quitRequests.continuation.yield()
+        }
         let logger = self.logger
         let server = ControlServer(listener: listener, log: { logger.warning("\($0)") }) { piece, connection in
             await service.answer(piece, on: connection)
@@ -141,16 +145,15 @@ public final class Daemon: @unchecked Sendable {
     /// something plays, so a crash loses at most that much; a paused or idle
     /// daemon waits for the next event and does nothing.
     private static func savePositions(of session: MediaSession, every interval: Double) async {
-        let saving = DispatchQueue(label: "mediaplay.save-positions")
-        for await status in session.events() where status.state == .playing {
+        for await event in session.events() where event.status.state == .playing {
             while session.currentStatus()?.state == .playing {
                 do {
                     try await Task.sleep(for: .seconds(interval))
                 } catch {
                     return
                 }
-                // SQLite writes (and fsyncs) off the cooperative pool.
-                saving.async { session.savePositions() }
+                // The session writes to SQLite on a queue of its own.
+                session.savePositions()
             }
         }
     }

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import MediaModel
 
 extension Player {
     /// Takes the next packet from a queue, waiting while it is empty (and
@@ -51,9 +52,9 @@ extension Player {
     }
 
     /// With `condition` held: the first output of a playback moves it from
-    /// loading to playing.
+    /// idle to playing.
     func markPlaying() {
-        if state == .loading {
+        if state == .idle {
             state = .playing
             publish(.state(.playing))
         }

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import MediaModel
 
 extension Player {
     /// The reader thread: opens the file, starts the decoder threads, then
@@ -173,6 +174,10 @@ extension Player {
         // where an ended player stands (the last position recorded was at the
         // last write, up to a ring's worth earlier).
         if !stopped { condition.withLock { if audioActive { position = max(position, audioPosition) } } }
-        setState(failure.map { .failed($0) } ?? .ended)
+        let stoppedByUser = condition.withLock {
+            failureMessage = failure
+            return stoppedEarly
+        }
+        setState(failure != nil ? .failed : stoppedByUser ? .stopped : .ended)
     }
 }

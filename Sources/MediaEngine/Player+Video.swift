@@ -1,6 +1,7 @@
 import CFFmpeg
 import CLinux
 import Foundation
+import MediaModel
 
 /// A decoded picture waiting for its time; nil frame: the stream ended.
 struct QueuedFrame {

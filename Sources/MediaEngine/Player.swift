@@ -1,22 +1,6 @@
 import CFFmpeg
 import Foundation
-
-/// What a player is doing.
-public enum PlayerState: Sendable, Equatable {
-    case loading
-    case playing
-    /// Paused by itself: the input (a download) is slower than the media;
-    /// playback goes on once enough is buffered.
-    case buffering
-    case paused
-    case ended
-    case failed(String)
-
-    public var isFinal: Bool {
-        if case .failed = self { return true }
-        return self == .ended
-    }
-}
+import MediaModel
 
 /// What the opened file holds, as published once playback starts.
 public struct MediaInfo: Sendable, Equatable {
@@ -34,7 +18,10 @@ public struct MediaInfo: Sendable, Equatable {
 public enum PlayerEvent: Sendable, Equatable {
     /// The file is open: what it holds (whether or not every stream is played).
     case opened(MediaInfo)
-    case state(PlayerState)
+    /// The player's state, in the model's terms: idle until the first
+    /// output, then playing, buffering or paused, and last stopped (by
+    /// `stop()` before the end), ended or failed (`Player.failure` says why).
+    case state(ItemState)
     /// Seconds of media played (audio clock when there is audio), at most
     /// ten a second, and once after every seek; `Player.currentPosition` is
     /// always exact.
@@ -105,13 +92,14 @@ public final class Player: @unchecked Sendable {
     /// Guards everything below: one lock for the whole pipeline keeps the
     /// waits simple and deadlock-free (a few hundred operations a second).
     let condition = NSCondition()
-    var state: PlayerState = .loading
+    var state: ItemState = .idle
     var pauseRequested = false
     var stopRequested = false
     var info: MediaInfo?
     var statistics = PlaybackStatistics()
-    private var continuations: [Int: AsyncStream<PlayerEvent>.Continuation] = [:]
-    private var nextSubscriber = 0
+    /// Unbounded, so no state change is ever dropped; position events are
+    /// rate-limited at the source (publishPosition).
+    private let subscribers = Broadcaster<PlayerEvent>()
     private var lastPositionEvent: Double = 0
 
     // Pipeline (see Player+Reader, Player+Audio, Player+Video).
@@ -137,8 +125,10 @@ public final class Player: @unchecked Sendable {
     /// Output is held until enough is buffered (see `secondsUntilOutputRunsDry`).
     var buffering = false
     /// `stop()` was called before playback ended (a picture held on screen
-    /// included): it was cut short, not played to its end.
+    /// included): it ends as stopped, not ended.
     var stoppedEarly = false
+    /// Why playback failed, once it has.
+    var failureMessage: String?
     private var lastBufferedEvent: Double = 0
 
     // Clocks.
@@ -205,40 +195,25 @@ public final class Player: @unchecked Sendable {
         virtualNow = start
     }
 
-    public var currentState: PlayerState { condition.withLock { state } }
+    public var currentState: ItemState { condition.withLock { state } }
+    /// Why playback failed (state `failed`).
+    public var failure: String? { condition.withLock { failureMessage } }
     public var currentPosition: Double { condition.withLock { currentPositionLocked() } }
     public var currentStatistics: PlaybackStatistics { condition.withLock { statistics } }
     public var mediaInfo: MediaInfo? { condition.withLock { info } }
     /// Whether a failure was the source's (a download failed), not the media's.
     public var failedForInput: Bool { condition.withLock { inputFailed } }
-    /// Whether playback ended because `stop()` was called, not at the end of the media.
-    public var wasStopped: Bool { condition.withLock { stoppedEarly } }
     /// While buffering, how full the buffer is (0...1).
     public var bufferFill: Double? { condition.withLock { buffering ? bufferFillLocked() : nil } }
 
     /// Events from now on; what is known already (the file's info, the
     /// current state) first, so a late subscriber misses nothing it needs.
     public func events() -> AsyncStream<PlayerEvent> {
-        // Unbounded, so no state change is ever dropped; position events are
-        // rate-limited at the source (publishPosition).
-        let (stream, continuation) = AsyncStream.makeStream(of: PlayerEvent.self, bufferingPolicy: .unbounded)
         condition.withLock {
-            if let info { continuation.yield(.opened(info)) }
-            continuation.yield(.state(state))
-            if state.isFinal {
-                continuation.finish()
-                return
-            }
-            let key = nextSubscriber
-            continuations[key] = continuation
-            nextSubscriber += 1
-            // A subscriber that stops listening is forgotten.
-            continuation.onTermination = { [weak self] _ in
-                guard let self else { return }
-                _ = condition.withLock { continuations.removeValue(forKey: key) }
-            }
+            var known: [PlayerEvent] = info.map { [.opened($0)] } ?? []
+            known.append(.state(state))
+            return subscribers.subscribe(replaying: known)
         }
-        return stream
     }
 
     /// Starts playback on threads of its own.
@@ -320,7 +295,7 @@ public final class Player: @unchecked Sendable {
             // Inside the lock: the audio thread cannot reach the new serial
             // (and clear this) before it is set.
             audioSink?.interrupt()
-            for continuation in continuations.values { continuation.yield(.position(target)) }
+            subscribers.send(.position(target))
             condition.broadcast()
         }
     }
@@ -344,7 +319,7 @@ public final class Player: @unchecked Sendable {
 
     /// Blocks until playback ends or fails; returns the final state.
     @discardableResult
-    public func waitUntilFinished() -> PlayerState {
+    public func waitUntilFinished() -> ItemState {
         condition.withLock {
             while !state.isFinal { condition.wait() }
             return state
@@ -463,21 +438,17 @@ public final class Player: @unchecked Sendable {
         videoSink = makeVideoSink?(info, self)
     }
 
-    func setState(_ new: PlayerState) {
-        let finished: [AsyncStream<PlayerEvent>.Continuation] = condition.withLock {
+    func setState(_ new: ItemState) {
+        condition.withLock {
             state = new
             publish(.state(new))
             condition.broadcast()
-            guard new.isFinal else { return [] }
-            defer { continuations.removeAll() }
-            return Array(continuations.values)
         }
-        // Outside the lock: finishing runs the streams' onTermination, which takes it.
-        for continuation in finished { continuation.finish() }
+        if new.isFinal { subscribers.finish() }
     }
 
     func publish(_ event: PlayerEvent) {
-        for continuation in continuations.values { continuation.yield(event) }
+        subscribers.send(event)
     }
 
     /// Media time reached by the audio (written to the sink).

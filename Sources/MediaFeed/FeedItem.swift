@@ -1,4 +1,5 @@
 import Foundation
+import MediaModel
 
 /// What a feed record is: the `type` field of DESIGN.md §2.
 public enum MediaKind: Int, Sendable, CaseIterable, Codable {
@@ -56,6 +57,9 @@ public struct FeedItem: Sendable, Hashable, Identifiable {
 
     public var isValid: Bool { invalidReason == nil }
 
+    /// The item's identity in every layer (see `ItemKey`).
+    public var key: ItemKey { ItemKey(id) }
+
     /// A valid item with words only and no media (a facts-feed row without
     /// an image): shown, never downloaded or played.
     public var isTextOnly: Bool { isValid && source == nil }
@@ -95,10 +99,16 @@ public struct Feed: Sendable, Hashable {
     /// A number is always read as a position, so ids made only of digits are
     /// reachable by position only.
     public func item(matching selector: String) -> FeedItem? {
-        if let position = Int(selector) {
+        item(matching: ItemSelector(selector))
+    }
+
+    public func item(matching selector: ItemSelector) -> FeedItem? {
+        switch selector {
+        case let .number(position):
             // Compared before any arithmetic: a number from outside can be Int.min.
             return position >= 1 && position <= items.count ? items[position - 1] : nil
+        case let .id(id):
+            return items.first { $0.id == id }
         }
-        return items.first { $0.id == selector }
     }
 }

@@ -1,4 +1,5 @@
 import MediaEngine
+import MediaModel
 
 /// One recording across every item a session plays (scripted playback's
 /// `--audio-out`): the inner sink opens once, later players must bring the
@@ -12,7 +13,7 @@ public final class ContinuousAudioSink: AudioSink, @unchecked Sendable {
     public func open(format: AudioFormat) throws {
         if let opened = self.format {
             guard opened == format else {
-                throw SessionError(.badRequest, "--audio-out records one format: \(opened.sampleRate) Hz × \(opened.channels), then \(format.sampleRate) Hz × \(format.channels)")
+                throw CommandError(.badRequest, "--audio-out records one format: \(opened.sampleRate) Hz × \(opened.channels), then \(format.sampleRate) Hz × \(format.channels)")
             }
             return
         }

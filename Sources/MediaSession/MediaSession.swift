@@ -2,434 +2,376 @@ import Foundation
 import MediaCache
 import MediaEngine
 import MediaFeed
+import MediaModel
 
-/// Why a session request failed; `code` is the protocol's error code.
-public struct SessionError: Error, CustomStringConvertible, Sendable, Equatable {
-    public enum Code: String, Sendable, Codable {
-        case noSuchItem = "no-such-item"
-        case invalidItem = "invalid-item"
-        case downloadFailed = "download-failed"
-        case playbackFailed = "playback-failed"
-        case badRequest = "bad-request"
-    }
-
-    public let code: Code
-    public let message: String
-
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { message }
-}
-
-/// Where a session's players send their output.
-public struct SessionOutputs: Sendable {
-    public var clock: PlaybackClock
-    public var makeAudioSink: @Sendable () -> (any AudioSink)?
-    public var makeVideoSink: @Sendable (FeedItem, MediaInfo, Player) -> (any VideoSink)?
-
-    public init(
-        clock: PlaybackClock = .realTime,
-        makeAudioSink: @escaping @Sendable () -> (any AudioSink)?,
-        makeVideoSink: @escaping @Sendable (FeedItem, MediaInfo, Player) -> (any VideoSink)?
-    ) {
-        self.clock = clock
-        self.makeAudioSink = makeAudioSink
-        self.makeVideoSink = makeVideoSink
-    }
-}
-
-/// The app core over feed, cache and engine: one active item at a time and
-/// the toggle semantics every front end shares (`toggle`, the daemon,
-/// `script`, `browse`).
+/// The command layer: the one place where playback is controlled. Every
+/// front end (the socket, `play`'s keys, a window's keys, browse, scripts)
+/// calls these methods and nothing else touches a player
+/// (docs/ARCHITECTURE.md). Items are named by their key; a number a user
+/// typed is resolved once, at the edge, with `item(_:)`.
 ///
 /// - toggling an idle item downloads it if needed, then plays it;
 /// - toggling the playing item pauses it, a paused one resumes exactly;
 /// - toggling another item pauses the current one (its player, and so its
 ///   exact position, is kept) and plays the new one;
-/// - an ended item plays again from the start;
+/// - a stopped item resumes where it stood, an ended one plays from the start;
 /// - an image opens its window, and a second toggle closes it.
 ///
-/// Positions are saved (when a store is given) on pause, on switching, every
-/// few seconds while playing and at shutdown, so they survive a restart.
+/// Positions are saved (when a store is given) on pause, stop and switch,
+/// every few seconds while playing and at shutdown, so they survive a restart.
 public final class MediaSession: @unchecked Sendable {
     /// The feed as last given (`update(feed:)` replaces it).
     public var feed: Feed { lock.withLock { currentFeed } }
-    private let cache: MediaCache?
-    private let positions: PositionStore?
-    private let outputs: SessionOutputs
+    private let store: (any MediaStore)?
+    private let positions: ResumePositions
+    private let engine: any PlaybackEngine
 
+    /// Guards what follows. Nothing under it blocks: no file, database or
+    /// network I/O, and no wait for a player.
     private let lock = NSLock()
-    // Guarded by `lock`.
     private var currentFeed: Feed
-    private var players: [Int: Player] = [:]
-    private var current: Int?
-    private var downloads: [Int: Double?] = [:]
-    private var failures: [Int: String] = [:]
-    private var subscribers: [Int: AsyncStream<ItemStatus>.Continuation] = [:]
-    private var nextSubscriber = 0
+    /// Where each key's item is in `currentFeed.items`.
+    private var index: [ItemKey: Int] = [:]
+    private var players: [ItemKey: any PlaybackHandle] = [:]
+    private var current: ItemKey?
+    private var downloads: [ItemKey: Double?] = [:]
+    private var failures: [ItemKey: CommandError] = [:]
+    /// The state last announced per item, so that a `state` event means a change.
+    private var announced: [ItemKey: ItemState] = [:]
+    private let subscribers = Broadcaster<ItemEvent>(buffering: .bufferingNewest(256))
 
     /// Blocking engine calls (the virtual clock, waiting for a player to
     /// stop) run here, never on Swift's cooperative threads.
     private let blockingQueue = DispatchQueue(label: "mediaplay.session", attributes: .concurrent)
 
-    public init(feed: Feed, cache: MediaCache?, positions: PositionStore?, outputs: SessionOutputs) {
+    public init(feed: Feed, store: (any MediaStore)?, positions: PositionStore?, engine: any PlaybackEngine) {
         currentFeed = feed
-        self.cache = cache
-        self.positions = positions
-        self.outputs = outputs
+        self.store = store
+        self.positions = ResumePositions(store: positions)
+        self.engine = engine
+        index = Self.index(feed)
     }
 
-    /// The item a selector names (position or id), or `no-such-item`.
-    public func item(_ selector: String) throws(SessionError) -> FeedItem {
+    private static func index(_ feed: Feed) -> [ItemKey: Int] {
+        var index: [ItemKey: Int] = [:]
+        index.reserveCapacity(feed.items.count)
+        for (offset, item) in feed.items.enumerated() where index[item.key] == nil { index[item.key] = offset }
+        return index
+    }
+
+    // MARK: - Items
+
+    /// The item a user names (its number in the feed, or its id): the one
+    /// place a number becomes a key. `no-such-item` otherwise.
+    public func item(_ selector: ItemSelector) throws(CommandError) -> FeedItem {
         let feed = self.feed
         guard let item = feed.item(matching: selector) else {
             let range = feed.items.isEmpty ? "the feed is empty" : "use 1–\(feed.items.count) or an id from 'mediaplay list'"
-            throw SessionError(.noSuchItem, "no item \"\(selector)\" in the feed (\(range))")
+            throw CommandError(.noSuchItem, "no item \"\(selector)\" in the feed (\(range))")
+        }
+        return item
+    }
+
+    /// The item with this key in the current feed.
+    public func item(for key: ItemKey) -> FeedItem? {
+        lock.withLock { itemLocked(key) }
+    }
+
+    private func itemLocked(_ key: ItemKey) -> FeedItem? {
+        index[key].map { currentFeed.items[$0] }
+    }
+
+    private func existing(_ key: ItemKey) throws(CommandError) -> FeedItem {
+        guard let item = item(for: key) else {
+            throw CommandError(.noSuchItem, "no item \"\(key)\" in the feed (it was removed; see 'mediaplay list')")
         }
         return item
     }
 
     // MARK: - Status
 
+    public func status(of key: ItemKey) -> ItemStatus? {
+        lock.withLock { itemLocked(key).map(statusLocked) }
+    }
+
+    /// The item's status (as the feed has it now, when it is still there).
     public func status(of item: FeedItem) -> ItemStatus {
-        lock.withLock { statusLocked(item) }
+        lock.withLock { statusLocked(itemLocked(item.key) ?? item) }
     }
 
     /// The active item's status, if any.
     public func currentStatus() -> ItemStatus? {
-        lock.withLock { current.flatMap { position in currentFeed.items.first { $0.position == position } }.map(statusLocked) }
+        lock.withLock { current.flatMap(itemLocked).map(statusLocked) }
     }
 
-    /// Every item's status.
-    public func allStatuses() -> [ItemStatus] {
-        lock.withLock { currentFeed.items.map(statusLocked) }
+    /// The status of every item that is not idle (or has a position to resume).
+    public func activeStatuses() -> [ItemStatus] {
+        lock.withLock {
+            var keys = Set(players.keys)
+            keys.formUnion(downloads.keys)
+            keys.formUnion(failures.keys)
+            return keys.compactMap(itemLocked).sorted { $0.position < $1.position }.map(statusLocked).filter { $0.state != .idle }
+        }
+    }
+
+    /// Why the item failed, with the code (a download, or the media).
+    public func failure(of key: ItemKey) -> CommandError? {
+        lock.withLock { failures[key] }
+    }
+
+    /// The item's playback counters (`play --stats`).
+    public func statistics(of key: ItemKey) -> PlaybackStatistics? {
+        lock.withLock { players[key]?.currentStatistics }
     }
 
     private func statusLocked(_ item: FeedItem) -> ItemStatus {
-        var status = ItemStatus(item: item.position, id: item.id, title: item.title, kind: item.kind?.name, state: .idle, position: 0)
-        if let player = players[item.position] {
-            status.position = player.currentPosition
+        let key = item.key
+        var status = ItemStatus(item: item.position, id: key, title: item.title, kind: item.kind?.name, state: .idle, position: 0)
+        if let player = players[key] {
+            let isImage = player.mediaInfo?.isImage == true || item.kind == .image
+            status.position = isImage ? 0 : player.currentPosition
             status.duration = player.mediaInfo.flatMap { $0.isImage ? nil : $0.duration }
             switch player.currentState {
             // Starting counts as playing: what the user asked for is under way.
-            case .loading, .playing: status.state = .playing
+            case .idle, .playing: status.state = .playing
             case .buffering:
                 status.state = .buffering
                 status.progress = player.bufferFill
             case .paused: status.state = .paused
-            // Stopped by its window (closed, q): idle where it stood, not ended.
-            case .ended: status.state = player.wasStopped ? .idle : .ended
-            case let .failed(message):
+            // A closed picture is simply closed: nothing to resume.
+            case .stopped: status.state = isImage ? .idle : .stopped
+            case .ended: status.state = .ended
+            case .downloading: status.state = .downloading
+            case .failed:
                 status.state = .failed
-                status.error = message
+                status.error = failures[key]?.message ?? player.failure
             }
-        } else if let progress = downloads[item.position] {
+        } else if let progress = downloads[key] {
             status.state = .downloading
             status.progress = progress
-        } else if let failure = failures[item.position] {
+        } else if let failure = failures[key] {
             status.state = .failed
-            status.error = failure
-        } else if let url = item.source?.description, let saved = positions?.position(for: url) {
+            status.error = failure.message
+        } else if let url = item.source?.description, let saved = positions.position(for: url) {
             status.position = saved
         }
         return status
     }
 
-    /// Status changes as they happen (state changes and, while playing,
-    /// positions about ten times a second).
-    public func events() -> AsyncStream<ItemStatus> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ItemStatus.self, bufferingPolicy: .bufferingNewest(256))
-        let key = lock.withLock {
-            nextSubscriber += 1
-            subscribers[nextSubscriber] = continuation
-            return nextSubscriber
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.lock.withLock { self?.subscribers.removeValue(forKey: key) }
-        }
-        return stream
+    /// Changes as they happen, each with its kind (see `ItemEvent`).
+    public func events() -> AsyncStream<ItemEvent> {
+        subscribers.subscribe()
     }
 
-    private func announce(_ item: FeedItem) {
-        let (status, targets) = lock.withLock { (statusLocked(resolvedLocked(item) ?? item), Array(subscribers.values)) }
-        for continuation in targets { continuation.yield(status) }
-    }
-
-    /// With `lock` held: `item` as the current feed has it (its position
-    /// may have moved in a reloaded feed); nil if it is gone.
-    private func resolvedLocked(_ item: FeedItem) -> FeedItem? {
-        if let same = currentFeed.items.first(where: { $0.position == item.position }), same.id == item.id, same.source == item.source {
-            return same
+    /// Sends the item's status now. `kind` is what happened; it is sent as a
+    /// `state` event exactly when the state differs from the last one sent.
+    private func announce(_ key: ItemKey, _ kind: ItemEvent.Kind) {
+        lock.withLock {
+            guard let item = itemLocked(key) else { return }
+            let status = statusLocked(item)
+            var kind = kind
+            if announced[key] != status.state {
+                announced[key] = status.state
+                kind = .state
+            } else if kind == .state {
+                kind = .position
+            }
+            // Under the lock: every subscriber sees one order of events.
+            subscribers.send(ItemEvent(kind, status))
         }
-        return currentFeed.items.first { $0.id == item.id && $0.source == item.source }
     }
 
     // MARK: - Reload
 
-    /// Replaces the feed (a refresh) and keeps what plays: players, downloads
-    /// and failures follow their items by id to their new positions. Items
-    /// no longer in the feed are stopped (their positions saved); they are
-    /// returned.
+    /// Replaces the feed (a refresh) and keeps what plays: everything follows
+    /// its item by key to its new number. An item no longer in the feed, or
+    /// whose media changed, is stopped (its position saved) and returned.
     @discardableResult
     public func update(feed newFeed: Feed) -> [FeedItem] {
-        let (dropped, stopped): ([FeedItem], [Player]) = lock.withLock {
-            let old = currentFeed
-            func newPosition(_ position: Int) -> Int? {
-                guard let item = old.items.first(where: { $0.position == position }) else { return nil }
-                return newFeed.items.first { $0.id == item.id && $0.source == item.source }?.position
+        let newIndex = Self.index(newFeed)
+        let (dropped, stopped): ([FeedItem], [any PlaybackHandle]) = lock.withLock {
+            func survives(_ key: ItemKey) -> Bool {
+                guard let old = itemLocked(key), let now = newIndex[key] else { return false }
+                return newFeed.items[now].source == old.source
             }
             var dropped: [FeedItem] = []
-            var stopped: [Player] = []
-            var movedPlayers: [Int: Player] = [:]
-            for (position, player) in players {
-                if let moved = newPosition(position) {
-                    movedPlayers[moved] = player
-                } else if let item = old.items.first(where: { $0.position == position }) {
-                    savePosition(item, player)
+            var stopped: [any PlaybackHandle] = []
+            for (key, player) in players where !survives(key) {
+                if let item = itemLocked(key) {
+                    savePositionLocked(item, player)
                     dropped.append(item)
-                    stopped.append(player)
                 }
+                stopped.append(player)
+                players[key] = nil
             }
-            players = movedPlayers
-            current = current.flatMap(newPosition).flatMap { movedPlayers[$0] != nil ? $0 : nil }
-            downloads = Dictionary(downloads.compactMap { key, value in newPosition(key).map { ($0, value) } }, uniquingKeysWith: { first, _ in first })
-            failures = Dictionary(failures.compactMap { key, value in newPosition(key).map { ($0, value) } }, uniquingKeysWith: { first, _ in first })
+            if let active = current, !survives(active) { current = nil }
+            downloads = downloads.filter { survives($0.key) }
+            failures = failures.filter { survives($0.key) }
+            announced = announced.filter { survives($0.key) }
             currentFeed = newFeed
+            index = newIndex
             return (dropped, stopped)
         }
         for player in stopped { player.stop() }
         return dropped
     }
 
-    // MARK: - Toggle
+    // MARK: - Commands
 
-    /// Plays, pauses or resumes `item` (see the type's summary); returns the
-    /// status once playback has started or paused (after any download).
+    /// Plays, pauses or resumes the item (see the type's summary); returns
+    /// its status once playback has started or paused (after any download).
     @discardableResult
-    public func toggle(_ item: FeedItem, onProgress: (@Sendable (ItemStatus) -> Void)? = nil) async throws(SessionError) -> ItemStatus {
-        guard item.isValid else {
-            throw SessionError(.invalidItem, "item \(item.position) \"\(item.title)\" is invalid: \(item.invalidReason ?? "unusable record")")
-        }
-        enum Step { case done(ItemStatus), start(Double) }
+    public func toggle(_ key: ItemKey, onProgress: (@Sendable (ItemStatus) -> Void)? = nil) async throws(CommandError) -> ItemStatus {
+        let item = try existing(key)
+        try checkPlayable(item)
+        enum Step { case done, start(Double) }
         let step: Step = lock.withLock {
-            if let player = players[item.position] {
+            if let player = players[key] {
                 switch player.currentState {
-                case .loading, .playing, .buffering:
-                    if player.mediaInfo?.isImage == true {
+                case .idle, .playing, .buffering, .downloading:
+                    if player.mediaInfo?.isImage == true || item.kind == .image {
+                        // A second toggle closes a picture.
                         player.stop()
-                        players[item.position] = nil
-                        if current == item.position { current = nil }
-                        return .done(statusLocked(item))
+                        if current == key { current = nil }
+                        return .done
                     }
                     player.pause()
-                    savePosition(item, player)
-                    return .done(statusLocked(item))
+                    savePositionLocked(item, player)
+                    return .done
                 case .paused:
-                    pauseCurrent(except: item.position)
-                    current = item.position
+                    pauseCurrentLocked(except: key)
+                    current = key
                     player.resume()
-                    return .done(statusLocked(item))
+                    return .done
+                case .stopped:
+                    players[key] = nil
+                    return .start(item.kind == .image ? 0 : player.currentPosition)
                 case .ended, .failed:
-                    players[item.position] = nil
-                    // A window closed mid-way resumes where it stood; played out starts over.
-                    let resume = player.wasStopped && player.mediaInfo?.isImage != true ? player.currentPosition : 0
-                    return .start(resume)
+                    players[key] = nil
+                    return .start(savedPositionLocked(item))
                 }
             }
-            if downloads[item.position] != nil { return .done(statusLocked(item)) }
-            let saved = item.source.flatMap { positions?.position(for: $0.description) } ?? 0
-            return .start(saved)
+            if downloads[key] != nil { return .done }
+            return .start(savedPositionLocked(item))
         }
         switch step {
-        case let .done(status):
-            announce(item)
-            return status
+        case .done:
+            announce(key, .state)
+            return status(of: item)
         case let .start(position):
-            if let reader = try await progressiveReader(for: item) {
-                return await start(item, input: .source(reader), at: position)
-            }
-            let path = try await localFile(for: item, onProgress: onProgress)
-            return await start(item, input: .file(path), at: position)
+            return try await start(item, at: position, onProgress: onProgress)
         }
     }
 
-    /// For an audio or video item not yet cached: a reader of its download,
-    /// which starts (or joins) now, once the server has answered (a 404 is a
-    /// download error, not a decoding one). Playback then begins as soon as
-    /// the demuxer has what it needs. Nil for everything else (a picture is
-    /// shown whole, so it downloads first).
-    private func progressiveReader(for item: FeedItem) async throws(SessionError) -> CacheReader? {
-        guard item.kind == .audio || item.kind == .video, case let .remote(url)? = item.source,
-              let cache, cache.cachedFile(for: url) == nil else { return nil }
-        do {
-            return try await cache.openWhenAnswered(url)
-        } catch {
-            lock.withLock { failures[item.position] = "download failed: \(error)" }
-            announce(item)
-            throw SessionError(.downloadFailed, "\"\(item.title)\": download failed: \(error)")
-        }
-    }
-
-    /// With `lock` held: pauses the active item if it is another one.
-    private func pauseCurrent(except position: Int) {
-        guard let active = current, active != position, let player = players[active] else { return }
-        if player.mediaInfo?.isImage == true {
-            player.stop()
-            players[active] = nil
-        } else {
-            player.pause()
-            if let item = currentFeed.items.first(where: { $0.position == active }) { savePosition(item, player) }
-        }
-    }
-
-    /// Saves where `item` stands; an ended or failed player has nothing to
-    /// resume (its saved position was removed when it ended).
-    private func savePosition(_ item: FeedItem, _ player: Player) {
-        guard let url = item.source?.description, !player.currentState.isFinal else { return }
-        positions?.save(player.currentPosition, for: url)
-    }
-
-    /// Saves the positions of the playing and paused items (the daemon calls
-    /// this every few seconds of play).
-    public func savePositions() {
-        lock.withLock {
-            for (position, player) in players where [.playing, .paused, .buffering].contains(player.currentState) {
-                if let item = currentFeed.items.first(where: { $0.position == position }) { savePosition(item, player) }
-            }
-        }
-    }
-
-    /// The file to play: a local path as is, a remote one through the cache.
-    private func localFile(for item: FeedItem, onProgress: (@Sendable (ItemStatus) -> Void)?) async throws(SessionError) -> String {
-        switch item.source {
-        case let .file(path)?:
-            guard FileManager.default.isReadableFile(atPath: path) else {
-                throw SessionError(.noSuchItem, "item \(item.position): no readable file at \(path)")
-            }
-            return path
-        case let .remote(url)?:
-            guard let cache else { throw SessionError(.downloadFailed, "item \(item.position) needs a download and no cache is open") }
-            if let path = cache.cachedFile(for: url) { return path }
-            lock.withLock {
-                downloads[item.position] = .some(nil)
-                failures[item.position] = nil
-            }
-            defer { lock.withLock { downloads[item.position] = nil } }
-            for await event in cache.download(url) {
-                switch event {
-                case let .progress(progress):
-                    lock.withLock { downloads[item.position] = .some(progress.fraction) }
-                    announce(item)
-                    onProgress?(status(of: item))
-                case let .finished(path, _):
-                    return path
-                case let .failed(error):
-                    lock.withLock { failures[item.position] = "download failed: \(error)" }
-                    announce(item)
-                    throw SessionError(.downloadFailed, "\"\(item.title)\": download failed: \(error)")
-                }
-            }
-            throw SessionError(.downloadFailed, "\"\(item.title)\": download stopped")
-        case nil:
-            throw SessionError(.invalidItem, "item \(item.position) \"\(item.title)\" is text only: it has no media to play")
-        }
-    }
-
-    /// Starts a player and returns once its file is open (so the status has
-    /// the duration) or it failed.
-    private func start(_ item: FeedItem, input: MediaInput, at position: Double) async -> ItemStatus {
-        var options = PlaybackOptions()
-        options.clock = outputs.clock
-        options.start = item.kind == .image ? 0 : position
-        let audio = item.kind == .image ? nil : outputs.makeAudioSink()
-        let makeVideo = outputs.makeVideoSink
-        let player = Player(input: input, audioSink: audio, options: options) { info, player in makeVideo(item, info, player) }
-        let events = player.events()
-        let opening = player.events()
-        lock.withLock {
-            pauseCurrent(except: item.position)
-            players[item.position]?.stop()
-            players[item.position] = player
-            current = item.position
-            failures[item.position] = nil
-        }
-        player.play()
-        Task { [weak self] in
-            for await event in events {
-                guard let self else { return }
-                if case let .state(state) = event {
-                    // Played to the end: next time starts from the top. (A
-                    // player that was stopped is no longer registered, and
-                    // its saved position stays.)
-                    let isRegistered = lock.withLock { resolvedLocked(item).map { players[$0.position] === player } ?? false }
-                    if state == .ended, isRegistered, let url = item.source?.description {
-                        if player.wasStopped {
-                            // Its window was closed: a stop, so the next toggle
-                            // resumes here (a picture has nothing to resume).
-                            let position = player.currentPosition
-                            if player.mediaInfo?.isImage != true, position > 0 { positions?.save(position, for: url) }
-                        } else {
-                            positions?.remove(for: url)
-                        }
-                    }
-                    if case let .failed(message) = state {
-                        lock.withLock { if let now = resolvedLocked(item) { failures[now.position] = message } }
-                    }
-                }
-                announce(item)
-            }
-        }
-        for await event in opening {
-            if case .opened = event { break }
-            if case let .state(state) = event, state.isFinal { break }
-        }
-        return status(of: item)
-    }
-
-    // MARK: - Control
-
-    public func seek(_ item: FeedItem, to seconds: Double) throws(SessionError) {
-        guard let player = lock.withLock({ players[item.position] }) else {
-            throw SessionError(.badRequest, "item \(item.position) is not playing or paused")
-        }
-        player.seek(to: seconds)
-        announce(item)
-    }
-
-    /// Stops playback of the active item (its position is saved); returns
-    /// the item it stopped, if one was active.
+    /// Plays the item from `position` (its saved position when nil), whatever
+    /// it was doing: `play`'s one item, a script's fresh start.
     @discardableResult
-    public func stop() async -> FeedItem? {
-        let player: (Player, FeedItem)? = lock.withLock {
-            guard let active = current, let player = players[active], let item = currentFeed.items.first(where: { $0.position == active }) else { return nil }
-            savePosition(item, player)
-            players[active] = nil
-            current = nil
-            return (player, item)
+    public func play(_ key: ItemKey, from position: Double? = nil, onProgress: (@Sendable (ItemStatus) -> Void)? = nil) async throws(CommandError) -> ItemStatus {
+        let item = try existing(key)
+        try checkPlayable(item)
+        let (old, from): ((any PlaybackHandle)?, Double) = lock.withLock {
+            let old = players.removeValue(forKey: key)
+            return (old, position ?? savedPositionLocked(item))
         }
-        guard let (player, item) = player else { return nil }
+        old?.stop()
+        return try await start(item, at: from, onProgress: onProgress)
+    }
+
+    /// Pauses the item if it plays, resumes it if paused; nothing otherwise
+    /// (space in a window and in `play`).
+    public func togglePause(_ key: ItemKey) {
+        let state = lock.withLock { players[key]?.currentState }
+        if state == .paused { resume(key) } else { pause(key) }
+    }
+
+    public func pause(_ key: ItemKey) {
+        let changed: Bool = lock.withLock {
+            guard let player = players[key], let item = itemLocked(key), [.idle, .playing, .buffering].contains(player.currentState) else { return false }
+            player.pause()
+            savePositionLocked(item, player)
+            return true
+        }
+        if changed { announce(key, .state) }
+    }
+
+    public func resume(_ key: ItemKey) {
+        let changed: Bool = lock.withLock {
+            guard let player = players[key], player.currentState == .paused else { return false }
+            pauseCurrentLocked(except: key)
+            current = key
+            player.resume()
+            return true
+        }
+        if changed { announce(key, .state) }
+    }
+
+    /// Moves the item's playback to `seconds` (clamped to the media), paused or not.
+    public func seek(_ key: ItemKey, to seconds: Double) throws(CommandError) {
+        guard let player = lock.withLock({ players[key] }), !player.currentState.isFinal else {
+            throw CommandError(.badRequest, "item \(item(for: key)?.position ?? 0) is not playing or paused")
+        }
+        player.seek(to: max(seconds, 0))
+        announce(key, .position)
+    }
+
+    /// Moves by `seconds` (back when negative) from where the item stands.
+    public func seek(_ key: ItemKey, by seconds: Double) throws(CommandError) {
+        guard let player = lock.withLock({ players[key] }) else {
+            throw CommandError(.badRequest, "item \(item(for: key)?.position ?? 0) is not playing or paused")
+        }
+        try seek(key, to: player.currentPosition + seconds)
+    }
+
+    /// Stops the item (the active one when nil): it is cut short, not ended,
+    /// so its position is saved and the next toggle resumes there. Returns
+    /// its status once stopped, nil when nothing was active.
+    @discardableResult
+    public func stop(_ key: ItemKey? = nil) async -> ItemStatus? {
+        guard let (item, player) = requestStop(key) else { return nil }
+        _ = await blocking { player.waitUntilFinished() }
+        announce(item.key, .state)
+        return status(of: item.key)
+    }
+
+    /// The part of `stop` that does not wait (a window's close, on its own thread).
+    private func requestStop(_ key: ItemKey?) -> (FeedItem, any PlaybackHandle)? {
+        let found: (FeedItem, any PlaybackHandle)? = lock.withLock {
+            guard let key = key ?? current, let player = players[key], let item = itemLocked(key) else { return nil }
+            savePositionLocked(item, player)
+            if current == key { current = nil }
+            return (item, player)
+        }
+        guard let (item, player) = found else { return nil }
         player.stop()
         // A stopped item's download stops too (paused ones go on): it would
         // take bandwidth, and a connection, from what plays next. The part
         // downloaded stays and resumes the next time.
-        if case let .remote(url)? = item.source { cache?.cancel(url) }
-        _ = await blocking { player.waitUntilFinished() }
-        announce(item)
-        return item
+        if case let .remote(url)? = item.source { store?.cancel(url) }
+        return found
     }
 
     /// Stops every player and saves positions (daemon exit, end of a script).
     public func shutdown() async {
         savePositions()
         let all = lock.withLock {
-            defer { players.removeAll(); current = nil }
+            defer { current = nil }
             return Array(players.values)
         }
         for player in all { player.stop() }
-        await blocking { for player in all { player.waitUntilFinished() } }
+        await blocking { [positions] in
+            for player in all { _ = player.waitUntilFinished() }
+            positions.flush()
+        }
+    }
+
+    /// Saves the positions of the playing and paused items (the daemon calls
+    /// this every few seconds of play).
+    public func savePositions() {
+        lock.withLock {
+            for (key, player) in players where player.currentState.isActive {
+                if let item = itemLocked(key) { savePositionLocked(item, player) }
+            }
+        }
     }
 
     /// Virtual clock: lets `seconds` of media play on the active item (no
@@ -440,12 +382,187 @@ public final class MediaSession: @unchecked Sendable {
     }
 
     /// Whether the item's file is at hand (a local file, or in the cache).
-    public func isCached(_ item: FeedItem) -> Bool {
-        switch item.source {
+    public func isCached(_ key: ItemKey) -> Bool {
+        switch item(for: key)?.source {
         case let .file(path)?: return FileManager.default.fileExists(atPath: path)
-        case let .remote(url)?: return cache?.cachedFile(for: url) != nil
+        case let .remote(url)?: return store?.cachedFile(for: url) != nil
         case nil: return false
         }
+    }
+
+    // MARK: - Starting
+
+    private func checkPlayable(_ item: FeedItem) throws(CommandError) {
+        guard item.isValid else {
+            throw CommandError(.invalidItem, "item \(item.position) \"\(item.title)\" is invalid: \(item.invalidReason ?? "unusable record")")
+        }
+        if item.source == nil {
+            throw CommandError(.invalidItem, "item \(item.position) \"\(item.title)\" is text only: it has no media to play")
+        }
+    }
+
+    /// Downloads what must come first, then starts a player; returns once
+    /// its file is open (so the status has the duration) or it failed.
+    private func start(_ item: FeedItem, at position: Double, onProgress: (@Sendable (ItemStatus) -> Void)?) async throws(CommandError) -> ItemStatus {
+        let input: MediaInput
+        if let reader = try await progressiveReader(for: item) {
+            input = .source(reader)
+        } else {
+            input = .file(try await localFile(for: item, onProgress: onProgress))
+        }
+        let key = item.key
+        let player = engine.makePlayer(for: item, input: input, start: position) { [weak self] input in
+            self?.windowInput(input, for: key)
+        }
+        let events = player.events()
+        let opening = player.events()
+        let replaced: (any PlaybackHandle)? = lock.withLock {
+            pauseCurrentLocked(except: key)
+            let replaced = players[key]
+            players[key] = player
+            current = key
+            failures[key] = nil
+            return replaced
+        }
+        replaced?.stop()
+        player.play()
+        Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                self.playerEvent(event, item: item, player: player)
+            }
+        }
+        for await event in opening {
+            if case .opened = event { break }
+            if case let .state(state) = event, state.isFinal { break }
+        }
+        return status(of: item)
+    }
+
+    /// What a player reported: kept as the item's state, saved, announced.
+    private func playerEvent(_ event: PlayerEvent, item: FeedItem, player: any PlaybackHandle) {
+        let key = item.key
+        switch event {
+        // Opening (and the idle state replayed before it) is not yet playing
+        // for the listeners: the first output's `playing` is.
+        case .opened, .state(.idle): return
+        case .position: announce(key, .position)
+        case .buffered: announce(key, .progress)
+        case let .state(state):
+            let isRegistered = lock.withLock { players[key] === player }
+            if isRegistered, let url = item.source?.description {
+                switch state {
+                // Played to the end: next time starts from the top.
+                case .ended: positions.remove(for: url)
+                // Cut short (a closed window included): the next toggle resumes here.
+                case .stopped where player.mediaInfo?.isImage != true:
+                    let position = player.currentPosition
+                    if position > 0 { positions.save(position, for: url) }
+                case .failed:
+                    let message = player.failure ?? "playback failed"
+                    let code: CommandError.Code = player.failedForInput ? .downloadFailed : .playbackFailed
+                    lock.withLock { failures[key] = CommandError(code, message) }
+                default: break
+                }
+            }
+            announce(key, .state)
+        }
+    }
+
+    /// A window's keys and its close button, as commands on its item.
+    private func windowInput(_ input: VideoWindowInput, for key: ItemKey) {
+        switch input {
+        case .togglePause: togglePause(key)
+        case let .seek(by: seconds): try? seek(key, by: seconds)
+        case .quit: _ = requestStop(key)
+        }
+    }
+
+    /// For an audio or video item not yet cached: a reader of its download,
+    /// which starts (or joins) now, once the server has answered (a 404 is a
+    /// download error, not a decoding one). Playback then begins as soon as
+    /// the demuxer has what it needs. Nil for everything else (a picture is
+    /// shown whole, so it downloads first).
+    private func progressiveReader(for item: FeedItem) async throws(CommandError) -> (any ByteSource)? {
+        guard item.kind != .image, case let .remote(url)? = item.source,
+              let store, store.cachedFile(for: url) == nil else { return nil }
+        do {
+            return try await store.openReader(url)
+        } catch {
+            throw downloadFailed(item, "\(error)")
+        }
+    }
+
+    /// Records and announces a failed download; the error to throw names
+    /// the item (the status's error does not: front ends show it beside the item).
+    private func downloadFailed(_ item: FeedItem, _ reason: String) -> CommandError {
+        lock.withLock { failures[item.key] = CommandError(.downloadFailed, "download failed: \(reason)") }
+        announce(item.key, .state)
+        return CommandError(.downloadFailed, "item \(item.position) \"\(item.title)\": download failed: \(reason)")
+    }
+
+    /// The file to play: a local path as is, a remote one through the cache.
+    private func localFile(for item: FeedItem, onProgress: (@Sendable (ItemStatus) -> Void)?) async throws(CommandError) -> String {
+        let key = item.key
+        switch item.source {
+        case let .file(path)?:
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                lock.withLock { failures[key] = CommandError(.noSuchItem, "missing: no readable file at \(path)") }
+                announce(key, .state)
+                throw CommandError(.noSuchItem, "item \(item.position): no readable file at \(path)")
+            }
+            return path
+        case let .remote(url)?:
+            guard let store else { throw CommandError(.downloadFailed, "item \(item.position) needs a download and no cache is open") }
+            if let path = store.cachedFile(for: url) { return path }
+            lock.withLock {
+                downloads[key] = .some(nil)
+                failures[key] = nil
+            }
+            defer { lock.withLock { _ = downloads.removeValue(forKey: key) } }
+            announce(key, .state)
+            for await event in store.downloadWhole(url) {
+                switch event {
+                case let .progress(progress):
+                    lock.withLock { downloads[key] = .some(progress.fraction) }
+                    announce(key, .progress)
+                    if let status = status(of: key) { onProgress?(status) }
+                case let .finished(path, _):
+                    return path
+                case let .failed(error):
+                    lock.withLock { downloads[key] = nil }
+                    throw downloadFailed(item, "\(error)")
+                }
+            }
+            throw downloadFailed(item, "stopped")
+        case nil:
+            throw CommandError(.invalidItem, "item \(item.position) \"\(item.title)\" is text only: it has no media to play")
+        }
+    }
+
+    // MARK: - Helpers (with `lock` held)
+
+    /// Pauses the active item if it is another one (a picture closes).
+    private func pauseCurrentLocked(except key: ItemKey) {
+        guard let active = current, active != key, let player = players[active] else { return }
+        if player.mediaInfo?.isImage == true {
+            player.stop()
+        } else {
+            player.pause()
+            if let item = itemLocked(active) { savePositionLocked(item, player) }
+        }
+    }
+
+    /// Saves where the item stands (memory now, the database on its own
+    /// queue); a finished player has nothing to resume.
+    private func savePositionLocked(_ item: FeedItem, _ player: any PlaybackHandle) {
+        guard let url = item.source?.description, !player.currentState.isFinal, player.mediaInfo?.isImage != true else { return }
+        positions.save(player.currentPosition, for: url)
+    }
+
+    private func savedPositionLocked(_ item: FeedItem) -> Double {
+        guard item.kind != .image, let url = item.source?.description else { return 0 }
+        return positions.position(for: url) ?? 0
     }
 
     private func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {

@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// Resume positions, by media URL, in a small SQLite database in the state
 /// directory: they outlive the background player (and a kill -9 of it, up
 /// to the last save).
 public final class PositionStore: Sendable {
-    private let queue: DatabaseQueue
+    let queue: DatabaseQueue
 
     public init(path: String) throws {
         // What a user played is theirs alone: the folder 0700, the files 0600.
@@ -47,5 +48,54 @@ public final class PositionStore: Sendable {
 
     public func remove(for url: String) {
         try? queue.write { db in try db.execute(sql: "DELETE FROM position WHERE url = ?", arguments: [url]) }
+    }
+}
+
+extension PositionStore {
+    /// Every saved position, by media URL (read once when a session starts).
+    public func all() -> [String: Double] {
+        let rows = try? queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT url, seconds FROM position")
+        }
+        var positions: [String: Double] = [:]
+        for row in rows ?? [] {
+            if let url: String = row["url"], let seconds: Double = row["seconds"] { positions[url] = seconds }
+        }
+        return positions
+    }
+}
+
+/// The session's view of resume positions: read from memory, written to the
+/// store on a queue of their own, so no SQLite call runs under the
+/// session's lock or on Swift's cooperative pool. Keyed by the item's media
+/// URL: a position belongs to the file (the same file in two feeds resumes
+/// at one place; an item whose URL changed is another file and starts over).
+final class ResumePositions: Sendable {
+    private let store: PositionStore?
+    private let known: Mutex<[String: Double]>
+    private let writes = DispatchQueue(label: "mediaplay.positions")
+
+    init(store: PositionStore?) {
+        self.store = store
+        known = Mutex(store?.all() ?? [:])
+    }
+
+    func position(for url: String) -> Double? { known.withLock { $0[url] } }
+
+    func save(_ seconds: Double, for url: String) {
+        known.withLock { $0[url] = seconds }
+        guard let store else { return }
+        writes.async { store.save(seconds, for: url) }
+    }
+
+    func remove(for url: String) {
+        known.withLock { $0[url] = nil }
+        guard let store else { return }
+        writes.async { store.remove(for: url) }
+    }
+
+    /// Waits for the writes queued so far (at shutdown).
+    func flush() {
+        writes.sync {}
     }
 }

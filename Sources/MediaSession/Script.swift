@@ -1,14 +1,29 @@
 import Foundation
 import MediaFeed
+import MediaModel
 
 /// One line of a playback script (`mediaplay script`).
 public enum ScriptStep: Sendable, Equatable {
-    case toggle(item: String)
+    /// What `wait-until` waits for: a state, or the file in the cache.
+    public enum Goal: Sendable, Equatable, CustomStringConvertible {
+        case state(ItemState)
+        case cached
+
+        public var description: String {
+            switch self {
+            case let .state(state): return state.rawValue
+            case .cached: return "cached"
+            }
+        }
+    }
+
+    case toggle(item: ItemSelector)
+    case stop(item: ItemSelector?)
     case wait(seconds: Double)
-    case waitUntil(state: String, item: String, timeout: Double)
-    case seek(item: String, seconds: Double)
-    case expectState(item: String, state: String)
-    case expectPosition(item: String, seconds: Double, tolerance: Double)
+    case waitUntil(goal: Goal, item: ItemSelector, timeout: Double)
+    case seek(item: ItemSelector, seconds: Double)
+    case expectState(item: ItemSelector, state: ItemState)
+    case expectPosition(item: ItemSelector, seconds: Double, tolerance: Double)
     case status
 }
 
@@ -29,8 +44,9 @@ public struct Script: Sendable {
         public var description: String { "line \(line): \(message)" }
     }
 
-    static let waitStates: Set<String> = ["playing", "paused", "ended", "cached"]
-    static let states: Set<String> = Set(ItemState.allCases.map(\.rawValue))
+    static let waitGoals: [String: ScriptStep.Goal] = [
+        "playing": .state(.playing), "paused": .state(.paused), "stopped": .state(.stopped), "ended": .state(.ended), "cached": .cached,
+    ]
 
     public init(_ text: String) throws(ParseError) {
         var lines: [Line] = []
@@ -64,17 +80,21 @@ public struct Script: Sendable {
         }
         switch (words.first ?? "", words.count) {
         case ("toggle", 2):
-            return .toggle(item: words[1])
+            return .toggle(item: ItemSelector(words[1]))
+        case ("stop", 1), ("stop", 2):
+            return .stop(item: words.count == 2 ? ItemSelector(words[1]) : nil)
         case ("wait", 2):
             return .wait(seconds: try seconds(words[1]))
         case ("wait-until", 3), ("wait-until", 4):
-            guard waitStates.contains(words[1]) else { throw fail("wait-until takes playing, paused, ended or cached, not \"\(words[1])\"") }
-            return .waitUntil(state: words[1], item: words[2], timeout: words.count == 4 ? try seconds(words[3]) : 10)
+            guard let goal = waitGoals[words[1]] else { throw fail("wait-until takes playing, paused, stopped, ended or cached, not \"\(words[1])\"") }
+            return .waitUntil(goal: goal, item: ItemSelector(words[2]), timeout: words.count == 4 ? try seconds(words[3]) : 10)
         case ("seek", 3):
-            return .seek(item: words[1], seconds: try seconds(words[2]))
+            return .seek(item: ItemSelector(words[1]), seconds: try seconds(words[2]))
         case ("expect", 4) where words[1] == "state":
-            guard states.contains(words[3]) else { throw fail("unknown state \"\(words[3])\" (idle, downloading, playing, paused, ended, failed)") }
-            return .expectState(item: words[2], state: words[3])
+            guard let state = ItemState(rawValue: words[3]) else {
+                throw fail("unknown state \"\(words[3])\" (\(ItemState.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            return .expectState(item: ItemSelector(words[2]), state: state)
         case ("expect", _) where words.count >= 4 && words[1] == "position":
             // expect position N 1.5 ±0.05 (also +-0.05, or "± 0.05"); tolerance 0.05 by default.
             let rest = words[4...].joined()
@@ -83,11 +103,11 @@ public struct Script: Sendable {
                 let trimmed = rest.replacingOccurrences(of: "±", with: "").replacingOccurrences(of: "+/-", with: "").replacingOccurrences(of: "+-", with: "")
                 tolerance = try seconds(trimmed)
             }
-            return .expectPosition(item: words[2], seconds: try seconds(words[3]), tolerance: tolerance)
+            return .expectPosition(item: ItemSelector(words[2]), seconds: try seconds(words[3]), tolerance: tolerance)
         case ("status", 1):
             return .status
         default:
-            throw fail("cannot read \"\(text)\": expected toggle N, wait 1.5s, wait-until STATE N [TIMEOUT], seek N SECONDS, expect state N STATE, expect position N SECONDS ±TOL, status or # comment")
+            throw fail("cannot read \"\(text)\": expected toggle N, stop [N], wait 1.5s, wait-until STATE N [TIMEOUT], seek N SECONDS, expect state N STATE, expect position N SECONDS ±TOL, status or # comment")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MediaFeed
+import MediaModel
 
 /// Runs a script against a session, writing a JSON-lines transcript: one
 /// object per step with its line, the step's text, whether it held, and the
@@ -43,7 +44,7 @@ public struct ScriptRunner: Sendable {
                 let (status, statuses) = try await perform(line.step)
                 emit(Entry(line: line.number, step: line.text, ok: true, status: status, statuses: statuses, error: nil))
             } catch {
-                let message = (error as? SessionError)?.message ?? "\(error)"
+                let message = (error as? CommandError)?.message ?? "\(error)"
                 emit(Entry(line: line.number, step: line.text, ok: false, status: nil, statuses: nil, error: message))
                 throw Failure(line: line.number, message: message)
             }
@@ -51,31 +52,33 @@ public struct ScriptRunner: Sendable {
     }
 
     private func emit(_ entry: Entry) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        if let data = try? encoder.encode(entry), let text = String(data: data, encoding: .utf8) { write(text) }
+        write(ModelJSON.text(entry))
     }
 
     private struct Unmet: Error, CustomStringConvertible {
         let description: String
     }
 
+    /// Each step is one call of the command layer (or a read of its state).
     private func perform(_ step: ScriptStep) async throws -> (ItemStatus?, [ItemStatus]?) {
         switch step {
         case let .toggle(selector):
-            return (try await session.toggle(try session.item(selector)), nil)
+            return (try await session.toggle(try session.item(selector).key), nil)
+        case let .stop(selector):
+            let key = try selector.map { selector throws(CommandError) in try session.item(selector).key }
+            return (await session.stop(key), nil)
         case let .wait(seconds):
             try await pass(seconds)
             return (session.currentStatus(), nil)
-        case let .waitUntil(state, selector, timeout):
+        case let .waitUntil(goal, selector, timeout):
             let item = try session.item(selector)
             // Virtual time counts only the media that played; real time
             // bounds the wait too, for a player that is busy finishing.
             var waited = 0.0
             let wallLimit = Date().addingTimeInterval(virtualClock ? max(timeout, 10) : timeout)
-            while !reached(state, item) {
+            while !reached(goal, item) {
                 if waited >= timeout || Date() > wallLimit {
-                    throw Unmet(description: "item \(item.position) was not \(state) within \(format(timeout)) s (it is \(session.status(of: item).state.rawValue))")
+                    throw Unmet(description: "item \(item.position) was not \(goal) within \(format(timeout)) s (it is \(session.status(of: item).state.rawValue))")
                 }
                 let step = min(0.05, timeout - waited)
                 // A download takes real time, even on the virtual clock.
@@ -96,13 +99,13 @@ public struct ScriptRunner: Sendable {
             return (session.status(of: item), nil)
         case let .seek(selector, seconds):
             let item = try session.item(selector)
-            try session.seek(item, to: seconds)
+            try session.seek(item.key, to: seconds)
             return (session.status(of: item), nil)
         case let .expectState(selector, expected):
             let item = try session.item(selector)
             let status = session.status(of: item)
-            guard status.state.rawValue == expected else {
-                throw Unmet(description: "expected item \(item.position) to be \(expected), it is \(status.state.rawValue)\(status.error.map { " (\($0))" } ?? "")")
+            guard status.state == expected else {
+                throw Unmet(description: "expected item \(item.position) to be \(expected.rawValue), it is \(status.state.rawValue)\(status.error.map { " (\($0))" } ?? "")")
             }
             return (status, nil)
         case let .expectPosition(selector, seconds, tolerance):
@@ -113,13 +116,15 @@ public struct ScriptRunner: Sendable {
             }
             return (status, nil)
         case .status:
-            return (nil, session.allStatuses().filter { $0.state != .idle })
+            return (nil, session.activeStatuses())
         }
     }
 
-    private func reached(_ state: String, _ item: FeedItem) -> Bool {
-        if state == "cached" { return session.isCached(item) }
-        return session.status(of: item).state.rawValue == state
+    private func reached(_ goal: ScriptStep.Goal, _ item: FeedItem) -> Bool {
+        switch goal {
+        case .cached: return session.isCached(item.key)
+        case let .state(state): return session.status(of: item).state == state
+        }
     }
 
     /// Lets `seconds` pass: media time on the virtual clock, else wall time.

@@ -1,4 +1,5 @@
 import Foundation
+import MediaModel
 import MediaControl
 import MediaFeed
 import MediaTerminal
@@ -46,10 +47,10 @@ public enum BackgroundPlayer {
     }
 
     /// The items the background player is playing, showing, buffering or
-    /// holding paused, by number, when it runs with this feed; empty when it
+    /// holding paused, by item key, when it runs with this feed; empty when it
     /// does not run, runs another feed or does not answer within a second
     /// (`list` works the same without it, so nothing here is an error).
-    public static func activeItems(_ global: GlobalOptions) -> [Int: ItemStatus] {
+    public static func activeItems(_ global: GlobalOptions) -> [ItemKey: ItemStatus] {
         guard let feed = try? feedIdentity(global),
               let client = try? ControlClient.connect(paths(global))
         else { return [:] }
@@ -57,9 +58,9 @@ public enum BackgroundPlayer {
         guard let status = try? client.call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self),
               status.feed == feed
         else { return [:] }
-        var active: [Int: ItemStatus] = [:]
-        for item in status.items + [status.current].compactMap({ $0 }) where [.playing, .paused, .buffering].contains(item.state) {
-            active[item.item] = item
+        var active: [ItemKey: ItemStatus] = [:]
+        for item in status.items + [status.current].compactMap({ $0 }) where item.state.isActive {
+            active[item.id] = item
         }
         return active
     }
@@ -91,50 +92,3 @@ public enum BackgroundPlayer {
     }
 }
 
-/// The one-line descriptions of an item's state that the client commands print.
-public enum StatusText {
-    /// `▶ playing 3 "Title" 00:00/03:20`, `⏸ paused 3 "Title" at 01:02`, ...
-    public static func line(_ status: ItemStatus) -> String {
-        let (verb, detail) = parts(status)
-        // The title and any error come from the feed and the media: escaped.
-        return DisplayWidth.escaped("\(verb) \(status.item) \"\(status.title)\"\(detail)")
-    }
-
-    /// The same without the item: `▶ playing 00:00/03:20`, `⏸ paused at
-    /// 01:02` (`list`'s STATE column, beside the item's title).
-    public static func brief(_ status: ItemStatus) -> String {
-        let (verb, detail) = parts(status)
-        return DisplayWidth.escaped(verb + detail)
-    }
-
-    private static func parts(_ status: ItemStatus) -> (verb: String, detail: String) {
-        let isImage = status.kind == "image"
-        let percent = status.progress.map { " \(Int($0 * 100))%" } ?? ""
-        switch status.state {
-        case .playing:
-            if isImage { return ("▶ showing", "") }
-            return ("▶ playing", " \(clock(status.position))/\(status.duration.map(clock) ?? "--:--")")
-        case .paused:
-            return ("⏸ paused", " at \(clock(status.position))")
-        case .buffering:
-            return ("◌ buffering", " at \(clock(status.position))\(percent)")
-        case .downloading:
-            return ("⤓ downloading", percent)
-        case .ended:
-            return ("■ ended", "")
-        case .failed:
-            return ("✗ failed", ": \(status.error ?? "unknown error")")
-        case .idle:
-            if isImage { return ("■ closed", "") }
-            return ("■ stopped", status.position > 0 ? " at \(clock(status.position))" : "")
-        }
-    }
-
-    /// "03:20", or "1:05:03" past an hour.
-    public static func clock(_ seconds: Double) -> String {
-        let total = Int(max(seconds, 0).rounded(.down))
-        let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(two(m)):\(two(s))"
-    }
-}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaModel
 import MediaControl
 import MediaFeed
 import MediaTerminal
@@ -75,7 +76,7 @@ public struct StatusCommand: ParsableCommand {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let live = terminal.animates && !json ? LiveRegion(output: .standardOutput, width: terminal.width) : nil
         while true {
-            let event: ControlEvent
+            let event: ItemEvent
             do {
                 event = try client.nextEvent()
             } catch {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaModel
 import MediaControl
 import MediaFeed
 

@@ -80,7 +80,7 @@ struct BrowseCommand: AsyncParsableCommand {
         if let daemon = DaemonBackend.connect(BackgroundPlayer.paths(global), feed: identity) { return daemon }
         let positionsPath = BackgroundPlayer.stateDirectory(global) + "/positions.sqlite"
         let positions = try? PositionStore(path: positionsPath)
-        let session = MediaSession(feed: feed, cache: cache, positions: positions, outputs: DeviceOutputs.make { relay.post($0) })
+        let session = MediaSession(feed: feed, store: cache, positions: positions, engine: PlayerEngine { relay.post("\($0)") })
         return SessionBackend(session: session)
     }
 }

@@ -87,10 +87,14 @@ struct DaemonCommand: AsyncParsableCommand {
         } catch {
             throw CLIError("cannot open the resume positions at \(positionsPath): \(error)", exitCode: .ioError)
         }
-        let session = MediaSession(feed: loaded.feed, cache: cache, positions: positions, outputs: DeviceOutputs.make { logger.warning("\($0)") })
+        let engine = PlayerEngine { logger.warning("\($0)") }
+        let session = MediaSession(feed: loaded.feed, store: cache, positions: positions, engine: engine)
+        let follower = FeedFollower(location: feed, cacheDirectory: global.cacheDirectory, cache: cache)
         FileHandle.standardError.write(Data("mediaplay: background player listening on \(daemon.paths.socket) (log: \(logPath))\n".utf8))
         do {
-            try await daemon.serve(session: session, feed: feed, version: Mediaplay.version, saveInterval: saveInterval)
+            try await daemon.serve(
+                session: session, feed: feed, version: Mediaplay.version, saveInterval: saveInterval, reloadFeed: { follower.changedFeed() }
+            )
         } catch {
             throw CLIError("cannot listen on \(daemon.paths.socket): \(error)", exitCode: .unavailable)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MediaTerminal
 import MediaplayCommandLine
 import MediaCache
@@ -137,5 +138,59 @@ enum FeedLoading {
         } catch {
             throw CLIError("\(name):\(error.position.line):\(error.position.column): \(error.message)", exitCode: .dataError)
         }
+    }
+}
+
+/// The background player's view of its feed file: when the file (or, for a
+/// remote feed, its kept copy, which `list` and browse refresh) changed
+/// since it was last read, `changedFeed()` reads it again, so a number a
+/// client sends means what `list` shows now. A feed that no longer reads
+/// leaves the last good one in place.
+final class FeedFollower: Sendable {
+    private let location: String
+    private let cacheDirectory: String?
+    /// Where a remote feed's kept copy is (opened once).
+    private let cache: MediaCache?
+    private let last: Mutex<String?>
+
+    init(location: String, cacheDirectory: String?, cache: MediaCache?) {
+        self.location = location
+        self.cacheDirectory = cacheDirectory
+        self.cache = cache
+        last = Mutex(nil)
+        _ = changedFeed(stampOnly: true)
+    }
+
+    /// Blocking (a stat, and a read when it changed): run off the cooperative pool.
+    func changedFeed() -> Feed? { changedFeed(stampOnly: false) }
+
+    private func changedFeed(stampOnly: Bool) -> Feed? {
+        guard let stamp = currentStamp() else { return nil }
+        let changed = last.withLock { last in
+            defer { last = stamp }
+            return last != stamp
+        }
+        guard changed, !stampOnly else { return nil }
+        if let url = remoteURL {
+            guard let kept = cache?.keptFeed(for: url) else { return nil }
+            return try? FeedDecoder.decode(kept.body, origin: .remote(url))
+        }
+        return try? FeedLoading.load(location, cacheDirectory: cacheDirectory, announce: false).feed
+    }
+
+    private var remoteURL: URL? {
+        let scheme = location.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() }
+        guard location.contains("://"), scheme == "http" || scheme == "https" else { return nil }
+        return URL(string: location)
+    }
+
+    private func currentStamp() -> String? {
+        if let url = remoteURL {
+            return cache?.keptFeedStamp(for: url)
+        }
+        let path = absolutePath(location.hasPrefix("file://") ? (URL(string: location)?.path ?? location) : location)
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return "\(info.st_dev) \(info.st_ino) \(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
     }
 }

@@ -44,8 +44,8 @@ struct ListCommand: ParsableCommand {
             let rows = zip(loaded.feed.items, details).map { item, details in
                 var row = ItemRow(item, cache: cache)
                 row.details = details
-                // By number and id: the player may hold an older copy of the feed.
-                if let playback = active[item.position], playback.id == item.id { row.show(playback) }
+                // By key: the item this row shows, whatever its number in the player.
+                if let playback = active[item.key] { row.show(playback) }
                 return row
             }
             if json {

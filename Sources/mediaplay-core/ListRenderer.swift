@@ -1,11 +1,13 @@
 import Foundation
+import MediaModel
 import MediaplayCommandLine
 import MediaCache
 import MediaFeed
 import MediaTerminal
 
-/// The state of an item as `list` shows it.
-enum ItemState: String, Codable {
+/// Whether an item's media is at hand, as `list` shows it (what plays is
+/// the model's `ItemState`, in `playback`).
+enum Availability: String, Codable {
     /// A remote item not in the cache yet.
     case notDownloaded = "not-downloaded"
     /// Some process is downloading it now.
@@ -38,7 +40,7 @@ enum ItemState: String, Codable {
 
 /// What `list` knows of an item beyond the feed: its state and size.
 struct ItemRow {
-    var state: ItemState
+    var state: Availability
     var size: Int64?
     var received: Int64?
     var detail: String?

@@ -4,6 +4,8 @@ import MediaplayCommandLine
 import MediaCache
 import MediaEngine
 import MediaFeed
+import MediaModel
+import MediaSession
 import MediaTerminal
 
 struct PlayCommand: AsyncParsableCommand {
@@ -66,60 +68,42 @@ struct PlayCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrorsAsync {
-            let (input, title, kind) = try await resolveTarget()
-            let audioSink: (any AudioSink)?
+            let (feed, item) = try resolveTarget()
+            let display = DisplayOutcome()
+            let audio: PlayerEngine.Audio
             if let file = recording.audioFileSink() {
-                audioSink = file
-            } else if noAudio {
-                audioSink = nil
+                audio = .sink { file }
             } else {
-                do {
-                    // Only media with sound probe the device (a picture
-                    // needs none, and the probe makes ALSA talk on stderr).
-                    let hasSound: Bool
-                    switch input {
-                    case let .file(path): hasSound = (try? Demuxer(path: path))?.audioStreamIndex != nil
-                    case .source: hasSound = kind != .image
-                    }
-                    audioSink = try SDLAudioSink(probe: hasSound)
-                } catch {
-                    warn("no audio device (\(error)); playing silently in real time")
-                    audioSink = NullSink()
-                }
+                audio = noAudio ? .off : .device
             }
             let hashSink = try recording.frameHashSink()
-            var options = PlaybackOptions()
-            options.clock = untimed ? .untimed : .realTime
-            options.audio = !noAudio
-            options.video = !noVideo
-            options.start = start
-            let display = DisplayOutcome()
-            let makeVideoSink: @Sendable (MediaInfo, Player) -> (any VideoSink)? = { [noVideo] info, player in
-                if let hashSink { return hashSink }
-                if noVideo { return nil }
-                do {
-                    let window = try SDLVideoSink(title: title, rotation: info.rotation)
-                    window.controls(player)
-                    return window
-                } catch {
-                    display.missing(info.hasAudio ? "\(error); playing the audio only" : nil)
-                    return nil
+            let video: PlayerEngine.Video = hashSink.map { sink in .sink { sink } } ?? (noVideo ? .off : .window)
+            let engine = PlayerEngine(clock: untimed ? .untimed : .realTime, audio: audio, video: video) { shortfall in
+                switch shortfall {
+                case .noAudioDevice: Self.warn("\(shortfall)")
+                case let .noDisplay(_, reason, audioOnly): display.missing(audioOnly ? "\(reason); playing the audio only" : nil)
                 }
             }
-            let player = Player(input: input, audioSink: audioSink, options: options, makeVideoSink: makeVideoSink)
-            do {
-                try await PlaybackView.run(player, title: title)
-            } catch {
-                if player.failedForInput {
-                    let retry = "mediaplay play \(target)"
-                    throw CLIError("\"\(title)\": \(error) (the part downloaded is kept; retry: \(retry))", exitCode: .unavailable)
+            // A session of its own, with the command layer every front end uses.
+            let store = item.source?.isRemote == true ? try CacheAccess.open(global) : nil
+            let session = MediaSession(feed: feed, store: store, positions: nil, engine: engine)
+            let outcome = await PlaybackView.run(session, item: item, from: start)
+            let statistics = session.statistics(of: item.key)
+            await session.shutdown()
+            if case let .failed(error) = outcome {
+                switch error.code {
+                case .downloadFailed:
+                    let retry = feed.items.count > 1 ? "mediaplay fetch \(item.position)" : "mediaplay play \(target)"
+                    throw CLIError("\(error.message) (the part downloaded is kept; retry: \(retry))", exitCode: .unavailable)
+                case .noSuchItem: throw CLIError(error.message, exitCode: .noInput)
+                default:
+                    if display.wasMissing {
+                        throw CLIError("cannot show \"\(item.title)\": no display (set DISPLAY, or record frames with --video-out)", exitCode: .unavailable)
+                    }
+                    throw CLIError(error.message, exitCode: .dataError)
                 }
-                if display.wasMissing {
-                    throw CLIError("cannot show \"\(title)\": no display (set DISPLAY, or record frames with --video-out)", exitCode: .unavailable)
-                }
-                throw error
             }
-            if stats { printStatistics(player.currentStatistics) }
+            if stats, let statistics { printStatistics(statistics) }
         }
     }
 
@@ -128,7 +112,7 @@ struct PlayCommand: AsyncParsableCommand {
         FileHandle.standardError.write(Data("frames shown \(statistics.framesPresented), dropped \(statistics.framesDropped), largest A/V drift \(drift) ms\n".utf8))
     }
 
-    fileprivate func warn(_ text: String) {
+    fileprivate static func warn(_ text: String) {
         FileHandle.standardError.write(Data("mediaplay: \(DisplayWidth.escaped(text))\n".utf8))
     }
 
@@ -151,66 +135,36 @@ struct PlayCommand: AsyncParsableCommand {
         }
     }
 
-    private func resolveTarget() async throws(CLIError) -> (input: MediaInput, title: String, kind: MediaKind?) {
+    /// The feed and the item to play: a feed item by number or id, or a
+    /// path or URL as a feed of one item.
+    private func resolveTarget() throws(CLIError) -> (Feed, FeedItem) {
+        func single(_ source: MediaSource, title: String) -> (Feed, FeedItem) {
+            let item = FeedItem(position: 1, id: source.description, title: title, kind: nil, source: source)
+            return (Feed(title: title, items: [item]), item)
+        }
         if target.hasPrefix("/") || target.hasPrefix(".") || target.hasPrefix("~") || FileManager.default.fileExists(atPath: target) {
             let path = absolutePath(target)
             try Self.checkPlayable(path)
-            return (.file(path), (path as NSString).lastPathComponent, nil)
+            return single(.file(path), title: (path as NSString).lastPathComponent)
         }
-        var url: URL?
-        var title = target
-        var item: FeedItem?
         if let scheme = FeedDecoder.schemeOf(target), scheme == "http" || scheme == "https" {
-            url = URL(string: target)
-        } else {
-            let loaded = try FeedLoading.load(global)
-            // Named like a file (a.mp3, dir/a.mp3) and neither a file nor an item: a missing file.
-            if loaded.feed.item(matching: target) == nil, target.contains("/") || !(target as NSString).pathExtension.isEmpty {
-                throw CLIError("file not found: \(absolutePath(target)) (and no item has the id \"\(target)\"; check the path)", exitCode: .noInput)
-            }
-            guard let found = try ItemSelection.resolve([target], in: loaded.feed).first else {
-                throw CLIError("no item \"\(target)\"", exitCode: .noInput)
-            }
-            item = found
-            title = found.title
-            switch found.source {
-            case let .file(path)?:
-                try Self.checkPlayable(path)
-                return (.file(path), found.title, found.kind)
-            case let .remote(remote)?: url = remote
-            case nil: throw CLIError("item \(found.position) \"\(found.title)\" is text only: it has no media to play", exitCode: .dataError)
-            }
+            guard let url = URL(string: target) else { throw CLIError("\"\(target)\" is not a valid URL", exitCode: .usage) }
+            return single(.remote(url), title: target)
         }
-        guard let url else { throw CLIError("\"\(target)\" is not a valid URL", exitCode: .usage) }
-        let cache = try CacheAccess.open(global)
-        let retry = item.map { "mediaplay fetch \($0.position)" } ?? "mediaplay play \(target)"
-        if item?.kind != .image {
-            // Played while it downloads.
-            do {
-                return (.source(try await cache.openWhenAnswered(url)), title, item?.kind)
-            } catch {
-                throw CLIError("\"\(title)\": download failed: \(error) (retry: \(retry))", exitCode: .unavailable)
-            }
+        let loaded = try FeedLoading.load(global)
+        // Named like a file (a.mp3, dir/a.mp3) and neither a file nor an item: a missing file.
+        if loaded.feed.item(matching: target) == nil, target.contains("/") || !(target as NSString).pathExtension.isEmpty {
+            throw CLIError("file not found: \(absolutePath(target)) (and no item has the id \"\(target)\"; check the path)", exitCode: .noInput)
         }
-        let shown = item ?? FeedItem(position: 1, id: "url", title: url.lastPathComponent, kind: nil, source: .remote(url))
-        let display = FetchDisplay(items: [shown], terminal: TerminalInfo.detect(fd: STDERR_FILENO, environment: ProcessInfo.processInfo.environment))
-        await display.start()
-        for await event in cache.download(url) {
-            switch event {
-            case let .progress(progress):
-                await display.update(shown, .active(progress))
-            case let .finished(path, alreadyCached):
-                if !alreadyCached { await display.update(shown, .done(size: nil, alreadyCached: false, local: false)) }
-                await display.finish()
-                return (.file(path), title, item?.kind)
-            case let .failed(error):
-                await display.update(shown, .failed(error.description))
-                await display.finish()
-                throw CLIError("\"\(title)\": download failed: \(error) (retry: \(retry))", exitCode: .unavailable)
-            }
+        guard let found = try ItemSelection.resolve([target], in: loaded.feed).first else {
+            throw CLIError("no item \"\(target)\"", exitCode: .noInput)
         }
-        await display.finish()
-        throw CLIError("download of \(url.absoluteString) stopped", exitCode: .unavailable)
+        switch found.source {
+        case let .file(path)?: try Self.checkPlayable(path)
+        case .remote?: break
+        case nil: throw CLIError("item \(found.position) \"\(found.title)\" is text only: it has no media to play", exitCode: .dataError)
+        }
+        return (loaded.feed, found)
     }
 }
 

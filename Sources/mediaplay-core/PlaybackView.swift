@@ -2,81 +2,116 @@ import Foundation
 import Synchronization
 import MediaplayCommandLine
 import MediaEngine
+import MediaFeed
+import MediaModel
+import MediaSession
 import MediaTerminal
 
-/// The foreground player's output: on a terminal, one status line redrawn in
-/// place (state, position / duration, title) with keys; off a terminal, one
-/// line per state change. SIGINT and SIGTERM stop playback cleanly (the
-/// terminal and the window are restored, a WAV file is finished).
+/// `play`'s front end to its session: on a terminal, one status line
+/// redrawn in place (state, position / duration, title) with keys; off a
+/// terminal, one line per change of state. Keys and SIGINT/SIGTERM are
+/// commands of the session, as everywhere (the terminal and the window are
+/// restored, a WAV file is finished).
 enum PlaybackView {
-    static func run(_ player: Player, title: String) async throws(CLIError) {
+    /// How a playback ended, for the exit status.
+    enum Outcome {
+        case finished
+        case failed(CommandError)
+    }
+
+    static func run(_ session: MediaSession, item: FeedItem, from start: Double) async -> Outcome {
+        let key = item.key
         let terminal = TerminalInfo.detect(fd: STDERR_FILENO, environment: ProcessInfo.processInfo.environment)
-        let keys = terminal.animates && isatty(STDIN_FILENO) == 1 ? KeyReader(player: player) : nil
+        let keys = terminal.animates && isatty(STDIN_FILENO) == 1 ? KeyReader(session: session, key: key) : nil
         let region = terminal.animates ? LiveRegion(width: terminal.width) : nil
-        let signals = StopOnSignals(player)
-        let events = player.events()  // subscribe first: no event is missed
-        player.play()
-        var lastState: PlayerState?
-        var duration: Double?
-        var lastDrawn = -1.0
-        var tick = 0
-        for await event in events {
-            switch event {
-            case let .opened(info):
-                duration = info.isImage ? nil : info.duration
-            case let .state(state):
-                if state != lastState {
-                    lastState = state
-                    // Stopped (a key, the window, Ctrl-C or SIGTERM) is not the end of the media.
-                    if region == nil, let word = state == .ended && player.wasStopped ? "stopped" : word(for: state) {
-                        FileHandle.standardError.write(Data("\(word) \"\(DisplayWidth.escaped(title))\"\n".utf8))
-                    }
-                }
-                region?.draw([line(state: state, position: player.currentPosition, duration: duration, title: title)])
-            case let .position(seconds):
-                // Redraw at most ~12 times a second.
-                if let region, abs(seconds - lastDrawn) >= 0.08 {
-                    lastDrawn = seconds
-                    region.draw([line(state: lastState ?? .playing, position: seconds, duration: duration, title: title)])
-                }
-            case let .buffered(fill):
-                // Up to ten a second while buffering: the spinner turns with them.
-                tick += 1
-                region?.draw([line(state: .buffering, position: player.currentPosition, duration: duration, title: title, fill: fill, tick: tick)])
+        let signals = StopOnSignals { _ in Task { await session.stop(key) } }
+        defer {
+            keys?.restore()
+            signals.cancel()
+        }
+        enum Step {
+            case event(ItemEvent)
+            case refused(CommandError)
+        }
+        // Subscribed before playback starts: no event is missed.
+        let events = session.events()
+        let (steps, stepSink) = AsyncStream.makeStream(of: Step.self)
+        let forward = Task {
+            for await event in events where event.status.id == key { stepSink.yield(.event(event)) }
+        }
+        let starting = Task {
+            do throws(CommandError) {
+                _ = try await session.play(key, from: start)
+            } catch {
+                stepSink.yield(.refused(error))
             }
         }
-        keys?.restore()
-        signals.cancel()
-        if case let .failed(message)? = lastState {
-            throw CLIError(message, exitCode: .dataError)
+        defer {
+            forward.cancel()
+            starting.cancel()
+        }
+        var lastState: ItemState?
+        var tick = 0
+        var lastDrawn = -1.0
+        for await step in steps {
+            let status: ItemStatus
+            switch step {
+            case let .refused(error):
+                region?.draw([])
+                return .failed(error)
+            case let .event(event):
+                status = event.status
+                switch event.event {
+                case .state:
+                    // A closed picture reads idle: for `play`, it stopped.
+                    let state = status.state == .idle && lastState != nil ? .stopped : status.state
+                    if region == nil, state != lastState, let word = word(for: state) {
+                        FileHandle.standardError.write(Data("\(word) \"\(DisplayWidth.escaped(item.title))\"\n".utf8))
+                    }
+                    lastState = state
+                    region?.draw([line(status, title: item.title, tick: tick)])
+                    if state.isFinal {
+                        region?.draw([])
+                        if state == .failed {
+                            return .failed(session.failure(of: key) ?? CommandError(.playbackFailed, status.error ?? "playback failed"))
+                        }
+                        return .finished
+                    }
+                case .position:
+                    // Redraw at most ~12 times a second.
+                    if let region, abs(status.position - lastDrawn) >= 0.08 {
+                        lastDrawn = status.position
+                        region.draw([line(status, title: item.title, tick: tick)])
+                    }
+                case .progress:
+                    // Up to ten a second while downloading or buffering: the spinner turns with them.
+                    tick += 1
+                    region?.draw([line(status, title: item.title, tick: tick)])
+                }
+            }
+        }
+        return .finished
+    }
+
+    static func word(for state: ItemState) -> String? {
+        switch state {
+        case .idle, .failed: return nil
+        default: return state.rawValue
         }
     }
 
-    static func word(for state: PlayerState) -> String? {
-        switch state {
-        case .loading: return nil
-        case .playing: return "playing"
-        case .buffering: return "buffering"
-        case .paused: return "paused"
-        case .ended: return "ended"
-        case .failed: return nil
+    static func line(_ status: ItemStatus, title: String, tick: Int) -> String {
+        let name = DisplayWidth.singleLine(title)
+        let time = status.duration.map { "\(StatusText.clock(status.position)) / \(StatusText.clock($0))" } ?? StatusText.clock(status.position)
+        let percent = status.progress.map { " \(Int(($0 * 100).rounded(.down)))%" } ?? ""
+        switch status.state {
+        case .downloading: return "\(Spinner.frame(tick)) downloading\(percent)  \(name)   q quit"
+        case .buffering: return "\(Spinner.frame(tick)) buffering\(percent) at \(time)  \(name)   space pause · q quit"
+        case .playing: return "▶ \(time)  \(name)   space pause · ←/→ seek · q quit"
+        case .paused: return "⏸ \(time)  \(name)   space pause · ←/→ seek · q quit"
+        case .idle, .stopped, .ended: return "■ \(time)  \(name)"
+        case .failed: return "✗ \(name)"
         }
-    }
-
-    static func line(state: PlayerState, position: Double, duration: Double?, title: String, fill: Double? = nil, tick: Int = 0) -> String {
-        var mark: String
-        switch state {
-        case .playing: mark = "▶"
-        case .buffering:
-            mark = Spinner.frame(tick) + " buffering" + (fill.map { " \(Int(($0 * 100).rounded(.down)))%" } ?? "")
-        case .paused: mark = "⏸"
-        case .ended: mark = "■"
-        case .loading: mark = "…"
-        case .failed: mark = "✗"
-        }
-        let time = duration.map { "\(formatDuration(position)) / \(formatDuration($0))" } ?? formatDuration(position)
-        if state == .buffering { return "\(mark) at \(time)  \(DisplayWidth.singleLine(title))   space pause · q quit" }
-        return "\(mark) \(time)  \(DisplayWidth.singleLine(title))   space pause · ←/→ seek · q quit"
     }
 }
 
@@ -88,10 +123,6 @@ final class StopOnSignals: @unchecked Sendable {
 
     /// The signal that came, if one did.
     var signalNumber: Int32? { received.number }
-
-    convenience init(_ player: Player) {
-        self.init { _ in player.stop() }
-    }
 
     init(_ stop: @escaping @Sendable (Int32) -> Void) {
         let received = ReceivedSignal()
@@ -123,13 +154,16 @@ private final class ReceivedSignal: Sendable {
 }
 
 /// Reads keys from a terminal in raw mode on a thread of its own (read(2)
-/// blocks), and restores the terminal when done.
+/// blocks), turns them into commands of the session, and restores the
+/// terminal when done.
 final class KeyReader: @unchecked Sendable {
     private var saved = termios()
-    private let player: Player
+    private let session: MediaSession
+    private let key: ItemKey
 
-    init(player: Player) {
-        self.player = player
+    init(session: MediaSession, key: ItemKey) {
+        self.session = session
+        self.key = key
         tcgetattr(STDIN_FILENO, &saved)
         var raw = saved
         raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
@@ -143,16 +177,21 @@ final class KeyReader: @unchecked Sendable {
         var byte: UInt8 = 0
         while read(STDIN_FILENO, &byte, 1) == 1 {
             switch byte {
-            case UInt8(ascii: " "), UInt8(ascii: "p"): player.toggle()
-            case UInt8(ascii: "q"): player.stop(); return
+            case UInt8(ascii: " "), UInt8(ascii: "p"): session.togglePause(key)
+            case UInt8(ascii: "q"): return stop()
             case 0x1B:
                 // An arrow key is ESC [ C / ESC [ D; ESC alone quits.
-                guard let next = readSoon(), next == UInt8(ascii: "["), let code = readSoon() else { player.stop(); return }
-                if code == UInt8(ascii: "C") { player.seek(by: 5) }
-                if code == UInt8(ascii: "D") { player.seek(by: -5) }
+                guard let next = readSoon(), next == UInt8(ascii: "["), let code = readSoon() else { return stop() }
+                if code == UInt8(ascii: "C") { try? session.seek(key, by: 5) }
+                if code == UInt8(ascii: "D") { try? session.seek(key, by: -5) }
             default: break
             }
         }
+    }
+
+    private func stop() {
+        let (session, key) = (session, key)
+        Task { await session.stop(key) }
     }
 
     /// The next byte if one arrives within 50 ms (the rest of an escape sequence).

@@ -63,20 +63,11 @@ struct ScriptCommand: AsyncParsableCommand {
             // One recording across every item the script plays.
             let audioRecord = recording.audioFileSink().map(ContinuousAudioSink.init)
             let videoRecord = try recording.frameHashSink().map(ContinuousVideoSink.init)
-            let outputs = SessionOutputs(
-                clock: virtual ? .virtual : .realTime,
-                makeAudioSink: {
-                    if let audioRecord { return audioRecord }
-                    if virtual { return NullSink() }
-                    return (try? SDLAudioSink()) ?? NullSink()
-                },
-                makeVideoSink: { item, info, player in
-                    if let videoRecord { return videoRecord }
-                    if virtual { return nil }
-                    return try? SDLVideoSink(title: item.title, rotation: info.rotation)
-                }
-            )
-            let session = MediaSession(feed: loaded.feed, cache: cache, positions: nil, outputs: outputs)
+            let audio: PlayerEngine.Audio = audioRecord.map { sink in .sink { sink } } ?? (virtual ? .sink { NullSink() } : .device)
+            let video: PlayerEngine.Video = videoRecord.map { sink in .sink { sink } } ?? (virtual ? .off : .window)
+            // A script's transcript is its output: what is missing plays silently, unsaid.
+            let engine = PlayerEngine(clock: virtual ? .virtual : .realTime, audio: audio, video: video) { _ in }
+            let session = MediaSession(feed: loaded.feed, store: cache, positions: nil, engine: engine)
             let runner = ScriptRunner(session: session, virtualClock: virtual) { line in
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
             }

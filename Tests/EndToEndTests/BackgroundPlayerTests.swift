@@ -72,7 +72,7 @@ import TestSupport
         #expect(ended?["state"] as? String == "ended")
         let end = ended?["position"] as? Double ?? 0
         #expect(abs(end - 2.0) < 0.01, "an ended item stands at its end: \(end)")
-        #expect(try await world.run("stop").stdout == "■ stopped 1 \"Tone\"\n", "no position saved for an ended item")
+        #expect(try await world.run("stop").stdout == "■ ended 1 \"Tone\"\n", "an ended item stays ended, with no position to resume")
 
         let quit = try await world.run("quit")
         #expect(quit.status == 0, "\(quit.stderr)")

@@ -25,8 +25,8 @@ final class DaemonUnderTest: Sendable {
              {"type": 7, "title": "Odd", "url": "file://\(tone)"}]
             """.utf8))
         let session = MediaSession(
-            feed: feed, cache: nil, positions: nil,
-            outputs: SessionOutputs(clock: .virtual, makeAudioSink: { NullSink() }, makeVideoSink: { _, _, _ in nil })
+            feed: feed, store: nil, positions: nil,
+            engine: PlayerEngine(clock: .virtual, audio: .sink { NullSink() }, video: .off) { _ in }
         )
         paths = ControlPaths(runtimeDirectory: folder.path + "/run")
         daemon = Daemon(paths: paths, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
@@ -326,8 +326,8 @@ private final class Tally: @unchecked Sendable {
         let second = Daemon(paths: paths, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         #expect { try second.claim(patience: 0.1) } throws: { ($0 as? DaemonError)?.kind == .alreadyRunning }
 
-        let session = MediaSession(feed: try FeedDecoder.decode(Array("[]".utf8)), cache: nil, positions: nil,
-                                   outputs: SessionOutputs(clock: .virtual, makeAudioSink: { nil }, makeVideoSink: { _, _, _ in nil }))
+        let session = MediaSession(feed: try FeedDecoder.decode(Array("[]".utf8)), store: nil, positions: nil,
+                                   engine: PlayerEngine(clock: .virtual, audio: .off, video: .off) { _ in })
         let serving = Task { try? await first.serve(session: session, feed: "f", version: "t", saveInterval: 5, handleSignals: false) }
         var client: RawClient?
         for _ in 0..<500 where client == nil {

@@ -1,5 +1,6 @@
 import Foundation
 import MediaEngine
+import MediaModel
 import Synchronization
 import Testing
 import TestSupport
@@ -7,7 +8,7 @@ import TestSupport
 /// Decoded output checked against the ffmpeg CLI, bit for bit (DESIGN.md §8).
 @Suite struct OracleTests {
     /// Plays `path` untimed into file sinks; returns the PCM data and the frame hash lines.
-    static func decode(_ path: String, audio: Bool = true, video: Bool = true, start: Double = 0) async throws -> (pcm: [UInt8], hashes: [String], state: PlayerState) {
+    static func decode(_ path: String, audio: Bool = true, video: Bool = true, start: Double = 0) async throws -> (pcm: [UInt8], hashes: [String], state: ItemState) {
         let folder = try TemporaryDirectory()
         let wav = folder.path + "/out.wav"
         let hashes = folder.path + "/out.framemd5"

@@ -1,6 +1,7 @@
 import Foundation
 import MediaCache
 import MediaEngine
+import MediaModel
 import Synchronization
 import Testing
 import TestSupport
@@ -12,10 +13,10 @@ import TestSupport
     struct Outcome {
         var pcm: [UInt8]
         var hashes: [String]
-        var state: PlayerState
+        var state: ItemState
         /// The entry was still incomplete when the first output came.
         var startedBeforeDownloadEnded: Bool
-        var states: [PlayerState]
+        var states: [ItemState]
         /// What played; `bytesFetched` is the size when nothing came twice.
         var reader: CacheReader
     }
@@ -83,7 +84,7 @@ import TestSupport
                 input: .source(reader), audioSink: WAVFileSink(path: folder.path + "/out.wav"), options: options
             ) { _, _ in video ? try? FrameHashSink(path: folder.path + "/out.framemd5") : nil }
             let early = Mutex<Bool?>(nil)
-            let states = Mutex<[PlayerState]>([])
+            let states = Mutex<[ItemState]>([])
             let events = player.events()
             player.play()
             for await event in events {
@@ -175,7 +176,7 @@ import TestSupport
         while scene.server.bytesSent(scene.name) < scene.size / 3 { try await Task.sleep(for: .milliseconds(10)) }
         try await Task.sleep(for: .milliseconds(200))
         player.stop()
-        #expect(await offPool { player.waitUntilFinished() } == .ended)
+        #expect(await offPool { player.waitUntilFinished() } == .stopped)
         #expect(!player.failedForInput)
         scene.server.release(scene.name)
     }
@@ -193,7 +194,7 @@ import TestSupport
         let player = Player(input: .source(reader), audioSink: NullSink(), options: options) { _, _ in nil }
         player.play()
         let state = await offPool { player.waitUntilFinished() }
-        guard case let .failed(message) = state else {
+        guard state == .failed, let message = player.failure else {
             Issue.record("expected a failure, got \(state)")
             return
         }

@@ -1,3 +1,4 @@
+import MediaModel
 import MediaSession
 import Testing
 
@@ -15,14 +16,18 @@ import Testing
             expect position 3 1.5 ±0.05
             expect position 3 2 +-0.1
             status
+            stop
+            stop 3
+            expect state 3 stopped
             """)
         #expect(script.lines.map(\.step) == [
-            .toggle(item: "3"), .wait(seconds: 1.5), .wait(seconds: 0.25),
-            .waitUntil(state: "ended", item: "song", timeout: 30), .seek(item: "3", seconds: 12),
-            .expectState(item: "3", state: "paused"), .expectPosition(item: "3", seconds: 1.5, tolerance: 0.05),
-            .expectPosition(item: "3", seconds: 2, tolerance: 0.1), .status,
+            .toggle(item: .number(3)), .wait(seconds: 1.5), .wait(seconds: 0.25),
+            .waitUntil(goal: .state(.ended), item: .id("song"), timeout: 30), .seek(item: .number(3), seconds: 12),
+            .expectState(item: .number(3), state: .paused), .expectPosition(item: .number(3), seconds: 1.5, tolerance: 0.05),
+            .expectPosition(item: .number(3), seconds: 2, tolerance: 0.1), .status, .stop(item: nil), .stop(item: .number(3)),
+            .expectState(item: .number(3), state: .stopped),
         ])
-        #expect(script.lines.map(\.number) == [3, 4, 5, 6, 7, 8, 9, 10, 11])
+        #expect(script.lines.map(\.number) == [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14])
     }
 
     @Test(arguments: ["play 1", "wait soon", "wait 1e300s", "seek 1 1e20", "wait-until playing 1 1e300", "wait-until sleeping 1", "expect state 1 asleep", "toggle", "seek 1 -3"])

@@ -1,19 +1,21 @@
 import Foundation
 import MediaEngine
 import MediaFeed
+import MediaModel
 import MediaSession
 import Synchronization
 import Testing
 import TestSupport
 
 /// Closing a window stops its item; it does not end it: a video keeps its
-/// resume position and a picture reads idle (both used to read "ended",
-/// and the video's position was deleted).
+/// resume position and reads stopped, and a picture reads idle (both used
+/// to read "ended", and the video's position was deleted).
 @Suite struct WindowCloseTests {
-    /// Stands in for the window: records the player, so the test can do what
-    /// closing the window does (stop the player), and shows nothing.
+    /// Stands in for the window: keeps where its input goes (as the real
+    /// window does, to the session), so the test can do what closing the
+    /// window does, and shows nothing.
     final class Window: VideoSink, @unchecked Sendable {
-        let player = Mutex<Player?>(nil)
+        let controls = Mutex<(@Sendable (VideoWindowInput) -> Void)?>(nil)
         func present(_ frame: Frame, info: VideoFrameInfo) throws {}
         func close() throws {}
         var dropsLateFrames: Bool { true }
@@ -22,15 +24,29 @@ import TestSupport
         func holdUntilDismissed() { held.withLock { while !dismissed { held.wait() } } }
         func dismiss() { held.withLock { dismissed = true; held.broadcast() } }
         /// What the window's close button does.
-        func closeByUser() { player.withLock { $0 }?.stop() }
+        func closeByUser() { controls.withLock { $0 }?(.quit) }
+        var isOpen: Bool { controls.withLock { $0 != nil } }
+    }
+
+    /// The real engine, with the stand-in window.
+    struct WindowEngine: PlaybackEngine {
+        let window: Window
+        var clock: PlaybackClock { .realTime }
+        func makePlayer(
+            for item: FeedItem, input: MediaInput, start: Double, controls: @escaping @Sendable (VideoWindowInput) -> Void
+        ) -> any PlaybackHandle {
+            var options = PlaybackOptions()
+            options.start = start
+            let window = window
+            return Player(input: input, audioSink: item.kind == .image ? nil : NullSink(), options: options) { _, _ in
+                window.controls.withLock { $0 = controls }
+                return window
+            }
+        }
     }
 
     static func session(_ feed: Feed, positions: PositionStore, window: Window) -> MediaSession {
-        let outputs = SessionOutputs(clock: .realTime, makeAudioSink: { NullSink() }, makeVideoSink: { _, _, player in
-            window.player.withLock { $0 = player }
-            return window
-        })
-        return MediaSession(feed: feed, cache: nil, positions: positions, outputs: outputs)
+        MediaSession(feed: feed, store: nil, positions: positions, engine: WindowEngine(window: window))
     }
 
     static func waitUntil(_ session: MediaSession, _ item: FeedItem, isNot state: ItemState) async throws -> ItemStatus {
@@ -54,21 +70,22 @@ import TestSupport
         let window = Window()
         let session = Self.session(feed, positions: positions, window: window)
 
-        _ = try await session.toggle(feed.items[0])
+        _ = try await session.toggle(feed.items[0].key)
         try await Task.sleep(for: .milliseconds(600))
         window.closeByUser()
         let closed = try await Self.waitUntil(session, feed.items[0], isNot: .playing)
-        #expect(closed.state == .idle, "a closed window is a stop: \(closed.state)")
+        #expect(closed.state == .stopped, "a closed window is a stop: \(closed.state)")
+        await session.shutdown()
         let saved = positions.position(for: clip)
         #expect((saved ?? 0) > 0.3, "the position is kept: \(saved ?? -1)")
-        let again = try await session.toggle(feed.items[0])
+        let again = try await session.toggle(feed.items[0].key)
         #expect(again.state == .playing && again.position > 0.3, "it resumes where the window was closed: \(again.position)")
         _ = await session.stop()
 
         let otherWindow = Window()
         let pictures = Self.session(feed, positions: positions, window: otherWindow)
-        _ = try await pictures.toggle(feed.items[1])
-        for _ in 0..<500 where otherWindow.player.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(10)) }
+        _ = try await pictures.toggle(feed.items[1].key)
+        for _ in 0..<500 where !otherWindow.isOpen { try await Task.sleep(for: .milliseconds(10)) }
         otherWindow.closeByUser()
         let closedPicture = try await Self.waitUntil(pictures, feed.items[1], isNot: .playing)
         #expect(closedPicture.state == .idle, "a closed picture is idle: \(closedPicture.state)")

@@ -1,0 +1,65 @@
+import Foundation
+import MediaCache
+import MediaEngine
+import MediaFeed
+import MediaModel
+
+/// What the session needs of a player: the engine's `Player`, or a test's
+/// stand-in. Only the session calls these (docs/ARCHITECTURE.md).
+public protocol PlaybackHandle: AnyObject, Sendable {
+    var currentState: ItemState { get }
+    var currentPosition: Double { get }
+    var mediaInfo: MediaInfo? { get }
+    /// Why it failed, once it has.
+    var failure: String? { get }
+    /// The failure was the input's (a download), not the media's.
+    var failedForInput: Bool { get }
+    var bufferFill: Double? { get }
+    var currentStatistics: PlaybackStatistics { get }
+    /// What is known already (opened, the state), then changes; ends after
+    /// the final state.
+    func events() -> AsyncStream<PlayerEvent>
+    func play()
+    func pause()
+    func resume()
+    func seek(to seconds: Double)
+    func stop()
+    /// Blocks until the final state (run off the cooperative pool).
+    func waitUntilFinished() -> ItemState
+    /// Blocks while `seconds` of media play on the virtual clock.
+    func advanceVirtualClock(by seconds: Double)
+}
+
+extension Player: PlaybackHandle {}
+
+/// Makes the player for an item: the engine with its outputs, or a test's
+/// fake. `controls` is where a window's keys go: back into the session,
+/// never straight to the player.
+public protocol PlaybackEngine: Sendable {
+    /// The clock players run on (scripts advance a virtual one).
+    var clock: PlaybackClock { get }
+    func makePlayer(
+        for item: FeedItem, input: MediaInput, start: Double,
+        controls: @escaping @Sendable (VideoWindowInput) -> Void
+    ) -> any PlaybackHandle
+}
+
+/// Where the session's downloads come from: the cache, or a test's fake.
+public protocol MediaStore: Sendable {
+    /// The complete file of `url`, if it is cached.
+    func cachedFile(for url: URL) -> String?
+    /// A reader of `url`'s download (started or joined), once the server answered.
+    func openReader(_ url: URL) async throws(CacheError) -> any ByteSource
+    /// Downloads `url` whole (or joins its download), with progress.
+    func downloadWhole(_ url: URL) -> AsyncStream<DownloadEvent>
+    /// Stops the in-process download of `url` (the part downloaded stays).
+    func cancel(_ url: URL)
+}
+
+extension MediaCache: MediaStore {
+    public func openReader(_ url: URL) async throws(CacheError) -> any ByteSource {
+        try await openWhenAnswered(url)
+    }
+
+    public func downloadWhole(_ url: URL) -> AsyncStream<DownloadEvent> { download(url) }
+}

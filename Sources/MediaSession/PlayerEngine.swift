@@ -1,0 +1,106 @@
+import Foundation
+import MediaEngine
+import MediaFeed
+import MediaModel
+
+/// The real engine: a `Player` per item, with the one factory that picks its
+/// outputs (the audio device or a recording, a window or frame hashes, or
+/// none). `play`, the background player, browse and `script` all make
+/// their players here.
+public struct PlayerEngine: PlaybackEngine {
+    public enum Audio: Sendable {
+        /// The audio device; none found means silent real-time playback.
+        case device
+        /// A sink of the caller's (a WAV recording).
+        case sink(@Sendable () -> any AudioSink)
+        /// The audio is not played at all.
+        case off
+    }
+
+    public enum Video: Sendable {
+        /// A window; no display means a video's audio only.
+        case window
+        /// A sink of the caller's (frame hashes).
+        case sink(@Sendable () -> any VideoSink)
+        /// The video is not played at all.
+        case off
+    }
+
+    /// An output that could not be had, said once by the front end.
+    public enum Shortfall: Sendable, CustomStringConvertible {
+        /// No audio device: playing silently in real time.
+        case noAudioDevice(String)
+        /// No window for `item`; `audioOnly` when its audio plays alone,
+        /// false when there is nothing else to play.
+        case noDisplay(FeedItem, String, audioOnly: Bool)
+
+        public var description: String {
+            switch self {
+            case let .noAudioDevice(reason): return "no audio device (\(reason)); playing silently in real time"
+            case let .noDisplay(item, reason, audioOnly):
+                return "item \(item.position): no window (\(reason))\(audioOnly ? "; playing the audio only" : "")"
+            }
+        }
+    }
+
+    public let clock: PlaybackClock
+    let audio: Audio
+    let video: Video
+    let report: @Sendable (Shortfall) -> Void
+
+    public init(clock: PlaybackClock = .realTime, audio: Audio = .device, video: Video = .window, report: @escaping @Sendable (Shortfall) -> Void) {
+        self.clock = clock
+        self.audio = audio
+        self.video = video
+        self.report = report
+    }
+
+    public func makePlayer(
+        for item: FeedItem, input: MediaInput, start: Double,
+        controls: @escaping @Sendable (VideoWindowInput) -> Void
+    ) -> any PlaybackHandle {
+        var options = PlaybackOptions()
+        options.clock = clock
+        options.start = item.kind == .image ? 0 : start
+        if case .off = audio { options.audio = false }
+        if case .off = video { options.video = false }
+        let audioSink = item.kind == .image ? nil : makeAudioSink(for: item, input: input)
+        let (video, report, playsAudio) = (video, report, options.audio)
+        return Player(input: input, audioSink: audioSink, options: options) { info, _ in
+            switch video {
+            case .off: return nil
+            case let .sink(make): return make()
+            case .window:
+                do {
+                    let window = try SDLVideoSink(title: item.title, rotation: info.rotation)
+                    window.onInput(controls)
+                    return window
+                } catch {
+                    report(.noDisplay(item, "\(error)", audioOnly: info.hasAudio && playsAudio))
+                    return nil
+                }
+            }
+        }
+    }
+
+    private func makeAudioSink(for item: FeedItem, input: MediaInput) -> (any AudioSink)? {
+        switch audio {
+        case .off: return nil
+        case let .sink(make): return make()
+        case .device:
+            // Only media with sound probe the device (the probe makes ALSA
+            // talk on stderr where there is none).
+            let hasSound: Bool
+            switch (item.kind, input) {
+            case (nil, let .file(path)): hasSound = (try? Demuxer(path: path))?.audioStreamIndex != nil
+            default: hasSound = item.kind != .image
+            }
+            do {
+                return try SDLAudioSink(probe: hasSound)
+            } catch {
+                report(.noAudioDevice("\(error)"))
+                return NullSink()
+            }
+        }
+    }
+}
