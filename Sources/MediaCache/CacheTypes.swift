@@ -84,6 +84,13 @@ public struct DownloadProgress: Sendable, Equatable {
     /// Recent transfer rate in bytes per second.
     public var bytesPerSecond: Double
 
+    public init(phase: Phase, received: Int64, total: Int64?, bytesPerSecond: Double) {
+        self.phase = phase
+        self.received = received
+        self.total = total
+        self.bytesPerSecond = bytesPerSecond
+    }
+
     public var fraction: Double? {
         guard let total, total > 0 else { return nil }
         return min(1, Double(received) / Double(total))

@@ -12,6 +12,14 @@ public struct MediaInfo: Sendable, Equatable {
     public var rotation: Int
     /// Seconds, when the container says.
     public var duration: Double?
+
+    public init(hasAudio: Bool, hasVideo: Bool, isImage: Bool, rotation: Int, duration: Double?) {
+        self.hasAudio = hasAudio
+        self.hasVideo = hasVideo
+        self.isImage = isImage
+        self.rotation = rotation
+        self.duration = duration
+    }
 }
 
 /// Events a player publishes, in order.
@@ -65,6 +73,8 @@ public struct PlaybackStatistics: Sendable {
     /// Largest |video time − audio clock| at presentation, in seconds, while
     /// an audio device was the master clock.
     public var maximumDrift: Double = 0
+
+    public init() {}
 }
 
 /// Plays one file, ffplay's way but without polling: a reader thread fills

@@ -13,9 +13,9 @@ public struct StatusCommand: ParsableCommand {
         abstract: "Show what the background player is doing.",
         discussion: """
             Prints the current item's state and position, then any other item that is \
-            paused, buffering, downloading, ended or failed. With --follow, keeps printing changes \
-            as they happen until interrupted (--json: one JSON event per line, see \
-            docs/PROTOCOL.md). Does not start the background player; exit status 69 when \
+            paused, buffering, downloading, stopped, ended or failed. With --follow, keeps printing \
+            each change as it happens until interrupted: a line per change of state and one per \
+            second played (--json: one JSON event per line, see docs/PROTOCOL.md). Does not start the background player; exit status 69 when \
             it is not running, and when it quits during --follow.
 
             Examples:
@@ -46,14 +46,15 @@ public struct StatusCommand: ParsableCommand {
                 throw BackgroundPlayer.cliError(error)
             }
             if json && !follow {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                print(String(decoding: (try? encoder.encode(status)) ?? Data(), as: UTF8.self))
+                print(ModelJSON.text(status))
                 return
             }
             if !json { printSummary(status) }
+            // The summary showed these seconds already.
+            var shown: [ItemKey: Int] = [:]
+            for item in status.items + [status.current].compactMap({ $0 }) { shown[item.id] = Int(item.position.rounded(.down)) }
             fflush(nil)
-            if follow { try followEvents(client) }
+            if follow { try followEvents(client, shown: shown) }
         }
     }
 
@@ -68,13 +69,14 @@ public struct StatusCommand: ParsableCommand {
         }
     }
 
-    /// Prints events until the daemon goes: JSON lines as they come, or a
-    /// line per change of state (on a terminal, the position ticks in place).
-    private func followEvents(_ client: ControlClient) throws(CLIError) {
+    /// Prints events until the daemon goes: JSON lines as they come; in
+    /// text, a line per change of state and, while playing, a line per
+    /// second of media (on a terminal, one line redrawn in place).
+    private func followEvents(_ client: ControlClient, shown: [ItemKey: Int]) throws(CLIError) {
         let terminal = TerminalInfo.detect(fd: 1, environment: global.environment)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let encoder = ModelJSON.encoder()
         let live = terminal.animates && !json ? LiveRegion(output: .standardOutput, width: terminal.width) : nil
+        var shownSecond = shown
         while true {
             let event: ItemEvent
             do {
@@ -89,7 +91,11 @@ public struct StatusCommand: ParsableCommand {
                 FileHandle.standardOutput.write(Data("\n".utf8))
             } else if let live {
                 live.draw([StatusText.line(event.status)])
-            } else if event.event == .state {
+            } else {
+                let second = Int(event.status.position.rounded(.down))
+                let moved = event.event == .position && event.status.state == .playing && shownSecond[event.status.id] != second
+                guard event.event == .state || moved else { continue }
+                shownSecond[event.status.id] = second
                 FileHandle.standardOutput.write(Data((StatusText.line(event.status) + "\n").utf8))
             }
         }

@@ -47,6 +47,14 @@ struct Mediaplay: AsyncParsableCommand {
             await main(["browse"])
             return
         }
+        let arguments = CommandLine.arguments
+        if arguments.count > 1 {
+            let names = configuration.subcommands.compactMap { command in command.configuration.commandName }
+            if let message = UnknownCommand.message(for: arguments[1], commands: names) {
+                FileHandle.standardError.write(Data("mediaplay: \(DisplayWidth.escaped(message))\n".utf8))
+                Foundation.exit(SysExit.usage.rawValue)
+            }
+        }
         await main(nil)
     }
 }

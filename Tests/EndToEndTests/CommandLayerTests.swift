@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// What the one command layer fixed, through the real programs: the item a
+/// number names is the one `list` shows, `--no-wait` tells the truth,
+/// `status --follow` prints each change once, and a mistyped command is named.
+@Suite(.serialized) struct CommandLayerTests {
+    final class TwoTones: UserHome, @unchecked Sendable {
+        let high: String
+        let low: String
+
+        override init() async throws {
+            // Long enough to outlast every step (a device ring holds a second and a half).
+            high = try await Fixtures.make("tone-30s.wav", ["-f", "lavfi", "-i", "sine=duration=30", "-c:a", "pcm_s16le"])
+            low = try await Fixtures.make("tone.flac", Fixtures.audioCodecs.first { $0.name == "tone.flac" }!.arguments)
+            try await super.init()
+            feed = try folder.write("feed.json", Self.feed([("High tone", high), ("Low tone", low)]))
+        }
+
+        static func feed(_ items: [(String, String)]) -> String {
+            "[" + items.map { #"{"type": 1, "title": "\#($0.0)", "url": "file://\#($0.1)"}"# }.joined(separator: ",\n") + "]"
+        }
+    }
+
+    @Test func afterTheFeedChangesANumberPlaysWhatListShows() async throws {
+        let world = try await TwoTones()
+        let first = try await world.run("toggle", "1")
+        #expect(first.stdout.hasPrefix("▶ playing 1 \"High tone\""), "\(first.stdout)\(first.stderr)")
+        // The user reorders the feed while the player runs.
+        try Data(TwoTones.feed([("Low tone", world.low), ("High tone", world.high)]).utf8).write(to: URL(fileURLWithPath: world.feed))
+        let listed = try await world.run("list")
+        #expect(listed.stdout.contains("Low tone"), "\(listed.stdout)")
+        let second = try await world.run("toggle", "1")
+        // It used to pause "High tone", the player's old item 1.
+        #expect(second.stdout.hasPrefix("▶ playing 1 \"Low tone\""), "\(second.stdout)\(second.stderr)")
+        let status = try await world.run("status")
+        #expect(status.stdout.contains("⏸ paused 2 \"High tone\""), "what played follows its item to its new number: \(status.stdout)")
+        _ = try await world.run("quit")
+    }
+
+    @Test func noWaitReportsTheRealStateAndTheRealError() async throws {
+        let world = try await TwoTones()
+        world.feed = try world.folder.write("feed.json", TwoTones.feed([("Gone", world.folder.path + "/gone.wav"), ("High tone", world.high)]))
+        let missing = try await world.run("toggle", "--no-wait", "1")
+        // It used to answer "⤓ downloading" and exit 0.
+        #expect(missing.status == 66, "\(missing.stdout)\(missing.stderr)")
+        #expect(missing.stderr.contains("no readable file at \(world.folder.path)/gone.wav"), "\(missing.stderr)")
+        let local = try await world.run("toggle", "--no-wait", "2")
+        #expect(local.status == 0 && local.stdout.hasPrefix("▶ playing 2 \"High tone\""), "\(local.stdout)\(local.stderr)")
+        _ = try await world.run("quit")
+    }
+
+    @Test func statusFollowPrintsEachChangeOnceAndThePositionMoving() async throws {
+        let world = try await TwoTones()
+        _ = try await world.run("toggle", "1")
+        let follow = try Mediaplay.start(["status", "--follow"], environment: world.environment)
+        try await Task.sleep(for: .milliseconds(2500))
+        _ = try await world.run("toggle", "1")
+        try await Task.sleep(for: .milliseconds(300))
+        follow.kill(SIGKILL)
+        let lines = try await follow.wait().stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("▶ playing 1 \"High tone\"") == true, "\(lines)")
+        // The first line came twice: the summary, then the first event read as a change.
+        #expect(zip(lines, lines.dropFirst()).allSatisfy { $0 != $1 }, "a line repeated: \(lines)")
+        let playing = lines.filter { $0.hasPrefix("▶ playing 1") }
+        #expect(playing.count >= 2, "the position moves, a line a second: \(lines)")
+        #expect(lines.last?.hasPrefix("⏸ paused 1 \"High tone\"") == true, "\(lines)")
+        _ = try await world.run("quit")
+    }
+
+    @Test func aMistypedCommandIsNamedWithTheNearestOne() async throws {
+        let result = try await Mediaplay.run(["paly", "2"])
+        #expect(result.status == 64)
+        #expect(result.stderr == "mediaplay: unknown command \"paly\" (did you mean \"play\"?); see 'mediaplay --help' for the commands\n", "\(result.stderr)")
+    }
+}

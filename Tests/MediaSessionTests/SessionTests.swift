@@ -1,0 +1,211 @@
+import Foundation
+import Synchronization
+import MediaCache
+import MediaEngine
+import MediaFeed
+import MediaModel
+import MediaSession
+import Testing
+import TestSupport
+
+/// The command layer alone, over the fake engine and cache: toggling,
+/// switching, ended against stopped, saved positions, a feed reload and
+/// errors. No SDL, FFmpeg, sound or network.
+@Suite struct SessionTests {
+    let folder: TemporaryDirectory
+    let feed: Feed
+    let engine = FakeEngine()
+    let store: FakeStore
+    static let remote = URL(string: "http://media.invalid/remote.mp3")!
+    static let broken = URL(string: "http://media.invalid/broken.mp3")!
+    static let remotePicture = URL(string: "http://media.invalid/picture.png")!
+
+    init() throws {
+        folder = try TemporaryDirectory()
+        let audio = try folder.write("a.wav", "not decoded by the fake engine")
+        let video = try folder.write("b.mp4", "nor this")
+        let picture = try folder.write("c.png", "nor this")
+        feed = Feed(title: "t", items: [
+            FeedItem(position: 1, id: "a", title: "A", kind: .audio, source: .file(audio)),
+            FeedItem(position: 2, id: "b", title: "B", kind: .video, source: .file(video)),
+            FeedItem(position: 3, id: "pic", title: "Pic", kind: .image, source: .file(picture)),
+            FeedItem(position: 4, id: "remote", title: "Remote", kind: .audio, source: .remote(Self.remote)),
+            FeedItem(position: 5, id: "broken", title: "Broken", kind: .audio, source: .remote(Self.broken)),
+            FeedItem(position: 6, id: "bad", title: "Bad", kind: nil, source: nil, invalidReason: "unknown type 9"),
+            FeedItem(position: 7, id: "words", title: "Words", kind: .image, source: nil),
+            FeedItem(position: 8, id: "gone", title: "Gone", kind: .audio, source: .file(folder.path + "/gone.wav")),
+            FeedItem(position: 9, id: "remote-pic", title: "Remote pic", kind: .image, source: .remote(Self.remotePicture)),
+        ])
+        store = FakeStore([Self.remote: .succeeds(path: audio), Self.broken: .fails(.http(status: 404, host: "media.invalid")),
+                           Self.remotePicture: .succeeds(path: picture)])
+    }
+
+    func session(positions: PositionStore? = nil) -> MediaSession {
+        MediaSession(feed: feed, store: store, positions: positions, engine: engine)
+    }
+
+    /// Waits (at most two seconds) for what the session does after a
+    /// player's event, which it handles on a task of its own.
+    func eventually(_ condition: () -> Bool) async throws {
+        for _ in 0..<400 where !condition() { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(condition())
+    }
+
+    @Test func toggleStartsPausesAndResumesOnePlayer() async throws {
+        let session = session()
+        #expect(try await session.toggle("a").state == .playing)
+        #expect(try await session.toggle("a").state == .paused)
+        #expect(try await session.toggle("a").state == .playing)
+        #expect(engine.players.count == 1, "resuming keeps the player, and so the exact position")
+        #expect(session.currentStatus()?.id == "a")
+    }
+
+    @Test func switchingPausesTheCurrentItemWhereItStands() async throws {
+        let session = session()
+        try await session.toggle("a")
+        engine.player("a")?.advance(5)
+        try await session.toggle("b")
+        #expect(session.status(of: "a")?.state == .paused)
+        #expect(session.status(of: "a")?.position == 5)
+        #expect(session.currentStatus()?.id == "b")
+        #expect(try await session.toggle("a").state == .playing)
+        #expect(session.status(of: "b")?.state == .paused)
+        #expect(engine.players.count == 2)
+    }
+
+    @Test func endedStartsOverAndStoppedResumes() async throws {
+        let session = session()
+        try await session.toggle("a")
+        engine.player("a")?.advance(10)
+        engine.player("a")?.finish()
+        try await eventually { session.status(of: "a")?.state == .ended }
+        try await session.toggle("a")
+        #expect(engine.player("a")?.start == 0, "an ended item plays from the start")
+        engine.player("a")?.advance(7)
+        let stopped = await session.stop()
+        #expect(stopped?.state == .stopped && stopped?.position == 7)
+        #expect(session.currentStatus() == nil)
+        try await session.toggle("a")
+        #expect(engine.player("a")?.start == 7, "a stopped item resumes where it stood")
+    }
+
+    @Test func aClosedWindowIsAStopAndAClosedPictureIsIdle() async throws {
+        let session = session()
+        try await session.toggle("b")
+        engine.player("b")?.advance(3)
+        engine.player("b")?.controls(.togglePause)
+        #expect(session.status(of: "b")?.state == .paused, "space in the window pauses, through the session")
+        engine.player("b")?.controls(.togglePause)
+        engine.player("b")?.controls(.seek(by: 5))
+        #expect(session.status(of: "b")?.position == 8, "an arrow seeks, through the session")
+        engine.player("b")?.controls(.quit)
+        #expect(session.status(of: "b")?.state == .stopped)
+        #expect(session.status(of: "b")?.position == 8)
+        try await session.toggle("pic")
+        engine.player("pic")?.controls(.quit)
+        #expect(session.status(of: "pic")?.state == .idle)
+        #expect(try await session.toggle("pic").state == .playing, "a closed picture opens again")
+        #expect(try await session.toggle("pic").state == .idle, "a second toggle closes it")
+    }
+
+    @Test func positionsOutliveTheSessionAndAnEndForgetsThem() async throws {
+        let positions = try PositionStore(path: folder.path + "/positions.sqlite")
+        let first = session(positions: positions)
+        try await first.toggle("a")
+        engine.player("a")?.advance(12)
+        try await first.toggle("a")
+        await first.shutdown()
+        #expect(positions.position(for: feed.items[0].source!.description) == 12, "in the database")
+
+        let second = session(positions: try PositionStore(path: folder.path + "/positions.sqlite"))
+        #expect(second.status(of: "a")?.position == 12)
+        try await second.toggle("a")
+        #expect(engine.player("a")?.start == 12)
+        engine.player("a")?.finish()
+        try await eventually { positions.position(for: feed.items[0].source!.description) == nil }
+        await second.shutdown()
+    }
+
+    @Test func aReloadedFeedKeepsWhatPlaysByKey() async throws {
+        let session = session()
+        try await session.toggle("b")
+        try await session.toggle("a")
+        // Reordered, one item added in front, and "a" gone.
+        var items = [FeedItem(position: 1, id: "new", title: "New", kind: .audio, source: .file(folder.path + "/new.wav"))]
+        items += [feed.items[1], feed.items[2]]
+        for index in items.indices { items[index].position = index + 1 }
+        let dropped = session.update(feed: Feed(title: "t", items: items))
+        #expect(dropped.map(\.key) == ["a"], "what left the feed stopped")
+        #expect(session.status(of: "b")?.item == 2 && session.status(of: "b")?.state == .paused, "b kept its player at its new number")
+        #expect(try session.item(.number(2)).key == "b", "number 2 now means b")
+        #expect(try await session.toggle("b").state == .playing)
+        #expect(engine.players.filter { $0.key == "b" }.count == 1, "the same player")
+        #expect(engine.player("a")?.currentState == .stopped)
+    }
+
+    @Test func anItemWhoseMediaChangedIsStopped() async throws {
+        let session = session()
+        try await session.toggle("a")
+        var items = feed.items
+        items[0].source = .file(folder.path + "/other.wav")
+        #expect(session.update(feed: Feed(title: "t", items: items)).map(\.key) == ["a"])
+        #expect(session.status(of: "a")?.state == .idle)
+    }
+
+    @Test func errorsCarryTheirCodeAndSayWhatIsWrong() async throws {
+        let session = session()
+        await #expect(throws: CommandError(.invalidItem, "item 6 \"Bad\" is invalid: unknown type 9")) { try await session.toggle("bad") }
+        await #expect(throws: CommandError(.invalidItem, "item 7 \"Words\" is text only: it has no media to play")) { try await session.toggle("words") }
+        await #expect(throws: CommandError(.noSuchItem, "item 8: no readable file at \(folder.path)/gone.wav")) { try await session.toggle("gone") }
+        #expect(session.status(of: "gone")?.state == .failed)
+        await #expect(throws: CommandError(.downloadFailed, "item 5 \"Broken\": download failed: HTTP 404 from media.invalid")) {
+            try await session.toggle("broken")
+        }
+        // The status's error does not repeat the item: front ends show it beside it.
+        #expect(session.status(of: "broken")?.error == "download failed: HTTP 404 from media.invalid")
+        #expect(throws: CommandError.self) { try session.item(.number(99)) }
+        #expect(throws: CommandError.self) { try session.item(.number(Int.min)) }
+        #expect(throws: CommandError(.badRequest, "item 1 is not playing or paused")) { try session.seek("a", to: 3) }
+        await #expect(throws: CommandError.self) { try await session.toggle("no-such-key") }
+    }
+
+    @Test func aFailedPlayerIsFailedWithTheRightCode() async throws {
+        let session = session()
+        try await session.toggle("remote")
+        engine.player("remote")?.fail("download of remote.mp3 failed: reset", input: true)
+        try await eventually { session.failure(of: "remote")?.code == .downloadFailed }
+        #expect(session.status(of: "remote")?.state == .failed)
+        try await session.toggle("a")
+        engine.player("a")?.fail("invalid data", input: false)
+        try await eventually { session.failure(of: "a")?.code == .playbackFailed }
+    }
+
+    @Test func eventsKeepTheirKindAndAStateIsSentOnce() async throws {
+        let session = session()
+        let seen = Mutex<[String]>([])
+        let events = session.events()
+        let collecting = Task {
+            for await event in events {
+                seen.withLock { $0.append("\(event.status.id) \(event.event.rawValue) \(event.status.state.rawValue)") }
+            }
+        }
+        defer { collecting.cancel() }
+        try await session.toggle("remote-pic")
+        try await eventually { seen.withLock { $0.last } == "remote-pic state playing" }
+        try await session.toggle("a")
+        try await eventually { seen.withLock { $0.last } == "a state playing" }
+        engine.player("a")?.advance(1)
+        engine.player("a")?.advance(1)
+        try await eventually { seen.withLock { $0.count } >= 7 }
+        session.pause("a")
+        try await eventually { seen.withLock { $0.count } >= 8 }
+        // The player's own word of the pause comes after; it changes nothing.
+        try await eventually { seen.withLock { $0.count } >= 9 }
+        let summary = seen.withLock { $0 }
+        #expect(summary == [
+            "remote-pic state downloading", "remote-pic progress downloading", "remote-pic state playing",
+            "remote-pic state idle", "a state playing", "a position playing", "a position playing", "a state paused",
+            "a position paused",
+        ], "\(summary)")
+    }
+}
