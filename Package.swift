@@ -116,21 +116,23 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The test kit: fixtures made by ffmpeg, a loopback HTTP server, the
+        // one process runner, a terminal in tmux. The tests, the benchmarks
+        // and the demo use it; mediaplay itself never does.
         .target(
-            name: "TestSupport",
+            name: "TestKit",
             dependencies: [
                 "CLinux",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
         // Benchmarks (run on demand with `make bench`; figures in docs/PERFORMANCE.md).
         .executableTarget(
             name: "mediaplay-bench",
-            dependencies: ["TestSupport", "MediaEngine", "MediaControl"],
+            dependencies: ["TestKit", "MediaEngine", "MediaControl"],
             path: "Benchmarks/mediaplay-bench",
             swiftSettings: swiftSettings
         ),
@@ -138,7 +140,7 @@ let package = Package(
         // `make demo`: sample media from a loopback server, opened in browse.
         .executableTarget(
             name: "mediaplay-demo",
-            dependencies: ["TestSupport"],
+            dependencies: ["TestKit"],
             path: "Demo/mediaplay-demo",
             swiftSettings: swiftSettings
         ),
@@ -146,11 +148,11 @@ let package = Package(
         .testTarget(name: "MediaFeedTests", dependencies: ["MediaFeed"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaTerminalTests", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaBrowseTests", dependencies: ["MediaModel", "MediaBrowse", "MediaTerminal", "MediaFeed", "MediaEngine"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaCacheTests", dependencies: ["MediaCache", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaEngineTests", dependencies: ["MediaModel", "MediaEngine", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaSessionTests", dependencies: ["MediaModel", "MediaSession", "MediaEngine", "MediaFeed", "MediaCache", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaControlTests", dependencies: ["MediaModel", "MediaControl", "MediaDaemon", "MediaSession", "MediaFeed", "MediaEngine", "CLinux", "TestSupport", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaCacheTests", dependencies: ["MediaCache", "TestKit"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaEngineTests", dependencies: ["MediaModel", "MediaEngine", "TestKit"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaSessionTests", dependencies: ["MediaModel", "MediaSession", "MediaEngine", "MediaFeed", "MediaCache", "TestKit"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaControlTests", dependencies: ["MediaModel", "MediaControl", "MediaDaemon", "MediaSession", "MediaFeed", "MediaEngine", "CLinux", "TestKit", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "CModulesTests", dependencies: ["CFFmpeg", "CSDL2", "CCurl"], swiftSettings: swiftSettings),
-        .testTarget(name: "EndToEndTests", dependencies: ["MediaModel", "mediaplay", "mediaplay-core", "MediaFeed", "MediaControl", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "EndToEndTests", dependencies: ["MediaModel", "mediaplay", "mediaplay-core", "MediaFeed", "MediaControl", "TestKit"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,6 +1,6 @@
 import Foundation
 import MediaControl
-import TestSupport
+import TestKit
 
 // The background player against mpv's JSON IPC and MPD: the same file, the
 // same audio path (SDL's disk driver, so "first sample" is the moment the

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import TestKit
 
 /// `list --json` on generated feeds of 1k, 10k and 100k items, minified and
 /// pretty-printed, side by side with `jq -r '.items[].title'` on the same

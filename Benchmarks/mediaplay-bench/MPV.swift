@@ -1,6 +1,6 @@
 import Foundation
 import MediaControl
-import TestSupport
+import TestKit
 
 /// An idle mpv driven over its JSON IPC socket, playing through SDL's disk
 /// audio driver into `disk`, so that "first sample" is measured the same way
@@ -16,20 +16,12 @@ final class MPVSession {
     init(folder: TemporaryDirectory) throws {
         let socketPath = folder.path + "/mpv.sock"
         disk = folder.path + "/mpv-device.raw"
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        setenv("SDL_AUDIODRIVER", "disk", 1)
-        setenv("SDL_DISKAUDIOFILE", disk, 1)
-        let words = ["/usr/bin/mpv", "--idle=yes", "--no-config", "--no-terminal", "--vid=no", "--ao=sdl", "--input-ipc-server=\(socketPath)"]
-        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, "/usr/bin/mpv", &actions, nil, argv, environ) == 0 else { fatalError("cannot start mpv") }
-        self.pid = pid
+        var environment = ProcessInfo.processInfo.environment
+        environment["SDL_AUDIODRIVER"] = "disk"
+        environment["SDL_DISKAUDIOFILE"] = disk
+        let words = ["--idle=yes", "--no-config", "--no-terminal", "--vid=no", "--ao=sdl", "--input-ipc-server=\(socketPath)"]
+        guard let child = try? ChildProcess("/usr/bin/mpv", words, environment: environment) else { fatalError("cannot start mpv") }
+        pid = child.pid
         var socket: UnixSocket?
         for _ in 0..<500 where socket == nil {
             socket = try? UnixSocket.connected(to: socketPath)

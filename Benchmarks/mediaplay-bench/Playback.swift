@@ -1,6 +1,6 @@
 import Foundation
 import MediaEngine
-import TestSupport
+import TestKit
 
 /// The playback benchmarks of issue #4, side by side with ffmpeg and ffplay.
 func playbackBenchmark(runs: Int, only: String?) async throws {

@@ -1,6 +1,6 @@
 import Foundation
 import MediaControl
-import TestSupport
+import TestKit
 
 // Play while downloading (#7): a 1080p H.264 clip of about 14 MB served at
 // 2 MB/s by the loopback test server. From the toggle request to the first

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import TestKit
 
 // Benchmarks that compare mediaplay with the reference tools, side by side in
 // one run, on this machine. Not tests: run on demand with `make bench`; the

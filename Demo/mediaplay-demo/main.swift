@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import TestKit
 
 // `make demo`: mediaplay on a machine with no internet. Sample media are
 // made by the ffmpeg CLI (once), served from a loopback HTTP server at a
@@ -78,12 +78,11 @@ guard FileManager.default.createFile(atPath: feed, contents: Data(document.utf8)
 var environment = ProcessInfo.processInfo.environment
 environment["MEDIAPLAY_CACHE_DIR"] = folder.path + "/cache"
 environment["MEDIAPLAY_RUNTIME_DIR"] = folder.path + "/run"
-let words: [String] = [program, "browse", "--feed", feed]
-let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-var pid: pid_t = 0
-let spawned = posix_spawn(&pid, program, nil, nil, argv, envp)
-guard spawned == 0 else { fail("cannot run \(program): \(String(cString: strerror(spawned)))") }
-var status: Int32 = 0
-while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-exit((status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f))
+let browse: ChildProcess
+do {
+    browse = try ChildProcess(program, ["browse", "--feed", feed], environment: environment, stdin: nil, stdout: nil, stderr: nil)
+} catch {
+    fail("\(error)")
+}
+let status = browse.waitUntilExit()
+exit(ChildProcess.killedBySignal(status) ? 128 + ChildProcess.code(status) : ChildProcess.code(status))

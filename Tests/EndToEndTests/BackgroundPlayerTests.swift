@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import TestKit
 
 /// The real daemon, started by the real `toggle`, playing to SDL's disk
 /// audio driver: what reached the device is checked against ffmpeg.

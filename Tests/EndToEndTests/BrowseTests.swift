@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import TestKit
 
 /// `mediaplay browse` in a real pseudo-terminal (tmux) at three sizes: what
 /// is on the screen, what the keys do, and the terminal left as it was.

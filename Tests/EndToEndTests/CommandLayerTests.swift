@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import TestKit
 
 /// What the one command layer fixed, through the real programs: the item a
 /// number names is the one `list` shows, `--no-wait` tells the truth,

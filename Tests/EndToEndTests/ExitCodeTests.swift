@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import TestKit
 
 /// Exit codes from sysexits, and one-line errors that name the fix.
 @Suite struct ExitCodeTests {

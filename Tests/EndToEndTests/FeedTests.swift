@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import TestKit
 
 /// Feeds as a user meets them: a remote feed kept for offline use and
 /// revalidated, the facts-feed shape, durations and tags from the files,

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import TestKit
 
 /// `mediaplay fetch`, `list` and `cache` as processes against the loopback
 /// server: crash safety, one transfer across processes, disk full.

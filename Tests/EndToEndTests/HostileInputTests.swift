@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import TestKit
 
 /// What a feed, a file or a neighbour sends cannot make mediaplay open what
 /// it should not: FFmpeg opens nothing by itself.

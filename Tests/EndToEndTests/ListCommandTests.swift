@@ -1,7 +1,7 @@
 import Foundation
 import MediaControl
 import Testing
-import TestSupport
+import TestKit
 
 /// `mediaplay list`, run as a user would run it: the built binary, its stdout,
 /// stderr and exit code.

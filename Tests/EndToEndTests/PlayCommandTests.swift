@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import TestKit
 
 /// `mediaplay play` as a process: recorded output equals ffmpeg's, real SDL
 /// output through the disk driver, and broken inputs end with one line and 65.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import TestKit
 
 /// `mediaplay script` in virtual time: the recorded audio equals the ffmpeg
 /// reference exactly across toggle, pause, resume and switching items.

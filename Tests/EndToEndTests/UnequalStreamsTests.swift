@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import TestKit
 
 /// Files whose audio and video streams differ in length or start, played in
 /// real time: every frame is shown (counted against ffprobe), the item ends

@@ -1,7 +1,7 @@
 import Foundation
 import MediaCache
 import Testing
-import TestSupport
+import TestKit
 
 /// Downloads against the loopback server: bytes, request counts, and what is
 /// left on disk.

@@ -1,7 +1,7 @@
 import Foundation
 import MediaCache
 import Testing
-import TestSupport
+import TestKit
 
 /// Each injected fault: the error a user sees, what is left on disk, and that
 /// a later fetch completes with the right bytes.

@@ -1,7 +1,7 @@
 import Foundation
 import MediaCache
 import Testing
-import TestSupport
+import TestKit
 
 /// Reading an entry while it downloads: bytes come as they arrive, a read
 /// far ahead starts a ranged transfer, and the entry still completes as one

@@ -1,7 +1,7 @@
 import Foundation
 import MediaCache
 import Testing
-import TestSupport
+import TestKit
 
 @Suite struct SHA256Tests {
     @Test func knownVectors() {

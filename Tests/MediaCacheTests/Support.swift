@@ -1,6 +1,6 @@
 import Foundation
 import MediaCache
-import TestSupport
+import TestKit
 
 /// A cache in a fresh folder with short waits, and helpers to look inside it.
 struct CacheFixture {

@@ -7,7 +7,7 @@ import MediaEngine
 import MediaFeed
 import MediaSession
 import Testing
-import TestSupport
+import TestKit
 
 /// A real daemon (socket, server, session) in this process, over a feed of
 /// local fixtures, with a virtual clock so nothing plays in real time.

@@ -3,7 +3,7 @@ import MediaEngine
 import MediaModel
 import Synchronization
 import Testing
-import TestSupport
+import TestKit
 
 /// Decoded output checked against the ffmpeg CLI, bit for bit (DESIGN.md §8).
 @Suite struct OracleTests {

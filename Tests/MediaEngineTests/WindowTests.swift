@@ -3,7 +3,7 @@ import Synchronization
 import MediaEngine
 import MediaModel
 import Testing
-import TestSupport
+import TestKit
 
 /// The SDL window through SDL's dummy video driver: sizes, rotation, a
 /// picture held on screen until dismissed.

@@ -2,7 +2,7 @@ import Foundation
 import MediaCache
 import MediaSession
 import Testing
-import TestSupport
+import TestKit
 
 /// What a user plays and downloads is theirs alone: the state and cache
 /// folders are 0700 and their databases 0600 (CI's umask is 022).

@@ -4,7 +4,7 @@ import MediaEngine
 import MediaModel
 import Synchronization
 import Testing
-import TestSupport
+import TestKit
 
 /// Playing a download while it runs, over a throttled loopback server: the
 /// output starts before the transfer ends and still equals ffmpeg's

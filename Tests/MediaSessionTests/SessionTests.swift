@@ -6,7 +6,7 @@ import MediaFeed
 import MediaModel
 import MediaSession
 import Testing
-import TestSupport
+import TestKit
 
 /// The command layer alone, over the fake engine and cache: toggling,
 /// switching, ended against stopped, saved positions, a feed reload and

@@ -5,7 +5,7 @@ import MediaModel
 import MediaSession
 import Synchronization
 import Testing
-import TestSupport
+import TestKit
 
 /// Closing a window stops its item; it does not end it: a video keeps its
 /// resume position and reads stopped, and a picture reads idle (both used

@@ -2,9 +2,10 @@ import CLinux
 import Foundation
 import Glibc
 
-/// A program the tests start, with stdin, stdout and stderr on files and no
-/// other descriptor of the test process: posix_spawn closes every other one
-/// in the child. Foundation's Process cannot promise that, and tests run in
+/// A program the tests, the benchmarks and the demo start: the one process
+/// runner of the test kit. stdin, stdout and stderr go to files (or stay the
+/// caller's, when nil) and no other descriptor of this process is passed on:
+/// posix_spawn closes every other one in the child. Foundation's Process cannot promise that, and tests run in
 /// parallel: a long-lived child (a held download, a picture on screen) that
 /// inherited the socket through which Process watches another test's child
 /// made that test's wait last as long as the first child.
@@ -14,13 +15,16 @@ public final class ChildProcess: @unchecked Sendable {
     /// The raw wait status, once reaped.
     private var waitStatus: Int32?
 
-    public init(_ executable: String, _ arguments: [String], environment: [String: String], stdin: String, stdout: String, stderr: String) throws {
+    public init(
+        _ executable: String, _ arguments: [String], environment: [String: String],
+        stdin: String? = "/dev/null", stdout: String? = "/dev/null", stderr: String? = "/dev/null"
+    ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        if let stdin { posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0) }
+        if let stdout { posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600) }
+        if let stderr { posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600) }
         mp_spawn_close_from(&actions, 3)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -58,6 +62,16 @@ public final class ChildProcess: @unchecked Sendable {
             waitStatus = status
             return status
         }
+    }
+
+    /// Blocks until it exits and reaps it with what it used (CPU time, peak
+    /// RSS): for the benchmarks, which then never call `isRunning`.
+    public func waitWithUsage() -> (status: Int32, usage: rusage) {
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        lock.withLock { waitStatus = status }
+        return (status, usage)
     }
 
     /// The exit status, or the signal's number when a signal ended it.
