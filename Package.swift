@@ -56,7 +56,7 @@ let package = Package(
         .target(name: "MediaFeed", dependencies: ["MediaModel"], swiftSettings: swiftSettings),
         .target(
             name: "MediaCache",
-            dependencies: ["MediaFeed", "CCurl", "CLinux", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MediaModel", "MediaFeed", "CCurl", "CLinux", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .target(name: "MediaEngine", dependencies: ["MediaModel", "MediaFeed", "CFFmpeg", "CSDL2", "CLinux"], swiftSettings: swiftSettings),

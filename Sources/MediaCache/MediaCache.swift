@@ -1,4 +1,5 @@
 import Foundation
+import MediaModel
 import GRDB
 import Synchronization
 
@@ -275,27 +276,29 @@ public final class MediaCache: Sendable {
     /// stream ends after one `finished` or `failed` event. With `refresh`, a
     /// cached file is revalidated with the server and replaced if it changed.
     public func download(_ url: URL, refresh: Bool = false) -> AsyncStream<DownloadEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: DownloadEvent.self, bufferingPolicy: .bufferingNewest(32))
-        if url.isFileURL {
-            continuation.yield(access(url.path, R_OK) == 0 ? .finished(path: url.path, alreadyCached: true) : .failed(.missingFile(url.path)))
+        /// A stream of one event: the answer is known now.
+        func answered(_ event: DownloadEvent) -> AsyncStream<DownloadEvent> {
+            let (stream, continuation) = AsyncStream.makeStream(of: DownloadEvent.self)
+            continuation.yield(event)
             continuation.finish()
             return stream
         }
+        if url.isFileURL {
+            return answered(access(url.path, R_OK) == 0 ? .finished(path: url.path, alreadyCached: true) : .failed(.missingFile(url.path)))
+        }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            continuation.yield(.failed(.unsupported("only http, https and file URLs can be used: \(url.absoluteString)")))
-            continuation.finish()
-            return stream
+            return answered(.failed(.unsupported("only http, https and file URLs can be used: \(url.absoluteString)")))
         }
         let paths = paths(for: url)
         if !refresh, FileManager.default.fileExists(atPath: paths.data) {
             index.touch(url.absoluteString)
-            continuation.yield(.finished(path: paths.data, alreadyCached: true))
-            continuation.finish()
-            return stream
+            return answered(.finished(path: paths.data, alreadyCached: true))
         }
-
-        join(url, paths: paths, refresh: refresh, continuation: continuation)
-        return stream
+        let (flight, isNew) = join(url, paths: paths)
+        // Subscribed before it starts: no event is missed.
+        let events = flight.events()
+        if isNew { launch(flight, url: url, paths: paths, refresh: refresh) }
+        return events
     }
 
     /// A reader of `url`'s bytes: the cached file, or the entry as it
@@ -315,7 +318,8 @@ public final class MediaCache: Sendable {
             index.touch(url.absoluteString)
             return CacheReader(name: name, path: paths.data)
         }
-        let flight = join(url, paths: paths, refresh: false, continuation: nil)
+        let (flight, isNew) = join(url, paths: paths)
+        if isNew { launch(flight, url: url, paths: paths, refresh: false) }
         return CacheReader(name: name, entry: flight.entry)
     }
 
@@ -336,19 +340,15 @@ public final class MediaCache: Sendable {
         return try result.get()
     }
 
-    /// Joins the in-process download of `url`, starting it if none runs.
-    @discardableResult
-    private func join(_ url: URL, paths: EntryPaths, refresh: Bool, continuation: AsyncStream<DownloadEvent>.Continuation?) -> InFlight {
-        let key = url.absoluteString
-        let (flight, isNew) = inFlight.withLock { flights -> (InFlight, Bool) in
-            if let existing = flights[key] { return (existing, false) }
+    /// The in-process download of `url`: the one under way, or a new one the
+    /// caller launches (`isNew`).
+    private func join(_ url: URL, paths: EntryPaths) -> (flight: InFlight, isNew: Bool) {
+        inFlight.withLock { flights -> (InFlight, Bool) in
+            if let existing = flights[url.absoluteString] { return (existing, false) }
             let flight = InFlight(entry: PartialEntry(partPath: paths.part, dataPath: paths.data))
-            flights[key] = flight
+            flights[url.absoluteString] = flight
             return (flight, true)
         }
-        if let continuation { flight.add(continuation) }
-        if isNew { launch(flight, url: url, paths: paths, refresh: refresh) }
-        return flight
     }
 
     /// Stops the in-process download of `url`, if any (its partial file stays).
@@ -485,22 +485,22 @@ final class InFlight: Sendable {
     }
 
     private struct State {
-        var continuations: [Int: AsyncStream<DownloadEvent>.Continuation] = [:]
-        var nextID = 0
         var latest: DownloadProgress?
+        /// The last event (finished or failed), once sent.
+        var final: DownloadEvent?
         var job: TransferJob?
         var cancelled = false
     }
 
     private let state = Mutex(State())
+    private let subscribers = Broadcaster<DownloadEvent>(buffering: .bufferingNewest(32))
 
-    func add(_ continuation: AsyncStream<DownloadEvent>.Continuation) {
+    /// Events from now on: a late joiner sees where the download is (or how
+    /// it ended) at once.
+    func events() -> AsyncStream<DownloadEvent> {
         state.withLock { state in
-            let id = state.nextID
-            state.nextID += 1
-            state.continuations[id] = continuation
-            // A late joiner sees where the download is at once.
-            if let latest = state.latest { continuation.yield(.progress(latest)) }
+            if let final = state.final { return subscribers.subscribe(replaying: [final]) }
+            return subscribers.subscribe(replaying: state.latest.map { [.progress($0)] } ?? [])
         }
     }
 
@@ -523,20 +523,16 @@ final class InFlight: Sendable {
     func publish(_ progress: DownloadProgress) {
         state.withLock { state in
             state.latest = progress
-            for continuation in state.continuations.values { continuation.yield(.progress(progress)) }
+            subscribers.send(.progress(progress))
         }
     }
 
     func finish(_ event: DownloadEvent) {
-        let continuations = state.withLock { state in
-            let all = state.continuations
-            state.continuations.removeAll()
+        state.withLock { state in
+            state.final = event
             state.job = nil
-            return all
+            subscribers.send(event)
         }
-        for continuation in continuations.values {
-            continuation.yield(event)
-            continuation.finish()
-        }
+        subscribers.finish()
     }
 }

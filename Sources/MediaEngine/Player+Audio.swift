@@ -77,7 +77,7 @@ extension Player {
                     }
                     mySerial = item.serial
                     let newStart = condition.withLock {
-                        if devicePaced { audioClockBase = (serialStart, audioSink?.playedSeconds ?? 0) }
+                        if devicePaced { masterClock.followDevice(from: serialStart, played: audioSink?.playedSeconds ?? 0) }
                         return serialStart
                     }
                     trimBefore = newStart > 0 || item.serial > 0 ? newStart : nil
@@ -180,7 +180,7 @@ extension Player {
                     case .realTime:
                         if devicePaced { return samples.count - offset }
                         startClockIfNeeded(at: audioPosition)
-                        let due = clockOrigin + audioPosition
+                        let due = masterClock.due(audioPosition)
                         if Self.now() >= due - 0.001 { return samples.count - offset }
                         wait(until: due)
                     }

@@ -139,22 +139,12 @@ public final class Player: @unchecked Sendable {
     var stoppedEarly = false
     /// Why playback failed, once it has.
     var failureMessage: String?
-    private var lastBufferedEvent: Double = 0
+    var lastBufferedEvent: Double = 0
 
     // Clocks.
-    /// Media time `t` plays at wall time `clockOrigin + t` (re-based on
-    /// resume and seek); set when the first output is due.
-    var clockOrigin: Double = 0
-    var clockStarted = false
-    var pausedAt: Double?
+    var masterClock = MasterClock()
+    /// How far the virtual clock lets media play.
     var virtualNow: Double = 0
-    /// Where the audio device's played-seconds counter stood at a media time:
-    /// the audio clock is `media + (played − played at base)`.
-    var audioClockBase: (media: Double, played: Double)? {
-        didSet { deviceClockHigh = -.infinity }
-    }
-    /// The furthest the device clock has read since `audioClockBase` was set.
-    var deviceClockHigh = -Double.infinity
     /// Audio written since the current serial started, in sample frames.
     var audioFramesWritten = 0
     var audioSampleRate = 0
@@ -297,10 +287,7 @@ public final class Player: @unchecked Sendable {
             videoPosition = target
             position = target
             videoWaitingFor = nil
-            audioClockBase = nil
-            let now = Self.now()
-            clockOrigin = now - target
-            if pausedAt != nil { pausedAt = now }
+            masterClock.seek(to: target, now: Self.now())
             virtualNow = target
             // Inside the lock: the audio thread cannot reach the new serial
             // (and clear this) before it is set.
@@ -353,92 +340,15 @@ public final class Player: @unchecked Sendable {
         publish(.state(state))
     }
 
-    /// Stops the system clock (a pause, or buffering).
-    private func holdClock() {
-        if pausedAt == nil { pausedAt = Self.now() }
+    /// Stops the clock (a pause, or buffering).
+    func holdClock() {
+        masterClock.hold(now: Self.now())
     }
 
-    /// Re-bases the system clock by the time it stood still, once neither a
-    /// pause nor buffering holds it; the audio clock needs nothing, as the
-    /// device's counter stood still too.
-    private func releaseClock() {
-        guard !pauseRequested, !buffering, let pausedAt else { return }
-        clockOrigin += Self.now() - pausedAt
-        self.pausedAt = nil
-    }
-
-    // MARK: Buffering (with `condition` held)
-
-    /// A decoder found its queue empty while the reader waits for the
-    /// network: seconds until what was decoded has played out (a device
-    /// holds up to a second of audio ahead), 0 when it is about to; nil when
-    /// buffering does not apply. Only real-time playback buffers.
-    func secondsUntilOutputRunsDry() -> Double? {
-        guard options.clock == .realTime, inputWaiting, !inputEnded, !buffering, state == .playing else { return nil }
-        // About one device buffer: hold the output only when the next pull
-        // would find nothing. Earlier is worse: right after a start or a seek
-        // a few packets are all there is, and the next are usually on the
-        // way; holding then would cost the second that refilling takes.
-        let margin = 0.025
-        if audioActive {
-            // Written to the sink, not yet heard.
-            return max(0, audioPosition - currentPositionLocked() - margin)
-        }
-        guard let last = frames.last(where: { $0.serial == serial && $0.frame != nil }) else { return 0 }
-        return max(0, last.time - systemClock() - margin)
-    }
-
-    /// Holds the output (device, clocks) until enough is buffered: a stall,
-    /// not a stutter, and A/V stay in step because both follow the held clock.
-    func startBuffering() {
-        buffering = true
-        position = currentPositionLocked()
-        state = .buffering
-        holdClock()
-        audioSink?.pause()
-        publish(.state(.buffering))
-        lastBufferedEvent = 0
-        publishBufferFill()
-    }
-
-    /// After each packet queued: resume once every stream has about a
-    /// second ahead (ffplay's "enough"), the memory cap is reached, or the
-    /// file's end is queued.
-    func stopBufferingIfFilled() {
-        guard buffering else { return }
-        let bytes = (audioQueue?.bytes ?? 0) + (videoQueue?.bytes ?? 0)
-        let filled = inputEnded || bytes > 15 << 20 || ((audioQueue?.hasEnough ?? true) && (videoQueue?.hasEnough ?? true))
-        guard filled else {
-            publishBufferFill()
-            return
-        }
-        buffering = false
-        if pauseRequested { return }  // stays paused; resume() starts the device
-        state = .playing
-        releaseClock()
-        audioSink?.resume()
-        publish(.state(.playing))
-    }
-
-    func bufferFillLocked() -> Double {
-        let audio = audioQueue.map { min(1, $0.seconds) } ?? 1
-        let video = videoQueue.map { min(1, $0.seconds) } ?? 1
-        return min(audio, video)
-    }
-
-    private func publishBufferFill() {
-        let now = Self.now()
-        guard now - lastBufferedEvent >= 0.1 else { return }
-        lastBufferedEvent = now
-        publish(.buffered(bufferFillLocked()))
-    }
-
-    /// The source started or stopped waiting for bytes.
-    func setInputWaiting(_ waiting: Bool) {
-        condition.withLock {
-            inputWaiting = waiting
-            condition.broadcast()
-        }
+    /// Lets the clock go on, once neither a pause nor buffering holds it.
+    func releaseClock() {
+        guard !pauseRequested, !buffering else { return }
+        masterClock.release(now: Self.now())
     }
 
     /// Called on the reader thread once the file is open, before any
@@ -475,36 +385,20 @@ public final class Player: @unchecked Sendable {
         return audioCaughtUp && videoCaughtUp
     }
 
-    /// Starts the system clock at `mediaTime` if nothing has yet.
+    /// Starts the clock at `mediaTime` if nothing has yet.
     func startClockIfNeeded(at mediaTime: Double) {
-        guard !clockStarted else { return }
-        clockStarted = true
-        clockOrigin = Self.now() - mediaTime
+        masterClock.start(at: mediaTime, now: Self.now())
     }
 
     /// The media time now by the system clock (frozen while paused).
     func systemClock() -> Double {
-        (pausedAt ?? Self.now()) - clockOrigin
+        masterClock.system(now: Self.now())
     }
 
-    /// The audio device's clock, while it is the master. While the device
-    /// moves, the system clock is kept in step with it. Once the audio has
-    /// run out, the device's counter stands still (a device buffer short of
-    /// the end, even), and the system clock goes on from where the device
-    /// last moved (ffplay's rule: the master clock goes on when the audio
-    /// runs out), so video that outlasts the audio plays to its last frame.
+    /// The audio device's clock, while it is the master (see `MasterClock`):
+    /// video that outlasts the audio plays to its last frame.
     func audioDeviceClock() -> Double? {
-        guard let base = audioClockBase, let played = audioSink?.playedSeconds else { return nil }
-        let device = base.media + max(played - base.played, 0)
-        if device > deviceClockHigh {
-            deviceClockHigh = device
-            clockStarted = true
-            clockOrigin = Self.now() - device
-            return device
-        }
-        // Standing still: paused (the system clock stands still too) or run out.
-        guard audioDone, clockStarted else { return device }
-        return max(device, systemClock())
+        masterClock.device(played: audioSink?.playedSeconds, audioDone: audioDone, now: Self.now())
     }
 
     func currentPositionLocked() -> Double {
