@@ -13,11 +13,14 @@ public struct ToggleCommand: ParsableCommand {
         abstract: "Play an item in the background player, pause it if it plays, resume it if paused.",
         discussion: """
             Starts the background player when it is not running. Playing another item \
-            pauses the current one (its position is kept); an ended item plays again \
-            from the start; an image opens its window, and a second toggle closes it. \
+            pauses the current one (its position is kept); a stopped item resumes where \
+            it stood, an ended one plays again from the start; an image opens its \
+            window, and a second toggle closes it. N is the number 'mediaplay list' \
+            shows now: the background player follows changes to the feed file. \
             Prints the new state in one line. An audio or video item that is not cached \
             plays while it downloads, as soon as its first bytes are in; a picture is \
-            downloaded first, with its progress (--no-wait returns at once).
+            downloaded first, with its progress (--no-wait returns as soon as the item \
+            plays or fails, or its download has started).
 
             Exit status: 0 ok, 1 the file cannot be played, 65 invalid item, 66 no such \
             item, 69 download failed or the background player unreachable.
@@ -34,7 +37,7 @@ public struct ToggleCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The item: its number in 'mediaplay list', or its id.", valueName: "n|id"))
     var item: String
 
-    @Flag(name: .customLong("no-wait"), help: "Return at once, even if a download must come first.")
+    @Flag(name: .customLong("no-wait"), help: "Do not wait for a download to finish: return once it has started.")
     var noWait = false
 
     public func run() throws {

@@ -7,8 +7,7 @@ import MediaSession
 import Synchronization
 
 // Stand-ins for the engine and the cache, so that the command layer is
-// tested alone: deterministic, fast, without SDL, FFmpeg or a network (as
-// NIOEmbedded stands in for sockets under swift-nio's core).
+// tested alone: deterministic, fast, without SDL, FFmpeg or a network.
 
 /// A player that plays nothing: the test moves it (`advance`, `finish`,
 /// `fail`), and it reports as the engine's player does.

@@ -11,11 +11,12 @@ struct ScriptCommand: AsyncParsableCommand {
         discussion: """
             Plays the feed's items in this process, one step per line:
               toggle N                      play, pause or resume item N (number or id)
+              stop [N]                      stop item N (else the active one): it resumes later
               wait 1.5s                     let time pass (also 500ms)
-              wait-until STATE N [TIMEOUT]  playing, paused, ended or cached (default 10s)
+              wait-until STATE N [TIMEOUT]  playing, paused, stopped, ended or cached (default 10s)
               seek N SECONDS                move item N to that time
-              expect state N STATE          idle, downloading, playing, paused,
-                                            ended or failed
+              expect state N STATE          idle, downloading, playing, buffering, paused,
+                                            stopped, ended or failed
               expect position N 1.5 ±0.05   where item N is, within a tolerance
               status                        every item that is not idle
               # comment
