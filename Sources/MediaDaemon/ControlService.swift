@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MediaFeed
 import MediaModel
 import MediaControl
@@ -104,25 +105,26 @@ public final class ControlService: Sendable {
     /// pauses or fails, or its download has started (then it goes on without
     /// the client): the real state, and the real error.
     private func toggleWithoutWaiting(_ key: ItemKey) async throws(CommandError) -> ItemStatus {
+        let session = session
         let events = session.events()
-        let toggling = Task { [session] () -> Result<ItemStatus, CommandError> in
-            do throws(CommandError) {
-                return .success(try await session.toggle(key))
-            } catch {
-                return .failure(error)
+        // Whichever comes first answers; the toggle goes on either way (a
+        // task group would wait for the download to end).
+        let outcome: Result<ItemStatus, CommandError> = await withCheckedContinuation { continuation in
+            let answer = Once(continuation)
+            let watching = Task {
+                for await event in events where event.status.id == key && event.status.state == .downloading {
+                    answer.resume(.success(event.status))
+                    return
+                }
             }
-        }
-        let outcome: Result<ItemStatus, CommandError> = await withTaskGroup(of: Result<ItemStatus, CommandError>?.self) { group in
-            group.addTask { await toggling.value }
-            group.addTask {
-                for await event in events where event.status.id == key && event.status.state == .downloading { return .success(event.status) }
-                return nil
+            Task {
+                do throws(CommandError) {
+                    answer.resume(.success(try await session.toggle(key)))
+                } catch {
+                    answer.resume(.failure(error))
+                }
+                watching.cancel()
             }
-            defer { group.cancelAll() }
-            while let first = await group.next() {
-                if let first { return first }
-            }
-            return await toggling.value
         }
         return try outcome.get()
     }
@@ -135,15 +137,35 @@ public final class ControlService: Sendable {
     }
 
     /// Takes the feed file's changes in (reordered, added, removed items).
+    /// The session follows on the feed queue too, so that a request that
+    /// finds the file unchanged also finds the session up to date.
     private func followFeed() async {
-        let reload = reloadFeed
-        let changed: Feed? = await withCheckedContinuation { continuation in
-            feedQueue.async { continuation.resume(returning: reload()) }
+        let (reload, session) = (reloadFeed, session)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            feedQueue.async {
+                if let changed = reload() { session.update(feed: changed) }
+                continuation.resume()
+            }
         }
-        if let changed { session.update(feed: changed) }
     }
 
     private func daemonStatus() -> DaemonStatus {
         DaemonStatus(current: session.currentStatus(), items: session.activeStatuses(), feed: feed, pid: getpid(), version: version)
+    }
+}
+
+/// A continuation resumed by the first of several callers.
+private final class Once<Value: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Value, Never>?>
+
+    init(_ continuation: CheckedContinuation<Value, Never>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func resume(_ value: Value) {
+        continuation.withLock { pending in
+            defer { pending = nil }
+            return pending
+        }?.resume(returning: value)
     }
 }

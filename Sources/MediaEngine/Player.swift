@@ -249,10 +249,6 @@ public final class Player: @unchecked Sendable {
         }
     }
 
-    public func toggle() {
-        if condition.withLock({ pauseRequested }) { resume() } else { pause() }
-    }
-
     /// Ends playback: what a device still holds is dropped.
     public func stop() {
         condition.withLock {
@@ -295,10 +291,6 @@ public final class Player: @unchecked Sendable {
             subscribers.send(.position(target))
             condition.broadcast()
         }
-    }
-
-    public func seek(by seconds: Double) {
-        seek(to: currentPosition + seconds)
     }
 
     /// Virtual clock: lets `seconds` of media play, as fast as decoding

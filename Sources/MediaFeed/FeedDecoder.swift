@@ -35,7 +35,7 @@ public struct FeedError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(position): \(message)" }
 }
 
-/// Turns the bytes of a feed (DESIGN.md §2, docs/FEED.md) into a `Feed`.
+/// Turns the bytes of a feed (docs/FEED.md) into a `Feed`.
 public enum FeedDecoder {
     /// Far beyond any feed a person keeps (100,000 items read in about a second).
     public static let maximumItems = 250_000

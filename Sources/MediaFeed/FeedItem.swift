@@ -1,7 +1,7 @@
 import Foundation
 import MediaModel
 
-/// What a feed record is: the `type` field of DESIGN.md §2.
+/// What a feed record is: the `type` field of docs/FEED.md.
 public enum MediaKind: Int, Sendable, CaseIterable, Codable {
     case image = 0
     case audio = 1

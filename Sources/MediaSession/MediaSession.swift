@@ -38,6 +38,10 @@ public final class MediaSession: @unchecked Sendable {
     private var failures: [ItemKey: CommandError] = [:]
     /// The state last announced per item, so that a `state` event means a change.
     private var announced: [ItemKey: ItemState] = [:]
+    /// Items whose start (a download, opening the file) is under way, and
+    /// those of them a stop has cancelled.
+    private var starting: Set<ItemKey> = []
+    private var cancelledStarts: Set<ItemKey> = []
     private let subscribers = Broadcaster<ItemEvent>(buffering: .bufferingNewest(256))
 
     /// Blocking engine calls (the virtual clock, waiting for a player to
@@ -174,7 +178,7 @@ public final class MediaSession: @unchecked Sendable {
                 announced[key] = status.state
                 kind = .state
             } else if kind == .state {
-                kind = .position
+                return  // nothing changed
             }
             // Under the lock: every subscriber sees one order of events.
             subscribers.send(ItemEvent(kind, status))
@@ -210,6 +214,8 @@ public final class MediaSession: @unchecked Sendable {
             announced = announced.filter { survives($0.key) }
             currentFeed = newFeed
             index = newIndex
+            // Said once more, as they stand now: stopped and out of the feed.
+            for item in dropped { subscribers.send(ItemEvent(.state, statusLocked(item))) }
             return (dropped, stopped)
         }
         for player in stopped { player.stop() }
@@ -224,16 +230,16 @@ public final class MediaSession: @unchecked Sendable {
     public func toggle(_ key: ItemKey, onProgress: (@Sendable (ItemStatus) -> Void)? = nil) async throws(CommandError) -> ItemStatus {
         let item = try existing(key)
         try checkPlayable(item)
-        enum Step { case done, start(Double) }
+        await refreshSavedPosition(item)
+        enum Step { case done, close(any PlaybackHandle), start(Double) }
         let step: Step = lock.withLock {
             if let player = players[key] {
                 switch player.currentState {
                 case .idle, .playing, .buffering, .downloading:
                     if player.mediaInfo?.isImage == true || item.kind == .image {
                         // A second toggle closes a picture.
-                        player.stop()
                         if current == key { current = nil }
-                        return .done
+                        return .close(player)
                     }
                     player.pause()
                     savePositionLocked(item, player)
@@ -246,16 +252,26 @@ public final class MediaSession: @unchecked Sendable {
                 case .stopped:
                     players[key] = nil
                     return .start(item.kind == .image ? 0 : player.currentPosition)
-                case .ended, .failed:
+                case .ended:
+                    // Played out: from the top (what a periodic save kept is void).
+                    players[key] = nil
+                    if let url = item.source?.description { positions.remove(for: url) }
+                    return .start(0)
+                case .failed:
                     players[key] = nil
                     return .start(savedPositionLocked(item))
                 }
             }
-            if downloads[key] != nil { return .done }
+            if downloads[key] != nil || starting.contains(key) { return .done }
             return .start(savedPositionLocked(item))
         }
         switch step {
         case .done:
+            announce(key, .state)
+            return status(of: item)
+        case let .close(player):
+            player.stop()
+            _ = await blocking { player.waitUntilFinished() }
             announce(key, .state)
             return status(of: item)
         case let .start(position):
@@ -269,6 +285,7 @@ public final class MediaSession: @unchecked Sendable {
     public func play(_ key: ItemKey, from position: Double? = nil, onProgress: (@Sendable (ItemStatus) -> Void)? = nil) async throws(CommandError) -> ItemStatus {
         let item = try existing(key)
         try checkPlayable(item)
+        await refreshSavedPosition(item)
         let (old, from): ((any PlaybackHandle)?, Double) = lock.withLock {
             let old = players.removeValue(forKey: key)
             return (old, position ?? savedPositionLocked(item))
@@ -310,8 +327,8 @@ public final class MediaSession: @unchecked Sendable {
         guard let player = lock.withLock({ players[key] }), !player.currentState.isFinal else {
             throw CommandError(.badRequest, "item \(item(for: key)?.position ?? 0) is not playing or paused")
         }
+        // The player reports the new position itself.
         player.seek(to: max(seconds, 0))
-        announce(key, .position)
     }
 
     /// Moves by `seconds` (back when negative) from where the item stands.
@@ -327,15 +344,21 @@ public final class MediaSession: @unchecked Sendable {
     /// its status once stopped, nil when nothing was active.
     @discardableResult
     public func stop(_ key: ItemKey? = nil) async -> ItemStatus? {
-        guard let (item, player) = requestStop(key) else { return nil }
+        guard let (item, player) = requestStop(key) else { return key.flatMap { status(of: $0) } }
         _ = await blocking { player.waitUntilFinished() }
         announce(item.key, .state)
         return status(of: item.key)
     }
 
-    /// The part of `stop` that does not wait (a window's close, on its own thread).
+    /// The part of `stop` that does not wait (a window's close, on its own
+    /// thread). A start under way (a download, opening the file) is
+    /// cancelled: it ends without playing.
     private func requestStop(_ key: ItemKey?) -> (FeedItem, any PlaybackHandle)? {
         let found: (FeedItem, any PlaybackHandle)? = lock.withLock {
+            if let key, starting.contains(key), let item = itemLocked(key) {
+                cancelledStarts.insert(key)
+                if case let .remote(url)? = item.source { store?.cancel(url) }
+            }
             guard let key = key ?? current, let player = players[key], let item = itemLocked(key) else { return nil }
             savePositionLocked(item, player)
             if current == key { current = nil }
@@ -402,29 +425,66 @@ public final class MediaSession: @unchecked Sendable {
     }
 
     /// Downloads what must come first, then starts a player; returns once
-    /// its file is open (so the status has the duration) or it failed.
+    /// its file is open (so the status has the duration) or it failed. A
+    /// stop meanwhile cancels it: it returns the item's status, not playing.
     private func start(_ item: FeedItem, at position: Double, onProgress: (@Sendable (ItemStatus) -> Void)?) async throws(CommandError) -> ItemStatus {
-        let input: MediaInput
-        if let reader = try await progressiveReader(for: item) {
-            input = .source(reader)
-        } else {
-            input = .file(try await localFile(for: item, onProgress: onProgress))
-        }
         let key = item.key
-        let player = engine.makePlayer(for: item, input: input, start: position) { [weak self] input in
-            self?.windowInput(input, for: key)
+        lock.withLock {
+            starting.insert(key)
+            cancelledStarts.remove(key)
         }
+        /// Whether a stop came, ending the start (once).
+        func cancelled() -> Bool {
+            lock.withLock {
+                starting.remove(key)
+                return cancelledStarts.remove(key) != nil
+            }
+        }
+        let input: MediaInput
+        do throws(CommandError) {
+            if let reader = try await progressiveReader(for: item) {
+                input = .source(reader)
+            } else {
+                input = .file(try await localFile(for: item, onProgress: onProgress))
+            }
+        } catch {
+            if cancelled() {
+                announce(key, .state)
+                return status(of: item)
+            }
+            throw error
+        }
+        // Window input goes to the item's commands while this player is its
+        // own (a closing window of a replaced player changes nothing).
+        let slot = PlayerSlot()
+        let engine = engine
+        let player = await blocking {
+            // Off the pool: opening the device and probing the file block.
+            engine.makePlayer(for: item, input: input, start: position) { [weak self] input in
+                guard let self, let player = slot.player else { return }
+                self.windowInput(input, for: key, from: player)
+            }
+        }
+        slot.player = player
         let events = player.events()
         let opening = player.events()
-        let replaced: (any PlaybackHandle)? = lock.withLock {
+        let registered: (replaced: (any PlaybackHandle)?, ok: Bool) = lock.withLock {
+            starting.remove(key)
+            // Stopped meanwhile, or the feed dropped the item or changed its media.
+            guard cancelledStarts.remove(key) == nil, let now = itemLocked(key), now.source == item.source else { return (nil, false) }
             pauseCurrentLocked(except: key)
             let replaced = players[key]
             players[key] = player
             current = key
             failures[key] = nil
-            return replaced
+            return (replaced, true)
         }
-        replaced?.stop()
+        guard registered.ok else {
+            player.stop()
+            announce(key, .state)
+            return status(of: item)
+        }
+        registered.replaced?.stop()
         player.play()
         Task { [weak self] in
             for await event in events {
@@ -470,7 +530,8 @@ public final class MediaSession: @unchecked Sendable {
     }
 
     /// A window's keys and its close button, as commands on its item.
-    private func windowInput(_ input: VideoWindowInput, for key: ItemKey) {
+    private func windowInput(_ input: VideoWindowInput, for key: ItemKey, from player: any PlaybackHandle) {
+        guard lock.withLock({ players[key] === player }) else { return }
         switch input {
         case .togglePause: togglePause(key)
         case let .seek(by: seconds): try? seek(key, by: seconds)
@@ -496,7 +557,10 @@ public final class MediaSession: @unchecked Sendable {
     /// Records and announces a failed download; the error to throw names
     /// the item (the status's error does not: front ends show it beside the item).
     private func downloadFailed(_ item: FeedItem, _ reason: String) -> CommandError {
-        lock.withLock { failures[item.key] = CommandError(.downloadFailed, "download failed: \(reason)") }
+        lock.withLock {
+            // A download a stop cancelled did not fail.
+            if !cancelledStarts.contains(item.key) { failures[item.key] = CommandError(.downloadFailed, "download failed: \(reason)") }
+        }
         announce(item.key, .state)
         return CommandError(.downloadFailed, "item \(item.position) \"\(item.title)\": download failed: \(reason)")
     }
@@ -560,6 +624,12 @@ public final class MediaSession: @unchecked Sendable {
         positions.save(player.currentPosition, for: url)
     }
 
+    /// Reads the item's saved position again before a start (off the pool).
+    private func refreshSavedPosition(_ item: FeedItem) async {
+        guard item.kind != .image, let url = item.source?.description else { return }
+        await blocking { [positions] in positions.refresh(url) }
+    }
+
     private func savedPositionLocked(_ item: FeedItem) -> Double {
         guard item.kind != .image, let url = item.source?.description else { return 0 }
         return positions.position(for: url) ?? 0
@@ -569,5 +639,17 @@ public final class MediaSession: @unchecked Sendable {
         await withCheckedContinuation { continuation in
             blockingQueue.async { continuation.resume(returning: body()) }
         }
+    }
+}
+
+/// The player a window belongs to, set once it exists (the window's input
+/// handler is made before the player).
+private final class PlayerSlot: @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var held: (any PlaybackHandle)?
+
+    var player: (any PlaybackHandle)? {
+        get { lock.withLock { held } }
+        set { lock.withLock { held = newValue } }
     }
 }

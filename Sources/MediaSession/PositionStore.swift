@@ -94,6 +94,17 @@ final class ResumePositions: Sendable {
         writes.async { store.remove(for: url) }
     }
 
+    /// Reads `url`'s saved position again (another process, the background
+    /// player or browse, may have saved it since), after the writes queued
+    /// so far. Blocking: run off the cooperative pool.
+    func refresh(_ url: String) {
+        guard let store else { return }
+        writes.sync {
+            let saved = store.position(for: url)
+            known.withLock { $0[url] = saved }
+        }
+    }
+
     /// Waits for the writes queued so far (at shutdown).
     func flush() {
         writes.sync {}

@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// What an output stream is connected to, and so how to write to it
-/// (DESIGN.md §9: colour and animation only on a real terminal).
+/// (colour and animation only on a real terminal).
 public struct TerminalInfo: Sendable, Equatable {
     /// The stream is a terminal (not a pipe or file).
     public var isTerminal: Bool

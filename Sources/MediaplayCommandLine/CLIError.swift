@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import MediaTerminal
 
-/// Exit codes from sysexits(3) (DESIGN.md §9).
+/// Exit codes from sysexits(3).
 public enum SysExit: Int32, Sendable {
     case ok = 0
     case failure = 1

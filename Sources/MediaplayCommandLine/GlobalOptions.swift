@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 
-/// Options every command understands (DESIGN.md §1). Each falls back to an
+/// Options every command understands (the README lists them). Each falls back to an
 /// environment variable, then to an XDG default.
 public struct GlobalOptions: ParsableArguments {
     public init() {}

@@ -51,6 +51,24 @@ import TestKit
         _ = try await world.run("quit")
     }
 
+    /// A picture's download is under way: `--no-wait` answers at once, with
+    /// that state, and the download goes on without the client.
+    @Test func noWaitAnswersWhileAPictureDownloads() async throws {
+        let world = try await TwoTones()
+        let picture = try await Fixtures.make(Fixtures.images[0].name, Fixtures.images[0].arguments)
+        let server = try TestHTTPServer()
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: picture)))
+        server.serve("/picture.png", bytes: bytes)
+        server.inject("/picture.png", [.holdAfter(bytes.count / 2)])
+        world.feed = try world.folder.write("feed.json", #"[{"type": 0, "title": "Held picture", "url": "\#(server.url("/picture.png").absoluteString)"}]"#)
+        let answered = try await world.run("toggle", "--no-wait", "1")
+        #expect(answered.status == 0 && answered.stdout.hasPrefix("⤓ downloading 1 \"Held picture\""), "\(answered.stdout)\(answered.stderr)")
+        let status = try await world.run("status")
+        #expect(status.stdout.contains("downloading 1 \"Held picture\""), "\(status.stdout)")
+        server.release("/picture.png")
+        _ = try await world.run("quit")
+    }
+
     @Test func statusFollowPrintsEachChangeOnceAndThePositionMoving() async throws {
         let world = try await TwoTones()
         _ = try await world.run("toggle", "1")

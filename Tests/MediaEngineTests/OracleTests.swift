@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 import TestKit
 
-/// Decoded output checked against the ffmpeg CLI, bit for bit (DESIGN.md §8).
+/// Decoded output checked against the ffmpeg CLI, bit for bit (docs/ARCHITECTURE.md, Tests).
 @Suite struct OracleTests {
     /// Plays `path` untimed into file sinks; returns the PCM data and the frame hash lines.
     static func decode(_ path: String, audio: Bool = true, video: Bool = true, start: Double = 0) async throws -> (pcm: [UInt8], hashes: [String], state: ItemState) {

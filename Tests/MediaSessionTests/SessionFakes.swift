@@ -112,11 +112,22 @@ final class FakeStore: MediaStore, Sendable {
     enum Outcome: Sendable {
         case succeeds(path: String)
         case fails(CacheError)
+        /// Half comes, then it waits for `release` (or a cancel).
+        case waits(path: String)
     }
 
     private let outcomes: [URL: Outcome]
     private let cached = Mutex<[URL: String]>([:])
     private let cancelled = Mutex<[URL]>([])
+    private let waiting = Mutex<[URL: AsyncStream<DownloadEvent>.Continuation]>([:])
+
+    /// Lets a waiting download finish.
+    func release(_ url: URL) {
+        guard case let .waits(path)? = outcomes[url], let continuation = waiting.withLock({ $0.removeValue(forKey: url) }) else { return }
+        cached.withLock { $0[url] = path }
+        continuation.yield(.finished(path: path, alreadyCached: false))
+        continuation.finish()
+    }
 
     init(_ outcomes: [URL: Outcome]) { self.outcomes = outcomes }
 
@@ -126,7 +137,7 @@ final class FakeStore: MediaStore, Sendable {
 
     func openReader(_ url: URL) async throws(CacheError) -> any ByteSource {
         switch outcomes[url] {
-        case let .succeeds(path)?: return FileBytes(path: path)
+        case let .succeeds(path)?, let .waits(path)?: return FileBytes(path: path)
         case let .fails(error)?: throw error
         case nil: throw .http(status: 404, host: url.host ?? "")
         }
@@ -141,6 +152,10 @@ final class FakeStore: MediaStore, Sendable {
             continuation.yield(.finished(path: path, alreadyCached: false))
         case let .fails(error)?:
             continuation.yield(.failed(error))
+        case .waits?:
+            continuation.yield(.progress(DownloadProgress(phase: .downloading, received: 50, total: 100, bytesPerSecond: 0)))
+            waiting.withLock { $0[url] = continuation }
+            return stream
         case nil:
             continuation.yield(.failed(.http(status: 404, host: url.host ?? "")))
         }
@@ -148,7 +163,13 @@ final class FakeStore: MediaStore, Sendable {
         return stream
     }
 
-    func cancel(_ url: URL) { cancelled.withLock { $0.append(url) } }
+    func cancel(_ url: URL) {
+        cancelled.withLock { $0.append(url) }
+        if let continuation = waiting.withLock({ $0.removeValue(forKey: url) }) {
+            continuation.yield(.failed(.cancelled))
+            continuation.finish()
+        }
+    }
 }
 
 /// A byte source over a file (what the fake engine is given; it reads nothing).

@@ -89,24 +89,10 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
         lock.withLock { openedSize.map { (Int($0.width), Int($0.height)) } }
     }
 
-    /// Where keys and window events go.
+    /// Where keys and window events go: the session's commands (see
+    /// `PlaybackEngine`); the window never drives its player itself.
     public func onInput(_ handler: @escaping @Sendable (VideoWindowInput) -> Void) {
         lock.withLock { inputHandler = handler }
-    }
-
-    /// The window's keys drive `player`: space pauses, arrows seek, closing or
-    /// q / Esc stops it.
-    public func controls(_ player: Player) {
-        // Weak: the player holds this sink, so a strong capture kept every
-        // player and window of the daemon alive (11 KB per image toggle).
-        onInput { [weak player] input in
-            guard let player else { return }
-            switch input {
-            case .togglePause: player.toggle()
-            case let .seek(by: seconds): player.seek(by: seconds)
-            case .quit: player.stop()
-            }
-        }
     }
 
     public func present(_ frame: Frame, info: VideoFrameInfo) throws {

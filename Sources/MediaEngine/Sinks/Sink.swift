@@ -1,5 +1,5 @@
 /// Where decoded audio goes. One backend per file, the engine unaware of which
-/// is in use (like mpv's audio/out/ao_*.c).
+/// is in use.
 public protocol AudioSink: AnyObject, Sendable {
     /// Called once before the first samples, with their format.
     func open(format: AudioFormat) throws

@@ -94,7 +94,9 @@ struct PlayCommand: AsyncParsableCommand {
                 switch error.code {
                 case .downloadFailed:
                     let retry = feed.items.count > 1 ? "mediaplay fetch \(item.position)" : "mediaplay play \(target)"
-                    throw CLIError("\(error.message) (the part downloaded is kept; retry: \(retry))", exitCode: .unavailable)
+                    // The status's words ("download failed: …"), with the title once.
+                    let reason = session.failure(of: item.key)?.message ?? error.message
+                    throw CLIError("\"\(item.title)\": \(reason) (the part downloaded is kept; retry: \(retry))", exitCode: .unavailable)
                 case .noSuchItem: throw CLIError(error.message, exitCode: .noInput)
                 default:
                     if display.wasMissing {

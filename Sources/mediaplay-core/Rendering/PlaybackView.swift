@@ -32,6 +32,8 @@ enum PlaybackView {
         enum Step {
             case event(ItemEvent)
             case refused(CommandError)
+            /// A stop came before anything played (during a download).
+            case stoppedBeforeStart
         }
         // Subscribed before playback starts: no event is missed.
         let events = session.events()
@@ -41,7 +43,8 @@ enum PlaybackView {
         }
         let starting = Task {
             do throws(CommandError) {
-                _ = try await session.play(key, from: start)
+                let status = try await session.play(key, from: start)
+                if status.state == .idle || status.state == .stopped { stepSink.yield(.stoppedBeforeStart) }
             } catch {
                 stepSink.yield(.refused(error))
             }
@@ -59,6 +62,10 @@ enum PlaybackView {
             case let .refused(error):
                 region?.draw([])
                 return .failed(error)
+            case .stoppedBeforeStart:
+                region?.draw([])
+                if region == nil { FileHandle.standardError.write(Data("stopped \"\(DisplayWidth.escaped(item.title))\"\n".utf8)) }
+                return .finished
             case let .event(event):
                 status = event.status
                 switch event.event {

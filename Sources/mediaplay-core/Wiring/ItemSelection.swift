@@ -2,7 +2,7 @@ import MediaplayCommandLine
 import MediaFeed
 
 /// Turns the selectors users type (positions or ids) into feed items, with
-/// the exit codes of DESIGN.md: no such item 66, invalid item 65.
+/// the exit codes of the README: no such item 66, invalid item 65.
 enum ItemSelection {
     static func resolve(_ selectors: [String], in feed: Feed, allowInvalid: Bool = false) throws(CLIError) -> [FeedItem] {
         var items: [FeedItem] = []
