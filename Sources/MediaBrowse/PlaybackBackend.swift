@@ -107,8 +107,8 @@ public final class DaemonBackend: PlaybackBackend {
         return stream
     }
 
-    /// The background player follows the feed file by itself (on its next
-    /// request); what it dropped, it reports as stopped.
+    /// The background player follows the feed file by itself, on its next
+    /// request; items it dropped come as state events.
     public func update(feed: Feed) async -> [FeedItem] { [] }
 
     public func shutdown() async {}
