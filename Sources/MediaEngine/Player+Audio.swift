@@ -41,7 +41,7 @@ extension Player {
     /// buffers, enters it and waits once; true when it waited (the caller
     /// looks at everything again).
     func waitWhilePaused() -> Bool {
-        if buffering && !pauseRequested {
+        if buffer.isActive && !pauseRequested {
             condition.wait()
             return true
         }

@@ -132,14 +132,13 @@ public final class Player: @unchecked Sendable {
     var inputFailed = false
     /// The reader has queued the end of the file.
     var inputEnded = false
-    /// Output is held until enough is buffered (see `secondsUntilOutputRunsDry`).
-    var buffering = false
+    /// Whether output is held until enough is buffered (Player+Buffering).
+    var buffer = BufferingState()
     /// `stop()` was called before playback ended (a picture held on screen
     /// included): it ends as stopped, not ended.
     var stoppedEarly = false
     /// Why playback failed, once it has.
     var failureMessage: String?
-    var lastBufferedEvent: Double = 0
 
     // Clocks.
     var masterClock = MasterClock()
@@ -204,7 +203,7 @@ public final class Player: @unchecked Sendable {
     /// Whether a failure was the source's (a download failed), not the media's.
     public var failedForInput: Bool { condition.withLock { inputFailed } }
     /// While buffering, how full the buffer is (0...1).
-    public var bufferFill: Double? { condition.withLock { buffering ? bufferFillLocked() : nil } }
+    public var bufferFill: Double? { condition.withLock { buffer.isActive ? bufferFillLocked() : nil } }
 
     /// Events from now on; what is known already (the file's info, the
     /// current state) first, so a late subscriber misses nothing it needs.
@@ -233,7 +232,7 @@ public final class Player: @unchecked Sendable {
             // Inside the lock, so the device's running matches the state
             // whatever order pause, resume and buffering come in (the device
             // callback never takes this lock).
-            if !buffering { audioSink?.pause() }
+            if !buffer.isActive { audioSink?.pause() }
             condition.broadcast()
         }
     }
@@ -244,7 +243,7 @@ public final class Player: @unchecked Sendable {
             guard pauseRequested, !state.isFinal else { return }
             pauseRequested = false
             if state == .paused { leavePausedState() }
-            if !buffering { audioSink?.resume() }
+            if !buffer.isActive { audioSink?.resume() }
             condition.broadcast()
         }
     }
@@ -327,7 +326,7 @@ public final class Player: @unchecked Sendable {
     }
 
     func leavePausedState() {
-        state = buffering ? .buffering : .playing
+        state = buffer.isActive ? .buffering : .playing
         releaseClock()
         publish(.state(state))
     }
@@ -339,7 +338,7 @@ public final class Player: @unchecked Sendable {
 
     /// Lets the clock go on, once neither a pause nor buffering holds it.
     func releaseClock() {
-        guard !pauseRequested, !buffering else { return }
+        guard !pauseRequested, !buffer.isActive else { return }
         masterClock.release(now: Self.now())
     }
 
