@@ -230,7 +230,8 @@ public final class MediaSession: @unchecked Sendable {
     public func toggle(_ key: ItemKey, onProgress: (@Sendable (ItemStatus) -> Void)? = nil) async throws(CommandError) -> ItemStatus {
         let item = try existing(key)
         try checkPlayable(item)
-        await refreshSavedPosition(item)
+        // Only a start reads the saved position (a pause or resume answers at once).
+        if lock.withLock({ players[key].map { $0.currentState.isFinal } ?? true }) { await refreshSavedPosition(item) }
         enum Step { case done, close(any PlaybackHandle), start(Double) }
         let step: Step = lock.withLock {
             if let player = players[key] {
