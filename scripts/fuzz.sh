@@ -19,19 +19,21 @@ module() {
     name="$1"; shift
     "$SWIFTC" $flags -wmo -module-name "$name" -emit-module -emit-module-path "$out/$name.swiftmodule" -c "$@" -o "$out/$name.o"
 }
+module MediaTerminal Sources/MediaTerminal/*.swift
+module MediaModel Sources/MediaModel/*.swift
 module MediaFeed Sources/MediaFeed/*.swift
-module MediaTerminal Sources/MediaTerminal/KeyDecoder.swift
 module MediaControl Sources/MediaControl/ControlProtocol.swift Sources/MediaControl/LineSplitter.swift
 module MediaSession Sources/MediaSession/Script.swift
+model="$out/MediaModel.o $out/MediaTerminal.o"
 
 # target NAME HARNESS OBJECTS...
 target() {
     name="$1"; harness="$2"; shift 2
     "$SWIFTC" $flags "$harness" "$@" -o "$out/fuzz-$name" 2>&1 | grep -v "Cannot export local symbol" || true
 }
-target feed Fuzz/FeedDecoderFuzz.swift "$out/MediaFeed.o"
-target request Fuzz/ControlRequestFuzz.swift "$out/MediaControl.o" "$out/MediaFeed.o"
-target script Fuzz/ScriptParserFuzz.swift "$out/MediaSession.o" "$out/MediaFeed.o"
+target feed Fuzz/FeedDecoderFuzz.swift "$out/MediaFeed.o" $model
+target request Fuzz/ControlRequestFuzz.swift "$out/MediaControl.o" "$out/MediaFeed.o" $model
+target script Fuzz/ScriptParserFuzz.swift "$out/MediaSession.o" "$out/MediaFeed.o" $model
 target keys Fuzz/KeyDecoderFuzz.swift "$out/MediaTerminal.o"
 
 for name in feed request script keys; do
