@@ -25,7 +25,7 @@ let package = Package(
         .systemLibrary(
             name: "CFFmpeg",
             pkgConfig: "libavformat",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev", "libswscale-dev"])]
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libavfilter-dev", "libswresample-dev", "libswscale-dev"])]
         ),
         // No pkgConfig on purpose: sdl2.pc adds -D_REENTRANT, which SwiftPM rejects
         // as a prohibited flag. The module map links SDL2 itself.

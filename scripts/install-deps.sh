@@ -6,7 +6,7 @@
 # (EX_UNAVAILABLE), so nothing is half-installed behind the user's back.
 set -eu
 
-packages="pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libsdl2-dev libcurl4-openssl-dev libsqlite3-dev libchafa-dev ca-certificates"
+packages="pkg-config libavformat-dev libavcodec-dev libavutil-dev libavfilter-dev libswresample-dev libswscale-dev libsdl2-dev libcurl4-openssl-dev libsqlite3-dev libchafa-dev ca-certificates"
 if [ "${1:-}" = "--test" ]; then
     packages="$packages ffmpeg tmux"
 fi

@@ -11,6 +11,9 @@
 #include <libavutil/md5.h>
 #include <libavutil/opt.h>
 #include <libavutil/display.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersink.h>
+#include <libavfilter/buffersrc.h>
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
 

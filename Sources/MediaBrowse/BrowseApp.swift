@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import MediaCache
 import MediaControl
+import MediaEngine
 import MediaFeed
 import MediaModel
 import MediaSession
@@ -261,6 +262,9 @@ public final class BrowseApp: @unchecked Sendable {
         case .home, .character("g"): select(layout.move(selection, by: .first))
         case .end, .character("G"): select(layout.move(selection, by: .last))
         case .enter, .character(" "): activate()
+        case .character("9"): changeAudio(volumeStep: -VideoWindowInput.volumeStep)
+        case .character("0"): changeAudio(volumeStep: VideoWindowInput.volumeStep)
+        case .character("m"): changeAudio(volumeStep: nil)
         case .character("i"): openDetail()
         case .character("r"): refresh()
         case .character("?"): mode = .help
@@ -281,9 +285,25 @@ public final class BrowseApp: @unchecked Sendable {
         case .left, .character("h"): selectInDetail(selection - 1)
         case .right, .character("l"): selectInDetail(selection + 1)
         case .enter, .character(" "): togglePlayback()
+        case .character("9"): changeAudio(volumeStep: -VideoWindowInput.volumeStep)
+        case .character("0"): changeAudio(volumeStep: VideoWindowInput.volumeStep)
+        case .character("m"): changeAudio(volumeStep: nil)
         case .character("r"): refresh()
         case .character("?"): mode = .help
         default: break
+        }
+    }
+
+    /// 9 and 0: the volume down and up; m: mute. Said on the status bar.
+    private func changeAudio(volumeStep step: Int?) {
+        let backend = backend
+        Task { [self] in
+            do {
+                let settings = try await backend.changeAudio(volumeStep: step)
+                self.queue.async { self.show(settings.muted ? "🔇 muted (volume \(settings.volume) %)" : "🔊 volume \(settings.volume) %") }
+            } catch {
+                self.queue.async { self.show("✗ \(error)") }
+            }
         }
     }
 

@@ -371,6 +371,8 @@ enum BrowseView {
         "Home End           first or last item",
         "Enter or Space     play, pause or resume",
         "                   (an image opens its details)",
+        "9 0                volume down, up",
+        "m                  mute or unmute",
         "i                  details of the item",
         "r                  re-read the feed",
         "q or Esc           quit (details: back)",

@@ -17,6 +17,8 @@ public protocol PlaybackBackend: Sendable {
     func toggle(_ item: FeedItem) async throws -> ItemStatus
     /// Status changes as they happen.
     func events() -> AsyncStream<ItemEvent>
+    /// Moves the volume by `step` points (nil: toggles mute); the setting now.
+    func changeAudio(volumeStep step: Int?) async throws -> AudioSettings
     /// The feed was re-read: follow it. Returns what had to stop.
     func update(feed: Feed) async -> [FeedItem]
     /// `browse` ends.
@@ -38,6 +40,11 @@ public final class SessionBackend: PlaybackBackend {
 
     public func toggle(_ item: FeedItem) async throws -> ItemStatus { try await session.toggle(item.key) }
     public func events() -> AsyncStream<ItemEvent> { session.events() }
+
+    public func changeAudio(volumeStep step: Int?) async throws -> AudioSettings {
+        if let step { return session.changeVolume(by: step) }
+        return session.setMuted(nil)
+    }
     public func update(feed: Feed) async -> [FeedItem] { session.update(feed: feed) }
     public func shutdown() async { await session.shutdown() }
 }
@@ -89,6 +96,11 @@ public final class DaemonBackend: PlaybackBackend {
         // By id: the item on screen, whatever its number in the player's
         // feed. No waiting for a download: progress comes as events.
         try await call(ControlRequest(id: nil, cmd: .toggle, item: .id(item.id), wait: false, feed: feedIdentity), as: ItemStatus.self)
+    }
+
+    public func changeAudio(volumeStep step: Int?) async throws -> AudioSettings {
+        let request = step.map { ControlRequest(id: nil, cmd: .volume, step: $0) } ?? ControlRequest(id: nil, cmd: .mute)
+        return try await call(request, as: AudioSettings.self)
     }
 
     public func events() -> AsyncStream<ItemEvent> {

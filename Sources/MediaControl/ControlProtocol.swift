@@ -25,7 +25,7 @@ public let maximumRequestLength = 64 * 1024
 /// A request, as sent by a client.
 public struct ControlRequest: Codable, Sendable, Equatable {
     public enum Command: String, Codable, Sendable, CaseIterable {
-        case toggle, status, seek, stop, observe, quit
+        case toggle, status, seek, stop, volume, mute, observe, quit
     }
 
     public var id: Int?
@@ -36,16 +36,27 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var seconds: Double?
     /// `toggle`: false replies at once instead of after any download.
     public var wait: Bool?
+    /// `volume`: the level to set, 0–150; or `step`, a change (+5, -5).
+    public var level: Int?
+    public var step: Int?
+    /// `mute`: true mutes, false unmutes, absent toggles.
+    public var on: Bool?
     /// The feed the client means; the daemon refuses a request for another.
     public var feed: String?
 
-    public init(id: Int?, cmd: Command, item: ItemSelector? = nil, seconds: Double? = nil, wait: Bool? = nil, feed: String? = nil) {
+    public init(
+        id: Int?, cmd: Command, item: ItemSelector? = nil, seconds: Double? = nil, wait: Bool? = nil, feed: String? = nil,
+        level: Int? = nil, step: Int? = nil, on: Bool? = nil
+    ) {
         self.id = id
         self.cmd = cmd.rawValue
         self.item = item
         self.seconds = seconds
         self.wait = wait
         self.feed = feed
+        self.level = level
+        self.step = step
+        self.on = on
     }
 }
 
@@ -56,13 +67,16 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var feed: String
     public var pid: Int32
     public var version: String
+    /// Volume and mute (absent from a daemon older than them).
+    public var audio: AudioSettings?
 
-    public init(current: ItemStatus?, items: [ItemStatus], feed: String, pid: Int32, version: String) {
+    public init(current: ItemStatus?, items: [ItemStatus], feed: String, pid: Int32, version: String, audio: AudioSettings? = nil) {
         self.current = current
         self.items = items
         self.feed = feed
         self.pid = pid
         self.version = version
+        self.audio = audio
     }
 }
 

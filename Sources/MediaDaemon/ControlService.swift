@@ -87,6 +87,17 @@ public final class ControlService: Sendable {
         case .stop:
             let stopped = await session.stop()
             return ControlJSON.line(ControlReply.success(id, StopResult(stopped: stopped)))
+        case .volume:
+            let shaping: AudioSettings
+            switch (request.level, request.step) {
+            case let (level?, nil) where AudioSettings.range.contains(level): shaping = session.setVolume(level)
+            case let (nil, step?) where abs(step) <= AudioSettings.range.upperBound: shaping = session.changeVolume(by: step)
+            case (nil, nil): shaping = session.audioShaping
+            default: throw CommandError(.badRequest, "volume takes \"level\" (0–150) or \"step\" (a change, −150 to 150), not both")
+            }
+            return ControlJSON.line(ControlReply.success(id, shaping))
+        case .mute:
+            return ControlJSON.line(ControlReply.success(id, session.setMuted(request.on)))
         case .observe:
             connection.markObserving()
             let events = session.events()
@@ -150,7 +161,10 @@ public final class ControlService: Sendable {
     }
 
     private func daemonStatus() -> DaemonStatus {
-        DaemonStatus(current: session.currentStatus(), items: session.activeStatuses(), feed: feed, pid: getpid(), version: version)
+        DaemonStatus(
+            current: session.currentStatus(), items: session.activeStatuses(), feed: feed, pid: getpid(), version: version,
+            audio: session.audioShaping
+        )
     }
 }
 

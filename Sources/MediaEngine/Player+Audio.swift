@@ -63,6 +63,7 @@ extension Player {
     /// The audio decoder thread: packets → frames → s16 → the audio sink.
     func runAudioDecoder(_ decoder: Decoder, startTime: Double) {
         var resampler: AudioResampler?
+        var filter: AudioFilter?
         var mySerial = -1
         /// Output before this media time is trimmed (after a seek).
         var trimBefore: Double?
@@ -73,6 +74,7 @@ extension Player {
                     if mySerial >= 0 {
                         try decoder.reset()
                         resampler = resampler.map { AudioResampler(output: $0.output) }
+                        filter = nil
                         audioSink?.flush()
                     }
                     mySerial = item.serial
@@ -103,18 +105,34 @@ extension Player {
                         skip = max(0, Int(((trim - time) * Double(format.sampleRate)).rounded()))
                     }
                     var keepGoing = true
-                    try resampler!.convert(frame) { samples in
-                        let skipped = min(skip * format.bytesPerFrame, samples.count)
-                        skip -= skipped / format.bytesPerFrame
-                        guard skipped < samples.count else { return }
-                        trimBefore = nil  // output began: the rest follows on
-                        keepGoing = try emit(UnsafeRawBufferPointer(rebasing: samples[skipped...]), format)
+                    func convert(_ frame: Frame) throws {
+                        try resampler!.convert(frame) { samples in
+                            let skipped = min(skip * format.bytesPerFrame, samples.count)
+                            skip -= skipped / format.bytesPerFrame
+                            guard skipped < samples.count, keepGoing else { return }
+                            trimBefore = nil  // output began: the rest follows on
+                            keepGoing = try emit(UnsafeRawBufferPointer(rebasing: samples[skipped...]), format)
+                        }
+                    }
+                    // Volume and mute: through the filter stage unless they are
+                    // the identity (then the output is ffmpeg's plain decoding).
+                    let shaping = condition.withLock { audioShaping }
+                    if shaping.isIdentity {
+                        try convert(frame)
+                    } else {
+                        if filter == nil { filter = AudioFilter() }
+                        try filter!.filter(frame, shaping: shaping, convert)
                     }
                     return keepGoing
                 }
                 guard try decode(item.packet, with: decoder, play) else { continue }
                 if item.packet == nil {
-                    if let resampler { try resampler.flush { samples in _ = try emit(samples, resampler.output) } }
+                    if let resampler {
+                        try filter?.flush { frame in
+                            try resampler.convert(frame) { samples in _ = try emit(samples, resampler.output) }
+                        }
+                        try resampler.flush { samples in _ = try emit(samples, resampler.output) }
+                    }
                     condition.withLock {
                         if mySerial == serial { audioDone = true }
                         condition.broadcast()

@@ -62,6 +62,8 @@ public struct PlaybackOptions: Sendable {
     public var video = true
     /// Media time to start at, in seconds.
     public var start: Double = 0
+    /// Volume and mute at the start (`Player.setShaping` changes them).
+    public var shaping = AudioSettings()
     public init() {}
 }
 
@@ -139,6 +141,8 @@ public final class Player: @unchecked Sendable {
     var stoppedEarly = false
     /// Why playback failed, once it has.
     var failureMessage: String?
+    /// Volume and mute, read by the audio thread at every frame.
+    var audioShaping: AudioSettings
 
     // Clocks.
     var masterClock = MasterClock()
@@ -188,6 +192,7 @@ public final class Player: @unchecked Sendable {
         self.makeVideoSink = makeVideoSink
         self.options = options
         let start = max(options.start, 0)
+        audioShaping = options.shaping
         serialStart = start
         videoPosition = start
         position = start
@@ -246,6 +251,12 @@ public final class Player: @unchecked Sendable {
             if !buffer.isActive { audioSink?.resume() }
             condition.broadcast()
         }
+    }
+
+    /// Volume and mute, from the next decoded frame on. What the device
+    /// already holds plays as it was (up to its ring, about a second).
+    public func setShaping(_ shaping: AudioSettings) {
+        condition.withLock { audioShaping = shaping }
     }
 
     /// Ends playback: what a device still holds is dropped.

@@ -42,14 +42,20 @@ public final class MediaSession: @unchecked Sendable {
     /// those of them a stop has cancelled.
     private var starting: Set<ItemKey> = []
     private var cancelledStarts: Set<ItemKey> = []
+    /// Volume and mute, for every player of the session.
+    private var shaping: AudioSettings
     private let subscribers = Broadcaster<ItemEvent>(buffering: .bufferingNewest(256))
 
     /// Blocking engine calls (the virtual clock, waiting for a player to
     /// stop) run here, never on Swift's cooperative threads.
     private let blockingQueue = DispatchQueue(label: "mediaplay.session", attributes: .concurrent)
 
-    public init(feed: Feed, store: (any MediaStore)?, positions: PositionStore?, engine: any PlaybackEngine) {
+    public init(
+        feed: Feed, store: (any MediaStore)?, positions: PositionStore?, engine: any PlaybackEngine,
+        shaping: AudioSettings = AudioSettings()
+    ) {
         currentFeed = feed
+        self.shaping = shaping
         self.store = store
         self.positions = ResumePositions(store: positions)
         self.engine = engine
@@ -340,6 +346,45 @@ public final class MediaSession: @unchecked Sendable {
         try seek(key, to: player.currentPosition + seconds)
     }
 
+    /// Volume and mute as they stand.
+    public var audioShaping: AudioSettings { lock.withLock { shaping } }
+
+    /// Sets the volume (0–150 %, clamped; mute is kept) for every player,
+    /// the playing one at once; returns the new setting.
+    @discardableResult
+    public func setVolume(_ volume: Int) -> AudioSettings {
+        changeShaping { $0 = AudioSettings(volume: volume, muted: $0.muted) }
+    }
+
+    /// Moves the volume by `step` percentage points.
+    @discardableResult
+    public func changeVolume(by step: Int) -> AudioSettings {
+        changeShaping { $0 = AudioSettings(volume: $0.volume + step, muted: $0.muted) }
+    }
+
+    /// Mutes, unmutes (`muted`), or toggles mute (nil); the level is kept.
+    @discardableResult
+    public func setMuted(_ muted: Bool?) -> AudioSettings {
+        changeShaping { $0.muted = muted ?? !$0.muted }
+    }
+
+    private func changeShaping(_ change: (inout AudioSettings) -> Void) -> AudioSettings {
+        let (changed, all) = lock.withLock {
+            change(&shaping)
+            return (shaping, Array(players.values))
+        }
+        for player in all { player.setShaping(changed) }
+        settingsChanged?(changed)
+        return changed
+    }
+
+    /// Called after each change of volume or mute (the daemon keeps them).
+    public var settingsChanged: (@Sendable (AudioSettings) -> Void)? {
+        get { lock.withLock { onSettings } }
+        set { lock.withLock { onSettings = newValue } }
+    }
+    private var onSettings: (@Sendable (AudioSettings) -> Void)?
+
     /// Stops the item (the active one when nil): it is cut short, not ended,
     /// so its position is saved and the next toggle resumes there. Returns
     /// its status once stopped, nil when nothing was active.
@@ -459,9 +504,10 @@ public final class MediaSession: @unchecked Sendable {
         // own (a closing window of a replaced player changes nothing).
         let slot = PlayerSlot()
         let engine = engine
+        let shaping = lock.withLock { self.shaping }
         let player = await blocking {
             // Off the pool: opening the device and probing the file block.
-            engine.makePlayer(for: item, input: input, start: position) { [weak self] input in
+            engine.makePlayer(for: item, input: input, start: position, shaping: shaping) { [weak self] input in
                 guard let self, let player = slot.player else { return }
                 self.windowInput(input, for: key, from: player)
             }
@@ -474,6 +520,7 @@ public final class MediaSession: @unchecked Sendable {
             // Stopped meanwhile, or the feed dropped the item or changed its media.
             guard cancelledStarts.remove(key) == nil, let now = itemLocked(key), now.source == item.source else { return (nil, false) }
             pauseCurrentLocked(except: key)
+            if self.shaping != shaping { player.setShaping(self.shaping) }
             let replaced = players[key]
             players[key] = player
             current = key
@@ -536,6 +583,8 @@ public final class MediaSession: @unchecked Sendable {
         switch input {
         case .togglePause: togglePause(key)
         case let .seek(by: seconds): try? seek(key, by: seconds)
+        case let .volume(by: step): changeVolume(by: step)
+        case .toggleMute: setMuted(nil)
         case .quit: _ = requestStop(key)
         }
     }

@@ -23,6 +23,8 @@ public protocol PlaybackHandle: AnyObject, Sendable {
     func pause()
     func resume()
     func seek(to seconds: Double)
+    /// Volume and mute, from the next decoded audio on.
+    func setShaping(_ shaping: AudioSettings)
     func stop()
     /// Blocks until the final state (run off the cooperative pool).
     func waitUntilFinished() -> ItemState
@@ -39,7 +41,7 @@ public protocol PlaybackEngine: Sendable {
     /// The clock players run on (scripts advance a virtual one).
     var clock: PlaybackClock { get }
     func makePlayer(
-        for item: FeedItem, input: MediaInput, start: Double,
+        for item: FeedItem, input: MediaInput, start: Double, shaping: AudioSettings,
         controls: @escaping @Sendable (VideoWindowInput) -> Void
     ) -> any PlaybackHandle
 }

@@ -56,11 +56,12 @@ public struct PlayerEngine: PlaybackEngine {
     }
 
     public func makePlayer(
-        for item: FeedItem, input: MediaInput, start: Double,
+        for item: FeedItem, input: MediaInput, start: Double, shaping: AudioSettings,
         controls: @escaping @Sendable (VideoWindowInput) -> Void
     ) -> any PlaybackHandle {
         var options = PlaybackOptions()
         options.clock = clock
+        options.shaping = shaping
         options.start = item.kind == .image ? 0 : start
         if case .off = audio { options.audio = false }
         if case .off = video { options.video = false }

@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
+import MediaModel
 import Synchronization
 
-/// Resume positions, by media URL, in a small SQLite database in the state
-/// directory: they outlive the background player (and a kill -9 of it, up
-/// to the last save).
+/// Resume positions, by media URL, and the player's settings (volume, mute)
+/// in a small SQLite database in the state directory: they outlive the
+/// background player (and a kill -9 of it, up to the last save).
 public final class PositionStore: Sendable {
     let queue: DatabaseQueue
 
@@ -28,7 +29,27 @@ public final class PositionStore: Sendable {
                 table.column("updated", .double).notNull()
             }
         }
+        migrator.registerMigration("v2-settings") { db in
+            // Player settings that outlive the background player (volume, mute).
+            try db.create(table: "setting") { table in
+                table.primaryKey("name", .text)
+                table.column("value", .text).notNull()
+            }
+        }
         try migrator.migrate(queue)
+    }
+
+    /// The volume and mute last set, if any.
+    public func audioSettings() -> AudioSettings? {
+        let text = try? queue.read { db in try String.fetchOne(db, sql: "SELECT value FROM setting WHERE name = 'audio'") }
+        return text.flatMap { try? JSONDecoder().decode(AudioSettings.self, from: Data($0.utf8)) }.map { AudioSettings(volume: $0.volume, muted: $0.muted) }
+    }
+
+    /// Keeps the volume and mute for the next start.
+    public func save(_ settings: AudioSettings) {
+        try? queue.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO setting (name, value) VALUES ('audio', ?)", arguments: [ModelJSON.text(settings)])
+        }
     }
 
     public func position(for url: String) -> Double? {

@@ -67,6 +67,7 @@ public struct StatusCommand: ParsableCommand {
         for item in status.items where item.item != status.current?.item {
             print("  " + StatusText.line(item))
         }
+        if let audio = status.audio, !audio.isIdentity { print(AudioSettingsText.line(audio)) }
     }
 
     /// Prints events until the daemon goes: JSON lines as they come; in

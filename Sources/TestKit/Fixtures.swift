@@ -26,9 +26,13 @@ public enum Fixtures {
 
     /// `ffmpeg -i F -map 0:a:0 -f s16le -`: the reference PCM.
     /// With `start`, `ffmpeg -ss START -i F ...`: an exact input seek.
-    public static func referencePCM(_ path: String, start: Double? = nil) async throws -> [UInt8] {
+    /// `ffmpeg -i F -map 0:a:0 [-af FILTERS] -f s16le -`: the reference every
+    /// decoded sample is checked against (with `filters`, e.g. "volume=0.5",
+    /// the reference for the audio filter stage).
+    public static func referencePCM(_ path: String, start: Double? = nil, filters: String? = nil) async throws -> [UInt8] {
         let seek = start.map { ["-ss", String(format: "%.3f", $0)] } ?? []
-        let result = try await run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin"] + seek + ["-i", path, "-map", "0:a:0", "-f", "s16le", "-"])
+        let filter = filters.map { ["-af", $0] } ?? []
+        let result = try await run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin"] + seek + ["-i", path, "-map", "0:a:0"] + filter + ["-f", "s16le", "-"])
         guard result.status == 0 else { throw FixtureError(message: "ffmpeg could not decode \(path)") }
         return result.stdout
     }

@@ -32,7 +32,7 @@ struct Mediaplay: AsyncParsableCommand {
             """,
         version: version,
         subcommands: [
-            ListCommand.self, BrowseCommand.self, PlayCommand.self, ToggleCommand.self, StatusCommand.self, StopCommand.self, QuitCommand.self,
+            ListCommand.self, BrowseCommand.self, PlayCommand.self, ToggleCommand.self, StatusCommand.self, StopCommand.self, VolumeCommand.self, MuteCommand.self, QuitCommand.self,
             ScriptCommand.self, FetchCommand.self, CacheCommand.self, DaemonCommand.self,
         ],
         defaultSubcommand: ListCommand.self

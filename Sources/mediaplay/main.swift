@@ -12,7 +12,7 @@ import MediaplayCommandLine
 struct ClientCommands: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mediaplay",
-        subcommands: [ToggleCommand.self, StatusCommand.self, StopCommand.self, QuitCommand.self]
+        subcommands: [ToggleCommand.self, StatusCommand.self, StopCommand.self, VolumeCommand.self, MuteCommand.self, QuitCommand.self]
     )
 }
 

@@ -87,6 +87,32 @@ import TestKit
         _ = try await world.run("quit")
     }
 
+    @Test func volumeAndMuteAreCommandsKeptAcrossRestarts() async throws {
+        let world = try await TwoTones()
+        _ = try await world.run("toggle", "1")
+        #expect(try await world.run("volume").stdout == "🔊 volume 100 %\n")
+        #expect(try await world.run("volume", "60").stdout == "🔊 volume 60 %\n")
+        #expect(try await world.run("volume", "-10").stdout == "🔊 volume 50 %\n")
+        #expect(try await world.run("mute").stdout == "🔇 muted (volume 50 %)\n")
+        #expect(try await world.run("mute", "--json").stdout == "{\"muted\":false,\"volume\":50}\n", "a second mute unmutes")
+        let bad = try await world.run("volume", "200")
+        #expect(bad.status == 64 && bad.stderr.contains("volume takes N (0–150)"), "\(bad.stderr)")
+        // Silence reaches the device once the ring ahead of it has played
+        // (256 KiB: 1.5 s of real time; SDL's disk driver plays slower).
+        _ = try await world.run("volume", "0")
+        var silent = false
+        for _ in 0..<80 where !silent {
+            try await Task.sleep(for: .milliseconds(100))
+            let device = try [UInt8](Data(contentsOf: URL(fileURLWithPath: world.disk)))
+            silent = device.count > 44100 && device.suffix(44100).allSatisfy { $0 == 0 }
+        }
+        #expect(silent, "the device's last quarter second is silent")
+        _ = try await world.run("quit")
+        _ = try await world.run("toggle", "1")
+        #expect(try await world.run("volume").stdout == "🔊 volume 0 %\n", "kept for the next start")
+        _ = try await world.run("quit")
+    }
+
     @Test func aMistypedCommandIsNamedWithTheNearestOne() async throws {
         let result = try await Mediaplay.run(["paly", "2"])
         #expect(result.status == 64)

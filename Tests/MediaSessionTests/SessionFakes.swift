@@ -62,6 +62,8 @@ final class FakePlayer: PlaybackHandle, @unchecked Sendable {
         }
     }
     func stop() { if !currentState.isFinal { set(.stopped) } }
+    private(set) var shaping = AudioSettings()
+    func setShaping(_ shaping: AudioSettings) { lock.withLock { self.shaping = shaping } }
     func waitUntilFinished() -> ItemState { lock.withLock { while !state.isFinal { lock.wait() }; return state } }
     func advanceVirtualClock(by seconds: Double) { advance(seconds) }
 
@@ -94,9 +96,10 @@ final class FakeEngine: PlaybackEngine, Sendable {
     private let made = Mutex<[FakePlayer]>([])
 
     func makePlayer(
-        for item: FeedItem, input: MediaInput, start: Double, controls: @escaping @Sendable (VideoWindowInput) -> Void
+        for item: FeedItem, input: MediaInput, start: Double, shaping: AudioSettings, controls: @escaping @Sendable (VideoWindowInput) -> Void
     ) -> any PlaybackHandle {
         let player = FakePlayer(key: item.key, kind: item.kind, start: start, controls: controls)
+        player.setShaping(shaping)
         made.withLock { $0.append(player) }
         return player
     }

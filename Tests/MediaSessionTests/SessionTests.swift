@@ -244,4 +244,19 @@ import TestKit
             "remote-pic state idle", "a state playing", "a position playing", "a position playing", "a state paused",
         ], "\(summary)")
     }
+
+    @Test func volumeAndMuteReachEveryPlayerAndKeepTheLevel() async throws {
+        let session = session()
+        try await session.toggle("a")
+        #expect(session.setVolume(60) == AudioSettings(volume: 60, muted: false))
+        #expect(engine.player("a")?.shaping.volume == 60, "the playing item at once")
+        #expect(session.changeVolume(by: 200).volume == 150, "clamped to 150")
+        #expect(session.setMuted(nil) == AudioSettings(volume: 150, muted: true))
+        try await session.toggle("b")
+        #expect(engine.player("b")?.shaping == AudioSettings(volume: 150, muted: true), "a new player starts with them")
+        engine.player("b")?.controls(.toggleMute)
+        engine.player("b")?.controls(.volume(by: -5))
+        #expect(session.audioShaping == AudioSettings(volume: 145, muted: false), "the window's 9 and m, through the session")
+        #expect(engine.player("a")?.shaping == AudioSettings(volume: 145, muted: false))
+    }
 }

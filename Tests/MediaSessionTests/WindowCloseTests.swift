@@ -33,10 +33,12 @@ import TestKit
         let window: Window
         var clock: PlaybackClock { .realTime }
         func makePlayer(
-            for item: FeedItem, input: MediaInput, start: Double, controls: @escaping @Sendable (VideoWindowInput) -> Void
+            for item: FeedItem, input: MediaInput, start: Double, shaping: AudioSettings,
+            controls: @escaping @Sendable (VideoWindowInput) -> Void
         ) -> any PlaybackHandle {
             var options = PlaybackOptions()
             options.start = start
+            options.shaping = shaping
             let window = window
             return Player(input: input, audioSink: item.kind == .image ? nil : NullSink(), options: options) { _, _ in
                 window.controls.withLock { $0 = controls }

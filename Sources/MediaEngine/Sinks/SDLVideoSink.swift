@@ -7,8 +7,15 @@ import Synchronization
 public enum VideoWindowInput: Sendable, Equatable {
     case togglePause
     case seek(by: Double)
+    /// 9 and 0: down and up by `volumeStep` percentage points.
+    case volume(by: Int)
+    /// m: mute or unmute.
+    case toggleMute
     /// The window was closed, or q / Esc pressed.
     case quit
+
+    /// What 9 and 0 change the volume by, in `play` and in a window alike.
+    public static let volumeStep = 5
 }
 
 /// Shows pictures in an SDL window: scaled to fit with the aspect kept, never
@@ -190,6 +197,9 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
             case Int(SDLK_SPACE.rawValue), Int(SDLK_p.rawValue): input = .togglePause
             case Int(SDLK_LEFT.rawValue): input = .seek(by: -5)
             case Int(SDLK_RIGHT.rawValue): input = .seek(by: 5)
+            case Int(SDLK_9.rawValue): input = .volume(by: -VideoWindowInput.volumeStep)
+            case Int(SDLK_0.rawValue): input = .volume(by: VideoWindowInput.volumeStep)
+            case Int(SDLK_m.rawValue): input = .toggleMute
             case Int(SDLK_q.rawValue), Int(SDLK_ESCAPE.rawValue): input = .quit
             default: input = nil
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaModel
 import MediaTerminal
 import MediaplayCommandLine
 import Logging
@@ -88,7 +89,10 @@ struct DaemonCommand: AsyncParsableCommand {
             throw CLIError("cannot open the resume positions at \(positionsPath): \(error)", exitCode: .ioError)
         }
         let engine = PlayerEngine { logger.warning("\($0)") }
-        let session = MediaSession(feed: loaded.feed, store: cache, positions: positions, engine: engine)
+        let session = MediaSession(feed: loaded.feed, store: cache, positions: positions, engine: engine, shaping: positions.audioSettings() ?? AudioSettings())
+        // Volume and mute are kept for the next start (written off the pool).
+        let settingsQueue = DispatchQueue(label: "mediaplay.settings")
+        session.settingsChanged = { settings in settingsQueue.async { positions.save(settings) } }
         let follower = FeedFollower(location: feed, cacheDirectory: global.cacheDirectory, cache: cache)
         FileHandle.standardError.write(Data("mediaplay: background player listening on \(daemon.paths.socket) (log: \(logPath))\n".utf8))
         do {

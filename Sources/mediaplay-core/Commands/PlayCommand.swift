@@ -20,8 +20,9 @@ struct PlayCommand: AsyncParsableCommand {
             instead: a WAV file (s16, the stream's own rate and channels) and one line \
             per frame with its time and the MD5 of the picture.
 
-            On a terminal: space pauses and resumes, left/right seek 5 s, q quits (the \
-            same keys work in the window). Off a terminal, prints one line per state \
+            On a terminal: space pauses and resumes, left/right seek 5 s, 9/0 turn the \
+            volume down/up, m mutes, q quits (the same keys work in the window). \
+            --volume 50 halves every sample, as ffmpeg's volume filter does. Off a terminal, prints one line per state \
             change. No audio device: plays silently in real time. No display: plays \
             the audio of a video. A file that cannot be decoded ends with one line \
             and exit code 65; a download that fails, before or during playback, \
@@ -54,6 +55,12 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Start this many seconds in.", valueName: "seconds"))
     var start: Double = 0
 
+    @Option(name: .long, help: ArgumentHelp("Volume in percent, 0–150 (a linear gain: 50 halves every sample).", valueName: "percent"))
+    var volume: Int = 100
+
+    @Flag(name: .long, help: "Start muted (m unmutes).")
+    var mute = false
+
     @Flag(name: .long, help: "At the end, print frames shown and dropped and the largest A/V drift.")
     var stats = false
 
@@ -64,6 +71,7 @@ struct PlayCommand: AsyncParsableCommand {
         if noAudio && recording.audioOut != nil { throw ValidationError("--no-audio and --audio-out contradict each other") }
         if noVideo && recording.videoOut != nil { throw ValidationError("--no-video and --video-out contradict each other") }
         if !(start >= 0) || !start.isFinite { throw ValidationError("--start must be a number of seconds, 0 or more") }
+        if !AudioSettings.range.contains(volume) { throw ValidationError("--volume takes a percentage from 0 to 150") }
     }
 
     func run() async throws {
@@ -86,7 +94,7 @@ struct PlayCommand: AsyncParsableCommand {
             }
             // A session of its own, with the command layer every front end uses.
             let store = item.source?.isRemote == true ? try CacheAccess.open(global) : nil
-            let session = MediaSession(feed: feed, store: store, positions: nil, engine: engine)
+            let session = MediaSession(feed: feed, store: store, positions: nil, engine: engine, shaping: AudioSettings(volume: volume, muted: mute))
             let outcome = await PlaybackView.run(session, item: item, from: start)
             let statistics = session.statistics(of: item.key)
             await session.shutdown()

@@ -76,7 +76,7 @@ enum PlaybackView {
                         FileHandle.standardError.write(Data("\(word) \"\(DisplayWidth.escaped(item.title))\"\n".utf8))
                     }
                     lastState = state
-                    region?.draw([line(status, title: item.title, tick: tick)])
+                    region?.draw([line(status, title: item.title, tick: tick, audio: session.audioShaping)])
                     if state.isFinal {
                         region?.draw([])
                         if state == .failed {
@@ -88,12 +88,12 @@ enum PlaybackView {
                     // Redraw at most ~12 times a second.
                     if let region, abs(status.position - lastDrawn) >= 0.08 {
                         lastDrawn = status.position
-                        region.draw([line(status, title: item.title, tick: tick)])
+                        region.draw([line(status, title: item.title, tick: tick, audio: session.audioShaping)])
                     }
                 case .progress:
                     // Up to ten a second while downloading or buffering: the spinner turns with them.
                     tick += 1
-                    region?.draw([line(status, title: item.title, tick: tick)])
+                    region?.draw([line(status, title: item.title, tick: tick, audio: session.audioShaping)])
                 }
             }
         }
@@ -107,15 +107,15 @@ enum PlaybackView {
         }
     }
 
-    static func line(_ status: ItemStatus, title: String, tick: Int) -> String {
-        let name = DisplayWidth.singleLine(title)
+    static func line(_ status: ItemStatus, title: String, tick: Int, audio: AudioSettings = AudioSettings()) -> String {
+        let name = DisplayWidth.singleLine(title) + (audio.isIdentity ? "" : audio.muted ? "  🔇" : "  🔉 \(audio.volume) %")
         let time = status.duration.map { "\(StatusText.clock(status.position)) / \(StatusText.clock($0))" } ?? StatusText.clock(status.position)
         let percent = status.progress.map { " \(Int(($0 * 100).rounded(.down)))%" } ?? ""
         switch status.state {
         case .downloading: return "\(Spinner.frame(tick)) downloading\(percent)  \(name)   q quit"
         case .buffering: return "\(Spinner.frame(tick)) buffering\(percent) at \(time)  \(name)   space pause · q quit"
-        case .playing: return "▶ \(time)  \(name)   space pause · ←/→ seek · q quit"
-        case .paused: return "⏸ \(time)  \(name)   space pause · ←/→ seek · q quit"
+        case .playing: return "▶ \(time)  \(name)   space pause · ←/→ seek · 9/0 volume · m mute · q quit"
+        case .paused: return "⏸ \(time)  \(name)   space pause · ←/→ seek · 9/0 volume · m mute · q quit"
         case .idle, .stopped, .ended: return "■ \(time)  \(name)"
         case .failed: return "✗ \(name)"
         }
@@ -185,6 +185,9 @@ final class KeyReader: @unchecked Sendable {
         while read(STDIN_FILENO, &byte, 1) == 1 {
             switch byte {
             case UInt8(ascii: " "), UInt8(ascii: "p"): session.togglePause(key)
+            case UInt8(ascii: "9"): session.changeVolume(by: -VideoWindowInput.volumeStep)
+            case UInt8(ascii: "0"): session.changeVolume(by: VideoWindowInput.volumeStep)
+            case UInt8(ascii: "m"): session.setMuted(nil)
             case UInt8(ascii: "q"): return stop()
             case 0x1B:
                 // An arrow key is ESC [ C / ESC [ D; ESC alone quits.
