@@ -265,6 +265,8 @@ public final class BrowseApp: @unchecked Sendable {
         case .character("9"): changeAudio(volumeStep: -VideoWindowInput.volumeStep)
         case .character("0"): changeAudio(volumeStep: VideoWindowInput.volumeStep)
         case .character("m"): changeAudio(volumeStep: nil)
+        case .character(">"): step(forward: true)
+        case .character("<"): step(forward: false)
         case .character("i"): openDetail()
         case .character("r"): refresh()
         case .character("?"): mode = .help
@@ -291,6 +293,20 @@ public final class BrowseApp: @unchecked Sendable {
         case .character("r"): refresh()
         case .character("?"): mode = .help
         default: break
+        }
+    }
+
+    /// > and <: the playlist's next and previous item.
+    private func step(forward: Bool) {
+        let backend = backend
+        Task { [self] in
+            do {
+                let status = try await backend.step(forward: forward)
+                self.queue.async { self.received(status) }
+            } catch {
+                let message = (error as? CommandError)?.message ?? { if case let .refused(refusal)? = error as? ControlClientError { return refusal.message } else { return "\(error)" } }()
+                self.queue.async { self.show("✗ " + message) }
+            }
         }
     }
 

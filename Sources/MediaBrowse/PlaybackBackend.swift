@@ -19,6 +19,8 @@ public protocol PlaybackBackend: Sendable {
     func events() -> AsyncStream<ItemEvent>
     /// Moves the volume by `step` points (nil: toggles mute); the setting now.
     func changeAudio(volumeStep step: Int?) async throws -> AudioSettings
+    /// Plays the playlist's next (or previous) item.
+    func step(forward: Bool) async throws -> ItemStatus
     /// The feed was re-read: follow it. Returns what had to stop.
     func update(feed: Feed) async -> [FeedItem]
     /// `browse` ends.
@@ -44,6 +46,10 @@ public final class SessionBackend: PlaybackBackend {
     public func changeAudio(volumeStep step: Int?) async throws -> AudioSettings {
         if let step { return session.changeVolume(by: step) }
         return session.setMuted(nil)
+    }
+
+    public func step(forward: Bool) async throws -> ItemStatus {
+        forward ? try await session.next() : try await session.previous()
     }
     public func update(feed: Feed) async -> [FeedItem] { session.update(feed: feed) }
     public func shutdown() async { await session.shutdown() }
@@ -96,6 +102,10 @@ public final class DaemonBackend: PlaybackBackend {
         // By id: the item on screen, whatever its number in the player's
         // feed. No waiting for a download: progress comes as events.
         try await call(ControlRequest(id: nil, cmd: .toggle, item: .id(item.id), wait: false, feed: feedIdentity), as: ItemStatus.self)
+    }
+
+    public func step(forward: Bool) async throws -> ItemStatus {
+        try await call(ControlRequest(id: nil, cmd: forward ? .next : .prev), as: ItemStatus.self)
     }
 
     public func changeAudio(volumeStep step: Int?) async throws -> AudioSettings {

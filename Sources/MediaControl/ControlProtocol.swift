@@ -25,15 +25,16 @@ public let maximumRequestLength = 64 * 1024
 /// A request, as sent by a client.
 public struct ControlRequest: Codable, Sendable, Equatable {
     public enum Command: String, Codable, Sendable, CaseIterable {
-        case toggle, status, seek, stop, volume, mute, observe, quit
+        case toggle, status, seek, stop, volume, mute, next, prev, playlist, observe, quit
     }
 
     public var id: Int?
     public var cmd: String
     /// The item: its number in the feed, or its id.
     public var item: ItemSelector?
-    /// `seek`: the time to go to.
+    /// `seek`: the time to go to; or `by`, seconds to move (back when negative).
     public var seconds: Double?
+    public var by: Double?
     /// `toggle`: false replies at once instead of after any download.
     public var wait: Bool?
     /// `volume`: the level to set, 0–150; or `step`, a change (+5, -5).
@@ -41,12 +42,16 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var step: Int?
     /// `mute`: true mutes, false unmutes, absent toggles.
     public var on: Bool?
+    /// `playlist`: the modes to change (absent ones stay).
+    public var autoplay: Bool?
+    public var `repeat`: PlaylistMode.Repeat?
+    public var shuffle: Bool?
     /// The feed the client means; the daemon refuses a request for another.
     public var feed: String?
 
     public init(
         id: Int?, cmd: Command, item: ItemSelector? = nil, seconds: Double? = nil, wait: Bool? = nil, feed: String? = nil,
-        level: Int? = nil, step: Int? = nil, on: Bool? = nil
+        level: Int? = nil, step: Int? = nil, on: Bool? = nil, by: Double? = nil
     ) {
         self.id = id
         self.cmd = cmd.rawValue
@@ -57,6 +62,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         self.level = level
         self.step = step
         self.on = on
+        self.by = by
     }
 }
 
@@ -67,16 +73,21 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var feed: String
     public var pid: Int32
     public var version: String
-    /// Volume and mute (absent from a daemon older than them).
+    /// Volume and mute, and the playlist's modes (absent from a daemon older than them).
     public var audio: AudioSettings?
+    public var playlist: PlaylistMode?
 
-    public init(current: ItemStatus?, items: [ItemStatus], feed: String, pid: Int32, version: String, audio: AudioSettings? = nil) {
+    public init(
+        current: ItemStatus?, items: [ItemStatus], feed: String, pid: Int32, version: String,
+        audio: AudioSettings? = nil, playlist: PlaylistMode? = nil
+    ) {
         self.current = current
         self.items = items
         self.feed = feed
         self.pid = pid
         self.version = version
         self.audio = audio
+        self.playlist = playlist
     }
 }
 

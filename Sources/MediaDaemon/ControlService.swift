@@ -78,11 +78,20 @@ public final class ControlService: Sendable {
             }
             return ControlJSON.line(ControlReply.success(id, daemonStatus()))
         case .seek:
-            let item = try await item(request)
-            guard let seconds = request.seconds, seconds.isFinite else {
-                throw CommandError(.badRequest, "seek needs \"seconds\", a number")
+            // The item named, else the current one.
+            let item: FeedItem
+            if request.item != nil {
+                item = try await self.item(request)
+            } else if let current = session.currentStatus(), let found = session.item(for: current.id) {
+                item = found
+            } else {
+                throw CommandError(.badRequest, "nothing is playing or paused to seek in (name an item with \"item\")")
             }
-            try session.seek(item.key, to: seconds)
+            switch (request.seconds, request.by) {
+            case let (seconds?, nil) where seconds.isFinite && seconds >= 0: try session.seek(item.key, to: seconds)
+            case let (nil, offset?) where offset.isFinite: try session.seek(item.key, by: offset)
+            default: throw CommandError(.badRequest, "seek needs \"seconds\" (a time, 0 or more) or \"by\" (seconds to move), a number")
+            }
             return ControlJSON.line(ControlReply.success(id, session.status(of: item)))
         case .stop:
             let stopped = await session.stop()
@@ -98,6 +107,13 @@ public final class ControlService: Sendable {
             return ControlJSON.line(ControlReply.success(id, shaping))
         case .mute:
             return ControlJSON.line(ControlReply.success(id, session.setMuted(request.on)))
+        case .next:
+            return ControlJSON.line(ControlReply.success(id, try await session.next()))
+        case .prev:
+            return ControlJSON.line(ControlReply.success(id, try await session.previous()))
+        case .playlist:
+            let mode = session.setPlaylist(autoplay: request.autoplay, repeat: request.repeat, shuffle: request.shuffle)
+            return ControlJSON.line(ControlReply.success(id, mode))
         case .observe:
             connection.markObserving()
             let events = session.events()
@@ -163,7 +179,7 @@ public final class ControlService: Sendable {
     private func daemonStatus() -> DaemonStatus {
         DaemonStatus(
             current: session.currentStatus(), items: session.activeStatuses(), feed: feed, pid: getpid(), version: version,
-            audio: session.audioShaping
+            audio: session.audioShaping, playlist: session.playlistMode
         )
     }
 }

@@ -44,6 +44,9 @@ public final class MediaSession: @unchecked Sendable {
     private var cancelledStarts: Set<ItemKey> = []
     /// Volume and mute, for every player of the session.
     private var shaping: AudioSettings
+    /// How the feed plays on; with shuffle, the order it plays in.
+    private var playlist: PlaylistMode
+    private var shuffleOrder: [ItemKey] = []
     private let subscribers = Broadcaster<ItemEvent>(buffering: .bufferingNewest(256))
 
     /// Blocking engine calls (the virtual clock, waiting for a player to
@@ -52,14 +55,16 @@ public final class MediaSession: @unchecked Sendable {
 
     public init(
         feed: Feed, store: (any MediaStore)?, positions: PositionStore?, engine: any PlaybackEngine,
-        shaping: AudioSettings = AudioSettings()
+        shaping: AudioSettings = AudioSettings(), playlist: PlaylistMode = PlaylistMode(autoplay: false)
     ) {
         currentFeed = feed
         self.shaping = shaping
+        self.playlist = playlist
         self.store = store
         self.positions = ResumePositions(store: positions)
         self.engine = engine
         index = Self.index(feed)
+        if playlist.shuffle { shuffleOrder = playableKeysLocked().shuffled() }
     }
 
     private static func index(_ feed: Feed) -> [ItemKey: Int] {
@@ -220,6 +225,14 @@ public final class MediaSession: @unchecked Sendable {
             announced = announced.filter { survives($0.key) }
             currentFeed = newFeed
             index = newIndex
+            if playlist.shuffle {
+                // The order stays; new items join it at random places.
+                let known = Set(shuffleOrder)
+                shuffleOrder = shuffleOrder.filter { newIndex[$0] != nil }
+                for key in playableKeysLocked() where !known.contains(key) {
+                    shuffleOrder.insert(key, at: Int.random(in: 0...shuffleOrder.count))
+                }
+            }
             // Said once more, as they stand now: stopped and out of the feed.
             for item in dropped { subscribers.send(ItemEvent(.state, statusLocked(item))) }
             return (dropped, stopped)
@@ -384,6 +397,86 @@ public final class MediaSession: @unchecked Sendable {
         set { lock.withLock { onSettings = newValue } }
     }
     private var onSettings: (@Sendable (AudioSettings) -> Void)?
+
+    // MARK: - Playlist
+
+    /// Autoplay, repeat and shuffle as they stand.
+    public var playlistMode: PlaylistMode { lock.withLock { playlist } }
+
+    /// Changes the playlist's modes (nil leaves one as it is); returns them.
+    /// Turning shuffle on draws a new order, fixed until it is turned off.
+    @discardableResult
+    public func setPlaylist(autoplay: Bool? = nil, repeat mode: PlaylistMode.Repeat? = nil, shuffle: Bool? = nil) -> PlaylistMode {
+        let changed = lock.withLock {
+            if let autoplay { playlist.autoplay = autoplay }
+            if let mode { playlist.repeat = mode }
+            if let shuffle, shuffle != playlist.shuffle {
+                playlist.shuffle = shuffle
+                shuffleOrder = shuffle ? playableKeysLocked().shuffled() : []
+            }
+            return playlist
+        }
+        playlistChanged?(changed)
+        return changed
+    }
+
+    /// Called after each change of the playlist's modes (the daemon keeps them).
+    public var playlistChanged: (@Sendable (PlaylistMode) -> Void)? {
+        get { lock.withLock { onPlaylist } }
+        set { lock.withLock { onPlaylist = newValue } }
+    }
+    private var onPlaylist: (@Sendable (PlaylistMode) -> Void)?
+
+    /// Plays the item after the current one (in the playlist's order; past
+    /// the last, the first when repeating all).
+    @discardableResult
+    public func next() async throws(CommandError) -> ItemStatus {
+        try await step(by: 1)
+    }
+
+    /// Plays the item before the current one.
+    @discardableResult
+    public func previous() async throws(CommandError) -> ItemStatus {
+        try await step(by: -1)
+    }
+
+    private func step(by offset: Int) async throws(CommandError) -> ItemStatus {
+        let target: ItemKey? = lock.withLock {
+            let order = orderLocked()
+            guard !order.isEmpty else { return nil }
+            guard let from = current, let at = order.firstIndex(of: from) else { return offset > 0 ? order.first : order.last }
+            let index = at + offset
+            if order.indices.contains(index) { return order[index] }
+            return playlist.repeat == .all ? order[(index + order.count) % order.count] : nil
+        }
+        guard let target else {
+            throw CommandError(.noSuchItem, offset > 0 ? "no next item (the end of the playlist; 'mediaplay repeat all' goes round)" : "no previous item (the start of the playlist)")
+        }
+        return try await play(target, from: 0)
+    }
+
+    /// When an item played to its end: the next one, as the modes say.
+    private func playOn(after item: FeedItem) {
+        let next: ItemKey? = lock.withLock {
+            guard playlist.autoplay, current == item.key, item.kind == .audio || item.kind == .video else { return nil }
+            if playlist.repeat == .one { return item.key }
+            let order = orderLocked()
+            guard let at = order.firstIndex(of: item.key) else { return nil }
+            if at + 1 < order.count { return order[at + 1] }
+            return playlist.repeat == .all ? order.first : nil
+        }
+        guard let next else { return }
+        Task { [weak self] in _ = try? await self?.play(next, from: next == item.key ? 0 : nil) }
+    }
+
+    /// The audio and video items, in the order they play.
+    private func orderLocked() -> [ItemKey] {
+        playlist.shuffle ? shuffleOrder : playableKeysLocked()
+    }
+
+    private func playableKeysLocked() -> [ItemKey] {
+        currentFeed.items.filter { $0.isValid && $0.source != nil && ($0.kind == .audio || $0.kind == .video) }.map(\.key)
+    }
 
     /// Stops the item (the active one when nil): it is cut short, not ended,
     /// so its position is saved and the next toggle resumes there. Returns
@@ -560,8 +653,11 @@ public final class MediaSession: @unchecked Sendable {
             let isRegistered = lock.withLock { players[key] === player }
             if isRegistered, let url = item.source?.description {
                 switch state {
-                // Played to the end: next time starts from the top.
-                case .ended: positions.remove(for: url)
+                // Played to the end: next time starts from the top, and the
+                // playlist plays on.
+                case .ended:
+                    positions.remove(for: url)
+                    playOn(after: item)
                 // Cut short (a closed window included): the next toggle resumes here.
                 case .stopped where player.mediaInfo?.isImage != true:
                     let position = player.currentPosition

@@ -41,14 +41,26 @@ public final class PositionStore: Sendable {
 
     /// The volume and mute last set, if any.
     public func audioSettings() -> AudioSettings? {
-        let text = try? queue.read { db in try String.fetchOne(db, sql: "SELECT value FROM setting WHERE name = 'audio'") }
-        return text.flatMap { try? JSONDecoder().decode(AudioSettings.self, from: Data($0.utf8)) }.map { AudioSettings(volume: $0.volume, muted: $0.muted) }
+        setting("audio", as: AudioSettings.self).map { AudioSettings(volume: $0.volume, muted: $0.muted) }
     }
 
     /// Keeps the volume and mute for the next start.
-    public func save(_ settings: AudioSettings) {
+    public func save(_ settings: AudioSettings) { save("audio", settings) }
+
+    /// The playlist's modes last set, if any.
+    public func playlistMode() -> PlaylistMode? { setting("playlist", as: PlaylistMode.self) }
+
+    /// Keeps the playlist's modes for the next start.
+    public func save(_ mode: PlaylistMode) { save("playlist", mode) }
+
+    private func setting<Value: Decodable>(_ name: String, as type: Value.Type) -> Value? {
+        let text = try? queue.read { db in try String.fetchOne(db, sql: "SELECT value FROM setting WHERE name = ?", arguments: [name]) }
+        return text.flatMap { try? JSONDecoder().decode(Value.self, from: Data($0.utf8)) }
+    }
+
+    private func save(_ name: String, _ value: some Encodable) {
         try? queue.write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO setting (name, value) VALUES ('audio', ?)", arguments: [ModelJSON.text(settings)])
+            try db.execute(sql: "INSERT OR REPLACE INTO setting (name, value) VALUES (?, ?)", arguments: [name, ModelJSON.text(value)])
         }
     }
 

@@ -24,6 +24,18 @@ public enum ScriptStep: Sendable, Equatable {
     case seek(item: ItemSelector, seconds: Double)
     case expectState(item: ItemSelector, state: ItemState)
     case expectPosition(item: ItemSelector, seconds: Double, tolerance: Double)
+    /// `volume N`: set it; `mute` toggles, `mute on|off` sets.
+    case volume(Int)
+    case mute(Bool?)
+    case expectVolume(Int)
+    /// The playlist: `next`, `prev`, `autoplay on|off`, `repeat off|one|all`,
+    /// `shuffle on|off`, and `expect item N` (N is the current item).
+    case next
+    case previous
+    case autoplay(Bool)
+    case repeatMode(PlaylistMode.Repeat)
+    case shuffle(Bool)
+    case expectItem(ItemSelector)
     case status
 }
 
@@ -104,10 +116,33 @@ public struct Script: Sendable {
                 tolerance = try seconds(trimmed)
             }
             return .expectPosition(item: ItemSelector(words[2]), seconds: try seconds(words[3]), tolerance: tolerance)
+        case ("volume", 2):
+            guard let level = Int(words[1]), AudioSettings.range.contains(level) else { throw fail("volume takes 0 to 150, not \"\(words[1])\"") }
+            return .volume(level)
+        case ("mute", 1):
+            return .mute(nil)
+        case ("mute", 2):
+            guard words[1] == "on" || words[1] == "off" else { throw fail("mute takes on or off, not \"\(words[1])\"") }
+            return .mute(words[1] == "on")
+        case ("expect", 3) where words[1] == "volume":
+            guard let level = Int(words[2]), AudioSettings.range.contains(level) else { throw fail("expect volume takes 0 to 150, not \"\(words[2])\"") }
+            return .expectVolume(level)
+        case ("next", 1):
+            return .next
+        case ("prev", 1):
+            return .previous
+        case ("autoplay", 2), ("shuffle", 2):
+            guard words[1] == "on" || words[1] == "off" else { throw fail("\(words[0]) takes on or off, not \"\(words[1])\"") }
+            return words[0] == "autoplay" ? .autoplay(words[1] == "on") : .shuffle(words[1] == "on")
+        case ("repeat", 2):
+            guard let mode = PlaylistMode.Repeat(rawValue: words[1]) else { throw fail("repeat takes off, one or all, not \"\(words[1])\"") }
+            return .repeatMode(mode)
+        case ("expect", 3) where words[1] == "item":
+            return .expectItem(ItemSelector(words[2]))
         case ("status", 1):
             return .status
         default:
-            throw fail("cannot read \"\(text)\": expected toggle N, stop [N], wait 1.5s, wait-until STATE N [TIMEOUT], seek N SECONDS, expect state N STATE, expect position N SECONDS ±TOL, status or # comment")
+            throw fail("cannot read \"\(text)\": expected toggle N, stop [N], wait 1.5s, wait-until STATE N [TIMEOUT], seek N SECONDS, expect state N STATE, expect position N SECONDS ±TOL, volume N, mute [on|off], expect volume N, next, prev, autoplay on|off, repeat off|one|all, shuffle on|off, expect item N, status or # comment")
         }
     }
 }

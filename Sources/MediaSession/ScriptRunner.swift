@@ -115,6 +115,38 @@ public struct ScriptRunner: Sendable {
                 throw Unmet(description: "expected item \(item.position) at \(format(seconds)) ±\(format(tolerance)) s, it is at \(format(status.position)) s")
             }
             return (status, nil)
+        case let .volume(level):
+            session.setVolume(level)
+            return (session.currentStatus(), nil)
+        case let .mute(on):
+            session.setMuted(on)
+            return (session.currentStatus(), nil)
+        case let .expectVolume(level):
+            let settings = session.audioShaping
+            guard settings.volume == level else {
+                throw Unmet(description: "expected the volume at \(level) %, it is \(settings.volume) %\(settings.muted ? " (muted)" : "")")
+            }
+            return (session.currentStatus(), nil)
+        case .next:
+            return (try await session.next(), nil)
+        case .previous:
+            return (try await session.previous(), nil)
+        case let .autoplay(on):
+            session.setPlaylist(autoplay: on)
+            return (session.currentStatus(), nil)
+        case let .repeatMode(mode):
+            session.setPlaylist(repeat: mode)
+            return (session.currentStatus(), nil)
+        case let .shuffle(on):
+            session.setPlaylist(shuffle: on)
+            return (session.currentStatus(), nil)
+        case let .expectItem(selector):
+            let item = try session.item(selector)
+            guard let current = session.currentStatus(), current.id == item.key else {
+                let now = session.currentStatus().map { "item \($0.item)" } ?? "nothing"
+                throw Unmet(description: "expected item \(item.position) to be the current item, it is \(now)")
+            }
+            return (current, nil)
         case .status:
             return (nil, session.activeStatuses())
         }

@@ -68,6 +68,7 @@ public struct StatusCommand: ParsableCommand {
             print("  " + StatusText.line(item))
         }
         if let audio = status.audio, !audio.isIdentity { print(AudioSettingsText.line(audio)) }
+        if let playlist = status.playlist, playlist != PlaylistMode() { print(playlist.line) }
     }
 
     /// Prints events until the daemon goes: JSON lines as they come; in

@@ -113,6 +113,36 @@ import TestKit
         _ = try await world.run("quit")
     }
 
+    @Test func seekMovesTheCurrentItem() async throws {
+        let world = try await TwoTones()
+        _ = try await world.run("toggle", "1")
+        #expect(try await world.run("seek", "10").stdout.hasPrefix("▶ playing 1 \"High tone\" 00:10/00:30"))
+        #expect(try await world.run("seek", "+5").stdout.hasPrefix("▶ playing 1 \"High tone\" 00:15/00:30"))
+        _ = try await world.run("toggle", "1")
+        #expect(try await world.run("seek", "-1:00").stdout == "⏸ paused 1 \"High tone\" at 00:00\n", "back past the start: the start")
+        #expect(try await world.run("seek", "0:20").stdout == "⏸ paused 1 \"High tone\" at 00:20\n")
+        let bad = try await world.run("seek", "1:75")
+        #expect(bad.status == 64 && bad.stderr.contains("cannot read \"1:75\" as a time"), "\(bad.stderr)")
+        _ = try await world.run("quit")
+    }
+
+    @Test func thePlaylistFromTheCommandLine() async throws {
+        let world = try await TwoTones()
+        _ = try await world.run("toggle", "1")
+        #expect(try await world.run("next").stdout.hasPrefix("▶ playing 2 \"Low tone\""))
+        let end = try await world.run("next")
+        #expect(end.status == 66 && end.stderr.contains("no next item"), "\(end.stderr)")
+        #expect(try await world.run("repeat", "all").stdout == "autoplay on · repeat all · shuffle off\n")
+        #expect(try await world.run("next").stdout.hasPrefix("▶ playing 1 \"High tone\""), "round to the first")
+        #expect(try await world.run("prev").stdout.hasPrefix("▶ playing 2 \"Low tone\""))
+        #expect(try await world.run("autoplay", "off", "--json").stdout == "{\"autoplay\":false,\"repeat\":\"all\",\"shuffle\":false}\n")
+        #expect(try await world.run("shuffle", "maybe").status == 64)
+        _ = try await world.run("quit")
+        _ = try await world.run("toggle", "1")
+        #expect(try await world.run("repeat").stdout == "autoplay off · repeat all · shuffle off\n", "kept for the next start")
+        _ = try await world.run("quit")
+    }
+
     @Test func aMistypedCommandIsNamedWithTheNearestOne() async throws {
         let result = try await Mediaplay.run(["paly", "2"])
         #expect(result.status == 64)

@@ -56,6 +56,50 @@ import TestKit
         #expect(matches, "the recording is the reference's pieces in the order played")
     }
 
+    /// Volume from a script: the recording equals ffmpeg's volume filter, and
+    /// a mute in the middle is silence exactly where it came.
+    @Test func volumeAndMuteFromAScriptEqualTheReference() async throws {
+        let folder = try TemporaryDirectory()
+        let feed = try await Self.feed(in: folder)
+        let script = try folder.write("volume.txt", """
+            volume 40
+            expect volume 40
+            toggle 1
+            wait-until ended 1
+            """)
+        let out = folder.path + "/out.wav"
+        let result = try await Mediaplay.run(["script", script, "--feed", feed, "--audio-out", out])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let wav = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
+        let reference = try await Fixtures.referencePCM(try await Fixtures.make(wav.name, wav.arguments), filters: "volume=0.4")
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: out)).dropFirst(44)) == reference)
+    }
+
+    /// Autoplay over a picture (skipped) to the next tone: the recording is
+    /// item one's PCM, then item three's, with nothing between.
+    @Test func autoplayRecordsBothItemsJoinedWithNothingBetween() async throws {
+        let folder = try TemporaryDirectory()
+        let wav = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
+        let flac = Fixtures.audioCodecs.first { $0.name == "tone.flac" }!
+        let first = try await Fixtures.make(wav.name, wav.arguments)
+        let second = try await Fixtures.make(flac.name, flac.arguments)
+        let feed = try folder.write("feed.json", """
+            [{"type": 1, "title": "One", "url": "file://\(first)"}, {"type": 0, "title": "Picture", "url": "file://\(first)"},
+             {"type": 1, "title": "Two", "url": "file://\(second)"}]
+            """)
+        let script = try folder.write("playlist.txt", """
+            autoplay on
+            toggle 1
+            wait-until ended 3 30s
+            expect item 3
+            """)
+        let out = folder.path + "/out.wav"
+        let result = try await Mediaplay.run(["script", script, "--feed", feed, "--audio-out", out])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let joined = try await Fixtures.referencePCM(first) + (try await Fixtures.referencePCM(second))
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: out)).dropFirst(44)) == joined)
+    }
+
     @Test func aFailedExpectationNamesItsLineAndExits1() async throws {
         let folder = try TemporaryDirectory()
         let feed = try await Self.feed(in: folder)

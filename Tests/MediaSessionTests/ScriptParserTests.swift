@@ -19,18 +19,29 @@ import Testing
             stop
             stop 3
             expect state 3 stopped
+            volume 60
+            mute
+            mute off
+            expect volume 60
+            next
+            prev
+            autoplay on
+            repeat all
+            shuffle off
+            expect item 2
             """)
         #expect(script.lines.map(\.step) == [
             .toggle(item: .number(3)), .wait(seconds: 1.5), .wait(seconds: 0.25),
             .waitUntil(goal: .state(.ended), item: .id("song"), timeout: 30), .seek(item: .number(3), seconds: 12),
             .expectState(item: .number(3), state: .paused), .expectPosition(item: .number(3), seconds: 1.5, tolerance: 0.05),
             .expectPosition(item: .number(3), seconds: 2, tolerance: 0.1), .status, .stop(item: nil), .stop(item: .number(3)),
-            .expectState(item: .number(3), state: .stopped),
+            .expectState(item: .number(3), state: .stopped), .volume(60), .mute(nil), .mute(false), .expectVolume(60),
+            .next, .previous, .autoplay(true), .repeatMode(.all), .shuffle(false), .expectItem(.number(2)),
         ])
-        #expect(script.lines.map(\.number) == [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14])
+        #expect(script.lines.map(\.number) == Array(3...24))
     }
 
-    @Test(arguments: ["play 1", "wait soon", "wait 1e300s", "seek 1 1e20", "wait-until playing 1 1e300", "wait-until sleeping 1", "expect state 1 asleep", "toggle", "seek 1 -3"])
+    @Test(arguments: ["play 1", "wait soon", "wait 1e300s", "seek 1 1e20", "wait-until playing 1 1e300", "wait-until sleeping 1", "expect state 1 asleep", "toggle", "seek 1 -3", "volume 151", "mute maybe", "expect volume loud", "repeat twice", "shuffle yes", "next 2"])
     func namesTheLineOfAMistake(_ line: String) {
         #expect(throws: Script.ParseError.self) { try Script("toggle 1\n" + line) }
         do {

@@ -259,4 +259,78 @@ import TestKit
         #expect(session.audioShaping == AudioSettings(volume: 145, muted: false), "the window's 9 and m, through the session")
         #expect(engine.player("a")?.shaping == AudioSettings(volume: 145, muted: false))
     }
+
+    /// A feed for the playlist: audio, a picture (skipped), video, audio.
+    func playlistSession(_ mode: PlaylistMode) -> MediaSession {
+        let items = [feed.items[0], feed.items[2], feed.items[1], feed.items[3]].enumerated().map { offset, item in
+            var item = item
+            item.position = offset + 1
+            return item
+        }
+        return MediaSession(feed: Feed(title: "p", items: items), store: store, positions: nil, engine: engine, playlist: mode)
+    }
+
+    @Test func autoplayPlaysOnAndSkipsPictures() async throws {
+        let session = playlistSession(PlaylistMode(autoplay: true))
+        try await session.toggle("a")
+        engine.player("a")?.finish()
+        try await eventually { engine.player("b")?.currentState == .playing }
+        #expect(engine.player("pic") == nil, "the picture was skipped")
+        engine.player("b")?.finish()
+        try await eventually { engine.player("remote")?.currentState == .playing }
+        engine.player("remote")?.finish()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(engine.players.count == 3, "the end of the playlist: nothing more")
+        #expect(session.currentStatus()?.id == "remote" && session.currentStatus()?.state == .ended)
+    }
+
+    @Test func autoplayOffStopsAtTheEndOfTheItem() async throws {
+        let session = playlistSession(PlaylistMode(autoplay: false))
+        try await session.toggle("a")
+        engine.player("a")?.finish()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(engine.players.count == 1)
+    }
+
+    @Test func repeatOneAndRepeatAllGoRound() async throws {
+        let session = playlistSession(PlaylistMode(autoplay: true, repeat: .one))
+        try await session.toggle("remote")
+        engine.player("remote")?.advance(5)
+        engine.player("remote")?.finish()
+        try await eventually { engine.players.count == 2 }
+        #expect(engine.players.last?.key == "remote" && engine.players.last?.start == 0, "the same item again, from the top")
+        session.setPlaylist(repeat: .all)
+        engine.player("remote")?.finish()
+        try await eventually { engine.players.count == 3 }
+        #expect(engine.players.last?.key == "a", "past the last, the first")
+    }
+
+    @Test func nextAndPreviousStopAtTheEndsUnlessRepeating() async throws {
+        let session = playlistSession(PlaylistMode(autoplay: false))
+        #expect(try await session.next().id == "a", "nothing current: the first")
+        #expect(try await session.next().id == "b")
+        #expect(try await session.previous().id == "a")
+        await #expect(throws: CommandError.self) { try await session.previous() }
+        session.setPlaylist(repeat: .all)
+        #expect(try await session.previous().id == "remote", "round to the last")
+        #expect(session.status(of: "a")?.state == .paused, "the item left is paused, where it stood")
+    }
+
+    @Test func shufflePlaysEveryItemOnceInAFixedOrder() async throws {
+        var items: [FeedItem] = []
+        for number in 1...20 {
+            items.append(FeedItem(position: number, id: "t\(number)", title: "T\(number)", kind: .audio, source: .file(feed.items[0].source!.description)))
+        }
+        let session = MediaSession(feed: Feed(title: "s", items: items), store: store, positions: nil, engine: engine,
+                                   playlist: PlaylistMode(autoplay: false, shuffle: true))
+        var played: [ItemKey] = []
+        for _ in 0..<20 { played.append(try await session.next().id) }
+        #expect(Set(played).count == 20, "every item once before any repeats")
+        #expect(played != items.map(\.key), "not the feed's order (1 in 20! to fail)")
+        await #expect(throws: CommandError.self) { try await session.next() }
+        session.setPlaylist(repeat: .all)
+        var again: [ItemKey] = []
+        for _ in 0..<20 { again.append(try await session.next().id) }
+        #expect(again == played, "the order holds until shuffle is turned off")
+    }
 }

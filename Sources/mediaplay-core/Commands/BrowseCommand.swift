@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaModel
 import MediaBrowse
 import MediaCache
 import MediaFeed
@@ -80,7 +81,15 @@ struct BrowseCommand: AsyncParsableCommand {
         if let daemon = DaemonBackend.connect(BackgroundPlayer.paths(global), feed: identity) { return daemon }
         let positionsPath = BackgroundPlayer.stateDirectory(global) + "/positions.sqlite"
         let positions = try? PositionStore(path: positionsPath)
-        let session = MediaSession(feed: feed, store: cache, positions: positions, engine: PlayerEngine { relay.post("\($0)") })
+        // The background player's settings, so browse plays alike.
+        let session = MediaSession(
+            feed: feed, store: cache, positions: positions, engine: PlayerEngine { relay.post("\($0)") },
+            shaping: positions?.audioSettings() ?? AudioSettings(), playlist: positions?.playlistMode() ?? PlaylistMode()
+        )
+        if let positions {
+            let settingsQueue = DispatchQueue(label: "mediaplay.settings")
+            session.settingsChanged = { settings in settingsQueue.async { positions.save(settings) } }
+        }
         return SessionBackend(session: session)
     }
 }

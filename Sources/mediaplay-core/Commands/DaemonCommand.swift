@@ -89,10 +89,14 @@ struct DaemonCommand: AsyncParsableCommand {
             throw CLIError("cannot open the resume positions at \(positionsPath): \(error)", exitCode: .ioError)
         }
         let engine = PlayerEngine { logger.warning("\($0)") }
-        let session = MediaSession(feed: loaded.feed, store: cache, positions: positions, engine: engine, shaping: positions.audioSettings() ?? AudioSettings())
-        // Volume and mute are kept for the next start (written off the pool).
+        let session = MediaSession(
+            feed: loaded.feed, store: cache, positions: positions, engine: engine,
+            shaping: positions.audioSettings() ?? AudioSettings(), playlist: positions.playlistMode() ?? PlaylistMode()
+        )
+        // Volume, mute and the playlist's modes are kept for the next start (written off the pool).
         let settingsQueue = DispatchQueue(label: "mediaplay.settings")
         session.settingsChanged = { settings in settingsQueue.async { positions.save(settings) } }
+        session.playlistChanged = { mode in settingsQueue.async { positions.save(mode) } }
         let follower = FeedFollower(location: feed, cacheDirectory: global.cacheDirectory, cache: cache)
         FileHandle.standardError.write(Data("mediaplay: background player listening on \(daemon.paths.socket) (log: \(logPath))\n".utf8))
         do {

@@ -18,6 +18,14 @@ struct ScriptCommand: AsyncParsableCommand {
               expect state N STATE          idle, downloading, playing, buffering, paused,
                                             stopped, ended or failed
               expect position N 1.5 ±0.05   where item N is, within a tolerance
+              volume N                      set the volume, 0–150 (a linear gain)
+              mute [on|off]                 mute, unmute, or toggle
+              expect volume N               the volume is N
+              next, prev                    the playlist's next or previous item
+              autoplay on|off               play on when an item ends (off by default here)
+              repeat off|one|all            repeat nothing, the item, or the feed
+              shuffle on|off                a random order, fixed until off
+              expect item N                 item N is the current item
               status                        every item that is not idle
               # comment
 

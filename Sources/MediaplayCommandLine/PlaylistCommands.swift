@@ -1,0 +1,158 @@
+import ArgumentParser
+import Foundation
+import MediaControl
+import MediaModel
+
+// The feed as a playlist, in the background player: next and previous, and
+// the modes (autoplay, repeat, shuffle), kept across its restarts.
+
+public struct NextCommand: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
+        commandName: "next",
+        abstract: "Play the next audio or video item of the feed in the background player.",
+        discussion: "In the feed's order, or the shuffled one; after the last, the first with 'repeat all'. Exit status 66 at the end of the playlist, 69 when the background player is not running."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    public func run() throws {
+        try runReportingErrors { try PlaylistText.step(.next, global: global) }
+    }
+}
+
+public struct PrevCommand: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
+        commandName: "prev",
+        abstract: "Play the previous audio or video item of the feed in the background player.",
+        discussion: "Exit status 66 at the start of the playlist, 69 when the background player is not running."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    public func run() throws {
+        try runReportingErrors { try PlaylistText.step(.prev, global: global) }
+    }
+}
+
+public struct RepeatCommand: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
+        commandName: "repeat",
+        abstract: "Repeat nothing, the item, or the whole feed in the background player.",
+        discussion: "Prints the playlist's modes. Without a value, prints them only."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(name: .long, help: "Print the modes as JSON (autoplay, repeat, shuffle).")
+    var json = false
+
+    @Argument(help: ArgumentHelp("off, one or all.", valueName: "off|one|all"))
+    var mode: String?
+
+    public func run() throws {
+        try runReportingErrors {
+            var request = ControlRequest(id: nil, cmd: .playlist)
+            if let mode {
+                guard let value = PlaylistMode.Repeat(rawValue: mode) else { throw CLIError("repeat takes off, one or all, not \"\(mode)\"", exitCode: .usage) }
+                request.repeat = value
+            }
+            try PlaylistText.send(request, global: global, json: json)
+        }
+    }
+}
+
+public struct ShuffleCommand: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
+        commandName: "shuffle",
+        abstract: "Play the feed in a random order (every item once before any repeats).",
+        discussion: "The order is drawn when shuffle is turned on and kept until it is turned off. Prints the playlist's modes."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(name: .long, help: "Print the modes as JSON (autoplay, repeat, shuffle).")
+    var json = false
+
+    @Argument(help: ArgumentHelp("on or off.", valueName: "on|off"))
+    var state: String?
+
+    public func run() throws {
+        try runReportingErrors {
+            var request = ControlRequest(id: nil, cmd: .playlist)
+            request.shuffle = try PlaylistText.onOff(state, command: "shuffle")
+            try PlaylistText.send(request, global: global, json: json)
+        }
+    }
+}
+
+public struct AutoplayCommand: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
+        commandName: "autoplay",
+        abstract: "Whether the next item plays when one ends (on by default in the background player).",
+        discussion: "Images, invalid and text-only items are skipped. Prints the playlist's modes."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(name: .long, help: "Print the modes as JSON (autoplay, repeat, shuffle).")
+    var json = false
+
+    @Argument(help: ArgumentHelp("on or off.", valueName: "on|off"))
+    var state: String?
+
+    public func run() throws {
+        try runReportingErrors {
+            var request = ControlRequest(id: nil, cmd: .playlist)
+            request.autoplay = try PlaylistText.onOff(state, command: "autoplay")
+            try PlaylistText.send(request, global: global, json: json)
+        }
+    }
+}
+
+enum PlaylistText {
+    static func onOff(_ word: String?, command: String) throws(CLIError) -> Bool? {
+        switch word {
+        case nil: return nil
+        case "on": return true
+        case "off": return false
+        case let other?: throw CLIError("\(command) takes on or off, not \"\(other)\"", exitCode: .usage)
+        }
+    }
+
+    static func client(_ global: GlobalOptions) throws(CLIError) -> ControlClient {
+        guard let client = try BackgroundPlayer.connect(global, start: false) else {
+            throw CLIError("the background player is not running (start it with 'mediaplay toggle N')", exitCode: .unavailable)
+        }
+        return client
+    }
+
+    static func step(_ command: ControlRequest.Command, global: GlobalOptions) throws(CLIError) {
+        let client = try client(global)
+        do {
+            print(StatusText.line(try client.call(ControlRequest(id: nil, cmd: command), as: ItemStatus.self)))
+        } catch {
+            throw BackgroundPlayer.cliError(error)
+        }
+    }
+
+    static func send(_ request: ControlRequest, global: GlobalOptions, json: Bool) throws(CLIError) {
+        let client = try client(global)
+        let mode: PlaylistMode
+        do {
+            mode = try client.call(request, as: PlaylistMode.self)
+        } catch {
+            throw BackgroundPlayer.cliError(error)
+        }
+        print(json ? ModelJSON.text(mode) : mode.line)
+    }
+}
