@@ -267,6 +267,8 @@ public final class BrowseApp: @unchecked Sendable {
         case .character("m"): changeAudio(volumeStep: nil)
         case .character(">"): step(forward: true)
         case .character("<"): step(forward: false)
+        case .character("["): changeSpeed(by: 1 / 1.1)
+        case .character("]"): changeSpeed(by: 1.1)
         case .character("i"): openDetail()
         case .character("r"): refresh()
         case .character("?"): mode = .help
@@ -293,6 +295,19 @@ public final class BrowseApp: @unchecked Sendable {
         case .character("r"): refresh()
         case .character("?"): mode = .help
         default: break
+        }
+    }
+
+    /// [ and ]: slower and faster.
+    private func changeSpeed(by factor: Double) {
+        let backend = backend
+        Task { [self] in
+            do {
+                let settings = try await backend.changeSpeed(by: factor)
+                self.queue.async { self.show("speed \(SpeedText.text(settings.speed))") }
+            } catch {
+                self.queue.async { self.show("✗ \(error)") }
+            }
         }
     }
 

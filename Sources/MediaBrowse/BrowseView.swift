@@ -371,7 +371,7 @@ enum BrowseView {
         "Home End           first or last item",
         "Enter or Space     play, pause or resume",
         "                   (an image opens its details)",
-        "9 0 m   < >        volume, mute; previous, next",
+        "9 0 m [ ] < >      volume, mute, speed, prev/next",
         "i                  details of the item",
         "r                  re-read the feed",
         "q or Esc           quit (details: back)",

@@ -21,6 +21,8 @@ public protocol PlaybackBackend: Sendable {
     func changeAudio(volumeStep step: Int?) async throws -> AudioSettings
     /// Plays the playlist's next (or previous) item.
     func step(forward: Bool) async throws -> ItemStatus
+    /// Multiplies the speed by `factor`; the settings now.
+    func changeSpeed(by factor: Double) async throws -> AudioSettings
     /// The feed was re-read: follow it. Returns what had to stop.
     func update(feed: Feed) async -> [FeedItem]
     /// `browse` ends.
@@ -51,6 +53,8 @@ public final class SessionBackend: PlaybackBackend {
     public func step(forward: Bool) async throws -> ItemStatus {
         forward ? try await session.next() : try await session.previous()
     }
+
+    public func changeSpeed(by factor: Double) async throws -> AudioSettings { session.changeSpeed(by: factor) }
     public func update(feed: Feed) async -> [FeedItem] { session.update(feed: feed) }
     public func shutdown() async { await session.shutdown() }
 }
@@ -106,6 +110,11 @@ public final class DaemonBackend: PlaybackBackend {
 
     public func step(forward: Bool) async throws -> ItemStatus {
         try await call(ControlRequest(id: nil, cmd: forward ? .next : .prev), as: ItemStatus.self)
+    }
+
+    public func changeSpeed(by factor: Double) async throws -> AudioSettings {
+        let now = try await call(ControlRequest(id: nil, cmd: .speed), as: AudioSettings.self)
+        return try await call(ControlRequest(id: nil, cmd: .speed, value: min(max(((now.speed * factor) * 100).rounded() / 100, 0.25), 4)), as: AudioSettings.self)
     }
 
     public func changeAudio(volumeStep step: Int?) async throws -> AudioSettings {

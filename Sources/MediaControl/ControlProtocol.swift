@@ -25,7 +25,7 @@ public let maximumRequestLength = 64 * 1024
 /// A request, as sent by a client.
 public struct ControlRequest: Codable, Sendable, Equatable {
     public enum Command: String, Codable, Sendable, CaseIterable {
-        case toggle, status, seek, stop, volume, mute, next, prev, playlist, observe, quit
+        case toggle, status, seek, stop, volume, mute, speed, next, prev, playlist, observe, quit
     }
 
     public var id: Int?
@@ -42,6 +42,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var step: Int?
     /// `mute`: true mutes, false unmutes, absent toggles.
     public var on: Bool?
+    /// `speed`: the factor to set, 0.25–4 (absent: just read).
+    public var value: Double?
     /// `playlist`: the modes to change (absent ones stay).
     public var autoplay: Bool?
     public var `repeat`: PlaylistMode.Repeat?
@@ -51,7 +53,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
 
     public init(
         id: Int?, cmd: Command, item: ItemSelector? = nil, seconds: Double? = nil, wait: Bool? = nil, feed: String? = nil,
-        level: Int? = nil, step: Int? = nil, on: Bool? = nil, by: Double? = nil
+        level: Int? = nil, step: Int? = nil, on: Bool? = nil, by: Double? = nil, value: Double? = nil
     ) {
         self.id = id
         self.cmd = cmd.rawValue
@@ -63,6 +65,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         self.step = step
         self.on = on
         self.by = by
+        self.value = value
     }
 }
 

@@ -107,6 +107,10 @@ public final class ControlService: Sendable {
             return ControlJSON.line(ControlReply.success(id, shaping))
         case .mute:
             return ControlJSON.line(ControlReply.success(id, session.setMuted(request.on)))
+        case .speed:
+            guard let value = request.value else { return ControlJSON.line(ControlReply.success(id, session.audioShaping)) }
+            guard AudioSettings.speeds.contains(value) else { throw CommandError(.badRequest, "speed takes \"value\", a factor from 0.25 to 4") }
+            return ControlJSON.line(ControlReply.success(id, session.setSpeed(value)))
         case .next:
             return ControlJSON.line(ControlReply.success(id, try await session.next()))
         case .prev:

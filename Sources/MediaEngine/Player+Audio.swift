@@ -100,9 +100,12 @@ extension Player {
                     if options.clock == .realTime, let time {
                         guard try fillGap(before: time, format: format, emit) else { return false }
                     }
+                    // Volume, mute and the serial's speed, read once per frame.
+                    let shaping = condition.withLock { AudioSettings(volume: audioShaping.volume, muted: audioShaping.muted, speed: serialSpeed) }
                     var skip = 0
                     if let trim = trimBefore, let time {
-                        skip = max(0, Int(((trim - time) * Double(format.sampleRate)).rounded()))
+                        // Output samples: media seconds at the serial's speed.
+                        skip = max(0, Int(((trim - time) / shaping.speed * Double(format.sampleRate)).rounded()))
                     }
                     var keepGoing = true
                     func convert(_ frame: Frame) throws {
@@ -114,9 +117,8 @@ extension Player {
                             keepGoing = try emit(UnsafeRawBufferPointer(rebasing: samples[skipped...]), format)
                         }
                     }
-                    // Volume and mute: through the filter stage unless they are
-                    // the identity (then the output is ffmpeg's plain decoding).
-                    let shaping = condition.withLock { audioShaping }
+                    // Through the filter stage unless the shaping is the
+                    // identity (then the output is ffmpeg's plain decoding).
                     if shaping.isIdentity {
                         try convert(frame)
                     } else {
@@ -154,9 +156,10 @@ extension Player {
     /// picture stays in step. A recording (untimed or virtual clock) keeps
     /// exactly the decoded samples, as `ffmpeg -f s16le` writes them.
     private func fillGap(before time: Double, format: AudioFormat, _ emit: (UnsafeRawBufferPointer, AudioFormat) throws -> Bool) throws -> Bool {
-        let gap = time - condition.withLock { audioPosition }
+        let (gap, speed) = condition.withLock { (time - audioPosition, serialSpeed) }
         guard gap > Self.audibleGap, gap <= 60 else { return true }
-        let silence = [UInt8](repeating: 0, count: Int((gap * Double(format.sampleRate)).rounded()) * format.bytesPerFrame)
+        // Media seconds, played at the serial's speed.
+        let silence = [UInt8](repeating: 0, count: Int((gap / speed * Double(format.sampleRate)).rounded()) * format.bytesPerFrame)
         return try silence.withUnsafeBytes { try emit($0, format) }
     }
 
@@ -191,7 +194,7 @@ extension Player {
                         return samples.count - offset
                     case .virtual:
                         audioSampleRate = format.sampleRate
-                        let frames = Int(((virtualNow - audioPosition) * Double(format.sampleRate) + 1e-6).rounded(.down))
+                        let frames = Int(((virtualNow - audioPosition) / serialSpeed * Double(format.sampleRate) + 1e-6).rounded(.down))
                         if frames > 0 { return min(frames * format.bytesPerFrame, samples.count - offset) }
                         condition.broadcast()  // an advanceVirtualClock caller may be waiting for this
                         condition.wait()

@@ -132,7 +132,8 @@ extension Player {
                     let clock = audio ?? systemClock()
                     let delay = item.time - clock
                     if delay > 0.001 {
-                        wait(until: Self.now() + delay)
+                        // Media seconds, at the playback speed.
+                        wait(until: Self.now() + delay / masterClock.rate)
                         continue
                     }
                     if dropsLateFrames, frames.count > 1 {

@@ -141,8 +141,12 @@ public final class Player: @unchecked Sendable {
     var stoppedEarly = false
     /// Why playback failed, once it has.
     var failureMessage: String?
-    /// Volume and mute, read by the audio thread at every frame.
+    /// Volume, mute and speed, read by the audio thread at every frame.
     var audioShaping: AudioSettings
+    /// The speed of the current serial: a change of speed starts a new
+    /// serial where playback stands (see `setShaping`), so that every clock
+    /// runs at one rate within a serial.
+    var serialSpeed: Double
 
     // Clocks.
     var masterClock = MasterClock()
@@ -193,6 +197,8 @@ public final class Player: @unchecked Sendable {
         self.options = options
         let start = max(options.start, 0)
         audioShaping = options.shaping
+        serialSpeed = options.shaping.speed
+        masterClock.setInitialRate(options.shaping.speed)
         serialStart = start
         videoPosition = start
         position = start
@@ -254,9 +260,14 @@ public final class Player: @unchecked Sendable {
     }
 
     /// Volume and mute, from the next decoded frame on. What the device
-    /// already holds plays as it was (up to its ring, about a second).
+    /// already holds plays as it was (up to its ring, about a second). A new
+    /// speed restarts the output exactly where playback stands (a seek there).
     public func setShaping(_ shaping: AudioSettings) {
-        condition.withLock { audioShaping = shaping }
+        let newSpeed = condition.withLock {
+            defer { audioShaping = shaping }
+            return audioShaping.speed != shaping.speed && !state.isFinal
+        }
+        if newSpeed { seek(to: currentPosition) }
     }
 
     /// Ends playback: what a device still holds is dropped.
@@ -293,7 +304,9 @@ public final class Player: @unchecked Sendable {
             videoPosition = target
             position = target
             videoWaitingFor = nil
-            masterClock.seek(to: target, now: Self.now())
+            // A new speed takes effect here: the serial plays at one speed.
+            serialSpeed = audioShaping.speed
+            masterClock.seek(to: target, now: Self.now(), rate: serialSpeed)
             virtualNow = target
             // Inside the lock: the audio thread cannot reach the new serial
             // (and clear this) before it is set.
@@ -375,14 +388,16 @@ public final class Player: @unchecked Sendable {
 
     /// Media time reached by the audio (written to the sink).
     var audioPosition: Double {
-        serialStart + (audioSampleRate > 0 ? Double(audioFramesWritten) / Double(audioSampleRate) : 0)
+        serialStart + (audioSampleRate > 0 ? Double(audioFramesWritten) / Double(audioSampleRate) * serialSpeed : 0)
     }
 
     var audioActive: Bool { audioQueue != nil }
     var videoActive: Bool { videoQueue != nil }
 
     func caughtUpWithVirtualClock() -> Bool {
-        let audioCaughtUp = !audioActive || audioDone || audioPosition >= virtualNow - 1e-9
+        // Within one output sample: the next one would pass the clock.
+        let oneSample = audioSampleRate > 0 ? serialSpeed / Double(audioSampleRate) : 0
+        let audioCaughtUp = !audioActive || audioDone || audioPosition >= virtualNow - oneSample + 1e-9
         let videoCaughtUp = !videoActive || videoDone || (videoWaitingFor.map { $0 >= virtualNow - 1e-9 } ?? false)
         return audioCaughtUp && videoCaughtUp
     }

@@ -1,20 +1,45 @@
 /// How the audio is shaped before it is heard, for every item a player
-/// plays (`volume`, `mute`, `play --volume`): the gain (volume N multiplies
+/// plays (`volume`, `mute`, `speed`, `play --volume --speed`): the gain (volume N multiplies
 /// samples by N/100, as ffplay's software volume and ffmpeg's `volume`
 /// filter do) and whether it is muted. Mute keeps the level, so unmuting
 /// restores it.
 public struct AudioSettings: Codable, Sendable, Equatable {
     public var volume: Int
     public var muted: Bool
+    /// Playback speed with the pitch kept (ffmpeg's `atempo`), 0.25–4.
+    public var speed: Double
 
     public static let range = 0...150
+    public static let speeds = 0.25...4.0
 
-    public init(volume: Int = 100, muted: Bool = false) {
+    public init(volume: Int = 100, muted: Bool = false, speed: Double = 1) {
         self.volume = min(max(volume, Self.range.lowerBound), Self.range.upperBound)
         self.muted = muted
+        self.speed = speed.isFinite ? min(max(speed, Self.speeds.lowerBound), Self.speeds.upperBound) : 1
     }
 
-    /// At full volume and unmuted nothing is filtered: output stays
-    /// bit-exact with ffmpeg's plain decoding.
-    public var isIdentity: Bool { volume == 100 && !muted }
+    // A setting kept before speed existed reads as speed 1.
+    private enum CodingKeys: String, CodingKey { case volume, muted, speed }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            volume: try container.decode(Int.self, forKey: .volume), muted: try container.decode(Bool.self, forKey: .muted),
+            speed: try container.decodeIfPresent(Double.self, forKey: .speed) ?? 1
+        )
+    }
+
+    /// At full volume, unmuted and at speed 1 nothing is filtered: output
+    /// stays bit-exact with ffmpeg's plain decoding.
+    public var isIdentity: Bool { volume == 100 && !muted && speed == 1 }
+}
+
+/// `1.5×`, `0.75×`, `2×`: a speed as players show it.
+public enum SpeedText {
+    public static func text(_ speed: Double) -> String {
+        let hundredths = Int((speed * 100).rounded())
+        let whole = hundredths / 100, fraction = hundredths % 100
+        if fraction == 0 { return "\(whole)×" }
+        return fraction % 10 == 0 ? "\(whole).\(fraction / 10)×" : "\(whole).\(fraction < 10 ? "0" : "")\(fraction)×"
+    }
 }

@@ -366,13 +366,27 @@ public final class MediaSession: @unchecked Sendable {
     /// the playing one at once; returns the new setting.
     @discardableResult
     public func setVolume(_ volume: Int) -> AudioSettings {
-        changeShaping { $0 = AudioSettings(volume: volume, muted: $0.muted) }
+        changeShaping { $0 = AudioSettings(volume: volume, muted: $0.muted, speed: $0.speed) }
     }
 
     /// Moves the volume by `step` percentage points.
     @discardableResult
     public func changeVolume(by step: Int) -> AudioSettings {
-        changeShaping { $0 = AudioSettings(volume: $0.volume + step, muted: $0.muted) }
+        changeShaping { $0 = AudioSettings(volume: $0.volume + step, muted: $0.muted, speed: $0.speed) }
+    }
+
+    /// Sets the speed (0.25–4, clamped; the pitch is kept) for every player:
+    /// the playing one goes on from where it stands.
+    @discardableResult
+    public func setSpeed(_ speed: Double) -> AudioSettings {
+        changeShaping { $0 = AudioSettings(volume: $0.volume, muted: $0.muted, speed: speed) }
+    }
+
+    /// Multiplies the speed by `factor` (`[` and `]`: 1/1.1 and 1.1), to
+    /// two decimals.
+    @discardableResult
+    public func changeSpeed(by factor: Double) -> AudioSettings {
+        changeShaping { $0 = AudioSettings(volume: $0.volume, muted: $0.muted, speed: (($0.speed * factor) * 100).rounded() / 100) }
     }
 
     /// Mutes, unmutes (`muted`), or toggles mute (nil); the level is kept.
@@ -680,6 +694,7 @@ public final class MediaSession: @unchecked Sendable {
         case .togglePause: togglePause(key)
         case let .seek(by: seconds): try? seek(key, by: seconds)
         case let .volume(by: step): changeVolume(by: step)
+        case let .speed(by: factor): if factor == 0 { setSpeed(1) } else { changeSpeed(by: factor) }
         case .toggleMute: setMuted(nil)
         case .quit: _ = requestStop(key)
         }

@@ -41,7 +41,7 @@ public final class PositionStore: Sendable {
 
     /// The volume and mute last set, if any.
     public func audioSettings() -> AudioSettings? {
-        setting("audio", as: AudioSettings.self).map { AudioSettings(volume: $0.volume, muted: $0.muted) }
+        setting("audio", as: AudioSettings.self)
     }
 
     /// Keeps the volume and mute for the next start.

@@ -28,6 +28,8 @@ public enum ScriptStep: Sendable, Equatable {
     case volume(Int)
     case mute(Bool?)
     case expectVolume(Int)
+    case speed(Double)
+    case expectSpeed(Double)
     /// The playlist: `next`, `prev`, `autoplay on|off`, `repeat off|one|all`,
     /// `shuffle on|off`, and `expect item N` (N is the current item).
     case next
@@ -90,6 +92,10 @@ public struct Script: Sendable {
             guard value * scale <= Self.longestDuration else { throw fail("\"\(word)\" is too long (at most \(Int(Self.longestDuration))s)") }
             return value * scale
         }
+        func speed(_ word: String) throws(ParseError) -> Double {
+            guard let value = Double(word), AudioSettings.speeds.contains(value) else { throw fail("speed takes 0.25 to 4, not \"\(word)\"") }
+            return value
+        }
         switch (words.first ?? "", words.count) {
         case ("toggle", 2):
             return .toggle(item: ItemSelector(words[1]))
@@ -127,6 +133,10 @@ public struct Script: Sendable {
         case ("expect", 3) where words[1] == "volume":
             guard let level = Int(words[2]), AudioSettings.range.contains(level) else { throw fail("expect volume takes 0 to 150, not \"\(words[2])\"") }
             return .expectVolume(level)
+        case ("speed", 2):
+            return .speed(try speed(words[1]))
+        case ("expect", 3) where words[1] == "speed":
+            return .expectSpeed(try speed(words[2]))
         case ("next", 1):
             return .next
         case ("prev", 1):
@@ -142,7 +152,7 @@ public struct Script: Sendable {
         case ("status", 1):
             return .status
         default:
-            throw fail("cannot read \"\(text)\": expected toggle N, stop [N], wait 1.5s, wait-until STATE N [TIMEOUT], seek N SECONDS, expect state N STATE, expect position N SECONDS ±TOL, volume N, mute [on|off], expect volume N, next, prev, autoplay on|off, repeat off|one|all, shuffle on|off, expect item N, status or # comment")
+            throw fail("cannot read \"\(text)\": expected toggle N, stop [N], wait 1.5s, wait-until STATE N [TIMEOUT], seek N SECONDS, expect state N STATE, expect position N SECONDS ±TOL, volume N, mute [on|off], expect volume N, speed X, expect speed X, next, prev, autoplay on|off, repeat off|one|all, shuffle on|off, expect item N, status or # comment")
         }
     }
 }

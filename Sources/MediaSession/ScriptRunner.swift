@@ -127,6 +127,13 @@ public struct ScriptRunner: Sendable {
                 throw Unmet(description: "expected the volume at \(level) %, it is \(settings.volume) %\(settings.muted ? " (muted)" : "")")
             }
             return (session.currentStatus(), nil)
+        case let .speed(value):
+            session.setSpeed(value)
+            return (session.currentStatus(), nil)
+        case let .expectSpeed(value):
+            let speed = session.audioShaping.speed
+            guard abs(speed - value) < 1e-9 else { throw Unmet(description: "expected speed \(value), it is \(speed)") }
+            return (session.currentStatus(), nil)
         case .next:
             return (try await session.next(), nil)
         case .previous:

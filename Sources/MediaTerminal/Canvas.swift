@@ -35,8 +35,12 @@ public struct Canvas: Sendable {
             let isControl = character.unicodeScalars.contains { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) }
             guard x + characterWidth <= column + limit else { break }
             let shown = isControl ? " " : String(character)
+            release(row, x)
             cells[row][x] = Cell(text: shown, style: style)
-            if characterWidth == 2 { cells[row][x + 1] = Cell(text: "", style: style) }
+            if characterWidth == 2 {
+                release(row, x + 1)
+                cells[row][x + 1] = Cell(text: "", style: style)
+            }
             x += characterWidth
         }
         return x - column
@@ -46,6 +50,7 @@ public struct Canvas: Sendable {
     /// (a row of a block picture); dropped if it does not fit.
     public mutating func putRun(_ run: String, columns: Int, column: Int, row: Int) {
         guard row >= 0, row < height, column >= 0, columns > 0, column + columns <= width else { return }
+        for x in column..<(column + columns) { release(row, x) }
         cells[row][column] = Cell(text: run, isRun: true)
         for x in (column + 1)..<(column + columns) { cells[row][x] = Cell(text: "", isRun: true) }
     }
@@ -54,7 +59,34 @@ public struct Canvas: Sendable {
     public mutating func fill(row: Int, column: Int = 0, width fillWidth: Int? = nil, style: String) {
         guard row >= 0, row < height else { return }
         let end = min(width, column + (fillWidth ?? width))
-        for x in max(0, column)..<max(max(0, column), end) { cells[row][x] = Cell(text: " ", style: style) }
+        for x in max(0, column)..<max(max(0, column), end) {
+            release(row, x)
+            cells[row][x] = Cell(text: " ", style: style)
+        }
+    }
+
+    /// Before cell `x` is written: a wide character it is half of would keep
+    /// only its other half, and a run (a picture's row) it is part of would
+    /// print whole or not at all, so what is left of them becomes spaces
+    /// (else the row comes out short or long).
+    private mutating func release(_ row: Int, _ x: Int) {
+        let cell = cells[row][x]
+        if cell.isRun {
+            var start = x
+            while start > 0, cells[row][start].text.isEmpty, cells[row][start].isRun { start -= 1 }
+            cells[row][start] = Cell(text: " ")
+            var next = start + 1
+            while next < width, cells[row][next].isRun, cells[row][next].text.isEmpty {
+                cells[row][next] = Cell(text: " ")
+                next += 1
+            }
+            return
+        }
+        if cell.text.isEmpty, x > 0, !cells[row][x - 1].isRun {
+            cells[row][x - 1] = Cell(text: " ", style: cells[row][x - 1].style)
+        } else if !cell.text.isEmpty, x + 1 < width, cells[row][x + 1].text.isEmpty, !cells[row][x + 1].isRun {
+            cells[row][x + 1] = Cell(text: " ", style: cells[row][x + 1].style)
+        }
     }
 
     /// The rows as the terminal should print them.

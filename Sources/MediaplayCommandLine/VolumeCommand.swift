@@ -24,7 +24,7 @@ public struct VolumeCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Flag(name: .long, help: "Print the setting as JSON (volume, muted).")
+    @Flag(name: .long, help: "Print the settings as JSON (volume, muted, speed).")
     var json = false
 
     // Captured as is, so that "-10" is a value, not an option.
@@ -62,7 +62,7 @@ public struct MuteCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Flag(name: .long, help: "Print the setting as JSON (volume, muted).")
+    @Flag(name: .long, help: "Print the settings as JSON (volume, muted, speed).")
     var json = false
 
     @Argument(help: ArgumentHelp("on or off (default: the other).", valueName: "on|off"))
@@ -82,7 +82,46 @@ public struct MuteCommand: ParsableCommand {
     }
 }
 
-/// Sends a `volume` or `mute` request and prints the setting it left.
+public struct SpeedCommand: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
+        commandName: "speed",
+        abstract: "Show or set the background player's speed (the pitch is kept).",
+        discussion: """
+            A factor from 0.25 to 4 (1.5 plays a lecture half again as fast). It applies \
+            to every item; the playing one goes on from where it stands. Kept for the \
+            next start of the background player. Without a value, prints the settings.
+
+            Examples:
+              mediaplay speed 1.5
+              mediaplay speed 1
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(name: .long, help: "Print the settings as JSON (volume, muted, speed).")
+    var json = false
+
+    @Argument(help: ArgumentHelp("The factor, 0.25–4.", valueName: "x"))
+    var factor: String?
+
+    public func run() throws {
+        try runReportingErrors {
+            var request = ControlRequest(id: nil, cmd: .speed)
+            if let factor {
+                guard let value = Double(factor), AudioSettings.speeds.contains(value) else {
+                    throw CLIError("speed takes a factor from 0.25 to 4 (like 1.5), not \"\(factor)\"", exitCode: .usage)
+                }
+                request.value = value
+            }
+            try AudioSettingsText.send(request, global: global, json: json)
+        }
+    }
+}
+
+/// Sends a `volume`, `mute` or `speed` request and prints the settings it left.
 enum AudioSettingsText {
     static func send(_ request: ControlRequest, global: GlobalOptions, json: Bool) throws(CLIError) {
         guard let client = try BackgroundPlayer.connect(global, start: false) else {
@@ -97,8 +136,9 @@ enum AudioSettingsText {
         print(json ? ModelJSON.text(settings) : line(settings))
     }
 
-    /// `🔊 volume 80 %`, or `🔇 muted (volume 80 %)`.
+    /// `🔊 volume 80 %`, or `🔇 muted (volume 80 %)`; then the speed when it is not 1.
     public static func line(_ settings: AudioSettings) -> String {
-        settings.muted ? "🔇 muted (volume \(settings.volume) %)" : "🔊 volume \(settings.volume) %"
+        let volume = settings.muted ? "🔇 muted (volume \(settings.volume) %)" : "🔊 volume \(settings.volume) %"
+        return settings.speed == 1 ? volume : volume + " · speed \(SpeedText.text(settings.speed))"
     }
 }

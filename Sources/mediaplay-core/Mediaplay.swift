@@ -32,7 +32,7 @@ struct Mediaplay: AsyncParsableCommand {
             """,
         version: version,
         subcommands: [
-            ListCommand.self, BrowseCommand.self, PlayCommand.self, ToggleCommand.self, StatusCommand.self, StopCommand.self, SeekCommand.self, VolumeCommand.self, MuteCommand.self,
+            ListCommand.self, BrowseCommand.self, PlayCommand.self, ToggleCommand.self, StatusCommand.self, StopCommand.self, SeekCommand.self, VolumeCommand.self, MuteCommand.self, SpeedCommand.self,
             NextCommand.self, PrevCommand.self, RepeatCommand.self, ShuffleCommand.self, AutoplayCommand.self, QuitCommand.self,
             ScriptCommand.self, FetchCommand.self, CacheCommand.self, DaemonCommand.self,
         ],

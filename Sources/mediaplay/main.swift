@@ -12,7 +12,7 @@ import MediaplayCommandLine
 struct ClientCommands: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mediaplay",
-        subcommands: [ToggleCommand.self, StatusCommand.self, StopCommand.self, SeekCommand.self, VolumeCommand.self, MuteCommand.self, NextCommand.self, PrevCommand.self, RepeatCommand.self, ShuffleCommand.self, AutoplayCommand.self, QuitCommand.self]
+        subcommands: [ToggleCommand.self, StatusCommand.self, StopCommand.self, SeekCommand.self, VolumeCommand.self, MuteCommand.self, SpeedCommand.self, NextCommand.self, PrevCommand.self, RepeatCommand.self, ShuffleCommand.self, AutoplayCommand.self, QuitCommand.self]
     )
 }
 

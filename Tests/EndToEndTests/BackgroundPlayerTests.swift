@@ -38,7 +38,9 @@ import TestKit
         let status = Self.current(try await world.status())
         #expect(status?["state"] as? String == "paused")
         let position = status?["position"] as? Double ?? 0
-        #expect(position > 0.8 && position < 1.4, "paused near one second: \(position)")
+        // Near one second: the client's own start on a loaded two-core machine
+        // (the quiet phase still runs seven suites) has taken up to 0.6 s.
+        #expect(position > 0.8 && position < 1.8, "paused near one second: \(position)")
         #expect(try await world.run("status").stdout.hasPrefix("⏸ paused 1 \"Tone\" at 00:0"))
         // list shows it too, before the file's own state; the invalid item has none.
         let listed = try JSONDecoder().decode(ListJSON.self, from: Data(try await world.run("list", "--json").stdout.utf8))

@@ -94,7 +94,7 @@ import TestKit
         #expect(try await world.run("volume", "60").stdout == "🔊 volume 60 %\n")
         #expect(try await world.run("volume", "-10").stdout == "🔊 volume 50 %\n")
         #expect(try await world.run("mute").stdout == "🔇 muted (volume 50 %)\n")
-        #expect(try await world.run("mute", "--json").stdout == "{\"muted\":false,\"volume\":50}\n", "a second mute unmutes")
+        #expect(try await world.run("mute", "--json").stdout == "{\"muted\":false,\"speed\":1,\"volume\":50}\n", "a second mute unmutes")
         let bad = try await world.run("volume", "200")
         #expect(bad.status == 64 && bad.stderr.contains("volume takes N (0–150)"), "\(bad.stderr)")
         // Silence reaches the device once the ring ahead of it has played
@@ -123,6 +123,20 @@ import TestKit
         #expect(try await world.run("seek", "0:20").stdout == "⏸ paused 1 \"High tone\" at 00:20\n")
         let bad = try await world.run("seek", "1:75")
         #expect(bad.status == 64 && bad.stderr.contains("cannot read \"1:75\" as a time"), "\(bad.stderr)")
+        _ = try await world.run("quit")
+    }
+
+    @Test func speedIsACommandKeptAcrossRestarts() async throws {
+        let world = try await TwoTones()
+        _ = try await world.run("toggle", "1")
+        #expect(try await world.run("speed", "1.5").stdout == "🔊 volume 100 % · speed 1.5×\n")
+        #expect(try await world.run("speed", "9").status == 64)
+        let status = try await world.run("status", "--json")
+        let audio = ((try JSONSerialization.jsonObject(with: Data(status.stdout.utf8))) as? [String: Any])?["audio"] as? [String: Any]
+        #expect(audio?["speed"] as? Double == 1.5, "\(status.stdout)")
+        _ = try await world.run("quit")
+        _ = try await world.run("toggle", "1")
+        #expect(try await world.run("speed", "--json").stdout == "{\"muted\":false,\"speed\":1.5,\"volume\":100}\n", "kept for the next start")
         _ = try await world.run("quit")
     }
 

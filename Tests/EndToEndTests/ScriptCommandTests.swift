@@ -100,6 +100,37 @@ import TestKit
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: out)).dropFirst(44)) == joined)
     }
 
+    /// A script at 2× records ffmpeg's atempo=2 of the item; a change of
+    /// speed while playing goes on from where the item stood.
+    @Test func speedFromAScript() async throws {
+        let folder = try TemporaryDirectory()
+        let feed = try await Self.feed(in: folder)
+        let script = try folder.write("speed.txt", """
+            speed 2
+            expect speed 2
+            toggle 1
+            wait-until ended 1
+            """)
+        let out = folder.path + "/out.wav"
+        let result = try await Mediaplay.run(["script", script, "--feed", feed, "--audio-out", out])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let wav = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
+        let reference = try await Fixtures.referencePCM(try await Fixtures.make(wav.name, wav.arguments), filters: "atempo=2")
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: out)).dropFirst(44)) == reference)
+
+        let change = try folder.write("change.txt", """
+            toggle 3
+            wait 0.5s
+            speed 1.5
+            expect position 3 0.5 ±0.001
+            wait 0.5s
+            expect position 3 1 ±0.03
+            wait-until ended 3
+            """)
+        let changed = try await Mediaplay.run(["script", change, "--feed", feed, "--audio-out", folder.path + "/change.wav"])
+        #expect(changed.status == 0, "\(changed.stdout)\(changed.stderr)")
+    }
+
     @Test func aFailedExpectationNamesItsLineAndExits1() async throws {
         let folder = try TemporaryDirectory()
         let feed = try await Self.feed(in: folder)

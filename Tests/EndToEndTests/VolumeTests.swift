@@ -25,6 +25,29 @@ import TestKit
         #expect(recorded == reference, "\(test.file) at \(test.volume) %: not ffmpeg's samples")
     }
 
+    /// Speed with the pitch kept: `--speed S` equals `-af atempo=S` (two
+    /// atempo below 0.5), alone and after the volume.
+    static let speedCases: [(file: String, volume: Int, speed: Double, filters: String)] = [
+        ("tone.mp3", 100, 1.5, "atempo=1.5"), ("tone.m4a", 50, 1.5, "volume=0.5,atempo=1.5"),
+        ("tone.opus", 100, 0.75, "atempo=0.75"), ("tone.flac", 80, 2, "volume=0.8,atempo=2.0"),
+        ("tone.wav", 100, 0.25, "atempo=0.5,atempo=0.5"), ("tone.wav", 100, 4, "atempo=4.0"),
+    ]
+
+    @Test(arguments: speedCases)
+    func speedMatchesFFmpegsAtempo(_ test: (file: String, volume: Int, speed: Double, filters: String)) async throws {
+        let fixture = Fixtures.audioCodecs.first { $0.name == test.file }!
+        let path = try await Fixtures.make(fixture.name, fixture.arguments)
+        let folder = try TemporaryDirectory()
+        let result = try await Mediaplay.run([
+            "play", path, "--volume", String(test.volume), "--speed", String(test.speed), "--untimed", "--no-video", "--audio-out", folder.path + "/out.wav",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let recorded = Array(try Data(contentsOf: URL(fileURLWithPath: folder.path + "/out.wav")).dropFirst(44))
+        let reference = try await Fixtures.referencePCM(path, filters: test.filters)
+        #expect(recorded.count == reference.count, "\(test.file) -af \(test.filters): \(recorded.count) bytes, ffmpeg \(reference.count)")
+        #expect(recorded == reference, "\(test.file) -af \(test.filters): not ffmpeg's samples")
+    }
+
     @Test func fullVolumeIsPlainDecodingAndMuteIsSilence() async throws {
         let fixture = Fixtures.audioCodecs.first { $0.name == "tone.m4a" }!
         let path = try await Fixtures.make(fixture.name, fixture.arguments)

@@ -333,4 +333,17 @@ import TestKit
         for _ in 0..<20 { again.append(try await session.next().id) }
         #expect(again == played, "the order holds until shuffle is turned off")
     }
+
+    @Test func speedReachesEveryPlayerFromEveryFrontEnd() async throws {
+        let session = session()
+        try await session.toggle("b")
+        #expect(session.setSpeed(1.5).speed == 1.5)
+        #expect(engine.player("b")?.shaping.speed == 1.5, "the playing item at once")
+        #expect(session.setSpeed(9).speed == 4, "clamped to 4")
+        engine.player("b")?.controls(.speed(by: 1 / 1.1))
+        #expect(session.audioShaping.speed == 3.64, "[ in the window: 4 / 1.1, to two decimals")
+        engine.player("b")?.controls(.speed(by: 0))
+        #expect(session.audioShaping.speed == 1, "backspace: back to 1")
+        #expect(session.audioShaping.volume == 100, "the volume untouched")
+    }
 }

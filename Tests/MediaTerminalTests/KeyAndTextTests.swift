@@ -30,6 +30,22 @@ struct KeyAndTextTests {
         for line in DisplayWidth.wrap("漢字漢字漢字 wide", width: 5, maxLines: 2) { #expect(DisplayWidth.of(line) <= 5) }
     }
 
+    /// A box drawn over half of a wide character or part of a picture's run
+    /// leaves the row exactly as wide (the help box over browse's grid came
+    /// out three columns short).
+    @Test func overwritingHalfAWideCharacterOrARunKeepsTheRowWide() {
+        var canvas = Canvas(width: 12, height: 3)
+        canvas.put("漢字漢字", column: 0, row: 0)
+        canvas.put("│", column: 1, row: 0)
+        canvas.put("│", column: 6, row: 0)
+        canvas.putRun("\u{1B}[31m▄▄▄▄\u{1B}[0m", columns: 4, column: 2, row: 1)
+        canvas.put("│", column: 4, row: 1)
+        canvas.putRun("\u{1B}[32m▄▄▄▄\u{1B}[0m", columns: 4, column: 4, row: 2)
+        canvas.put("│", column: 4, row: 2)
+        for line in canvas.plainLines { #expect(DisplayWidth.of(line) == 12, "\(line)") }
+        #expect(canvas.plainLines[0].hasPrefix(" │字"))
+    }
+
     @Test func canvasClipsAndFrameRewritesOnlyChangedRows() {
         var canvas = Canvas(width: 6, height: 2)
         canvas.put("hello world", column: 2, row: 0, style: "1")

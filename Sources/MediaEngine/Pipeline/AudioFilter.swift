@@ -5,8 +5,13 @@ import MediaModel
 extension AudioSettings {
     /// The libavfilter graph, as the ffmpeg CLI would take it after `-af`.
     var graphDescription: String {
-        let gain = muted ? 0 : Double(volume) / 100
-        return "volume=\(gain)"
+        var filters: [String] = []
+        if volume != 100 || muted { filters.append("volume=\(muted ? 0 : Double(volume) / 100)") }
+        if speed != 1 {
+            // atempo takes 0.5 and up: below, two in a row (0.25 = 0.5 × 0.5).
+            if speed < 0.5 { filters += ["atempo=0.5", "atempo=\(speed / 0.5)"] } else { filters.append("atempo=\(speed)") }
+        }
+        return filters.isEmpty ? "anull" : filters.joined(separator: ",")
     }
 }
 

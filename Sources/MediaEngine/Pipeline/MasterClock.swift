@@ -5,8 +5,11 @@
 /// is heard. Once the audio has run out, the device's count stands still
 /// and the clock goes on from where the device last moved (as ffplay's does).
 struct MasterClock {
-    /// Media time `t` is due at wall time `origin + t` (re-based on release and seek).
-    private var origin: Double = 0
+    /// Media time `mediaBase` was due at wall time `wallBase`; from there it
+    /// runs at `rate` media seconds a second (the playback speed).
+    private var mediaBase: Double = 0
+    private var wallBase: Double = 0
+    private(set) var rate: Double = 1
     /// Set when the first output was due (or the device first moved).
     private(set) var started = false
     /// When it was held, while it is.
@@ -20,17 +23,18 @@ struct MasterClock {
     mutating func start(at mediaTime: Double, now: Double) {
         guard !started else { return }
         started = true
-        origin = now - mediaTime
+        mediaBase = mediaTime
+        wallBase = now
     }
 
     /// The media time due now by the system clock (frozen while held).
     func system(now: Double) -> Double {
-        (heldAt ?? now) - origin
+        mediaBase + ((heldAt ?? now) - wallBase) * rate
     }
 
     /// The wall time at which `mediaTime` is due.
     func due(_ mediaTime: Double) -> Double {
-        origin + mediaTime
+        wallBase + (mediaTime - mediaBase) / rate
     }
 
     mutating func hold(now: Double) {
@@ -41,16 +45,24 @@ struct MasterClock {
     /// device's counter stood still too.
     mutating func release(now: Double) {
         guard let heldAt else { return }
-        origin += now - heldAt
+        wallBase += now - heldAt
         self.heldAt = nil
     }
 
-    /// After a seek: `target` is due now (still held if it was).
-    mutating func seek(to target: Double, now: Double) {
+    /// After a seek: `target` is due now (still held if it was), and the
+    /// clock runs at `rate` from here (a new speed starts with a seek).
+    mutating func seek(to target: Double, now: Double, rate: Double) {
         deviceBase = nil
         deviceHigh = -.infinity
-        origin = now - target
+        mediaBase = target
+        wallBase = now
+        self.rate = rate
         if heldAt != nil { heldAt = now }
+    }
+
+    /// The rate before anything plays.
+    mutating func setInitialRate(_ rate: Double) {
+        self.rate = rate
     }
 
     /// From now on, `media` is where the device's counter reads `played`.
@@ -63,11 +75,12 @@ struct MasterClock {
     /// While the device moves, the system clock is kept in step with it.
     mutating func device(played: Double?, audioDone: Bool, now: Double) -> Double? {
         guard let base = deviceBase, let played else { return nil }
-        let device = base.media + max(played - base.played, 0)
+        let device = base.media + max(played - base.played, 0) * rate
         if device > deviceHigh {
             deviceHigh = device
             started = true
-            origin = now - device
+            mediaBase = device
+            wallBase = now
             return device
         }
         // Standing still: held (the system clock stands still too) or run out.

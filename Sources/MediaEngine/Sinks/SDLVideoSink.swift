@@ -11,6 +11,8 @@ public enum VideoWindowInput: Sendable, Equatable {
     case volume(by: Int)
     /// m: mute or unmute.
     case toggleMute
+    /// [ and ]: the speed times 1/1.1 or 1.1; backspace: 0, back to 1.
+    case speed(by: Double)
     /// The window was closed, or q / Esc pressed.
     case quit
 
@@ -200,6 +202,9 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
             case Int(SDLK_9.rawValue): input = .volume(by: -VideoWindowInput.volumeStep)
             case Int(SDLK_0.rawValue): input = .volume(by: VideoWindowInput.volumeStep)
             case Int(SDLK_m.rawValue): input = .toggleMute
+            case Int(SDLK_LEFTBRACKET.rawValue): input = .speed(by: 1 / 1.1)
+            case Int(SDLK_RIGHTBRACKET.rawValue): input = .speed(by: 1.1)
+            case Int(SDLK_BACKSPACE.rawValue): input = .speed(by: 0)
             case Int(SDLK_q.rawValue), Int(SDLK_ESCAPE.rawValue): input = .quit
             default: input = nil
             }

@@ -21,8 +21,9 @@ struct PlayCommand: AsyncParsableCommand {
             per frame with its time and the MD5 of the picture.
 
             On a terminal: space pauses and resumes, left/right seek 5 s, 9/0 turn the \
-            volume down/up, m mutes, q quits (the same keys work in the window). \
-            --volume 50 halves every sample, as ffmpeg's volume filter does. Off a terminal, prints one line per state \
+            volume down/up, m mutes, [/] slow down and speed up (backspace: 1×), q quits \
+            (the same keys work in the window). --volume 50 halves every sample, as \
+            ffmpeg's volume filter does; --speed 1.5 plays half again as fast, the pitch kept. Off a terminal, prints one line per state \
             change. No audio device: plays silently in real time. No display: plays \
             the audio of a video. A file that cannot be decoded ends with one line \
             and exit code 65; a download that fails, before or during playback, \
@@ -61,6 +62,9 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Start muted (m unmutes).")
     var mute = false
 
+    @Option(name: .long, help: ArgumentHelp("Speed, 0.25–4, with the pitch kept ([ and ] change it, backspace resets).", valueName: "x"))
+    var speed: Double = 1
+
     @Flag(name: .long, help: "At the end, print frames shown and dropped and the largest A/V drift.")
     var stats = false
 
@@ -72,6 +76,7 @@ struct PlayCommand: AsyncParsableCommand {
         if noVideo && recording.videoOut != nil { throw ValidationError("--no-video and --video-out contradict each other") }
         if !(start >= 0) || !start.isFinite { throw ValidationError("--start must be a number of seconds, 0 or more") }
         if !AudioSettings.range.contains(volume) { throw ValidationError("--volume takes a percentage from 0 to 150") }
+        if !AudioSettings.speeds.contains(speed) { throw ValidationError("--speed takes a factor from 0.25 to 4 (like 1.5)") }
     }
 
     func run() async throws {
@@ -94,7 +99,7 @@ struct PlayCommand: AsyncParsableCommand {
             }
             // A session of its own, with the command layer every front end uses.
             let store = item.source?.isRemote == true ? try CacheAccess.open(global) : nil
-            let session = MediaSession(feed: feed, store: store, positions: nil, engine: engine, shaping: AudioSettings(volume: volume, muted: mute))
+            let session = MediaSession(feed: feed, store: store, positions: nil, engine: engine, shaping: AudioSettings(volume: volume, muted: mute, speed: speed))
             let outcome = await PlaybackView.run(session, item: item, from: start)
             let statistics = session.statistics(of: item.key)
             await session.shutdown()

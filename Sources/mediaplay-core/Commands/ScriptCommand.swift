@@ -21,6 +21,7 @@ struct ScriptCommand: AsyncParsableCommand {
               volume N                      set the volume, 0–150 (a linear gain)
               mute [on|off]                 mute, unmute, or toggle
               expect volume N               the volume is N
+              speed X, expect speed X       set or check the speed, 0.25–4
               next, prev                    the playlist's next or previous item
               autoplay on|off               play on when an item ends (off by default here)
               repeat off|one|all            repeat nothing, the item, or the feed

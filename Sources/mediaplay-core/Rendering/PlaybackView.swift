@@ -108,14 +108,16 @@ enum PlaybackView {
     }
 
     static func line(_ status: ItemStatus, title: String, tick: Int, audio: AudioSettings = AudioSettings()) -> String {
-        let name = DisplayWidth.singleLine(title) + (audio.isIdentity ? "" : audio.muted ? "  🔇" : "  🔉 \(audio.volume) %")
+        var name = DisplayWidth.singleLine(title)
+        if audio.muted { name += "  🔇" } else if audio.volume != 100 { name += "  🔉 \(audio.volume) %" }
+        if audio.speed != 1 { name += "  \(SpeedText.text(audio.speed))" }
         let time = status.duration.map { "\(StatusText.clock(status.position)) / \(StatusText.clock($0))" } ?? StatusText.clock(status.position)
         let percent = status.progress.map { " \(Int(($0 * 100).rounded(.down)))%" } ?? ""
         switch status.state {
         case .downloading: return "\(Spinner.frame(tick)) downloading\(percent)  \(name)   q quit"
         case .buffering: return "\(Spinner.frame(tick)) buffering\(percent) at \(time)  \(name)   space pause · q quit"
-        case .playing: return "▶ \(time)  \(name)   space pause · ←/→ seek · 9/0 volume · m mute · q quit"
-        case .paused: return "⏸ \(time)  \(name)   space pause · ←/→ seek · 9/0 volume · m mute · q quit"
+        case .playing: return "▶ \(time)  \(name)   space pause · ←/→ seek · 9/0 volume · [/] speed · q quit"
+        case .paused: return "⏸ \(time)  \(name)   space pause · ←/→ seek · 9/0 volume · [/] speed · q quit"
         case .idle, .stopped, .ended: return "■ \(time)  \(name)"
         case .failed: return "✗ \(name)"
         }
@@ -188,6 +190,9 @@ final class KeyReader: @unchecked Sendable {
             case UInt8(ascii: "9"): session.changeVolume(by: -VideoWindowInput.volumeStep)
             case UInt8(ascii: "0"): session.changeVolume(by: VideoWindowInput.volumeStep)
             case UInt8(ascii: "m"): session.setMuted(nil)
+            case UInt8(ascii: "["): session.changeSpeed(by: 1 / 1.1)
+            case UInt8(ascii: "]"): session.changeSpeed(by: 1.1)
+            case 0x7F, 0x08: session.setSpeed(1)
             case UInt8(ascii: "q"): return stop()
             case 0x1B:
                 // An arrow key is ESC [ C / ESC [ D; ESC alone quits.
