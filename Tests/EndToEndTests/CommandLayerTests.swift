@@ -76,7 +76,7 @@ import TestKit
         try await Task.sleep(for: .milliseconds(2500))
         _ = try await world.run("toggle", "1")
         try await Task.sleep(for: .milliseconds(300))
-        follow.kill(SIGKILL)
+        follow.kill(SIGTERM)
         let lines = try await follow.wait().stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("▶ playing 1 \"High tone\"") == true, "\(lines)")
         // The first line came twice: the summary, then the first event read as a change.
