@@ -46,6 +46,25 @@ public enum BackgroundPlayer {
         }
     }
 
+    /// The running background player, or the one error for when it is not.
+    public static func running(_ global: GlobalOptions) throws(CLIError) -> ControlClient {
+        guard let client = try connect(global, start: false) else {
+            throw CLIError("the background player is not running (start it with 'mediaplay toggle N')", exitCode: .unavailable)
+        }
+        return client
+    }
+
+    /// One request to the running background player, its result decoded;
+    /// a refusal becomes its exit status (see `cliError`).
+    public static func call<Result: Decodable>(_ request: ControlRequest, as type: Result.Type, _ global: GlobalOptions) throws(CLIError) -> Result {
+        let client = try running(global)
+        do {
+            return try client.call(request, as: type)
+        } catch {
+            throw cliError(error)
+        }
+    }
+
     /// The items the background player is playing, showing, buffering or
     /// holding paused, by item key, when it runs with this feed; empty when it
     /// does not run, runs another feed or does not answer within a second

@@ -129,30 +129,12 @@ enum PlaylistText {
         }
     }
 
-    static func client(_ global: GlobalOptions) throws(CLIError) -> ControlClient {
-        guard let client = try BackgroundPlayer.connect(global, start: false) else {
-            throw CLIError("the background player is not running (start it with 'mediaplay toggle N')", exitCode: .unavailable)
-        }
-        return client
-    }
-
     static func step(_ command: ControlRequest.Command, global: GlobalOptions) throws(CLIError) {
-        let client = try client(global)
-        do {
-            print(StatusText.line(try client.call(ControlRequest(id: nil, cmd: command), as: ItemStatus.self)))
-        } catch {
-            throw BackgroundPlayer.cliError(error)
-        }
+        print(StatusText.line(try BackgroundPlayer.call(ControlRequest(id: nil, cmd: command), as: ItemStatus.self, global)))
     }
 
     static func send(_ request: ControlRequest, global: GlobalOptions, json: Bool) throws(CLIError) {
-        let client = try client(global)
-        let mode: PlaylistMode
-        do {
-            mode = try client.call(request, as: PlaylistMode.self)
-        } catch {
-            throw BackgroundPlayer.cliError(error)
-        }
+        let mode = try BackgroundPlayer.call(request, as: PlaylistMode.self, global)
         print(json ? ModelJSON.text(mode) : mode.line)
     }
 }

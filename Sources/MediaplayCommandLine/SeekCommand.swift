@@ -57,15 +57,7 @@ public struct SeekCommand: ParsableCommand {
                 }
                 request.seconds = seconds
             }
-            guard let client = try BackgroundPlayer.connect(global, start: false) else {
-                throw CLIError("the background player is not running (start it with 'mediaplay toggle N')", exitCode: .unavailable)
-            }
-            let status: ItemStatus
-            do {
-                status = try client.call(request, as: ItemStatus.self)
-            } catch {
-                throw BackgroundPlayer.cliError(error)
-            }
+            let status = try BackgroundPlayer.call(request, as: ItemStatus.self, global)
             print(StatusText.line(status))
         }
     }

@@ -35,9 +35,7 @@ public struct StatusCommand: ParsableCommand {
 
     public func run() throws {
         try runReportingErrors {
-            guard let client = try BackgroundPlayer.connect(global, start: false) else {
-                throw CLIError("the background player is not running (start it with 'mediaplay toggle N')", exitCode: .unavailable)
-            }
+            let client = try BackgroundPlayer.running(global)
             let command: ControlRequest.Command = follow ? .observe : .status
             let status: DaemonStatus
             do {

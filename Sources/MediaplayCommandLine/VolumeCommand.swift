@@ -124,15 +124,7 @@ public struct SpeedCommand: ParsableCommand {
 /// Sends a `volume`, `mute` or `speed` request and prints the settings it left.
 enum AudioSettingsText {
     static func send(_ request: ControlRequest, global: GlobalOptions, json: Bool) throws(CLIError) {
-        guard let client = try BackgroundPlayer.connect(global, start: false) else {
-            throw CLIError("the background player is not running (start it with 'mediaplay toggle N')", exitCode: .unavailable)
-        }
-        let settings: AudioSettings
-        do {
-            settings = try client.call(request, as: AudioSettings.self)
-        } catch {
-            throw BackgroundPlayer.cliError(error)
-        }
+        let settings = try BackgroundPlayer.call(request, as: AudioSettings.self, global)
         print(json ? ModelJSON.text(settings) : line(settings))
     }
 

@@ -56,23 +56,28 @@ import TestKit
         #expect(matches, "the recording is the reference's pieces in the order played")
     }
 
-    /// Volume from a script: the recording equals ffmpeg's volume filter, and
-    /// a mute in the middle is silence exactly where it came.
-    @Test func volumeAndMuteFromAScriptEqualTheReference() async throws {
+    /// Runs `text` as a script over `feed`, recording with --audio-out: the
+    /// PCM recorded (the WAV's data); the run must succeed.
+    static func recorded(_ text: String, feed: String, in folder: TemporaryDirectory) async throws -> [UInt8] {
+        let script = try folder.write("script.txt", text)
+        let out = folder.path + "/out.wav"
+        let result = try await Mediaplay.run(["script", script, "--feed", feed, "--audio-out", out])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        return Array(try Data(contentsOf: URL(fileURLWithPath: out)).dropFirst(44))
+    }
+
+    /// Volume from a script: the recording equals ffmpeg's volume filter.
+    @Test func volumeFromAScriptEqualsTheReference() async throws {
         let folder = try TemporaryDirectory()
         let feed = try await Self.feed(in: folder)
-        let script = try folder.write("volume.txt", """
+        let recorded = try await Self.recorded("""
             volume 40
             expect volume 40
             toggle 1
             wait-until ended 1
-            """)
-        let out = folder.path + "/out.wav"
-        let result = try await Mediaplay.run(["script", script, "--feed", feed, "--audio-out", out])
-        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            """, feed: feed, in: folder)
         let wav = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
-        let reference = try await Fixtures.referencePCM(try await Fixtures.make(wav.name, wav.arguments), filters: "volume=0.4")
-        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: out)).dropFirst(44)) == reference)
+        #expect(recorded == (try await Fixtures.referencePCM(try await Fixtures.make(wav.name, wav.arguments), filters: "volume=0.4")))
     }
 
     /// Autoplay over a picture (skipped) to the next tone: the recording is
@@ -87,17 +92,14 @@ import TestKit
             [{"type": 1, "title": "One", "url": "file://\(first)"}, {"type": 0, "title": "Picture", "url": "file://\(first)"},
              {"type": 1, "title": "Two", "url": "file://\(second)"}]
             """)
-        let script = try folder.write("playlist.txt", """
+        let recorded = try await Self.recorded("""
             autoplay on
             toggle 1
             wait-until ended 3 30s
             expect item 3
-            """)
-        let out = folder.path + "/out.wav"
-        let result = try await Mediaplay.run(["script", script, "--feed", feed, "--audio-out", out])
-        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            """, feed: feed, in: folder)
         let joined = try await Fixtures.referencePCM(first) + (try await Fixtures.referencePCM(second))
-        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: out)).dropFirst(44)) == joined)
+        #expect(recorded == joined)
     }
 
     /// A script at 2× records ffmpeg's atempo=2 of the item; a change of
@@ -105,18 +107,14 @@ import TestKit
     @Test func speedFromAScript() async throws {
         let folder = try TemporaryDirectory()
         let feed = try await Self.feed(in: folder)
-        let script = try folder.write("speed.txt", """
+        let recorded = try await Self.recorded("""
             speed 2
             expect speed 2
             toggle 1
             wait-until ended 1
-            """)
-        let out = folder.path + "/out.wav"
-        let result = try await Mediaplay.run(["script", script, "--feed", feed, "--audio-out", out])
-        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            """, feed: feed, in: folder)
         let wav = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
-        let reference = try await Fixtures.referencePCM(try await Fixtures.make(wav.name, wav.arguments), filters: "atempo=2")
-        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: out)).dropFirst(44)) == reference)
+        #expect(recorded == (try await Fixtures.referencePCM(try await Fixtures.make(wav.name, wav.arguments), filters: "atempo=2")))
 
         let change = try folder.write("change.txt", """
             toggle 3
@@ -129,6 +127,10 @@ import TestKit
             """)
         let changed = try await Mediaplay.run(["script", change, "--feed", feed, "--audio-out", folder.path + "/change.wav"])
         #expect(changed.status == 0, "\(changed.stdout)\(changed.stderr)")
+        // Before the change, plain decoding, sample for sample.
+        let flac = Fixtures.audioCodecs.first { $0.name == "tone.flac" }!
+        let before = Array(try await Fixtures.referencePCM(try await Fixtures.make(flac.name, flac.arguments)).prefix(44100 / 2 * 4))
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: folder.path + "/change.wav")).dropFirst(44).prefix(before.count)) == before)
     }
 
     @Test func aFailedExpectationNamesItsLineAndExits1() async throws {
