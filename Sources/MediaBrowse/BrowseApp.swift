@@ -269,6 +269,9 @@ public final class BrowseApp: @unchecked Sendable {
         case .character("<"): step(forward: false)
         case .character("["): changeSpeed(by: 1 / 1.1)
         case .character("]"): changeSpeed(by: 1.1)
+        case .backspace: changeSpeed(by: nil)
+        case .character("b"): seek(by: -Self.seekStep)
+        case .character("f"): seek(by: Self.seekStep)
         case .character("i"): openDetail()
         case .character("r"): refresh()
         case .character("?"): mode = .help
@@ -292,14 +295,43 @@ public final class BrowseApp: @unchecked Sendable {
         case .character("9"): changeAudio(volumeStep: -VideoWindowInput.volumeStep)
         case .character("0"): changeAudio(volumeStep: VideoWindowInput.volumeStep)
         case .character("m"): changeAudio(volumeStep: nil)
+        case .character("["): changeSpeed(by: 1 / 1.1)
+        case .character("]"): changeSpeed(by: 1.1)
+        case .character(">"): step(forward: true)
+        case .character("<"): step(forward: false)
+        case .character("b"): seek(by: -Self.seekStep)
+        case .character("f"): seek(by: Self.seekStep)
         case .character("r"): refresh()
         case .character("?"): mode = .help
         default: break
         }
     }
 
-    /// [ and ]: slower and faster.
-    private func changeSpeed(by factor: Double) {
+    /// What b and f move the current item by (the arrows move the selection).
+    static let seekStep = 10.0
+
+    /// b and f: back and forward in what plays.
+    private func seek(by seconds: Double) {
+        let backend = backend
+        Task { [self] in
+            do {
+                let status = try await backend.seek(by: seconds)
+                self.queue.async { self.received(status) }
+            } catch {
+                self.queue.async { self.show("✗ " + Self.message(of: error)) }
+            }
+        }
+    }
+
+    /// A refusal's own words, whichever backend said it.
+    private static func message(of error: any Error) -> String {
+        if let error = error as? CommandError { return error.message }
+        if case let .refused(refusal)? = error as? ControlClientError { return refusal.message }
+        return "\(error)"
+    }
+
+    /// [ and ]: slower and faster; backspace (nil): 1×.
+    private func changeSpeed(by factor: Double?) {
         let backend = backend
         Task { [self] in
             do {
@@ -319,8 +351,7 @@ public final class BrowseApp: @unchecked Sendable {
                 let status = try await backend.step(forward: forward)
                 self.queue.async { self.received(status) }
             } catch {
-                let message = (error as? CommandError)?.message ?? { if case let .refused(refusal)? = error as? ControlClientError { return refusal.message } else { return "\(error)" } }()
-                self.queue.async { self.show("✗ " + message) }
+                self.queue.async { self.show("✗ " + Self.message(of: error)) }
             }
         }
     }

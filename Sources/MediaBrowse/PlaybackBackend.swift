@@ -21,8 +21,10 @@ public protocol PlaybackBackend: Sendable {
     func changeAudio(volumeStep step: Int?) async throws -> AudioSettings
     /// Plays the playlist's next (or previous) item.
     func step(forward: Bool) async throws -> ItemStatus
-    /// Multiplies the speed by `factor`; the settings now.
-    func changeSpeed(by factor: Double) async throws -> AudioSettings
+    /// Multiplies the speed by `factor` (nil: back to 1×); the settings now.
+    func changeSpeed(by factor: Double?) async throws -> AudioSettings
+    /// Moves the current item `seconds` on (back when negative); its status.
+    func seek(by seconds: Double) async throws -> ItemStatus
     /// The feed was re-read: follow it. Returns what had to stop.
     func update(feed: Feed) async -> [FeedItem]
     /// `browse` ends.
@@ -54,7 +56,15 @@ public final class SessionBackend: PlaybackBackend {
         forward ? try await session.next() : try await session.previous()
     }
 
-    public func changeSpeed(by factor: Double) async throws -> AudioSettings { session.changeSpeed(by: factor) }
+    public func changeSpeed(by factor: Double?) async throws -> AudioSettings {
+        factor.map { session.changeSpeed(by: $0) } ?? session.setSpeed(1)
+    }
+
+    public func seek(by seconds: Double) async throws -> ItemStatus {
+        guard let current = session.currentStatus() else { throw CommandError(.badRequest, "nothing is playing or paused to seek in") }
+        try session.seek(current.id, by: seconds)
+        return session.status(of: current.id) ?? current
+    }
     public func update(feed: Feed) async -> [FeedItem] { session.update(feed: feed) }
     public func shutdown() async { await session.shutdown() }
 }
@@ -112,9 +122,14 @@ public final class DaemonBackend: PlaybackBackend {
         try await call(ControlRequest(id: nil, cmd: forward ? .next : .prev), as: ItemStatus.self)
     }
 
-    public func changeSpeed(by factor: Double) async throws -> AudioSettings {
+    public func changeSpeed(by factor: Double?) async throws -> AudioSettings {
+        guard let factor else { return try await call(ControlRequest(id: nil, cmd: .speed, value: 1), as: AudioSettings.self) }
         let now = try await call(ControlRequest(id: nil, cmd: .speed), as: AudioSettings.self)
         return try await call(ControlRequest(id: nil, cmd: .speed, value: min(max(((now.speed * factor) * 100).rounded() / 100, 0.25), 4)), as: AudioSettings.self)
+    }
+
+    public func seek(by seconds: Double) async throws -> ItemStatus {
+        try await call(ControlRequest(id: nil, cmd: .seek, by: seconds), as: ItemStatus.self)
     }
 
     public func changeAudio(volumeStep step: Int?) async throws -> AudioSettings {

@@ -68,6 +68,7 @@ extension Player {
         /// Output before this media time is trimmed (after a seek).
         var trimBefore: Double?
         let devicePaced = audioSink?.playedSeconds != nil
+        let sinkGain = audioSink?.appliesGain == true
         do {
             while let item = nextPacket(\.audioQueue) {
                 if item.serial != mySerial {
@@ -100,8 +101,11 @@ extension Player {
                     if options.clock == .realTime, let time {
                         guard try fillGap(before: time, format: format, emit) else { return false }
                     }
-                    // Volume, mute and the serial's speed, read once per frame.
-                    let shaping = condition.withLock { AudioSettings(volume: audioShaping.volume, muted: audioShaping.muted, speed: serialSpeed) }
+                    // Volume, mute and the serial's speed, read once per
+                    // frame; a device applies the volume itself.
+                    let shaping = condition.withLock {
+                        sinkGain ? AudioSettings(speed: serialSpeed) : AudioSettings(volume: audioShaping.volume, muted: audioShaping.muted, speed: serialSpeed)
+                    }
                     var skip = 0
                     if let trim = trimBefore, let time {
                         // Output samples: media seconds at the serial's speed.

@@ -193,6 +193,7 @@ public final class Player: @unchecked Sendable {
             self.source = source
         }
         self.audioSink = audioSink
+        audioSink?.setGain(percent: options.shaping.muted ? 0 : options.shaping.volume)
         self.makeVideoSink = makeVideoSink
         self.options = options
         let start = max(options.start, 0)
@@ -259,10 +260,11 @@ public final class Player: @unchecked Sendable {
         }
     }
 
-    /// Volume and mute, from the next decoded frame on. What the device
-    /// already holds plays as it was (up to its ring, about a second). A new
-    /// speed restarts the output exactly where playback stands (a seek there).
+    /// Volume and mute: a device applies them as it plays (heard within its
+    /// buffer); a recording from the next decoded frame on. A new speed
+    /// restarts the output exactly where playback stands (a seek there).
     public func setShaping(_ shaping: AudioSettings) {
+        audioSink?.setGain(percent: shaping.muted ? 0 : shaping.volume)
         let newSpeed = condition.withLock {
             defer { audioShaping = shaping }
             return audioShaping.speed != shaping.speed && !state.isFinal

@@ -466,6 +466,9 @@ public final class MediaSession: @unchecked Sendable {
         guard let target else {
             throw CommandError(.noSuchItem, offset > 0 ? "no next item (the end of the playlist; 'mediaplay repeat all' goes round)" : "no previous item (the start of the playlist)")
         }
+        // The item skipped stops (its position kept), as in every player's
+        // playlist: a paused one would hold its decoder and window for nothing.
+        if let active = lock.withLock({ current }), active != target { await stop(active) }
         return try await play(target, from: 0)
     }
 
@@ -534,8 +537,9 @@ public final class MediaSession: @unchecked Sendable {
             return Array(players.values)
         }
         for player in all { player.stop() }
-        await blocking { [positions] in
+        await blocking { [positions, engine] in
             for player in all { _ = player.waitUntilFinished() }
+            engine.finish()
             positions.flush()
         }
     }
@@ -696,6 +700,7 @@ public final class MediaSession: @unchecked Sendable {
         case let .volume(by: step): changeVolume(by: step)
         case let .speed(by: factor): if factor == 0 { setSpeed(1) } else { changeSpeed(by: factor) }
         case .toggleMute: setMuted(nil)
+        case let .step(forward): Task { _ = try? await step(by: forward ? 1 : -1) }
         case .quit: _ = requestStop(key)
         }
     }

@@ -44,6 +44,13 @@ public protocol PlaybackEngine: Sendable {
         for item: FeedItem, input: MediaInput, start: Double, shaping: AudioSettings,
         controls: @escaping @Sendable (VideoWindowInput) -> Void
     ) -> any PlaybackHandle
+    /// Blocks until what the last item left on the device has played (the
+    /// session's end; run off the cooperative pool).
+    func finish()
+}
+
+extension PlaybackEngine {
+    public func finish() {}
 }
 
 /// Where the session's downloads come from: the cache, or a test's fake.

@@ -47,6 +47,8 @@ public struct PlayerEngine: PlaybackEngine {
     let audio: Audio
     let video: Video
     let report: @Sendable (Shortfall) -> Void
+    /// The device between two items, so autoplay is gapless.
+    let handoff = AudioHandoff()
 
     public init(clock: PlaybackClock = .realTime, audio: Audio = .device, video: Video = .window, report: @escaping @Sendable (Shortfall) -> Void) {
         self.clock = clock
@@ -84,6 +86,8 @@ public struct PlayerEngine: PlaybackEngine {
         }
     }
 
+    public func finish() { handoff.drain() }
+
     private func makeAudioSink(for item: FeedItem, input: MediaInput) -> (any AudioSink)? {
         switch audio {
         case .off: return nil
@@ -97,7 +101,7 @@ public struct PlayerEngine: PlaybackEngine {
             default: hasSound = item.kind != .image
             }
             do {
-                return try SDLAudioSink(probe: hasSound)
+                return try SDLAudioSink(probe: hasSound, handoff: handoff)
             } catch {
                 report(.noAudioDevice("\(error)"))
                 return NullSink()

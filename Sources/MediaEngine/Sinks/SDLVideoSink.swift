@@ -13,6 +13,8 @@ public enum VideoWindowInput: Sendable, Equatable {
     case toggleMute
     /// [ and ]: the speed times 1/1.1 or 1.1; backspace: 0, back to 1.
     case speed(by: Double)
+    /// < and >: the playlist's previous or next item (true: next).
+    case step(forward: Bool)
     /// The window was closed, or q / Esc pressed.
     case quit
 
@@ -205,6 +207,11 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
             case Int(SDLK_LEFTBRACKET.rawValue): input = .speed(by: 1 / 1.1)
             case Int(SDLK_RIGHTBRACKET.rawValue): input = .speed(by: 1.1)
             case Int(SDLK_BACKSPACE.rawValue): input = .speed(by: 0)
+            // < and > are shifted , and . on most layouts: the character typed.
+            case Int(SDLK_LESS.rawValue): input = .step(forward: false)
+            case Int(SDLK_GREATER.rawValue): input = .step(forward: true)
+            case Int(SDLK_COMMA.rawValue) where event.key.keysym.mod & UInt16(KMOD_SHIFT.rawValue) != 0: input = .step(forward: false)
+            case Int(SDLK_PERIOD.rawValue) where event.key.keysym.mod & UInt16(KMOD_SHIFT.rawValue) != 0: input = .step(forward: true)
             case Int(SDLK_q.rawValue), Int(SDLK_ESCAPE.rawValue): input = .quit
             default: input = nil
             }

@@ -21,6 +21,12 @@ public protocol AudioSink: AnyObject, Sendable {
     /// Seconds of audio actually played, for a sink that paces itself (a
     /// device); nil for file sinks, which the player paces by the wall clock.
     var playedSeconds: Double? { get }
+    /// A device applies the volume itself as it plays (`setGain`), so a
+    /// change is heard at once; a recording gets it from the filter stage,
+    /// exactly as ffmpeg's `volume` filter computes it.
+    var appliesGain: Bool { get }
+    /// The volume in percent (0: muted), for a sink that `appliesGain`.
+    func setGain(percent: Int)
 }
 
 extension AudioSink {
@@ -30,6 +36,8 @@ extension AudioSink {
     public func interrupt() {}
     public func flush() {}
     public var playedSeconds: Double? { nil }
+    public var appliesGain: Bool { false }
+    public func setGain(percent: Int) {}
 }
 
 /// A decoded picture as sinks see it.

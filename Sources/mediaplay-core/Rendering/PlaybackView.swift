@@ -19,31 +19,55 @@ enum PlaybackView {
         case failed(CommandError)
     }
 
-    static func run(_ session: MediaSession, item: FeedItem, from start: Double) async -> Outcome {
-        let key = item.key
-        let terminal = TerminalInfo.detect(fd: STDERR_FILENO, environment: ProcessInfo.processInfo.environment)
-        let keys = terminal.animates && isatty(STDIN_FILENO) == 1 ? KeyReader(session: session, key: key) : nil
-        let region = terminal.animates ? LiveRegion(width: terminal.width) : nil
-        let signals = StopOnSignals { _ in Task { await session.stop(key) } }
-        defer {
-            keys?.restore()
-            signals.cancel()
-        }
+    static func run(_ session: MediaSession, item first: FeedItem, from start: Double) async -> Outcome {
         enum Step {
             case event(ItemEvent)
             case refused(CommandError)
             /// A stop came before anything played (during a download).
             case stoppedBeforeStart
+            /// `<` or `>` could not move on: why.
+            case notice(String)
+        }
+        // The item shown: the one asked for, until `<` or `>` (here or in
+        // the window) starts another.
+        let followed = FollowedItem(first.key)
+        var item = first
+        let (steps, stepSink) = AsyncStream.makeStream(of: Step.self)
+        let terminal = TerminalInfo.detect(fd: STDERR_FILENO, environment: ProcessInfo.processInfo.environment)
+        let keys = terminal.animates && isatty(STDIN_FILENO) == 1
+            ? KeyReader(session: session, current: { followed.key }) { forward in
+                Task {
+                    do throws(CommandError) {
+                        _ = forward ? try await session.next() : try await session.previous()
+                    } catch {
+                        stepSink.yield(.notice(error.message))
+                    }
+                }
+            }
+            : nil
+        let region = terminal.animates ? LiveRegion(width: terminal.width) : nil
+        let signals = StopOnSignals { _ in Task { await session.stop(followed.key) } }
+        defer {
+            keys?.restore()
+            signals.cancel()
         }
         // Subscribed before playback starts: no event is missed.
         let events = session.events()
-        let (steps, stepSink) = AsyncStream.makeStream(of: Step.self)
         let forward = Task {
-            for await event in events where event.status.id == key { stepSink.yield(.event(event)) }
+            for await event in events {
+                // Another item starting (only `<` and `>` start one: autoplay
+                // is off here) is followed from then on.
+                let id = event.status.id
+                if id != followed.key {
+                    guard event.event == .state, [.downloading, .buffering, .playing].contains(event.status.state) else { continue }
+                    followed.key = id
+                }
+                stepSink.yield(.event(event))
+            }
         }
         let starting = Task {
             do throws(CommandError) {
-                let status = try await session.play(key, from: start)
+                let status = try await session.play(first.key, from: start)
                 if status.state == .idle || status.state == .stopped { stepSink.yield(.stoppedBeforeStart) }
             } catch {
                 stepSink.yield(.refused(error))
@@ -56,9 +80,14 @@ enum PlaybackView {
         var lastState: ItemState?
         var tick = 0
         var lastDrawn = -1.0
+        var notice: String?
         for await step in steps {
             let status: ItemStatus
             switch step {
+            case let .notice(text):
+                notice = text
+                if let status = session.status(of: item.key) { region?.draw([line(status, title: item.title, tick: tick, audio: session.audioShaping, notice: notice)]) }
+                continue
             case let .refused(error):
                 region?.draw([])
                 return .failed(error)
@@ -68,19 +97,24 @@ enum PlaybackView {
                 return .finished
             case let .event(event):
                 status = event.status
+                if status.id != item.key {
+                    item = session.item(for: status.id) ?? item
+                    lastState = nil
+                }
                 switch event.event {
                 case .state:
+                    notice = nil
                     // A closed picture reads idle: for `play`, it stopped.
                     let state = status.state == .idle && lastState != nil ? .stopped : status.state
                     if region == nil, state != lastState, let word = word(for: state) {
                         FileHandle.standardError.write(Data("\(word) \"\(DisplayWidth.escaped(item.title))\"\n".utf8))
                     }
                     lastState = state
-                    region?.draw([line(status, title: item.title, tick: tick, audio: session.audioShaping)])
+                    region?.draw([line(status, title: item.title, tick: tick, audio: session.audioShaping, notice: notice)])
                     if state.isFinal {
                         region?.draw([])
                         if state == .failed {
-                            return .failed(session.failure(of: key) ?? CommandError(.playbackFailed, status.error ?? "playback failed"))
+                            return .failed(session.failure(of: item.key) ?? CommandError(.playbackFailed, status.error ?? "playback failed"))
                         }
                         return .finished
                     }
@@ -88,17 +122,19 @@ enum PlaybackView {
                     // Redraw at most ~12 times a second.
                     if let region, abs(status.position - lastDrawn) >= 0.08 {
                         lastDrawn = status.position
-                        region.draw([line(status, title: item.title, tick: tick, audio: session.audioShaping)])
+                        region.draw([line(status, title: item.title, tick: tick, audio: session.audioShaping, notice: notice)])
                     }
                 case .progress:
                     // Up to ten a second while downloading or buffering: the spinner turns with them.
                     tick += 1
-                    region?.draw([line(status, title: item.title, tick: tick, audio: session.audioShaping)])
+                    region?.draw([line(status, title: item.title, tick: tick, audio: session.audioShaping, notice: notice)])
                 }
             }
         }
         return .finished
     }
+
+    static let keysHelp = "space pause · ←/→ seek · 9/0 volume · [/] speed · </> item · q quit"
 
     static func word(for state: ItemState) -> String? {
         switch state {
@@ -107,7 +143,8 @@ enum PlaybackView {
         }
     }
 
-    static func line(_ status: ItemStatus, title: String, tick: Int, audio: AudioSettings = AudioSettings()) -> String {
+    /// The status line; `notice` (a refused key) in place of the keys' help.
+    static func line(_ status: ItemStatus, title: String, tick: Int, audio: AudioSettings = AudioSettings(), notice: String? = nil) -> String {
         var name = DisplayWidth.singleLine(title)
         if audio.muted { name += "  🔇" } else if audio.volume != 100 { name += "  🔉 \(audio.volume) %" }
         if audio.speed != 1 { name += "  \(SpeedText.text(audio.speed))" }
@@ -116,8 +153,8 @@ enum PlaybackView {
         switch status.state {
         case .downloading: return "\(Spinner.frame(tick)) downloading\(percent)  \(name)   q quit"
         case .buffering: return "\(Spinner.frame(tick)) buffering\(percent) at \(time)  \(name)   space pause · q quit"
-        case .playing: return "▶ \(time)  \(name)   space pause · ←/→ seek · 9/0 volume · [/] speed · q quit"
-        case .paused: return "⏸ \(time)  \(name)   space pause · ←/→ seek · 9/0 volume · [/] speed · q quit"
+        case .playing: return "▶ \(time)  \(name)   \(notice ?? keysHelp)"
+        case .paused: return "⏸ \(time)  \(name)   \(notice ?? keysHelp)"
         case .idle, .stopped, .ended: return "■ \(time)  \(name)"
         case .failed: return "✗ \(name)"
         }
@@ -162,17 +199,32 @@ private final class ReceivedSignal: Sendable {
     func record(_ number: Int32) { first.withLock { if $0 == nil { $0 = number } } }
 }
 
+/// The item `play` shows, shared by its view and its keys.
+private final class FollowedItem: Sendable {
+    private let current: Mutex<ItemKey>
+    init(_ key: ItemKey) { current = Mutex(key) }
+    var key: ItemKey {
+        get { current.withLock { $0 } }
+        set { current.withLock { $0 = newValue } }
+    }
+}
+
 /// Reads keys from a terminal in raw mode on a thread of its own (read(2)
 /// blocks), turns them into commands of the session, and restores the
 /// terminal when done.
 final class KeyReader: @unchecked Sendable {
     private var saved = termios()
     private let session: MediaSession
-    private let key: ItemKey
+    /// The item the keys act on (it changes with `<` and `>`).
+    private let current: @Sendable () -> ItemKey
+    /// `<` and `>`: the feed's previous or next item (true: next).
+    private let step: @Sendable (Bool) -> Void
+    private var key: ItemKey { current() }
 
-    init(session: MediaSession, key: ItemKey) {
+    init(session: MediaSession, current: @escaping @Sendable () -> ItemKey, step: @escaping @Sendable (Bool) -> Void) {
         self.session = session
-        self.key = key
+        self.current = current
+        self.step = step
         tcgetattr(STDIN_FILENO, &saved)
         var raw = saved
         raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
@@ -193,6 +245,8 @@ final class KeyReader: @unchecked Sendable {
             case UInt8(ascii: "["): session.changeSpeed(by: 1 / 1.1)
             case UInt8(ascii: "]"): session.changeSpeed(by: 1.1)
             case 0x7F, 0x08: session.setSpeed(1)
+            case UInt8(ascii: ">"): step(true)
+            case UInt8(ascii: "<"): step(false)
             case UInt8(ascii: "q"): return stop()
             case 0x1B:
                 // An arrow key is ESC [ C / ESC [ D; ESC alone quits.
