@@ -10,12 +10,13 @@ import TestKit
 //   mediaplay-bench control [--runs 3]
 //   mediaplay-bench progressive [--runs 3]
 //   mediaplay-bench feeds [--runs 3]
+//   mediaplay-bench controls [--runs 3]
 
 
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N] | feeds [--runs N]")
+    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N] | feeds [--runs N] | controls [--runs N]")
     exit(64)
 }
 
@@ -118,6 +119,8 @@ case "progressive":
     try await progressiveBenchmark(runs: option("--runs", default: 3))
 case "feeds":
     try feedsBenchmark(runs: option("--runs", default: 3))
+case "controls":
+    try await controlsBenchmark(runs: option("--runs", default: 3))
 default:
     print("unknown benchmark \(command)")
     exit(64)

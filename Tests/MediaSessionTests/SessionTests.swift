@@ -313,7 +313,7 @@ import TestKit
         await #expect(throws: CommandError.self) { try await session.previous() }
         session.setPlaylist(repeat: .all)
         #expect(try await session.previous().id == "remote", "round to the last")
-        #expect(session.status(of: "a")?.state == .paused, "the item left is paused, where it stood")
+        #expect(session.status(of: "a")?.state == .stopped, "the item skipped is stopped (its position kept), not left paused holding its player")
     }
 
     @Test func shufflePlaysEveryItemOnceInAFixedOrder() async throws {

@@ -1,0 +1,159 @@
+import Foundation
+import MediaControl
+import TestKit
+
+// The controls issue's benchmarks, mediaplay beside mpv in one run, both on
+// SDL's disk audio driver, so "at the device" means the same for both: the
+// bytes the driver wrote, which it writes in real time.
+
+func controlsBenchmark(runs: Int) async throws {
+    let tone = try await Fixtures.make("bench-tone-30s.wav", [
+        "-f", "lavfi", "-i", "aevalsrc=sin(440*2*PI*t)*0.4|sin(550*2*PI*t)*0.4:s=44100:d=30", "-c:a", "pcm_s16le",
+    ])
+    print("Controls benchmark, \(runs) runs, SDL disk audio driver")
+    print("")
+    try volumeLatency(tone: tone, runs: runs)
+    try await speedCPU(runs: runs)
+    try await gaplessJoin(runs: runs)
+}
+
+/// Seconds of audio the device played between `from` (its file's size when
+/// the request went out) and the first 10 ms block below 60 % of the level
+/// before: how long the change took to be heard.
+private func heardAfter(_ disk: String, from: Int) -> Double? {
+    guard let data = FileManager.default.contents(atPath: disk) else { return nil }
+    let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+    let block = 441 * 2
+    func peak(_ index: Int) -> Int { samples[index * block..<min((index + 1) * block, samples.count)].map { abs(Int($0)) }.max() ?? 0 }
+    let start = from / 2 / block
+    guard start > 10 else { return nil }
+    let full = (start - 10..<start).map(peak).max() ?? 0
+    guard let first = (start..<samples.count / block).first(where: { Double(peak($0)) < Double(full) * 0.6 }) else { return nil }
+    return Double(first * block * 2 - from) / Double(44100 * 4)
+}
+
+private func fileSize(_ path: String) -> Int {
+    ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+}
+
+/// (a) A volume change, request to the new level at the device.
+private func volumeLatency(tone: String, runs: Int) throws {
+    let folder = try TemporaryDirectory()
+    let feed = try folder.write("feed.json", #"[{"type": 1, "title": "Tone", "url": "file://\#(tone)"}]"#)
+    let disk = folder.path + "/mediaplay-device.raw"
+    let environment = [
+        "MEDIAPLAY_FEED": feed, "XDG_RUNTIME_DIR": folder.path + "/run", "XDG_STATE_HOME": folder.path + "/state",
+        "XDG_CACHE_HOME": folder.path + "/cache", "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": disk,
+    ]
+    for (key, value) in environment { setenv(key, value, 1) }
+    _ = measured(mediaplay, ["daemon"], environment: environment)
+    defer { _ = measured(mediaplay, ["quit"], environment: environment) }
+    let paths = ControlPaths(runtimeDirectory: folder.path + "/run/mediaplay")
+    guard let client = try ControlClient.connect(paths) else { fatalError("no daemon at \(paths.socket)") }
+    _ = try client.call(ControlRequest(id: nil, cmd: .toggle, item: .number(1)), as: ItemStatusProbe.self)
+    usleep(1_500_000)
+    var ours: [Double] = []
+    for _ in 0..<runs * 3 {
+        let from = fileSize(disk)
+        _ = try client.call(ControlRequest(id: nil, cmd: .volume, level: 50), as: ItemStatusProbe.self)
+        usleep(600_000)
+        guard let heard = heardAfter(disk, from: from) else { fatalError("mediaplay: the level never dropped") }
+        ours.append(heard)
+        _ = try client.call(ControlRequest(id: nil, cmd: .volume, level: 100), as: ItemStatusProbe.self)
+        usleep(1_500_000)
+    }
+    _ = try client.call(ControlRequest(id: nil, cmd: .stop), as: ItemStatusProbe.self)
+
+    let mpv = try MPVSession(folder: folder)
+    _ = try mpv.load(tone)
+    usleep(1_500_000)
+    var theirs: [Double] = []
+    for _ in 0..<runs * 3 {
+        let from = fileSize(mpv.disk)
+        try mpv.command(#""set","volume","50""#)
+        usleep(600_000)
+        guard let heard = heardAfter(mpv.disk, from: from) else { fatalError("mpv: the level never dropped") }
+        theirs.append(heard)
+        try mpv.command(#""set","volume","100""#)
+        usleep(1_500_000)
+    }
+    print("(a) volume 100 → 50 while playing, request to the new level at the device (\(runs * 3) changes each)")
+    print("")
+    percentiles("mediaplay volume (socket request)", ours)
+    percentiles("mpv set volume (JSON IPC)", theirs)
+    print("")
+}
+
+/// (b) CPU for the 1080p clip at speed 2, same outputs (SDL dummy video, disk audio).
+private func speedCPU(runs: Int) async throws {
+    let clip = try await Fixtures.make("bench-1080p30-h264-aac-20s.mp4", [
+        "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=20",
+        "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=20",
+        "-c:v", "libx264", "-preset", "medium", "-crf", "20", "-pix_fmt", "yuv420p",
+        "-c:a", "aac", "-b:a", "128k", "-ac", "2", "-shortest",
+    ])
+    let drivers = ["SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": "/dev/null"]
+    var theirs: [Measured] = []
+    var ours: [Measured] = []
+    for _ in 1...runs {
+        theirs.append(measured("/usr/bin/mpv", ["--no-config", "--no-terminal", "--vo=sdl", "--ao=sdl", "--speed=2", "--geometry=1024x576", clip], environment: drivers))
+        ours.append(measured(mediaplay, ["play", clip, "--speed", "2"], environment: drivers))
+    }
+    print("(b) the 1080p30 20 s clip at speed 2, SDL dummy video and disk audio (medians of \(runs))")
+    print("")
+    print("| run | wall | CPU | vs mpv |")
+    print("|---|---|---|---|")
+    let theirCPU = median(theirs.map(\.cpu))
+    print(String(format: "| `mpv --vo=sdl --ao=sdl --speed=2` | %.2f s | %.2f s | 1.00× |", median(theirs.map(\.wall)), theirCPU))
+    print(String(format: "| `mediaplay play --speed 2` | %.2f s | %.2f s | %.2f× |", median(ours.map(\.wall)), median(ours.map(\.cpu)), median(ours.map(\.cpu)) / theirCPU))
+    print("")
+}
+
+/// The longest run of silent stereo frames between the first and the last
+/// sound in a device recording: the gap at the join of two tones that are
+/// never silent for two frames in a row.
+private func longestSilence(_ disk: String) -> Int {
+    guard let data = FileManager.default.contents(atPath: disk) else { return -1 }
+    let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int32.self)) }  // one stereo frame each
+    guard let first = samples.firstIndex(where: { $0 != 0 }), let last = samples.lastIndex(where: { $0 != 0 }) else { return -1 }
+    var longest = 0
+    var run = 0
+    for frame in samples[first...last] {
+        run = frame == 0 ? run + 1 : 0
+        longest = max(longest, run)
+    }
+    return longest
+}
+
+/// (c) The silence at an item change: two tones of one format in a row.
+private func gaplessJoin(runs: Int) async throws {
+    func tone(_ name: String, _ frequency: Int) async throws -> String {
+        try await Fixtures.make(name, ["-f", "lavfi", "-i", "aevalsrc=0.4*sin(\(frequency)*2*PI*t+0.3)|0.4*sin(\(frequency)*2*PI*t+0.3):s=44100:d=2", "-c:a", "pcm_s16le"])
+    }
+    let first = try await tone("bench-join-a.wav", 440)
+    let second = try await tone("bench-join-b.wav", 550)
+    var ours: [Int] = []
+    var theirs: [Int] = []
+    for _ in 1...runs {
+        let folder = try TemporaryDirectory()
+        let feed = try folder.write("feed.json", #"[{"type": 1, "title": "A", "url": "file://\#(first)"}, {"type": 1, "title": "B", "url": "file://\#(second)"}]"#)
+        let script = try folder.write("script.txt", "autoplay on\ntoggle 1\nwait-until ended 2 30s\n")
+        let disk = folder.path + "/device.raw"
+        _ = measured(mediaplay, ["script", script, "--feed", feed], environment: [
+            "XDG_STATE_HOME": folder.path + "/state", "XDG_CACHE_HOME": folder.path + "/cache", "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": disk,
+        ])
+        ours.append(longestSilence(disk))
+        let mpvDisk = folder.path + "/mpv-device.raw"
+        _ = measured("/usr/bin/mpv", ["--no-config", "--no-terminal", "--vid=no", "--ao=sdl", "--gapless-audio=yes", first, second], environment: [
+            "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": mpvDisk,
+        ])
+        theirs.append(longestSilence(mpvDisk))
+    }
+    print("(c) silent frames at the join of two 44.1 kHz stereo tones, autoplay (\(runs) runs each)")
+    print("")
+    print("| player | silent frames at the join, each run |")
+    print("|---|---|")
+    print("| mediaplay (script, autoplay on) | \(ours.map(String.init).joined(separator: ", ")) |")
+    print("| `mpv --gapless-audio=yes a b` | \(theirs.map(String.init).joined(separator: ", ")) |")
+    print("")
+}
