@@ -49,6 +49,10 @@ let package = Package(
         // Linux-only calls glibc hides behind _GNU_SOURCE (header only).
         .systemLibrary(name: "CLinux"),
 
+        // sd-bus (libsystemd-dev) for MPRIS: its object tables are C macros,
+        // so the MPRIS objects are declared in C here.
+        .target(name: "CSDBus", linkerSettings: [.linkedLibrary("systemd")]),
+
         .target(name: "MediaTerminal", swiftSettings: swiftSettings),
         // The one state model: item key, item states, events, errors, and
         // their human and JSON forms (docs/ARCHITECTURE.md).
@@ -70,6 +74,8 @@ let package = Package(
             dependencies: ["MediaModel", "MediaFeed", "CLinux"],
             swiftSettings: swiftSettings
         ),
+        // The background player on the session bus as an MPRIS player.
+        .target(name: "MediaMPRIS", dependencies: ["CSDBus", "MediaModel", "MediaFeed", "MediaSession"], swiftSettings: swiftSettings),
         .target(
             name: "MediaDaemon",
             dependencies: [
@@ -109,7 +115,7 @@ let package = Package(
             name: "mediaplay-core",
             dependencies: [
                 "MediaModel", "MediaFeed", "MediaTerminal", "MediaCache", "MediaEngine", "MediaSession", "MediaControl", "MediaDaemon",
-                "MediaBrowse", "MediaplayCommandLine",
+                "MediaMPRIS", "MediaBrowse", "MediaplayCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -132,7 +138,7 @@ let package = Package(
         // Benchmarks (run on demand with `make bench`; figures in docs/PERFORMANCE.md).
         .executableTarget(
             name: "mediaplay-bench",
-            dependencies: ["TestKit", "MediaEngine", "MediaControl"],
+            dependencies: ["TestKit", "MediaEngine", "MediaModel", "MediaControl"],
             path: "Benchmarks/mediaplay-bench",
             swiftSettings: swiftSettings
         ),

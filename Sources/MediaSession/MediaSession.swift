@@ -454,15 +454,22 @@ public final class MediaSession: @unchecked Sendable {
         try await step(by: -1)
     }
 
+    /// Whether `next` and `previous` have an item to go to now.
+    public var canStep: (next: Bool, previous: Bool) {
+        lock.withLock { (stepTargetLocked(1) != nil, stepTargetLocked(-1) != nil) }
+    }
+
+    private func stepTargetLocked(_ offset: Int) -> ItemKey? {
+        let order = orderLocked()
+        guard !order.isEmpty else { return nil }
+        guard let from = current, let at = order.firstIndex(of: from) else { return offset > 0 ? order.first : order.last }
+        let index = at + offset
+        if order.indices.contains(index) { return order[index] }
+        return playlist.repeat == .all ? order[(index + order.count) % order.count] : nil
+    }
+
     private func step(by offset: Int) async throws(CommandError) -> ItemStatus {
-        let target: ItemKey? = lock.withLock {
-            let order = orderLocked()
-            guard !order.isEmpty else { return nil }
-            guard let from = current, let at = order.firstIndex(of: from) else { return offset > 0 ? order.first : order.last }
-            let index = at + offset
-            if order.indices.contains(index) { return order[index] }
-            return playlist.repeat == .all ? order[(index + order.count) % order.count] : nil
-        }
+        let target: ItemKey? = lock.withLock { stepTargetLocked(offset) }
         guard let target else {
             throw CommandError(.noSuchItem, offset > 0 ? "no next item (the end of the playlist; 'mediaplay repeat all' goes round)" : "no previous item (the start of the playlist)")
         }

@@ -21,7 +21,7 @@ open class UserHome: @unchecked Sendable {
         if let pid = daemonPID { kill(pid, SIGKILL) }
     }
 
-    public var environment: [String: String] {
+    open var environment: [String: String] {
         [
             "MEDIAPLAY_FEED": feed,
             "XDG_RUNTIME_DIR": folder.path + "/run",

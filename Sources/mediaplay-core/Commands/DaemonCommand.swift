@@ -9,6 +9,7 @@ import MediaControl
 import MediaDaemon
 import MediaEngine
 import MediaFeed
+import MediaMPRIS
 import MediaSession
 
 struct DaemonCommand: AsyncParsableCommand {
@@ -63,6 +64,31 @@ struct DaemonCommand: AsyncParsableCommand {
         FileHandle.standardError.write(Data("mediaplay: background player started (pid \(status.map { String($0.pid) } ?? "?"), log: \(BackgroundPlayer.logPath(global)))\n".utf8))
     }
 
+    /// MPRIS on the session bus, so media keys and `playerctl` reach the
+    /// player; without a session bus (a server, SSH) it is off, said once in the log.
+    private static func publishOnTheSessionBus(_ session: MediaSession, cache: MediaCache?, daemon: Daemon, logger: Logger) -> MPRISService? {
+        do {
+            let service = try MPRISService(
+                session: session,
+                artwork: { item in
+                    // The item's picture, once it is a file here.
+                    switch item.thumbnail ?? (item.kind == .image ? item.source : nil) {
+                    case let .file(path)?: return URL(fileURLWithPath: path).absoluteString
+                    case let .remote(url)?: return cache?.cachedFile(for: url).map { URL(fileURLWithPath: $0).absoluteString }
+                    case nil: return nil
+                    }
+                },
+                details: { item in ItemDetails.lookup([item], cache: cache).first ?? nil },
+                quit: { daemon.quit() }
+            )
+            logger.info("MPRIS: on the session bus as \(service.name)")
+            return service
+        } catch {
+            logger.info("MPRIS off: \(error)")
+            return nil
+        }
+    }
+
     private func serve(feed: String) async throws(CLIError) {
         let logPath = BackgroundPlayer.logPath(global)
         let logger = Logger(label: "mediaplay.daemon") { _ in FileLogHandler(path: logPath) }
@@ -93,10 +119,19 @@ struct DaemonCommand: AsyncParsableCommand {
             feed: loaded.feed, store: cache, positions: positions, engine: engine,
             shaping: positions.audioSettings() ?? AudioSettings(), playlist: positions.playlistMode() ?? PlaylistMode()
         )
-        // Volume, mute and the playlist's modes are kept for the next start (written off the pool).
+        let mpris = Self.publishOnTheSessionBus(session, cache: cache, daemon: daemon, logger: logger)
+        // Volume, mute and the playlist's modes are kept for the next start
+        // (written off the pool), and told to MPRIS clients.
         let settingsQueue = DispatchQueue(label: "mediaplay.settings")
-        session.settingsChanged = { settings in settingsQueue.async { positions.save(settings) } }
-        session.playlistChanged = { mode in settingsQueue.async { positions.save(mode) } }
+        session.settingsChanged = { settings in
+            settingsQueue.async { positions.save(settings) }
+            mpris?.refresh()
+        }
+        session.playlistChanged = { mode in
+            settingsQueue.async { positions.save(mode) }
+            mpris?.refresh()
+        }
+        defer { mpris?.stop() }
         let follower = FeedFollower(location: feed, cacheDirectory: global.cacheDirectory, cache: cache)
         FileHandle.standardError.write(Data("mediaplay: background player listening on \(daemon.paths.socket) (log: \(logPath))\n".utf8))
         do {

@@ -1,0 +1,377 @@
+import CSDBus
+import Foundation
+import Glibc
+import MediaFeed
+import MediaModel
+import MediaSession
+import Synchronization
+
+/// The background player on the session bus as an MPRIS 2 media player
+/// (`org.mpris.MediaPlayer2.mediaplay` at `/org/mpris/MediaPlayer2`), so media
+/// keys, desktop widgets and `playerctl` control it. Every call goes through
+/// the session (the command layer); the properties are read from it.
+public final class MPRISService: @unchecked Sendable {
+    static let path = "/org/mpris/MediaPlayer2"
+    static let rootInterface = "org.mpris.MediaPlayer2"
+    static let playerInterface = "org.mpris.MediaPlayer2.Player"
+    static let noTrack = "/org/mpris/MediaPlayer2/TrackList/NoTrack"
+
+    private let bus: SessionBus
+    private let session: MediaSession
+    private let artwork: @Sendable (FeedItem) -> String?
+    private let details: @Sendable (FeedItem) -> MediaDetails?
+    private let quit: @Sendable () -> Void
+    private let handlers: UnsafeMutablePointer<mp_mpris_handlers>
+    private var slots: (root: OpaquePointer?, player: OpaquePointer?) = (nil, nil)
+    /// The bus name it took.
+    public let name: String
+    /// What was last announced, per signalled property (bus thread only).
+    private var announced: [String: PropertySnapshot] = [:]
+    /// For telling a seek from playback moving on (bus thread only).
+    private var lastPosition: (key: ItemKey, position: Double, time: Double)?
+    private var watcher: Task<Void, Never>?
+
+    /// Connects and publishes; throws the reason when there is no session
+    /// bus (the caller logs it once and goes on without).
+    /// - artwork: the file URL of an item's picture, when it is at hand.
+    /// - details: an item's probed tags.
+    public init(
+        session: MediaSession, artwork: @escaping @Sendable (FeedItem) -> String?,
+        details: @escaping @Sendable (FeedItem) -> MediaDetails?, quit: @escaping @Sendable () -> Void
+    ) throws {
+        bus = try SessionBus()
+        self.session = session
+        self.artwork = artwork
+        self.details = details
+        self.quit = quit
+        // The well-known name, or one per instance when another player has it.
+        let base = "org.mpris.MediaPlayer2.mediaplay"
+        var taken = base
+        var result = bus.requestName(base)
+        if result == -EEXIST {
+            taken = "\(base).instance\(getpid())"
+            result = bus.requestName(taken)
+        }
+        guard result >= 0 else { throw SessionBusError(code: result, doing: "own the name \(taken)") }
+        name = taken
+        handlers = .allocate(capacity: 1)
+        handlers.initialize(to: mp_mpris_handlers(context: nil, get: mprisGet, set: mprisSet, call: mprisCall))
+        handlers.pointee.context = Unmanaged.passUnretained(self).toOpaque()
+        var root: OpaquePointer?
+        var player: OpaquePointer?
+        let added = mp_mpris_add(bus.bus, Self.path, handlers, &root, &player)
+        guard added >= 0 else { throw SessionBusError(code: added, doing: "publish the MPRIS objects") }
+        slots = (root, player)
+        for property in Self.signalled { announced[property] = snapshot(property) }
+        bus.start()
+        let events = session.events()
+        watcher = Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                switch event.event {
+                case .state: self.refresh()
+                case .position: self.bus.perform { _ in self.checkSeek(event.status) }
+                case .progress: break
+                }
+            }
+        }
+    }
+
+    deinit {
+        handlers.deallocate()
+    }
+
+    /// Leaves the bus (the daemon quits).
+    public func stop() {
+        watcher?.cancel()
+        bus.perform { [self] _ in
+            sd_bus_slot_unref(slots.root)
+            sd_bus_slot_unref(slots.player)
+            slots = (nil, nil)
+        }
+        bus.stop()
+    }
+
+    /// Something may have changed (a state, the volume, a mode): signal the
+    /// properties whose values did.
+    public func refresh() {
+        bus.perform { [self] bus in
+            var changed: [String] = []
+            for property in Self.signalled {
+                let now = snapshot(property)
+                if announced[property] != now {
+                    announced[property] = now
+                    changed.append(property)
+                }
+            }
+            guard !changed.isEmpty else { return }
+            var names = changed.map { strdup($0) } + [nil]
+            defer { for name in names { free(name) } }
+            sd_bus_emit_properties_changed_strv(bus.bus, Self.path, Self.playerInterface, &names)
+        }
+    }
+
+    /// The Player properties that signal their changes.
+    static let signalled = ["PlaybackStatus", "LoopStatus", "Rate", "Shuffle", "Metadata", "Volume", "CanGoNext", "CanGoPrevious", "CanPlay", "CanPause", "CanSeek"]
+
+    // MARK: - Reading the session
+
+    private var current: (item: FeedItem, status: ItemStatus)? {
+        guard let status = session.currentStatus(), let item = session.item(for: status.id) else { return nil }
+        return (item, status)
+    }
+
+    var playbackStatus: String {
+        switch current?.status.state {
+        case .playing?, .buffering?, .downloading?: return "Playing"
+        case .paused?: return "Paused"
+        default: return "Stopped"
+        }
+    }
+
+    /// An object path for the item: its id, with every byte that a path
+    /// element cannot hold written as _XX.
+    static func trackID(_ key: ItemKey) -> String {
+        var element = ""
+        for byte in key.rawValue.utf8 {
+            if (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) {
+                element.append(Character(Unicode.Scalar(byte)))
+            } else {
+                element += String(format: "_%02X", byte)
+            }
+        }
+        return "/org/mediaplay/Item/" + (element.isEmpty ? "_" : element)
+    }
+
+    var metadata: [(String, MPRISValue)] {
+        guard let (item, status) = current else { return [("mpris:trackid", .objectPath(Self.noTrack))] }
+        var entries: [(String, MPRISValue)] = [("mpris:trackid", .objectPath(Self.trackID(item.key))), ("xesam:title", .string(item.title))]
+        if let duration = status.duration { entries.append(("mpris:length", .int64(Int64((duration * 1e6).rounded())))) }
+        if let url = item.source?.description {
+            entries.append(("xesam:url", .string(url.hasPrefix("/") ? URL(fileURLWithPath: url).absoluteString : url)))
+        }
+        if let art = artwork(item) { entries.append(("mpris:artUrl", .string(art))) }
+        if let tags = details(item) {
+            if let artist = tags.artist, !artist.isEmpty { entries.append(("xesam:artist", .strings([artist]))) }
+            if let album = tags.album, !album.isEmpty { entries.append(("xesam:album", .string(album))) }
+        }
+        return entries
+    }
+
+    var volume: Double {
+        let shaping = session.audioShaping
+        return shaping.muted ? 0 : Double(shaping.volume) / 100
+    }
+
+    var loopStatus: String {
+        switch session.playlistMode.repeat {
+        case .off: return "None"
+        case .one: return "Track"
+        case .all: return "Playlist"
+        }
+    }
+
+    var canSeek: Bool {
+        guard let (item, status) = current else { return false }
+        return item.kind != .image && status.duration != nil
+    }
+
+    /// A property's value, compared to know whether to signal it.
+    enum PropertySnapshot: Equatable {
+        case string(String)
+        case bool(Bool)
+        case double(Double)
+        case metadata([String])
+    }
+
+    private func snapshot(_ property: String) -> PropertySnapshot {
+        switch property {
+        case "PlaybackStatus": return .string(playbackStatus)
+        case "LoopStatus": return .string(loopStatus)
+        case "Rate": return .double(session.audioShaping.speed)
+        case "Shuffle": return .bool(session.playlistMode.shuffle)
+        case "Metadata": return .metadata(metadata.map { "\($0.0)=\($0.1)" })
+        case "Volume": return .double(volume)
+        case "CanGoNext": return .bool(session.canStep.next)
+        case "CanGoPrevious": return .bool(session.canStep.previous)
+        case "CanPlay": return .bool(current != nil || session.canStep.next)
+        case "CanPause": return .bool(current?.item.kind.map { $0 != .image } ?? false)
+        case "CanSeek": return .bool(canSeek)
+        default: return .bool(false)
+        }
+    }
+
+    /// A position that is not where playback moving on would have put it is a
+    /// jump: signalled as Seeked (bus thread).
+    private func checkSeek(_ status: ItemStatus) {
+        guard status.id == session.currentStatus()?.id else { return }
+        let now = MonotonicSeconds.now()
+        defer { lastPosition = (status.id, status.position, now) }
+        guard let last = lastPosition, last.key == status.id else { return }
+        let expected = last.position + (status.state == .playing ? (now - last.time) * session.audioShaping.speed : 0)
+        if abs(status.position - expected) > 1 {
+            mp_emit_seeked(bus.bus, Self.path, Int64((status.position * 1e6).rounded()))
+        }
+    }
+
+    // MARK: - Serving the bus (bus thread)
+
+    fileprivate func get(_ interface: String, _ property: String, into writer: MessageWriter) -> Int32 {
+        switch property {
+        case "CanQuit", "CanControl": writer.bool(true)
+        case "CanRaise", "HasTrackList": writer.bool(false)
+        case "Identity": writer.string("mediaplay")
+        case "DesktopEntry": writer.string("mediaplay")
+        case "SupportedUriSchemes": writer.strings(["file", "http", "https"])
+        case "SupportedMimeTypes":
+            writer.strings(["audio/mpeg", "audio/mp4", "audio/aac", "audio/ogg", "audio/opus", "audio/flac", "audio/wav", "video/mp4", "video/webm", "video/x-matroska", "image/jpeg", "image/png"])
+        case "PlaybackStatus", "LoopStatus":
+            writer.string(property == "PlaybackStatus" ? playbackStatus : loopStatus)
+        case "Rate": writer.double(session.audioShaping.speed)
+        case "MinimumRate": writer.double(AudioSettings.speeds.lowerBound)
+        case "MaximumRate": writer.double(AudioSettings.speeds.upperBound)
+        case "Shuffle": writer.bool(session.playlistMode.shuffle)
+        case "Metadata": writer.dictionary(metadata)
+        case "Volume": writer.double(volume)
+        case "Position": writer.int64(Int64(((current?.status.position ?? 0) * 1e6).rounded()))
+        default:
+            guard case let .bool(value) = snapshot(property) else { return -ENOENT }
+            writer.bool(value)
+        }
+        return 0
+    }
+
+    fileprivate func set(_ property: String, from reader: MessageReader) -> Int32 {
+        switch property {
+        case "Volume":
+            guard let value = reader.double(), value.isFinite else { return -EINVAL }
+            // Volume 1.0 is 100 %; a level above 0 unmutes.
+            let level = Int((max(value, 0) * 100).rounded())
+            _ = session.setVolume(level)
+            if level > 0 && session.audioShaping.muted { _ = session.setMuted(false) }
+        case "Rate":
+            guard let value = reader.double(), value.isFinite else { return -EINVAL }
+            // The specification: a rate of 0 acts as Pause.
+            if value <= 0 {
+                if let status = current?.status { session.pause(status.id) }
+            } else {
+                _ = session.setSpeed(value)
+            }
+        case "Shuffle":
+            guard let value = reader.bool() else { return -EINVAL }
+            _ = session.setPlaylist(shuffle: value)
+        case "LoopStatus":
+            switch reader.string() {
+            case "None"?: _ = session.setPlaylist(repeat: .off)
+            case "Track"?: _ = session.setPlaylist(repeat: .one)
+            case "Playlist"?: _ = session.setPlaylist(repeat: .all)
+            default: return -EINVAL
+            }
+        default:
+            return -EPERM
+        }
+        refresh()
+        return 0
+    }
+
+    fileprivate func call(_ member: String, _ message: OpaquePointer) -> Int32 {
+        let reader = MessageReader(message: message)
+        let session = self.session
+        let current = self.current
+        switch member {
+        case "Raise": break
+        case "Quit": quit()
+        case "PlayPause":
+            if let status = current?.status, status.state.isActive { session.togglePause(status.id) } else { play(current?.item) }
+        case "Play":
+            if let status = current?.status, status.state == .paused { session.resume(status.id) } else if current?.status.state.isActive != true { play(current?.item) }
+        case "Pause":
+            if let status = current?.status { session.pause(status.id) }
+        case "Stop":
+            waitBriefly { _ = await session.stop() }
+        case "Next", "Previous":
+            waitBriefly { _ = member == "Next" ? try? await session.next() : try? await session.previous() }
+        case "Seek":
+            guard let offset = reader.int64() else { return -EINVAL }
+            if let status = current?.status, canSeek {
+                let target = status.position + Double(offset) / 1e6
+                // Past the end is the next item, as the specification says.
+                if let duration = status.duration, target >= duration {
+                    waitBriefly { _ = try? await session.next() }
+                } else {
+                    try? session.seek(status.id, to: max(target, 0))
+                }
+            }
+        case "SetPosition":
+            guard let track = reader.string("o"), let position = reader.int64() else { return -EINVAL }
+            // A stale track id (another item now) is ignored, as specified.
+            if let status = current?.status, track == Self.trackID(status.id), position >= 0, canSeek,
+               status.duration.map({ Double(position) / 1e6 <= $0 }) ?? true {
+                try? session.seek(status.id, to: Double(position) / 1e6)
+            }
+        case "OpenUri":
+            guard let uri = reader.string() else { return -EINVAL }
+            let path = URL(string: uri).flatMap { $0.isFileURL ? $0.path : nil }
+            guard let item = session.feed.items.first(where: { $0.source?.description == uri || $0.source?.description == path }) else {
+                return -ENOENT
+            }
+            waitBriefly { _ = try? await session.play(item.key) }
+        default:
+            return -ENOENT
+        }
+        return mp_reply_empty(message)
+    }
+
+    /// Plays `item`, or else the first item of the playlist.
+    private func play(_ item: FeedItem?) {
+        let session = self.session
+        if let item {
+            waitBriefly { _ = try? await session.toggle(item.key) }
+        } else {
+            waitBriefly { _ = try? await session.next() }
+        }
+    }
+
+    /// Runs a command of the session and waits for it, up to two seconds
+    /// (a download may take longer: the reply does not wait for it), so a
+    /// client that reads the state right after its call sees the result.
+    /// Blocks the bus thread, never the cooperative pool.
+    private func waitBriefly(_ body: @escaping @Sendable () async -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            await body()
+            done.signal()
+        }
+        _ = done.wait(timeout: .now() + 2)
+    }
+}
+
+/// Monotonic seconds (for telling seeks from playback).
+enum MonotonicSeconds {
+    static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}
+
+// The handlers sd-bus calls (through the C shim), on the bus thread.
+
+private func service(_ context: UnsafeMutableRawPointer?) -> MPRISService {
+    Unmanaged<MPRISService>.fromOpaque(context!).takeUnretainedValue()
+}
+
+private func mprisGet(_ context: UnsafeMutableRawPointer?, _ interface: UnsafePointer<CChar>?, _ property: UnsafePointer<CChar>?, _ reply: OpaquePointer?) -> Int32 {
+    guard let interface, let property, let reply else { return -EINVAL }
+    return service(context).get(String(cString: interface), String(cString: property), into: MessageWriter(message: reply))
+}
+
+private func mprisSet(_ context: UnsafeMutableRawPointer?, _ interface: UnsafePointer<CChar>?, _ property: UnsafePointer<CChar>?, _ value: OpaquePointer?) -> Int32 {
+    guard let property, let value else { return -EINVAL }
+    return service(context).set(String(cString: property), from: MessageReader(message: value))
+}
+
+private func mprisCall(_ context: UnsafeMutableRawPointer?, _ interface: UnsafePointer<CChar>?, _ member: UnsafePointer<CChar>?, _ message: OpaquePointer?) -> Int32 {
+    guard let member, let message else { return -EINVAL }
+    return service(context).call(String(cString: member), message)
+}
