@@ -272,6 +272,11 @@ public final class Player: @unchecked Sendable {
         if newSpeed { seek(to: currentPosition) }
     }
 
+    /// Whether another item follows this one (see `AudioSink.handOnAtEnd`).
+    public func setFollowed(_ followed: Bool) {
+        audioSink?.handOnAtEnd(followed)
+    }
+
     /// Ends playback: what a device still holds is dropped.
     public func stop() {
         condition.withLock {

@@ -428,6 +428,7 @@ public final class MediaSession: @unchecked Sendable {
                 playlist.shuffle = shuffle
                 shuffleOrder = shuffle ? playableKeysLocked().shuffled() : []
             }
+            if let key = current, let player = players[key], let item = itemLocked(key) { player.setFollowed(successorLocked(after: item) != nil) }
             return playlist
         }
         playlistChanged?(changed)
@@ -482,15 +483,21 @@ public final class MediaSession: @unchecked Sendable {
     /// When an item played to its end: the next one, as the modes say.
     private func playOn(after item: FeedItem) {
         let next: ItemKey? = lock.withLock {
-            guard playlist.autoplay, current == item.key, item.kind == .audio || item.kind == .video else { return nil }
-            if playlist.repeat == .one { return item.key }
-            let order = orderLocked()
-            guard let at = order.firstIndex(of: item.key) else { return nil }
-            if at + 1 < order.count { return order[at + 1] }
-            return playlist.repeat == .all ? order.first : nil
+            guard current == item.key else { return nil }
+            return successorLocked(after: item)
         }
         guard let next else { return }
         Task { [weak self] in _ = try? await self?.play(next, from: next == item.key ? 0 : nil) }
+    }
+
+    /// What autoplay plays when `item` ends, as the modes stand.
+    private func successorLocked(after item: FeedItem) -> ItemKey? {
+        guard playlist.autoplay, item.kind == .audio || item.kind == .video else { return nil }
+        if playlist.repeat == .one { return item.key }
+        let order = orderLocked()
+        guard let at = order.firstIndex(of: item.key) else { return nil }
+        if at + 1 < order.count { return order[at + 1] }
+        return playlist.repeat == .all ? order.first : nil
     }
 
     /// The audio and video items, in the order they play.
@@ -642,6 +649,7 @@ public final class MediaSession: @unchecked Sendable {
             let replaced = players[key]
             players[key] = player
             current = key
+            player.setFollowed(successorLocked(after: now) != nil)
             failures[key] = nil
             return (replaced, true)
         }

@@ -25,6 +25,10 @@ public protocol PlaybackHandle: AnyObject, Sendable {
     func seek(to seconds: Double)
     /// Volume and mute, from the next decoded audio on.
     func setShaping(_ shaping: AudioSettings)
+    /// Whether autoplay will play another item after this one: its audio
+    /// device is then handed on before its last samples play (gapless);
+    /// otherwise it plays out, and the item ends when its last sample is heard.
+    func setFollowed(_ followed: Bool)
     func stop()
     /// Blocks until the final state (run off the cooperative pool).
     func waitUntilFinished() -> ItemState

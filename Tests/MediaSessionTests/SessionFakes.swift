@@ -17,6 +17,8 @@ final class FakePlayer: PlaybackHandle, @unchecked Sendable {
     let controls: @Sendable (VideoWindowInput) -> Void
     private let lock = NSCondition()
     private var state: ItemState = .idle
+    /// What the session last said about a next item (autoplay).
+    private(set) var followed = false
     private var position: Double
     private var failureText: String?
     private var inputFailed = false
@@ -64,6 +66,7 @@ final class FakePlayer: PlaybackHandle, @unchecked Sendable {
     func stop() { if !currentState.isFinal { set(.stopped) } }
     private(set) var shaping = AudioSettings()
     func setShaping(_ shaping: AudioSettings) { lock.withLock { self.shaping = shaping } }
+    func setFollowed(_ followed: Bool) { lock.withLock { self.followed = followed } }
     func waitUntilFinished() -> ItemState { lock.withLock { while !state.isFinal { lock.wait() }; return state } }
     func advanceVirtualClock(by seconds: Double) { advance(seconds) }
 

@@ -270,6 +270,21 @@ import TestKit
         return MediaSession(feed: Feed(title: "p", items: items), store: store, positions: nil, engine: engine, playlist: mode)
     }
 
+    /// A player is told whether autoplay will follow it (then its device is
+    /// handed on before its end: gapless), and told again when the modes change.
+    @Test func aPlayerKnowsWhetherAnItemFollowsIt() async throws {
+        let session = playlistSession(PlaylistMode(autoplay: true))
+        try await session.toggle("a")
+        #expect(engine.player("a")?.followed == true, "b comes next")
+        session.setPlaylist(autoplay: false)
+        #expect(engine.player("a")?.followed == false)
+        session.setPlaylist(autoplay: true)
+        try await session.toggle("remote")
+        #expect(engine.player("remote")?.followed == false, "the last item, no repeat")
+        session.setPlaylist(repeat: .all)
+        #expect(engine.player("remote")?.followed == true, "repeating all: the first comes next")
+    }
+
     @Test func autoplayPlaysOnAndSkipsPictures() async throws {
         let session = playlistSession(PlaylistMode(autoplay: true))
         try await session.toggle("a")

@@ -11,6 +11,7 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
     /// in its ring (a device taken over still plays the item before).
     private let current = Mutex<(device: SDLAudioDevice?, base: Int)>((nil, 0))
     private let gain = Atomic<Int>(100)
+    private let handsOn = Atomic<Bool>(false)
 
     /// Fails when SDL's audio cannot start at all. With `probe`, also when no
     /// device opens (a headless machine), so the caller can fall back to
@@ -74,6 +75,8 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
         device?.ring.gainPercent.store(percent, ordering: .relaxed)
     }
 
+    public func handOnAtEnd(_ yes: Bool) { handsOn.store(yes, ordering: .relaxed) }
+
     public func interrupt() { device?.ring.interrupt() }
     public func flush() { device?.flush() }
     public func pause() { device?.pause() }
@@ -83,15 +86,17 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
         current.withLock { $0.device }?.discard()
     }
 
-    /// At the end: with a handoff, the device goes to it once less than its
-    /// lead is left to play (the next item then has that long to start);
-    /// without, it plays out and closes.
+    /// At the end: when another item follows, the device goes to the
+    /// handoff once less than its lead is left to play (the next item then
+    /// has that long to start); otherwise it plays out and closes, and the
+    /// item ends when its last sample is heard.
     /// The device stays this sink's while it waits: a pause meanwhile still
     /// pauses it.
     public func close() throws {
         guard let device, device.isOpen else { return }
-        guard let handoff else {
+        guard let handoff, handsOn.load(ordering: .relaxed) else {
             device.closeWhenPlayed()
+            current.withLock { $0.device = nil }
             return
         }
         device.ring.waitUntilFill(atMost: Int(AudioHandoff.lead * device.bytesPerSecond))

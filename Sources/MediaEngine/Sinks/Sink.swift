@@ -27,6 +27,9 @@ public protocol AudioSink: AnyObject, Sendable {
     var appliesGain: Bool { get }
     /// The volume in percent (0: muted), for a sink that `appliesGain`.
     func setGain(percent: Int)
+    /// Another item follows: a device is handed on (gapless) instead of
+    /// played out at `close`.
+    func handOnAtEnd(_ yes: Bool)
 }
 
 extension AudioSink {
@@ -38,6 +41,7 @@ extension AudioSink {
     public var playedSeconds: Double? { nil }
     public var appliesGain: Bool { false }
     public func setGain(percent: Int) {}
+    public func handOnAtEnd(_ yes: Bool) {}
 }
 
 /// A decoded picture as sinks see it.
