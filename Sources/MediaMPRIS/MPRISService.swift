@@ -27,8 +27,6 @@ public final class MPRISService: @unchecked Sendable {
     public let name: String
     /// What was last announced, per signalled property (bus thread only).
     private var announced: [String: PropertySnapshot] = [:]
-    /// For telling a seek from playback moving on (bus thread only).
-    private var lastPosition: (key: ItemKey, position: Double, time: Double)?
     private var watcher: Task<Void, Never>?
 
     /// Connects and publishes; throws the reason when there is no session
@@ -66,11 +64,16 @@ public final class MPRISService: @unchecked Sendable {
         bus.start()
         let events = session.events()
         watcher = Task { [weak self] in
+            var seeks = SeekDetector()
             for await event in events {
                 guard let self else { return }
                 switch event.event {
                 case .state: self.refresh()
-                case .position: self.bus.perform { _ in self.checkSeek(event.status) }
+                case .position:
+                    guard event.status.id == self.session.currentStatus()?.id,
+                          seeks.isJump(event.status, speed: self.session.audioShaping.speed) else { break }
+                    let microseconds = Int64((event.status.position * 1e6).rounded())
+                    self.bus.perform { bus in _ = mp_emit_seeked(bus.bus, Self.path, microseconds) }
                 case .progress: break
                 }
             }
@@ -201,18 +204,6 @@ public final class MPRISService: @unchecked Sendable {
         }
     }
 
-    /// A position that is not where playback moving on would have put it is a
-    /// jump: signalled as Seeked (bus thread).
-    private func checkSeek(_ status: ItemStatus) {
-        guard status.id == session.currentStatus()?.id else { return }
-        let now = MonotonicSeconds.now()
-        defer { lastPosition = (status.id, status.position, now) }
-        guard let last = lastPosition, last.key == status.id else { return }
-        let expected = last.position + (status.state == .playing ? (now - last.time) * session.audioShaping.speed : 0)
-        if abs(status.position - expected) > 1 {
-            mp_emit_seeked(bus.bus, Self.path, Int64((status.position * 1e6).rounded()))
-        }
-    }
 
     // MARK: - Serving the bus (bus thread)
 
@@ -346,12 +337,19 @@ public final class MPRISService: @unchecked Sendable {
     }
 }
 
-/// Monotonic seconds (for telling seeks from playback).
-enum MonotonicSeconds {
-    static func now() -> Double {
+/// Tells a seek from playback moving on: a position more than a second
+/// away from where the last one and the time since would put it is a jump.
+struct SeekDetector {
+    private var last: (key: ItemKey, position: Double, time: Double)?
+
+    mutating func isJump(_ status: ItemStatus, speed: Double) -> Bool {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+        let now = Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+        defer { last = (status.id, status.position, now) }
+        guard let last, last.key == status.id else { return false }
+        let expected = last.position + (status.state == .playing ? (now - last.time) * speed : 0)
+        return abs(status.position - expected) > 1
     }
 }
 
