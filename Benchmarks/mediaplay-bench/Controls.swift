@@ -54,8 +54,10 @@ private func volumeLatency(tone: String, runs: Int) throws {
     guard let client = try ControlClient.connect(paths) else { fatalError("no daemon at \(paths.socket)") }
     _ = try client.call(ControlRequest(id: nil, cmd: .toggle, item: .number(1)), as: ItemStatusProbe.self)
     usleep(1_500_000)
+    // Each change takes about 2 s of the 30 s tone: at most 12.
+    let changes = min(runs * 3, 12)
     var ours: [Double] = []
-    for _ in 0..<runs * 3 {
+    for _ in 0..<changes {
         let from = fileSize(disk)
         _ = try client.call(ControlRequest(id: nil, cmd: .volume, level: 50), as: ItemStatusProbe.self)
         usleep(600_000)
@@ -70,7 +72,7 @@ private func volumeLatency(tone: String, runs: Int) throws {
     _ = try mpv.load(tone)
     usleep(1_500_000)
     var theirs: [Double] = []
-    for _ in 0..<runs * 3 {
+    for _ in 0..<changes {
         let from = fileSize(mpv.disk)
         try mpv.command(#""set","volume","50""#)
         usleep(600_000)
@@ -79,7 +81,7 @@ private func volumeLatency(tone: String, runs: Int) throws {
         try mpv.command(#""set","volume","100""#)
         usleep(1_500_000)
     }
-    print("(a) volume 100 → 50 while playing, request to the new level at the device (\(runs * 3) changes each)")
+    print("(a) volume 100 → 50 while playing, request to the new level at the device (\(changes) changes each)")
     print("")
     percentiles("mediaplay volume (socket request)", ours)
     percentiles("mpv set volume (JSON IPC)", theirs)

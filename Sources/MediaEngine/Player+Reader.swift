@@ -146,6 +146,27 @@ extension Player {
         }
     }
 
+    /// The device plays what it holds (up to its handoff lead, see
+    /// `AudioSink.handOnLead`) before the sink closes; the position moves on
+    /// meanwhile, ten times a second, as while writing. A pause waits (no
+    /// CPU); a stop ends it.
+    private func playOut() {
+        guard let sink = audioSink, sink.playedSeconds != nil else { return }
+        condition.withLock {
+            // The workers are stopped by now: only a user's stop ends this early.
+            while !stoppedEarly {
+                if pauseRequested {
+                    condition.wait()
+                    continue
+                }
+                let left = sink.queuedSeconds - sink.handOnLead
+                guard left > 0.001 else { return }
+                if let clock = audioDeviceClock() { publishPosition(min(clock, audioPosition)) }
+                wait(until: Self.now() + min(0.1, left))
+            }
+        }
+    }
+
     /// Stops the workers, closes the sinks and publishes the final state.
     private func finish(failure: String?) {
         let stopped = condition.withLock {
@@ -158,7 +179,7 @@ extension Player {
             return early
         }
         // Stopped early: drop what a device still holds instead of playing it out.
-        if stopped { audioSink?.discard() }
+        if stopped { audioSink?.discard() } else { playOut() }
         // A picture stays on screen (and the player playing) until closed.
         if !stopped, condition.withLock({ info?.isImage == true && statistics.framesPresented > 0 }) {
             videoSink?.holdUntilDismissed()

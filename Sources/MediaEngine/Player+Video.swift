@@ -86,8 +86,14 @@ extension Player {
                 statistics.framesPresented += 1
                 videoPosition = time
                 // Video carries the position when there is no audio, or
-                // once the audio has run out before it.
-                if !audioActive || (audioDone && time > audioPosition) { publishPosition(time) }
+                // once the audio has run out before it; while a device plays
+                // the last audio written, its clock does (nothing is written
+                // then to publish it).
+                if !audioActive || (audioDone && time > audioPosition) {
+                    publishPosition(time)
+                } else if audioDone, let clock = audioDeviceClock() {
+                    publishPosition(min(clock, audioPosition))
+                }
             }
         }
     }

@@ -77,6 +77,10 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
 
     public func handOnAtEnd(_ yes: Bool) { handsOn.store(yes, ordering: .relaxed) }
 
+    public var queuedSeconds: Double { device?.queuedSeconds ?? 0 }
+
+    public var handOnLead: Double { handoff != nil && handsOn.load(ordering: .relaxed) ? AudioHandoff.lead : 0 }
+
     public func interrupt() { device?.ring.interrupt() }
     public func flush() { device?.flush() }
     public func pause() { device?.pause() }

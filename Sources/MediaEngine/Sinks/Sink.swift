@@ -30,6 +30,10 @@ public protocol AudioSink: AnyObject, Sendable {
     /// Another item follows: a device is handed on (gapless) instead of
     /// played out at `close`.
     func handOnAtEnd(_ yes: Bool)
+    /// Seconds written and not yet played (a device).
+    var queuedSeconds: Double { get }
+    /// Seconds left to play when `close` hands the device on (0: it plays out).
+    var handOnLead: Double { get }
 }
 
 extension AudioSink {
@@ -42,6 +46,8 @@ extension AudioSink {
     public var appliesGain: Bool { false }
     public func setGain(percent: Int) {}
     public func handOnAtEnd(_ yes: Bool) {}
+    public var queuedSeconds: Double { 0 }
+    public var handOnLead: Double { 0 }
 }
 
 /// A decoded picture as sinks see it.
