@@ -63,7 +63,7 @@ let package = Package(
             dependencies: ["MediaModel", "MediaFeed", "CCurl", "CLinux", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
-        .target(name: "MediaEngine", dependencies: ["MediaModel", "MediaFeed", "CFFmpeg", "CSDL2", "CLinux"], swiftSettings: swiftSettings),
+        .target(name: "MediaEngine", dependencies: ["MediaModel", "MediaFeed", "MediaTerminal", "CFFmpeg", "CSDL2", "CChafa", "CLinux"], swiftSettings: swiftSettings),
         .target(
             name: "MediaSession",
             dependencies: ["MediaModel", "MediaFeed", "MediaCache", "MediaEngine", .product(name: "GRDB", package: "GRDB.swift")],

@@ -20,6 +20,11 @@ public struct PlayerEngine: PlaybackEngine {
     public enum Video: Sendable {
         /// A window; no display means a video's audio only.
         case window
+        /// A window where there is a display, else the terminal (when given).
+        case auto(TerminalScreen?)
+        /// Pictures drawn in the terminal; with a recording, the RGBA frames
+        /// scaled for it are hashed there instead (`--vo terminal --video-out`).
+        case terminal(TerminalScreen, record: (@Sendable () -> any VideoSink)?)
         /// A sink of the caller's (frame hashes).
         case sink(@Sendable () -> any VideoSink)
         /// The video is not played at all.
@@ -73,12 +78,14 @@ public struct PlayerEngine: PlaybackEngine {
             switch video {
             case .off: return nil
             case let .sink(make): return make()
-            case .window:
+            case let .terminal(screen, record): return TerminalVideoSink(screen: screen, rotation: info.rotation, record: record?())
+            case .window, .auto:
                 do {
                     let window = try SDLVideoSink(title: item.title, rotation: info.rotation)
                     window.onInput(controls)
                     return window
                 } catch {
+                    if case let .auto(screen?) = video { return TerminalVideoSink(screen: screen, rotation: info.rotation) }
                     report(.noDisplay(item, "\(error)", audioOnly: info.hasAudio && playsAudio))
                     return nil
                 }

@@ -50,8 +50,19 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-audio"), help: "Do not play the audio.")
     var noAudio = false
 
-    @Flag(name: .customLong("no-video"), help: "Do not play the video.")
+    @Flag(name: .customLong("no-video"), help: "Do not play the video (the same as --vo none).")
     var noVideo = false
+
+    /// Where pictures go.
+    enum VideoOutput: String, ExpressibleByArgument, CaseIterable {
+        case auto, window, terminal, none
+    }
+
+    @Option(name: .long, help: ArgumentHelp("Pictures in a window, in the terminal, or none; auto: a window where there is a display, else the terminal when it is one.", valueName: "auto|window|terminal|none"))
+    var vo: VideoOutput = .auto
+
+    @Option(name: .long, help: ArgumentHelp("Terminal pictures as kitty, sixel or blocks (default: what the terminal supports).", valueName: "mode"))
+    var images: ImageMode?
 
     @Option(name: .long, help: ArgumentHelp("Start this many seconds in.", valueName: "seconds"))
     var start: Double = 0
@@ -73,7 +84,10 @@ struct PlayCommand: AsyncParsableCommand {
             throw ValidationError("--untimed needs --audio-out FILE or --no-audio (a device plays in real time)")
         }
         if noAudio && recording.audioOut != nil { throw ValidationError("--no-audio and --audio-out contradict each other") }
-        if noVideo && recording.videoOut != nil { throw ValidationError("--no-video and --video-out contradict each other") }
+        if (noVideo || vo == .none) && recording.videoOut != nil { throw ValidationError("--no-video and --video-out contradict each other") }
+        if noVideo && vo != .auto && vo != .none { throw ValidationError("--no-video and --vo \(vo.rawValue) contradict each other") }
+        if recording.videoOut != nil && vo == .window { throw ValidationError("--video-out records instead of a window: drop --vo window") }
+        if images == ImageMode.none { throw ValidationError("--images takes kitty, sixel or blocks (--vo none plays no pictures)") }
         if !(start >= 0) || !start.isFinite { throw ValidationError("--start must be a number of seconds, 0 or more") }
         if !AudioSettings.range.contains(volume) { throw ValidationError("--volume takes a percentage from 0 to 150") }
         if !AudioSettings.speeds.contains(speed) { throw ValidationError("--speed takes a factor from 0.25 to 4 (like 1.5)") }
@@ -90,7 +104,21 @@ struct PlayCommand: AsyncParsableCommand {
                 audio = noAudio ? .off : .device
             }
             let hashSink = try recording.frameHashSink()
-            let video: PlayerEngine.Video = hashSink.map { sink in .sink { sink } } ?? (noVideo ? .off : .window)
+            let screen = makeScreen(recording: hashSink != nil)
+            defer { screen?.close() }
+            let video: PlayerEngine.Video
+            switch (hashSink, noVideo ? .none : vo) {
+            case let (hashSink?, .terminal): video = .terminal(screen!, record: { hashSink })
+            case let (hashSink?, _): video = .sink { hashSink }
+            case (nil, .none): video = .off
+            case (nil, .window): video = .window
+            case (nil, .terminal):
+                guard let screen else {
+                    throw CLIError("--vo terminal needs a terminal on standard output (or record frames with --video-out)", exitCode: .usage)
+                }
+                video = .terminal(screen, record: nil)
+            case (nil, .auto): video = .auto(screen)
+            }
             let engine = PlayerEngine(clock: untimed ? .untimed : .realTime, audio: audio, video: video) { shortfall in
                 switch shortfall {
                 case .noAudioDevice: Self.warn("\(shortfall)")
@@ -100,7 +128,7 @@ struct PlayCommand: AsyncParsableCommand {
             // A session of its own, with the command layer every front end uses.
             let store = item.source?.isRemote == true ? try CacheAccess.open(global) : nil
             let session = MediaSession(feed: feed, store: store, positions: nil, engine: engine, shaping: AudioSettings(volume: volume, muted: mute, speed: speed))
-            let outcome = await PlaybackView.run(session, item: item, from: start)
+            let outcome = await PlaybackView.run(session, item: item, from: start, screen: screen)
             let statistics = session.statistics(of: item.key)
             await session.shutdown()
             if case let .failed(error) = outcome {
@@ -120,6 +148,23 @@ struct PlayCommand: AsyncParsableCommand {
             }
             if stats, let statistics { printStatistics(statistics) }
         }
+    }
+
+    /// The terminal pictures are drawn on: standard output when it is a
+    /// terminal; for a recording (`--vo terminal --video-out`), a terminal of
+    /// $COLUMNS × $LINES (80 × 24 when unset), nothing written to it.
+    private func makeScreen(recording: Bool) -> TerminalScreen? {
+        let environment = ProcessInfo.processInfo.environment
+        let terminal = TerminalInfo.detect(fd: STDOUT_FILENO, environment: environment)
+        let mode = images ?? ImageMode.detect(environment: environment)
+        if recording {
+            guard vo == .terminal else { return nil }
+            let columns = environment["COLUMNS"].flatMap(Int.init).map { max($0, 2) } ?? 80
+            let rows = environment["LINES"].flatMap(Int.init).map { max($0, 2) } ?? 24
+            return TerminalScreen(mode: mode == .none ? .blocks : mode, colors: true, fixedSize: (columns, rows))
+        }
+        guard terminal.isTerminal, vo == .terminal || vo == .auto else { return nil }
+        return TerminalScreen(mode: mode, colors: terminal.colors)
     }
 
     private func printStatistics(_ statistics: PlaybackStatistics) {

@@ -19,7 +19,9 @@ enum PlaybackView {
         case failed(CommandError)
     }
 
-    static func run(_ session: MediaSession, item first: FeedItem, from start: Double) async -> Outcome {
+    /// `screen`: the terminal pictures are drawn on, if any; while it shows
+    /// them, the status line is its bottom row.
+    static func run(_ session: MediaSession, item first: FeedItem, from start: Double, screen: TerminalScreen? = nil) async -> Outcome {
         enum Step {
             case event(ItemEvent)
             case refused(CommandError)
@@ -46,6 +48,10 @@ enum PlaybackView {
             }
             : nil
         let region = terminal.animates ? LiveRegion(width: terminal.width) : nil
+        /// The status line: on the pictures' screen while it shows them.
+        func show(_ line: String) {
+            if let screen, screen.isShowingPictures { screen.setStatus(line) } else { region?.draw([line]) }
+        }
         let signals = StopOnSignals { _ in Task { await session.stop(followed.key) } }
         defer {
             keys?.restore()
@@ -86,7 +92,7 @@ enum PlaybackView {
             switch step {
             case let .notice(text):
                 notice = text
-                if let status = session.status(of: item.key) { region?.draw([line(status, title: item.title, tick: tick, audio: session.audioShaping, notice: notice)]) }
+                if let status = session.status(of: item.key) { show(line(status, title: item.title, tick: tick, audio: session.audioShaping, notice: notice)) }
                 continue
             case let .refused(error):
                 region?.draw([])
@@ -106,12 +112,14 @@ enum PlaybackView {
                     notice = nil
                     // A closed picture reads idle: for `play`, it stopped.
                     let state = status.state == .idle && lastState != nil ? .stopped : status.state
-                    if region == nil, state != lastState, let word = word(for: state) {
+                    if region == nil, screen?.isShowingPictures != true, state != lastState, let word = word(for: state) {
                         FileHandle.standardError.write(Data("\(word) \"\(DisplayWidth.escaped(item.title))\"\n".utf8))
                     }
                     lastState = state
-                    region?.draw([line(status, title: item.title, tick: tick, audio: session.audioShaping, notice: notice)])
+                    show(line(status, title: item.title, tick: tick, audio: session.audioShaping, notice: notice))
                     if state.isFinal {
+                        // The pictures' screen first: the line below is on the shell's.
+                        screen?.close()
                         region?.draw([])
                         if state == .failed {
                             return .failed(session.failure(of: item.key) ?? CommandError(.playbackFailed, status.error ?? "playback failed"))
@@ -120,14 +128,14 @@ enum PlaybackView {
                     }
                 case .position:
                     // Redraw at most ~12 times a second.
-                    if let region, abs(status.position - lastDrawn) >= 0.08 {
+                    if region != nil || screen?.isShowingPictures == true, abs(status.position - lastDrawn) >= 0.08 {
                         lastDrawn = status.position
-                        region.draw([line(status, title: item.title, tick: tick, audio: session.audioShaping, notice: notice)])
+                        show(line(status, title: item.title, tick: tick, audio: session.audioShaping, notice: notice))
                     }
                 case .progress:
                     // Up to ten a second while downloading or buffering: the spinner turns with them.
                     tick += 1
-                    region?.draw([line(status, title: item.title, tick: tick, audio: session.audioShaping, notice: notice)])
+                    show(line(status, title: item.title, tick: tick, audio: session.audioShaping, notice: notice))
                 }
             }
         }

@@ -1,0 +1,412 @@
+import CChafa
+import CFFmpeg
+import Foundation
+import MediaTerminal
+import Synchronization
+
+/// Video in the terminal (`play --vo terminal`, and `auto` where there is no
+/// window): each frame scaled by libswscale straight to the pixels the
+/// terminal shows, drawn by libchafa (kitty, sixel or colour blocks) and
+/// written as one buffer that starts at the top left, never a clear. The
+/// last row is the status line's, the last column stays empty, so the
+/// terminal never scrolls. `present` hands the newest frame over and
+/// returns: a terminal that cannot keep up skips frames instead of holding
+/// the clock back, as the window does.
+public final class TerminalVideoSink: VideoSink, @unchecked Sendable {
+    private let screen: TerminalScreen
+    private let rotation: Int
+    /// `--video-out` with `--vo terminal`: the scaled RGBA frames are hashed
+    /// here instead of drawn, every one (see `TerminalScreen.fixedSize`).
+    private let record: (any VideoSink)?
+    private let scaler = TerminalScaler()
+    private let lock = NSCondition()
+    private var dismissed = false
+
+    public init(screen: TerminalScreen, rotation: Int = 0, record: (any VideoSink)? = nil) {
+        self.screen = screen
+        self.rotation = rotation
+        self.record = record
+    }
+
+    public var dropsLateFrames: Bool { record == nil }
+
+    public func present(_ frame: Frame, info: VideoFrameInfo) throws {
+        if let record {
+            let area = screen.pictureArea()
+            guard let scaled = try scaler.scale(frame, into: area, rotation: rotation) else { return }
+            try record.present(scaled.frame, info: VideoFrameInfo(time: info.time, width: scaled.width, height: scaled.height))
+            return
+        }
+        screen.show(frame, rotation: rotation, scaler: scaler)
+    }
+
+    /// A still picture stays on screen until dismissed (q, a stop).
+    public func holdUntilDismissed() {
+        guard record == nil else { return }
+        lock.withLock { while !dismissed { lock.wait() } }
+    }
+
+    public func dismiss() {
+        lock.withLock {
+            dismissed = true
+            lock.broadcast()
+        }
+    }
+
+    public func close() throws {
+        try record?.close()
+    }
+}
+
+/// The terminal a player draws on: shared by every item `play` shows (the
+/// screen stays while `<` and `>` move on), with its status line on the
+/// bottom row. The alternate screen is entered at the first picture and
+/// left by `close`, so the shell's screen comes back as it was. One thread
+/// scales, draws and writes; SIGWINCH makes it fit the new size.
+public final class TerminalScreen: @unchecked Sendable {
+    public let mode: ImageMode
+    private let output: Int32
+    private let colors: Bool
+    /// A size given instead of the terminal's (`--video-out` recordings,
+    /// tests): columns and rows.
+    private let fixedSize: (columns: Int, rows: Int)?
+    private let lock = NSCondition()
+    // Guarded by `lock`.
+    private var pending: (frame: Frame, rotation: Int, scaler: TerminalScaler)?
+    private var shown: (frame: Frame, rotation: Int, scaler: TerminalScaler)?
+    private var status = ""
+    private var statusChanged = false
+    private var resized = false
+    private var entered = false
+    private var closing = false
+    private var thread: Thread?
+    private let resizes: DispatchSourceSignal
+    // The drawing thread's own.
+    /// The chafa canvas, made once per area and picture size.
+    private var canvas: (area: PictureArea, width: Int, height: Int, canvas: OpaquePointer)?
+    private let termInfo: OpaquePointer?
+    private let symbols: OpaquePointer?
+
+    static let enterSequence = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[?7l\u{1B}[2J"
+    static let leaveSequence = "\u{1B}[0m\u{1B}[?7h\u{1B}[?25h\u{1B}[?1049l"
+
+    /// `mode`: kitty, sixel or blocks (`ImageMode.detect`, as browse); `colors`
+    /// false (NO_COLOR): blocks in the terminal's own two colours.
+    public init(mode: ImageMode, output: Int32 = STDOUT_FILENO, colors: Bool, fixedSize: (columns: Int, rows: Int)? = nil) {
+        self.mode = mode == .none ? .blocks : mode
+        self.output = output
+        self.colors = colors
+        self.fixedSize = fixedSize
+        let environment: [String]
+        switch self.mode {
+        case .kitty: environment = ["TERM=xterm-kitty"]
+        case .sixel: environment = ["TERM=mlterm"]
+        case .blocks, .none: environment = ["TERM=xterm-256color", "COLORTERM=truecolor"]
+        }
+        var pointers: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+        termInfo = chafa_term_db_detect(chafa_term_db_get_default(), &pointers)
+        for pointer in pointers { free(pointer) }
+        let map = chafa_symbol_map_new()
+        chafa_symbol_map_add_by_tags(map, ChafaSymbolTags(rawValue: CHAFA_SYMBOL_TAG_SPACE.rawValue | CHAFA_SYMBOL_TAG_VHALF.rawValue))
+        symbols = map
+        signal(SIGWINCH, SIG_IGN)
+        resizes = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
+        resizes.setEventHandler { [weak self] in
+            guard let self else { return }
+            self.lock.withLock {
+                self.resized = true
+                self.lock.broadcast()
+            }
+        }
+        resizes.resume()
+    }
+
+    deinit {
+        resizes.cancel()
+        if let canvas { chafa_canvas_unref(canvas.canvas) }
+        if let termInfo { chafa_term_info_unref(termInfo) }
+        if let symbols { chafa_symbol_map_unref(symbols) }
+    }
+
+    /// Whether pictures are on the screen (then the status line is drawn
+    /// here, on the bottom row, not by the caller).
+    public var isShowingPictures: Bool { lock.withLock { entered && !closing } }
+
+    /// The status line, kept on the bottom row while pictures show.
+    public func setStatus(_ line: String) {
+        lock.withLock {
+            guard line != status else { return }
+            status = line
+            statusChanged = true
+            lock.broadcast()
+        }
+    }
+
+    /// The cells and pixels a picture may take now: all but the last row
+    /// and column.
+    func pictureArea() -> PictureArea {
+        var columns = 80, rows = 24, cellWidth = 10, cellHeight = 20
+        if let fixedSize {
+            (columns, rows) = fixedSize
+        } else {
+            var size = winsize()
+            if ioctl(output, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 {
+                columns = Int(size.ws_col)
+                rows = Int(size.ws_row)
+                if size.ws_xpixel > 0 && size.ws_ypixel > 0 {
+                    cellWidth = Int(size.ws_xpixel) / columns
+                    cellHeight = Int(size.ws_ypixel) / rows
+                }
+            }
+        }
+        return PictureArea(mode: mode, columns: max(1, columns - 1), rows: max(1, rows - 1), cellWidth: max(1, cellWidth), cellHeight: max(1, cellHeight))
+    }
+
+    func show(_ frame: Frame, rotation: Int, scaler: TerminalScaler) {
+        lock.withLock {
+            if thread == nil && !closing {
+                let thread = Thread { [self] in run() }
+                thread.name = "mediaplay.terminal-video"
+                self.thread = thread
+                thread.start()
+            }
+            pending = (frame, rotation, scaler)
+            lock.broadcast()
+        }
+    }
+
+    /// Leaves the alternate screen: the terminal is as it was.
+    public func close() {
+        let running = lock.withLock { () -> Thread? in
+            closing = true
+            lock.broadcast()
+            return thread
+        }
+        guard running != nil else { return }
+        // The thread writes the leave sequence as it ends.
+        lock.withLock { while thread != nil { lock.wait() } }
+    }
+
+    private func run() {
+        while true {
+            let work = lock.withLock { () -> (picture: (frame: Frame, rotation: Int, scaler: TerminalScaler)?, status: String?, redraw: Bool)? in
+                while pending == nil && !statusChanged && !resized && !closing { lock.wait() }
+                if closing { return nil }
+                let picture = pending ?? (resized ? shown : nil)
+                let redraw = resized
+                pending = nil
+                resized = false
+                statusChanged = false
+                if let picture { shown = picture }
+                return (picture, status, redraw)
+            }
+            guard let work else { break }
+            var text = ""
+            if !lock.withLock({ entered }) {
+                text += Self.enterSequence
+                lock.withLock { entered = true }
+            }
+            if work.redraw { text += "\u{1B}[2J" }
+            if let picture = work.picture, let drawn = draw(picture.frame, rotation: picture.rotation, scaler: picture.scaler) { text += drawn }
+            let area = pictureArea()
+            // The status line, on the bottom row, cut to the width.
+            text += "\u{1B}[\(area.rows + 1);1H\u{1B}[0m" + DisplayWidth.truncate(DisplayWidth.singleLine(work.status ?? ""), to: area.columns) + "\u{1B}[K"
+            write(text)
+        }
+        write(Self.leaveSequence)
+        lock.withLock {
+            thread = nil
+            lock.broadcast()
+        }
+    }
+
+    /// The picture's escape sequences, starting from the top left.
+    private func draw(_ frame: Frame, rotation: Int, scaler: TerminalScaler) -> String? {
+        let area = pictureArea()
+        guard let scaled = try? scaler.scale(frame, into: area, rotation: rotation) else { return nil }
+        if canvas == nil || canvas!.area != area || canvas!.width != scaled.width || canvas!.height != scaled.height {
+            if let canvas { chafa_canvas_unref(canvas.canvas) }
+            canvas = makeCanvas(area, picture: scaled).map { (area, scaled.width, scaled.height, $0) }
+        }
+        guard let canvas = canvas?.canvas else { return nil }
+        let f = scaled.frame.pointer
+        chafa_canvas_draw_all_pixels(canvas, CHAFA_PIXEL_RGBA8_UNASSOCIATED, f.pointee.data.0, Int32(scaled.width), Int32(scaled.height), f.pointee.linesize.0)
+        guard let printed = chafa_canvas_print(canvas, termInfo) else { return nil }
+        defer { mp_g_string_free(printed) }
+        let text = String(cString: printed.pointee.str)
+        let (columns, rows) = area.cells(for: scaled)
+        // Centred in the area.
+        let left = 1 + (area.columns - columns) / 2
+        let top = 1 + (area.rows - rows) / 2
+        if mode.usesPixels {
+            // kitty: earlier pictures are deleted, or the terminal keeps them all.
+            let clear = mode == .kitty ? "\u{1B}_Ga=d\u{1B}\\" : ""
+            return clear + "\u{1B}[\(top);\(left)H" + text
+        }
+        var out = ""
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).prefix(rows).enumerated() {
+            out += "\u{1B}[\(top + index);\(left)H" + line + "\u{1B}[0m"
+        }
+        return out
+    }
+
+    private func makeCanvas(_ area: PictureArea, picture: ScaledPicture) -> OpaquePointer? {
+        let (columns, rows) = area.cells(for: picture)
+        let config = chafa_canvas_config_new()
+        defer { chafa_canvas_config_unref(config) }
+        chafa_canvas_config_set_geometry(config, Int32(columns), Int32(rows))
+        chafa_canvas_config_set_cell_geometry(config, Int32(area.cellWidth), Int32(area.cellHeight))
+        chafa_canvas_config_set_optimizations(config, CHAFA_OPTIMIZATION_NONE)
+        switch mode {
+        case .kitty: chafa_canvas_config_set_pixel_mode(config, CHAFA_PIXEL_MODE_KITTY)
+        case .sixel: chafa_canvas_config_set_pixel_mode(config, CHAFA_PIXEL_MODE_SIXELS)
+        case .blocks, .none:
+            chafa_canvas_config_set_pixel_mode(config, CHAFA_PIXEL_MODE_SYMBOLS)
+            chafa_canvas_config_set_canvas_mode(config, colors ? CHAFA_CANVAS_MODE_TRUECOLOR : CHAFA_CANVAS_MODE_FGBG)
+            if let symbols { chafa_canvas_config_set_symbol_map(config, symbols) }
+            // Half blocks of pictures already at one pixel per half cell: no search.
+            chafa_canvas_config_set_work_factor(config, 0)
+        }
+        return chafa_canvas_new(config)
+    }
+
+    private func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(output, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                return
+            }
+            offset += written
+        }
+    }
+}
+
+/// Where a picture goes: cells (all but the last row and column) and a cell's
+/// size in pixels.
+struct PictureArea: Equatable {
+    var mode: ImageMode
+    var columns: Int
+    var rows: Int
+    var cellWidth: Int
+    var cellHeight: Int
+
+    /// The area in pixels: a cell's pixels for kitty and sixel; for blocks,
+    /// one pixel per half cell (a half block shows exactly one).
+    var pixels: (width: Int, height: Int) {
+        mode.usesPixels ? (columns * cellWidth, rows * cellHeight) : (columns, rows * 2)
+    }
+
+    /// How far a pixel is from square: blocks' half cells are as wide as
+    /// half a cell is tall only approximately (cells are about 1:2).
+    var pixelAspect: Double {
+        mode.usesPixels ? 1 : Double(cellWidth) / (Double(cellHeight) / 2)
+    }
+
+    /// A `width`×`height` picture (display aspect) fitted in the area, aspect
+    /// kept: its size in pixels, each side at least 1 and even for blocks.
+    func fit(width: Int, height: Int) -> (width: Int, height: Int) {
+        let (areaWidth, areaHeight) = pixels
+        guard width > 0, height > 0 else { return (areaWidth, areaHeight) }
+        // In pixels of this area: a pixel is `pixelAspect` wide for 1 tall.
+        let aspect = Double(width) / Double(height) / pixelAspect
+        var fittedWidth = areaWidth
+        var fittedHeight = Int((Double(areaWidth) / aspect).rounded())
+        if fittedHeight > areaHeight {
+            fittedHeight = areaHeight
+            fittedWidth = Int((Double(areaHeight) * aspect).rounded())
+        }
+        fittedWidth = max(1, min(fittedWidth, areaWidth))
+        fittedHeight = max(1, min(fittedHeight, areaHeight))
+        if !mode.usesPixels { fittedHeight = max(2, fittedHeight & ~1) }
+        return (fittedWidth, fittedHeight)
+    }
+
+    /// The cells a scaled picture covers.
+    func cells(for picture: ScaledPicture) -> (columns: Int, rows: Int) {
+        if mode.usesPixels {
+            return (min(columns, (picture.width + cellWidth - 1) / cellWidth), min(rows, (picture.height + cellHeight - 1) / cellHeight))
+        }
+        return (picture.width, picture.height / 2)
+    }
+}
+
+/// A frame scaled for the terminal: RGBA, `width`×`height`.
+struct ScaledPicture {
+    let frame: Frame
+    let width: Int
+    let height: Int
+}
+
+/// Scales decoded frames to RGBA at a terminal's picture size in one
+/// libswscale pass (bilinear; the same as `ffmpeg -vf
+/// scale=W:H:flags=bilinear,format=rgba`), then turns it upright by the
+/// stream's rotation. One per sink; used by one thread at a time.
+final class TerminalScaler: @unchecked Sendable {
+    private var context: OpaquePointer?
+    private let lock = NSLock()
+
+    deinit { sws_freeContext(context) }
+
+    func scale(_ frame: Frame, into area: PictureArea, rotation: Int) throws -> ScaledPicture? {
+        try lock.withLock {
+            let f = frame.pointer
+            let turned = rotation == 90 || rotation == 270
+            // The picture as shown: a quarter turn swaps its sides.
+            var displayWidth = Int(f.pointee.width), displayHeight = Int(f.pointee.height)
+            let sar = f.pointee.sample_aspect_ratio
+            if sar.num > 0 && sar.den > 0 { displayWidth = Int((Double(displayWidth) * Double(sar.num) / Double(sar.den)).rounded()) }
+            if turned { swap(&displayWidth, &displayHeight) }
+            let fitted = area.fit(width: displayWidth, height: displayHeight)
+            // Scaled before it is turned: to the fitted size with sides swapped back.
+            let (width, height) = turned ? (fitted.height, fitted.width) : (fitted.width, fitted.height)
+            context = sws_getCachedContext(
+                context, f.pointee.width, f.pointee.height, AVPixelFormat(f.pointee.format),
+                Int32(width), Int32(height), AV_PIX_FMT_RGBA, Int32(SWS_BILINEAR), nil, nil, nil
+            )
+            guard let context else { return nil }
+            let scaled = Frame()
+            let s = scaled.pointer
+            s.pointee.format = AV_PIX_FMT_RGBA.rawValue
+            s.pointee.width = Int32(width)
+            s.pointee.height = Int32(height)
+            try check(av_frame_get_buffer(s, 0), "terminal picture")
+            let sourcePlanes: [UnsafePointer<UInt8>?] = [f.pointee.data.0, f.pointee.data.1, f.pointee.data.2, f.pointee.data.3].map { $0.map { UnsafePointer($0) } }
+            let sourceStrides: [Int32] = [f.pointee.linesize.0, f.pointee.linesize.1, f.pointee.linesize.2, f.pointee.linesize.3]
+            var planes: [UnsafeMutablePointer<UInt8>?] = [s.pointee.data.0, nil, nil, nil]
+            var strides: [Int32] = [s.pointee.linesize.0, 0, 0, 0]
+            guard sws_scale(context, sourcePlanes, sourceStrides, 0, f.pointee.height, &planes, &strides) > 0 else { return nil }
+            guard rotation != 0 else { return ScaledPicture(frame: scaled, width: width, height: height) }
+            return try Self.turn(scaled, width: width, height: height, by: rotation)
+        }
+    }
+
+    /// The RGBA picture turned clockwise by 90, 180 or 270 degrees.
+    private static func turn(_ picture: Frame, width: Int, height: Int, by rotation: Int) throws -> ScaledPicture {
+        let turned = rotation == 90 || rotation == 270
+        let (outWidth, outHeight) = turned ? (height, width) : (width, height)
+        let out = Frame()
+        let o = out.pointer
+        o.pointee.format = AV_PIX_FMT_RGBA.rawValue
+        o.pointee.width = Int32(outWidth)
+        o.pointee.height = Int32(outHeight)
+        try check(av_frame_get_buffer(o, 0), "terminal picture")
+        let inStride = Int(picture.pointer.pointee.linesize.0), outStride = Int(o.pointee.linesize.0)
+        let source = UnsafeRawPointer(picture.pointer.pointee.data.0!).assumingMemoryBound(to: UInt32.self)
+        let target = UnsafeMutableRawPointer(o.pointee.data.0!).assumingMemoryBound(to: UInt32.self)
+        for y in 0..<height {
+            for x in 0..<width {
+                let (tx, ty): (Int, Int)
+                switch rotation {
+                case 90: (tx, ty) = (height - 1 - y, x)
+                case 180: (tx, ty) = (width - 1 - x, height - 1 - y)
+                default: (tx, ty) = (y, width - 1 - x)
+                }
+                target[ty * outStride / 4 + tx] = source[y * inStride / 4 + x]
+            }
+        }
+        return ScaledPicture(frame: out, width: outWidth, height: outHeight)
+    }
+}
