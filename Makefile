@@ -21,7 +21,7 @@ run: deps build
 # one goes: on a loaded machine one was seen asking twice, so they run here too,
 # as does the slow-link buffering test (once, in the busy run, the output never
 # ran dry before the link came back: no buffering state, 42 s).
-REAL_TIME_SUITES = EndToEndTests\.(BackgroundPlayerTests|DeviceTests|MPRISTests|BrowseTests|UnequalStreamsTests)/|PlayCommandTests/(videoPlaysInAWindowWithItsAudio|realSDLOutputContainsTheReference)|MediaCacheTests\.PartialReadTests/|ProgressiveTests/aSlowLinkBuffersThenResumesWithEverySample|MediaSessionTests\.WindowCloseTests/
+REAL_TIME_SUITES = EndToEndTests\.(BackgroundPlayerTests|DeviceTests|MPRISTests|TerminalVideoTests|BrowseTests|UnequalStreamsTests)/|PlayCommandTests/(videoPlaysInAWindowWithItsAudio|realSDLOutputContainsTheReference)|MediaCacheTests\.PartialReadTests/|ProgressiveTests/aSlowLinkBuffersThenResumesWithEverySample|MediaSessionTests\.WindowCloseTests/
 
 test: test-deps
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)

@@ -37,10 +37,11 @@ public enum Fixtures {
         return result.stdout
     }
 
-    /// The hash column of `ffmpeg -i F -map 0:v:0 -fps_mode passthrough -f framemd5 -`.
-    public static func referenceFrameHashes(_ path: String, start: Double? = nil) async throws -> [String] {
+    /// The hash column of `ffmpeg -i F -map 0:v:0 -fps_mode passthrough [-vf FILTERS] -f framemd5 -`.
+    public static func referenceFrameHashes(_ path: String, start: Double? = nil, filters: String? = nil) async throws -> [String] {
         let seek = start.map { ["-ss", String(format: "%.3f", $0)] } ?? []
-        let result = try await run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin"] + seek + ["-i", path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "framemd5", "-"])
+        let filter = filters.map { ["-vf", $0] } ?? []
+        let result = try await run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin"] + seek + ["-i", path, "-map", "0:v:0", "-fps_mode", "passthrough"] + filter + ["-f", "framemd5", "-"])
         guard result.status == 0 else { throw FixtureError(message: "ffmpeg could not decode \(path)") }
         return String(decoding: result.stdout, as: UTF8.self).split(separator: "\n")
             .filter { !$0.hasPrefix("#") }

@@ -14,15 +14,18 @@ struct PlayCommand: AsyncParsableCommand {
         abstract: "Play an item, a file or a URL in the foreground.",
         discussion: """
             Plays to the audio device and a video window (SDL); an image shows in a \
-            window until you close it. A remote audio or video item plays while it \
+            window until you close it. Where there is no window (SSH, a console), \
+            video and images show in the terminal (--vo auto; --vo terminal forces \
+            it, --vo window the window, --vo none no pictures), drawn as kitty or \
+            sixel graphics or colour blocks (--images). A remote audio or video item plays while it \
             downloads into the cache (on a slow link it buffers, then goes on by \
             itself); a remote picture is downloaded first, with progress. --audio-out and --video-out record what is played \
             instead: a WAV file (s16, the stream's own rate and channels) and one line \
             per frame with its time and the MD5 of the picture.
 
             On a terminal: space pauses and resumes, left/right seek 5 s, 9/0 turn the \
-            volume down/up, m mutes, [/] slow down and speed up (backspace: 1×), q quits \
-            (the same keys work in the window). --volume 50 halves every sample, as \
+            volume down/up, m mutes, [/] slow down and speed up (backspace: 1×), </> \
+            play the feed's previous/next item, q quits (the same keys work in the window). --volume 50 halves every sample, as \
             ffmpeg's volume filter does; --speed 1.5 plays half again as fast, the pitch kept. Off a terminal, prints one line per state \
             change. No audio device: plays silently in real time. No display: plays \
             the audio of a video. A file that cannot be decoded ends with one line \
@@ -34,6 +37,7 @@ struct PlayCommand: AsyncParsableCommand {
               mediaplay play ~/Music/song.flac
               mediaplay play 5 --start 90
               mediaplay play 1 --audio-out out.wav --video-out frames.txt --untimed
+              mediaplay play clip.mp4 --vo terminal
             """
     )
 

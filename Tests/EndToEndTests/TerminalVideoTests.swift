@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+import TestKit
+
+/// Video in the terminal: the frames handed to chafa against ffmpeg's own
+/// scaling, and `play --vo terminal` in tmux (a real pseudo-terminal):
+/// moving pictures, a pause that holds them, the terminal left as it was.
+@Suite(.serialized) struct TerminalVideoTests {
+    /// 320×240, 25 fps, 6 s with a tone: long enough to pause and resume.
+    static func clip() async throws -> String {
+        try await Fixtures.make("terminal-clip-6s.mp4", [
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6", "-f", "lavfi", "-i", "sine=frequency=440:duration=6",
+            "-c:v", "libx264", "-pix_fmt", "yuv420p", "-preset", "veryfast", "-c:a", "aac", "-shortest",
+        ])
+    }
+
+    /// The RGBA frames handed to chafa equal
+    ///   ffmpeg -i F -map 0:v -vf scale=W:H:flags=bilinear,format=rgba -f framemd5 -
+    /// frame for frame, W×H being the picture's size in the terminal: all but
+    /// the last row and column, one pixel per half cell in blocks, the aspect
+    /// kept. For 320×240 that is 61×46 at 80×24 and 117×88 at 160×45.
+    @Test(arguments: [(80, 24, 61, 46), (160, 45, 117, 88)])
+    func scaledFramesEqualFFmpegsScale(_ columns: Int, _ rows: Int, _ width: Int, _ height: Int) async throws {
+        let clip = try await Self.clip()
+        let folder = try TemporaryDirectory()
+        let hashes = folder.path + "/frames.txt"
+        let result = try await Mediaplay.run(
+            ["play", clip, "--vo", "terminal", "--images", "blocks", "--video-out", hashes, "--no-audio", "--untimed"],
+            environment: ["COLUMNS": String(columns), "LINES": String(rows)]
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        let ours = try String(contentsOfFile: hashes, encoding: .utf8).split(separator: "\n").map { $0.split(separator: " ")[1] }
+        let reference = try await Fixtures.referenceFrameHashes(clip, filters: "scale=\(width):\(height):flags=bilinear,format=rgba")
+        #expect(ours.count == 150)
+        #expect(ours.map(String.init) == reference, "the scaled frames are ffmpeg's")
+    }
+
+    @Test(arguments: [(80, 24), (160, 45)])
+    func picturesMoveHoldWhenPausedAndTheTerminalIsRestored(_ columns: Int, _ rows: Int) async throws {
+        let clip = try await Self.clip()
+        let terminal = try await TerminalSession(
+            columns: columns, rows: rows, [Mediaplay.executable, "play", clip, "--vo", "terminal", "--images", "blocks"],
+            environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": "/dev/null"]
+        )
+        // Playing: a picture, then another.
+        let first = await terminal.waitForScreen { $0.last?.hasPrefix("▶ 00:0") == true && $0.dropLast().contains { $0.contains("▄") } }
+        #expect(first.matched, "a picture and the status line: \(first.screen)")
+        #expect(await terminal.modes().alternateScreen, "pictures in the alternate screen")
+        let moved = await terminal.waitForScreen(timeout: 3) { $0.dropLast() != first.screen.dropLast() }
+        #expect(moved.matched, "successive pictures differ")
+        // Every row fits: the last column stays empty, the status line is the bottom row.
+        let shown = await terminal.screen()
+        #expect(shown.count == rows)
+        #expect(shown.allSatisfy { $0.count < columns }, "no line reaches the last column")
+
+        // Paused: the picture holds.
+        await terminal.send("Space")
+        let paused = await terminal.waitForScreen(timeout: 3) { $0.last?.hasPrefix("⏸") == true }
+        #expect(paused.matched, "\(paused.screen)")
+        try await Task.sleep(for: .milliseconds(300))
+        let held = await terminal.screen()
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(await terminal.screen() == held, "nothing moves while paused")
+
+        // Resumed: it moves again.
+        await terminal.send("Space")
+        #expect(await terminal.shows(timeout: 3) { $0.last?.hasPrefix("▶") == true && $0.dropLast() != held.dropLast() }, "moves again")
+
+        // q: the terminal as it was.
+        await terminal.send("q")
+        let exit = await terminal.waitForExit()
+        #expect(exit?.status == 0)
+        #expect(exit?.stty.contains(" icanon") == true && exit?.stty.contains(" echo ") == true, "cooked mode again")
+        let modes = await terminal.modes()
+        #expect(!modes.alternateScreen && modes.cursorVisible)
+    }
+
+    /// SIGTERM and the video's own end restore the terminal too.
+    @Test func sigtermAndTheEndRestoreTheTerminal() async throws {
+        let short = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let ended = try await TerminalSession(
+            columns: 80, rows: 24, [Mediaplay.executable, "play", short, "--vo", "terminal", "--images", "blocks"],
+            environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": "/dev/null"]
+        )
+        #expect(await ended.shows { $0.dropLast().contains { $0.contains("▄") } }, "pictures first")
+        #expect(await ended.waitForExit()?.status == 0)
+        var modes = await ended.modes()
+        #expect(!modes.alternateScreen && modes.cursorVisible, "restored at the end")
+
+        let terminal = try await TerminalSession(
+            columns: 80, rows: 24, [Mediaplay.executable, "play", try await Self.clip(), "--vo", "terminal", "--images", "blocks"],
+            environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": "/dev/null"]
+        )
+        #expect(await terminal.shows { $0.dropLast().contains { $0.contains("▄") } })
+        let pid = try #require(await terminal.programPID())
+        kill(pid, SIGTERM)
+        let exit = await terminal.waitForExit()
+        #expect(exit?.status == 0)
+        #expect(exit?.stty.contains(" icanon") == true)
+        modes = await terminal.modes()
+        #expect(!modes.alternateScreen && modes.cursorVisible, "restored after SIGTERM")
+    }
+
+    /// A picture shows in the terminal where there is no window, until q.
+    @Test func aPictureShowsInTheTerminal() async throws {
+        let picture = try await Fixtures.make("picture.png", Fixtures.images[0].arguments)
+        let terminal = try await TerminalSession(columns: 80, rows: 24, [Mediaplay.executable, "play", picture, "--images", "blocks"], environment: [:])
+        #expect(await terminal.shows { $0.dropLast().filter { $0.contains("▄") }.count > 10 }, "the picture, with --vo auto and no display")
+        await terminal.send("q")
+        #expect(await terminal.waitForExit()?.status == 0)
+        #expect(await !terminal.modes().alternateScreen)
+    }
+}
