@@ -151,6 +151,25 @@ import TestKit
         #expect(Array(wav.dropFirst(44)) == (try await Fixtures.referencePCM(path)))
     }
 
+    /// A recording is written as a shell's `>` writes: through a symlink,
+    /// into the file it names (it replaced the link, and as root turned
+    /// `--video-out /dev/null` into a regular file).
+    @Test func recordingsWriteThroughASymlink() async throws {
+        let path = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createSymbolicLink(atPath: folder.path + "/frames.txt", withDestinationPath: folder.path + "/real-frames.txt")
+        try FileManager.default.createSymbolicLink(atPath: folder.path + "/out.wav", withDestinationPath: folder.path + "/real.wav")
+        let result = try await Mediaplay.run(["play", path, "--video-out", folder.path + "/frames.txt", "--audio-out", folder.path + "/out.wav", "--untimed"])
+        #expect(result.status == 0, "\(result.stderr)")
+        for link in ["frames.txt", "out.wav"] {
+            let kind = try FileManager.default.attributesOfItem(atPath: folder.path + "/" + link)[.type] as? FileAttributeType
+            #expect(kind == .typeSymbolicLink, "\(link) is still a link")
+        }
+        #expect(try String(contentsOfFile: folder.path + "/real-frames.txt", encoding: .utf8).split(separator: "\n").count == 50)
+        let wav = try Data(contentsOf: URL(fileURLWithPath: folder.path + "/real.wav"))
+        #expect(Array(wav.dropFirst(44)) == (try await Fixtures.referencePCM(path)))
+    }
+
     @Test func withoutADisplayAPictureIsAnError() async throws {
         let path = try await Fixtures.make("picture.png", Fixtures.images[0].arguments)
         let result = try await Mediaplay.run(["play", path])

@@ -9,10 +9,7 @@ public final class FrameHashSink: VideoSink, @unchecked Sendable {
     private var buffer: [UInt8] = []
 
     public init(path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
-        }
-        handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        handle = try OutputFile.open(path)
     }
 
     public func present(_ frame: Frame, info: VideoFrameInfo) throws {
@@ -38,5 +35,19 @@ public final class FrameHashSink: VideoSink, @unchecked Sendable {
 
     public func close() throws {
         try handle.close()
+    }
+}
+
+/// Opens a recording's file as a shell's `>` does: created or truncated in
+/// place, through a symlink, a device as itself. (Foundation's createFile
+/// writes a new file and renames it over the path: `--video-out /dev/null`
+/// as root replaced the device with a regular file.)
+enum OutputFile {
+    static func open(_ path: String) throws -> FileHandle {
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path, NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)])
+        }
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 }

@@ -16,10 +16,7 @@ public final class WAVFileSink: AudioSink, @unchecked Sendable {
 
     public func open(format: AudioFormat) throws {
         self.format = format
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
-        }
-        handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        handle = try OutputFile.open(path)
         try handle?.write(contentsOf: header(dataBytes: 0))
     }
 
