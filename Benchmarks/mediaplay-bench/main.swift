@@ -11,12 +11,13 @@ import TestKit
 //   mediaplay-bench progressive [--runs 3]
 //   mediaplay-bench feeds [--runs 3]
 //   mediaplay-bench controls [--runs 3]
+//   mediaplay-bench terminal [--runs 3]
 
 
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N] | feeds [--runs N] | controls [--runs N]")
+    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N] | feeds [--runs N] | controls [--runs N] | terminal [--runs N]")
     exit(64)
 }
 
@@ -121,6 +122,8 @@ case "feeds":
     try feedsBenchmark(runs: option("--runs", default: 3))
 case "controls":
     try await controlsBenchmark(runs: option("--runs", default: 3))
+case "terminal":
+    try await terminalBenchmark(runs: option("--runs", default: 3))
 default:
     print("unknown benchmark \(command)")
     exit(64)

@@ -244,10 +244,11 @@ public final class TerminalScreen: @unchecked Sendable {
             return clear + "\u{1B}[\(top);\(left)H" + text
         }
         var out = ""
+        out.reserveCapacity(text.utf8.count + rows * 10)
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).prefix(rows).enumerated() {
-            out += "\u{1B}[\(top + index);\(left)H" + line + "\u{1B}[0m"
+            out += "\u{1B}[\(top + index);\(left)H" + line
         }
-        return out
+        return out + "\u{1B}[0m"
     }
 
     private func makeCanvas(_ area: PictureArea, picture: ScaledPicture) -> OpaquePointer? {
@@ -256,7 +257,9 @@ public final class TerminalScreen: @unchecked Sendable {
         defer { chafa_canvas_config_unref(config) }
         chafa_canvas_config_set_geometry(config, Int32(columns), Int32(rows))
         chafa_canvas_config_set_cell_geometry(config, Int32(area.cellWidth), Int32(area.cellHeight))
-        chafa_canvas_config_set_optimizations(config, CHAFA_OPTIMIZATION_NONE)
+        // Colours are sent only when they change (the rows are written in
+        // order, the cursor moved between them: the attributes carry on).
+        chafa_canvas_config_set_optimizations(config, CHAFA_OPTIMIZATION_REUSE_ATTRIBUTES)
         switch mode {
         case .kitty: chafa_canvas_config_set_pixel_mode(config, CHAFA_PIXEL_MODE_KITTY)
         case .sixel: chafa_canvas_config_set_pixel_mode(config, CHAFA_PIXEL_MODE_SIXELS)
