@@ -72,9 +72,11 @@ public final class TerminalSession: @unchecked Sendable {
         return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
     }
 
-    /// The screen's text, one string per row (trailing spaces kept off).
-    public func screen() async -> [String] {
-        let text = (try? await tmux(["capture-pane", "-p", "-t", "main"])) ?? ""
+    /// The screen's text, one string per row (trailing spaces kept off);
+    /// with `colors`, the rows' colour sequences too (pictures of one
+    /// character in many colours differ only there).
+    public func screen(colors: Bool = false) async -> [String] {
+        let text = (try? await tmux(["capture-pane", "-p"] + (colors ? ["-e"] : []) + ["-t", "main"])) ?? ""
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }
         return lines
