@@ -21,6 +21,7 @@ public final class MPRISService: @unchecked Sendable {
     private let artwork: @Sendable (FeedItem) -> String?
     private let details: @Sendable (FeedItem) -> MediaDetails?
     private let quit: @Sendable () -> Void
+    private let followFeed: @Sendable () -> Void
     private let handlers: UnsafeMutablePointer<mp_mpris_handlers>
     private var slots: (root: OpaquePointer?, player: OpaquePointer?) = (nil, nil)
     /// The bus name it took.
@@ -33,15 +34,19 @@ public final class MPRISService: @unchecked Sendable {
     /// bus (the caller logs it once and goes on without).
     /// - artwork: the file URL of an item's picture, when it is at hand.
     /// - details: an item's probed tags.
+    /// - followFeed: takes the feed file's changes in before a command, as
+    ///   the socket's requests do.
     public init(
         session: MediaSession, artwork: @escaping @Sendable (FeedItem) -> String?,
-        details: @escaping @Sendable (FeedItem) -> MediaDetails?, quit: @escaping @Sendable () -> Void
+        details: @escaping @Sendable (FeedItem) -> MediaDetails?, followFeed: @escaping @Sendable () -> Void,
+        quit: @escaping @Sendable () -> Void
     ) throws {
         bus = try SessionBus()
         self.session = session
         self.artwork = artwork
         self.details = details
         self.quit = quit
+        self.followFeed = followFeed
         // The well-known name, or one per instance when another player has it.
         let base = "org.mpris.MediaPlayer2.mediaplay"
         var taken = base
@@ -233,6 +238,7 @@ public final class MPRISService: @unchecked Sendable {
     }
 
     fileprivate func set(_ property: String, from reader: MessageReader) -> Int32 {
+        followFeed()
         switch property {
         case "Volume":
             guard let value = reader.double(), value.isFinite else { return -EINVAL }
@@ -266,6 +272,7 @@ public final class MPRISService: @unchecked Sendable {
     }
 
     fileprivate func call(_ member: String, _ message: OpaquePointer) -> Int32 {
+        followFeed()
         let reader = MessageReader(message: message)
         let session = self.session
         let current = self.current

@@ -117,6 +117,22 @@ import TestKit
         }
     }
 
+    /// OpenUri plays a feed item added to the file while the player runs (MPRIS
+    /// follows the feed as the socket's requests do); its picture is the art.
+    @Test func openUriFollowsTheFeedAndTheArtIsAFileURL() async throws {
+        let world = try await World()
+        let picture = try await Fixtures.make("picture.png", Fixtures.images[0].arguments)
+        #expect(try await world.run("toggle", "1").status == 0)
+        defer { Task { _ = try? await world.run("quit") } }
+        try Data("""
+            [{"type": 1, "title": "Tone", "url": "file://\(world.tone)"},
+             {"type": 1, "title": "Added", "url": "file://\(world.long)", "thumbnail": "file://\(picture)"}]
+            """.utf8).write(to: URL(fileURLWithPath: world.feed))
+        _ = try await world.playerctl("open", "file://" + world.long)
+        #expect(try await world.playerctl("metadata", "title") == "Added")
+        #expect(try await world.playerctl("metadata", "mpris:artUrl") == "file://" + picture)
+    }
+
     /// A second background player (another runtime directory) takes a name
     /// of its own; without a session bus the player runs as before.
     @Test func aSecondPlayerTakesAnInstanceNameAndNoBusIsNoMatter() async throws {

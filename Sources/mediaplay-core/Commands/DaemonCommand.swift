@@ -66,7 +66,9 @@ struct DaemonCommand: AsyncParsableCommand {
 
     /// MPRIS on the session bus, so media keys and `playerctl` reach the
     /// player; without a session bus (a server, SSH) it is off, said once in the log.
-    private static func publishOnTheSessionBus(_ session: MediaSession, cache: MediaCache?, daemon: Daemon, logger: Logger) -> MPRISService? {
+    private static func publishOnTheSessionBus(
+        _ session: MediaSession, cache: MediaCache?, daemon: Daemon, logger: Logger, followFeed: @escaping @Sendable () -> Void
+    ) -> MPRISService? {
         do {
             let service = try MPRISService(
                 session: session,
@@ -79,6 +81,7 @@ struct DaemonCommand: AsyncParsableCommand {
                     }
                 },
                 details: { item in ItemDetails.lookup([item], cache: cache).first ?? nil },
+                followFeed: followFeed,
                 quit: { daemon.quit() }
             )
             logger.info("MPRIS: on the session bus as \(service.name)")
@@ -119,7 +122,10 @@ struct DaemonCommand: AsyncParsableCommand {
             feed: loaded.feed, store: cache, positions: positions, engine: engine,
             shaping: positions.audioSettings() ?? AudioSettings(), playlist: positions.playlistMode() ?? PlaylistMode()
         )
-        let mpris = Self.publishOnTheSessionBus(session, cache: cache, daemon: daemon, logger: logger)
+        let follower = FeedFollower(location: feed, cacheDirectory: global.cacheDirectory, cache: cache)
+        let mpris = Self.publishOnTheSessionBus(session, cache: cache, daemon: daemon, logger: logger) {
+            if let changed = follower.changedFeed() { session.update(feed: changed) }
+        }
         // Volume, mute and the playlist's modes are kept for the next start
         // (written off the pool), and told to MPRIS clients.
         let settingsQueue = DispatchQueue(label: "mediaplay.settings")
@@ -132,7 +138,6 @@ struct DaemonCommand: AsyncParsableCommand {
             mpris?.refresh()
         }
         defer { mpris?.stop() }
-        let follower = FeedFollower(location: feed, cacheDirectory: global.cacheDirectory, cache: cache)
         FileHandle.standardError.write(Data("mediaplay: background player listening on \(daemon.paths.socket) (log: \(logPath))\n".utf8))
         do {
             try await daemon.serve(
