@@ -58,7 +58,9 @@ func waitForSound(in path: String, timeout: Double = 10) -> Double? {
     return nil
 }
 
-private func mediaplayRows(tone: String, folder: TemporaryDirectory, runs: Int) throws {
+/// A background player of its own in `folder`, with a feed of `tone`,
+/// playing to the disk driver's file `disk`; `quit` ends it.
+func startDaemon(tone: String, folder: TemporaryDirectory) throws -> (environment: [String: String], disk: String) {
     let feed = try folder.write("feed.json", #"[{"type": 1, "title": "Tone", "url": "file://\#(tone)"}]"#)
     let disk = folder.path + "/mediaplay-device.raw"
     let environment = [
@@ -67,6 +69,11 @@ private func mediaplayRows(tone: String, folder: TemporaryDirectory, runs: Int) 
     ]
     for (key, value) in environment { setenv(key, value, 1) }
     _ = measured(mediaplay, ["daemon"], environment: environment)
+    return (environment, disk)
+}
+
+private func mediaplayRows(tone: String, folder: TemporaryDirectory, runs: Int) throws {
+    let (environment, disk) = try startDaemon(tone: tone, folder: folder)
     defer { _ = measured(mediaplay, ["quit"], environment: environment) }
 
     // (a) A whole `mediaplay toggle` process, exec to exit, against the warm

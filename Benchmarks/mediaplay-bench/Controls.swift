@@ -41,14 +41,7 @@ private func fileSize(_ path: String) -> Int {
 /// (a) A volume change, request to the new level at the device.
 private func volumeLatency(tone: String, runs: Int) throws {
     let folder = try TemporaryDirectory()
-    let feed = try folder.write("feed.json", #"[{"type": 1, "title": "Tone", "url": "file://\#(tone)"}]"#)
-    let disk = folder.path + "/mediaplay-device.raw"
-    let environment = [
-        "MEDIAPLAY_FEED": feed, "XDG_RUNTIME_DIR": folder.path + "/run", "XDG_STATE_HOME": folder.path + "/state",
-        "XDG_CACHE_HOME": folder.path + "/cache", "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": disk,
-    ]
-    for (key, value) in environment { setenv(key, value, 1) }
-    _ = measured(mediaplay, ["daemon"], environment: environment)
+    let (environment, disk) = try startDaemon(tone: tone, folder: folder)
     defer { _ = measured(mediaplay, ["quit"], environment: environment) }
     let paths = ControlPaths(runtimeDirectory: folder.path + "/run/mediaplay")
     guard let client = try ControlClient.connect(paths) else { fatalError("no daemon at \(paths.socket)") }

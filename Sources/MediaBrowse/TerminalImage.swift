@@ -18,33 +18,14 @@ public struct TerminalImage: Sendable, Equatable {
 public final class TerminalImageRenderer: @unchecked Sendable {
     public let mode: ImageMode
     private let colors: Bool
-    private let termInfo: OpaquePointer?
-    private let symbols: OpaquePointer?
+    private let chafa: ChafaTerminal
 
     /// `colors` false (NO_COLOR): blocks in the terminal's own foreground
     /// and background only, shapes without colour.
     public init(mode: ImageMode, colors: Bool) {
         self.mode = mode
         self.colors = colors
-        // The sequences to print come from chafa's database for a terminal of
-        // the chosen kind, not from the user's TERM: the mode is decided.
-        let environment: [String]
-        switch mode {
-        case .kitty: environment = ["TERM=xterm-kitty"]
-        case .sixel: environment = ["TERM=mlterm"]
-        case .blocks, .none: environment = ["TERM=xterm-256color", "COLORTERM=truecolor"]
-        }
-        var pointers: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
-        termInfo = chafa_term_db_detect(chafa_term_db_get_default(), &pointers)
-        for pointer in pointers { free(pointer) }
-        let map = chafa_symbol_map_new()
-        chafa_symbol_map_add_by_tags(map, ChafaSymbolTags(rawValue: CHAFA_SYMBOL_TAG_SPACE.rawValue | CHAFA_SYMBOL_TAG_VHALF.rawValue))
-        symbols = map
-    }
-
-    deinit {
-        if let termInfo { chafa_term_info_unref(termInfo) }
-        if let symbols { chafa_symbol_map_unref(symbols) }
+        chafa = ChafaTerminal(mode: mode)
     }
 
     /// The picture fitted into `columns` × `rows` cells (aspect kept, so one
@@ -59,32 +40,13 @@ public final class TerminalImageRenderer: @unchecked Sendable {
         width = max(1, min(width, Int32(columns)))
         height = max(1, min(height, Int32(rows)))
 
-        let config = chafa_canvas_config_new()
-        defer { chafa_canvas_config_unref(config) }
-        chafa_canvas_config_set_geometry(config, width, height)
-        chafa_canvas_config_set_cell_geometry(config, Int32(cellWidth), Int32(cellHeight))
-        // No cursor movement or repeat sequences inside a row: rows are
-        // placed side by side with other text.
-        chafa_canvas_config_set_optimizations(config, CHAFA_OPTIMIZATION_NONE)
-        switch mode {
-        case .kitty: chafa_canvas_config_set_pixel_mode(config, CHAFA_PIXEL_MODE_KITTY)
-        case .sixel: chafa_canvas_config_set_pixel_mode(config, CHAFA_PIXEL_MODE_SIXELS)
-        case .blocks, .none:
-            chafa_canvas_config_set_pixel_mode(config, CHAFA_PIXEL_MODE_SYMBOLS)
-            chafa_canvas_config_set_canvas_mode(config, colors ? CHAFA_CANVAS_MODE_TRUECOLOR : CHAFA_CANVAS_MODE_FGBG)
-            if let symbols { chafa_canvas_config_set_symbol_map(config, symbols) }
+        // Each row stands alone: rows are placed side by side with other text.
+        guard let canvas = chafa.canvas(columns: Int(width), rows: Int(height), cellWidth: cellWidth, cellHeight: cellHeight, colors: colors, reuseAttributes: false) else { return nil }
+        defer { ChafaTerminal.release(canvas) }
+        let printed = picture.pixels.withUnsafeBufferPointer { pixels in
+            chafa.print(canvas, pixels: pixels.baseAddress!, width: picture.width, height: picture.height, stride: picture.width * 4)
         }
-        guard let canvas = chafa_canvas_new(config) else { return nil }
-        defer { chafa_canvas_unref(canvas) }
-        picture.pixels.withUnsafeBufferPointer { pixels in
-            chafa_canvas_draw_all_pixels(
-                canvas, CHAFA_PIXEL_RGBA8_UNASSOCIATED, pixels.baseAddress,
-                Int32(picture.width), Int32(picture.height), Int32(picture.width * 4)
-            )
-        }
-        guard let printed = chafa_canvas_print(canvas, termInfo) else { return nil }
-        defer { mp_g_string_free(printed) }
-        let text = String(cString: printed.pointee.str)
+        guard let text = printed else { return nil }
         if mode.usesPixels {
             return TerminalImage(columns: Int(width), rows: Int(height), lines: [], graphics: text)
         }

@@ -98,10 +98,19 @@ public final class FullScreen: @unchecked Sendable {
 
     /// Writes all of `text` (a frame is one write where the kernel allows).
     public func write(_ text: String) {
+        TerminalOutput.write(text, to: output)
+    }
+}
+
+/// Writing a whole screenful to a terminal.
+public enum TerminalOutput {
+    /// Writes all of `text` to `descriptor` (one write where the kernel
+    /// allows; interrupted and partial writes go on; an error drops the rest).
+    public static func write(_ text: String, to descriptor: Int32) {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(output, $0.baseAddress! + offset, $0.count - offset) }
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
             if written < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 return

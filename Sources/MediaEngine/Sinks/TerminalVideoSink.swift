@@ -1,4 +1,3 @@
-import CChafa
 import CFFmpeg
 import Foundation
 import MediaTerminal
@@ -84,8 +83,7 @@ public final class TerminalScreen: @unchecked Sendable {
     // The drawing thread's own.
     /// The chafa canvas, made once per area and picture size.
     private var canvas: (area: PictureArea, width: Int, height: Int, canvas: OpaquePointer)?
-    private let termInfo: OpaquePointer?
-    private let symbols: OpaquePointer?
+    private let chafa: ChafaTerminal
 
     static let enterSequence = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[?7l\u{1B}[2J"
     static let leaveSequence = "\u{1B}[0m\u{1B}[?7h\u{1B}[?25h\u{1B}[?1049l"
@@ -97,18 +95,7 @@ public final class TerminalScreen: @unchecked Sendable {
         self.output = output
         self.colors = colors
         self.fixedSize = fixedSize
-        let environment: [String]
-        switch self.mode {
-        case .kitty: environment = ["TERM=xterm-kitty"]
-        case .sixel: environment = ["TERM=mlterm"]
-        case .blocks, .none: environment = ["TERM=xterm-256color", "COLORTERM=truecolor"]
-        }
-        var pointers: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
-        termInfo = chafa_term_db_detect(chafa_term_db_get_default(), &pointers)
-        for pointer in pointers { free(pointer) }
-        let map = chafa_symbol_map_new()
-        chafa_symbol_map_add_by_tags(map, ChafaSymbolTags(rawValue: CHAFA_SYMBOL_TAG_SPACE.rawValue | CHAFA_SYMBOL_TAG_VHALF.rawValue))
-        symbols = map
+        chafa = ChafaTerminal(mode: self.mode)
         signal(SIGWINCH, SIG_IGN)
         resizes = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
         resizes.setEventHandler { [weak self] in
@@ -123,9 +110,7 @@ public final class TerminalScreen: @unchecked Sendable {
 
     deinit {
         resizes.cancel()
-        if let canvas { chafa_canvas_unref(canvas.canvas) }
-        if let termInfo { chafa_term_info_unref(termInfo) }
-        if let symbols { chafa_symbol_map_unref(symbols) }
+        if let canvas { ChafaTerminal.release(canvas.canvas) }
     }
 
     /// Whether pictures are on the screen (then the status line is drawn
@@ -233,15 +218,15 @@ public final class TerminalScreen: @unchecked Sendable {
             return HalfBlocks.render(scaled, left: 1 + (area.columns - columns) / 2, top: 1 + (area.rows - rows) / 2)
         }
         if canvas == nil || canvas!.area != area || canvas!.width != scaled.width || canvas!.height != scaled.height {
-            if let canvas { chafa_canvas_unref(canvas.canvas) }
-            canvas = makeCanvas(area, picture: scaled).map { (area, scaled.width, scaled.height, $0) }
+            if let canvas { ChafaTerminal.release(canvas.canvas) }
+            let (columns, rows) = area.cells(for: scaled)
+            // Rows are written in order, the cursor moved between them: colours carry on.
+            canvas = chafa.canvas(columns: columns, rows: rows, cellWidth: area.cellWidth, cellHeight: area.cellHeight, colors: colors, reuseAttributes: true)
+                .map { (area, scaled.width, scaled.height, $0) }
         }
         guard let canvas = canvas?.canvas else { return nil }
         let f = scaled.frame.pointer
-        chafa_canvas_draw_all_pixels(canvas, CHAFA_PIXEL_RGBA8_UNASSOCIATED, f.pointee.data.0, Int32(scaled.width), Int32(scaled.height), f.pointee.linesize.0)
-        guard let printed = chafa_canvas_print(canvas, termInfo) else { return nil }
-        defer { mp_g_string_free(printed) }
-        let text = String(cString: printed.pointee.str)
+        guard let text = chafa.print(canvas, pixels: f.pointee.data.0!, width: scaled.width, height: scaled.height, stride: Int(f.pointee.linesize.0)) else { return nil }
         let (columns, rows) = area.cells(for: scaled)
         // Centred in the area.
         let left = 1 + (area.columns - columns) / 2
@@ -259,39 +244,8 @@ public final class TerminalScreen: @unchecked Sendable {
         return out + "\u{1B}[0m"
     }
 
-    private func makeCanvas(_ area: PictureArea, picture: ScaledPicture) -> OpaquePointer? {
-        let (columns, rows) = area.cells(for: picture)
-        let config = chafa_canvas_config_new()
-        defer { chafa_canvas_config_unref(config) }
-        chafa_canvas_config_set_geometry(config, Int32(columns), Int32(rows))
-        chafa_canvas_config_set_cell_geometry(config, Int32(area.cellWidth), Int32(area.cellHeight))
-        // Colours are sent only when they change (the rows are written in
-        // order, the cursor moved between them: the attributes carry on).
-        chafa_canvas_config_set_optimizations(config, CHAFA_OPTIMIZATION_REUSE_ATTRIBUTES)
-        switch mode {
-        case .kitty: chafa_canvas_config_set_pixel_mode(config, CHAFA_PIXEL_MODE_KITTY)
-        case .sixel: chafa_canvas_config_set_pixel_mode(config, CHAFA_PIXEL_MODE_SIXELS)
-        case .blocks, .none:
-            chafa_canvas_config_set_pixel_mode(config, CHAFA_PIXEL_MODE_SYMBOLS)
-            chafa_canvas_config_set_canvas_mode(config, colors ? CHAFA_CANVAS_MODE_TRUECOLOR : CHAFA_CANVAS_MODE_FGBG)
-            if let symbols { chafa_canvas_config_set_symbol_map(config, symbols) }
-            // Half blocks of pictures already at one pixel per half cell: no search.
-            chafa_canvas_config_set_work_factor(config, 0)
-        }
-        return chafa_canvas_new(config)
-    }
-
     private func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(output, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                return
-            }
-            offset += written
-        }
+        TerminalOutput.write(text, to: output)
     }
 }
 
@@ -378,12 +332,8 @@ final class TerminalScaler: @unchecked Sendable {
                 Int32(width), Int32(height), AV_PIX_FMT_RGBA, Int32(SWS_BILINEAR), nil, nil, nil
             )
             guard let context else { return nil }
-            let scaled = Frame()
+            let scaled = try Self.rgbaFrame(width: width, height: height)
             let s = scaled.pointer
-            s.pointee.format = AV_PIX_FMT_RGBA.rawValue
-            s.pointee.width = Int32(width)
-            s.pointee.height = Int32(height)
-            try check(av_frame_get_buffer(s, 0), "terminal picture")
             let sourcePlanes: [UnsafePointer<UInt8>?] = [f.pointee.data.0, f.pointee.data.1, f.pointee.data.2, f.pointee.data.3].map { $0.map { UnsafePointer($0) } }
             let sourceStrides: [Int32] = [f.pointee.linesize.0, f.pointee.linesize.1, f.pointee.linesize.2, f.pointee.linesize.3]
             var planes: [UnsafeMutablePointer<UInt8>?] = [s.pointee.data.0, nil, nil, nil]
@@ -394,16 +344,22 @@ final class TerminalScaler: @unchecked Sendable {
         }
     }
 
+    /// A new RGBA frame with its buffer.
+    private static func rgbaFrame(width: Int, height: Int) throws -> Frame {
+        let frame = Frame()
+        frame.pointer.pointee.format = AV_PIX_FMT_RGBA.rawValue
+        frame.pointer.pointee.width = Int32(width)
+        frame.pointer.pointee.height = Int32(height)
+        try check(av_frame_get_buffer(frame.pointer, 0), "terminal picture")
+        return frame
+    }
+
     /// The RGBA picture turned clockwise by 90, 180 or 270 degrees.
     private static func turn(_ picture: Frame, width: Int, height: Int, by rotation: Int) throws -> ScaledPicture {
         let turned = rotation == 90 || rotation == 270
         let (outWidth, outHeight) = turned ? (height, width) : (width, height)
-        let out = Frame()
+        let out = try rgbaFrame(width: outWidth, height: outHeight)
         let o = out.pointer
-        o.pointee.format = AV_PIX_FMT_RGBA.rawValue
-        o.pointee.width = Int32(outWidth)
-        o.pointee.height = Int32(outHeight)
-        try check(av_frame_get_buffer(o, 0), "terminal picture")
         let inStride = Int(picture.pointer.pointee.linesize.0), outStride = Int(o.pointee.linesize.0)
         let source = UnsafeRawPointer(picture.pointer.pointee.data.0!).assumingMemoryBound(to: UInt32.self)
         let target = UnsafeMutableRawPointer(o.pointee.data.0!).assumingMemoryBound(to: UInt32.self)
