@@ -36,12 +36,13 @@ public final class MPRISService: @unchecked Sendable {
     /// - details: an item's probed tags.
     /// - followFeed: takes the feed file's changes in before a command, as
     ///   the socket's requests do.
+    /// - lost: told once why the bus connection ended (MPRIS is off then).
     public init(
         session: MediaSession, artwork: @escaping @Sendable (FeedItem) -> String?,
         details: @escaping @Sendable (FeedItem) -> MediaDetails?, followFeed: @escaping @Sendable () -> Void,
-        quit: @escaping @Sendable () -> Void
+        quit: @escaping @Sendable () -> Void, lost: @escaping @Sendable (String) -> Void
     ) throws {
-        bus = try SessionBus()
+        bus = try SessionBus(onLost: lost)
         self.session = session
         self.artwork = artwork
         self.details = details

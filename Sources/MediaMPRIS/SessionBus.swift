@@ -14,8 +14,13 @@ final class SessionBus: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private var thread: Thread?
 
+    /// Called once if the connection is lost (the bus restarted, the user
+    /// logged out): the thread has ended, and with it MPRIS.
+    private let onLost: @Sendable (String) -> Void
+
     /// Connects; throws the reason when there is no session bus.
-    init() throws(SessionBusError) {
+    init(onLost: @escaping @Sendable (String) -> Void) throws(SessionBusError) {
+        self.onLost = onLost
         var connection: OpaquePointer?
         let result = sd_bus_open_user(&connection)
         guard result >= 0, let connection else { throw SessionBusError(code: result, doing: "connect to the session bus") }
@@ -40,8 +45,9 @@ final class SessionBus: @unchecked Sendable {
         thread.start()
     }
 
-    /// Runs `body` on the bus thread, soon.
+    /// Runs `body` on the bus thread, soon (never, once the bus is gone).
     func perform(_ body: @escaping @Sendable (SessionBus) -> Void) {
+        guard !stopping.load(ordering: .acquiring) else { return }
         work.withLock { $0.append(body) }
         var one: UInt64 = 1
         _ = write(wake, &one, 8)
@@ -52,12 +58,19 @@ final class SessionBus: @unchecked Sendable {
         perform { _ in }
     }
 
+
     private func run() {
+        defer {
+            stopping.store(true, ordering: .releasing)
+            work.withLock { $0.removeAll() }
+        }
         while !stopping.load(ordering: .acquiring) {
-            while sd_bus_process(bus, nil) > 0 {}
+            guard processAll() else { return }
             for body in work.withLock({ pending in defer { pending.removeAll() }; return pending }) { body(self) }
             // What the work queued (signals) goes out with the next process.
-            if sd_bus_process(bus, nil) > 0 { continue }
+            let more = sd_bus_process(bus, nil)
+            if more < 0 { return lost(more) }
+            if more > 0 { continue }
             var descriptors = [
                 pollfd(fd: sd_bus_get_fd(bus), events: Int16(truncatingIfNeeded: sd_bus_get_events(bus)), revents: 0),
                 pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
@@ -71,12 +84,30 @@ final class SessionBus: @unchecked Sendable {
                 let microseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
                 timeout = deadline > microseconds ? Int32(clamping: (deadline - microseconds + 999) / 1000) : 0
             }
-            if poll(&descriptors, 2, timeout) < 0 && errno != EINTR { break }
+            if poll(&descriptors, 2, timeout) < 0 && errno != EINTR { return }
             if descriptors[1].revents != 0 {
                 var count: UInt64 = 0
                 _ = read(wake, &count, 8)
             }
         }
+    }
+}
+
+extension SessionBus {
+    /// Processes what the connection has; false when it is lost.
+    private func processAll() -> Bool {
+        while true {
+            let result = sd_bus_process(bus, nil)
+            if result < 0 {
+                lost(result)
+                return false
+            }
+            if result == 0 { return true }
+        }
+    }
+
+    private func lost(_ code: Int32) {
+        onLost(SessionBusError(code: code, doing: "stay on the session bus").description)
     }
 }
 

@@ -18,7 +18,14 @@ import TestKit
             for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { try await Task.sleep(for: .milliseconds(10)) }
         }
 
-        deinit { kill(daemon.pid, SIGKILL) }
+        deinit { stop() }
+
+        /// Ends the bus daemon (and reaps it).
+        func stop() {
+            guard daemon.isRunning else { return }
+            kill(daemon.pid, SIGKILL)
+            daemon.waitUntilExit()
+        }
     }
 
     final class World: UserHome, @unchecked Sendable {
@@ -62,6 +69,7 @@ import TestKit
 
     @Test func playerctlControlsTheBackgroundPlayer() async throws {
         let world = try await World()
+        defer { world.bus.stop() }
         let monitorOutput = world.folder.path + "/monitor.txt"
         let monitor = try ChildProcess("/usr/bin/dbus-monitor", ["--address", world.bus.address, "type='signal',path='/org/mpris/MediaPlayer2'"], environment: [:], stdout: monitorOutput)
         defer { kill(monitor.pid, SIGKILL) }
@@ -121,6 +129,7 @@ import TestKit
     /// follows the feed as the socket's requests do); its picture is the art.
     @Test func openUriFollowsTheFeedAndTheArtIsAFileURL() async throws {
         let world = try await World()
+        defer { world.bus.stop() }
         let picture = try await Fixtures.make("picture.png", Fixtures.images[0].arguments)
         #expect(try await world.run("toggle", "1").status == 0)
         defer { Task { _ = try? await world.run("quit") } }
@@ -133,10 +142,35 @@ import TestKit
         #expect(try await world.playerctl("metadata", "mpris:artUrl") == "file://" + picture)
     }
 
+    /// The bus going away (a logout, a restart) ends MPRIS with a line in the
+    /// log, and nothing spins: the idle daemon uses no CPU.
+    @Test func aLostBusEndsMPRISQuietly() async throws {
+        let world = try await World()
+        defer { world.bus.stop() }
+        #expect(try await world.run("toggle", "1").status == 0)
+        #expect(try await world.run("stop").status == 0)
+        let pid = try #require(world.daemonPID)
+        world.bus.stop()
+        try await Task.sleep(for: .milliseconds(300))
+        func cpuTicks() -> Int {
+            let fields = ((try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? "").split(separator: ")").last?.split(separator: " ") ?? []
+            return fields.count > 13 ? (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0) : -1
+        }
+        let before = cpuTicks()
+        try await Task.sleep(for: .seconds(1))
+        let used = cpuTicks() - before
+        #expect(before >= 0 && used <= 2, "\(used) ticks of CPU in a second with the bus gone")
+        #expect(try await world.run("status").status == 0, "the player still answers")
+        _ = try await world.run("quit")
+        let log = (try? String(contentsOfFile: world.folder.path + "/state/mediaplay/daemon.log", encoding: .utf8)) ?? ""
+        #expect(log.contains("MPRIS off: cannot stay on the session bus"), "\(log)")
+    }
+
     /// A second background player (another runtime directory) takes a name
     /// of its own; without a session bus the player runs as before.
     @Test func aSecondPlayerTakesAnInstanceNameAndNoBusIsNoMatter() async throws {
         let world = try await World()
+        defer { world.bus.stop() }
         #expect(try await world.run("toggle", "1").status == 0)
         defer { Task { _ = try? await world.run("quit") } }
         var other = world.environment

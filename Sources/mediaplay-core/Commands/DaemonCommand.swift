@@ -82,7 +82,8 @@ struct DaemonCommand: AsyncParsableCommand {
                 },
                 details: { item in ItemDetails.lookup([item], cache: cache).first ?? nil },
                 followFeed: followFeed,
-                quit: { daemon.quit() }
+                quit: { daemon.quit() },
+                lost: { logger.warning("MPRIS off: \($0)") }
             )
             logger.info("MPRIS: on the session bus as \(service.name)")
             return service
