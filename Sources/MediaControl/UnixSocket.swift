@@ -32,13 +32,15 @@ public final class UnixSocket: @unchecked Sendable {
     public static func listening(at path: String, backlog: Int32 = 128) throws(SocketError) -> UnixSocket {
         let socket = try make()
         var address = try socketAddress(path)
-        // The mode is set at creation, so the socket is never open to others.
-        let previousMask = umask(0o177)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket.descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        umask(previousMask)
         guard bound == 0 else { throw SocketError("bind \(path)") }
+        // Owner only. Not by a umask around bind: the umask is the process's,
+        // and a file another thread made meanwhile came out 0600 (a test saw
+        // a runtime directory made so). The daemon's socket sits in a 0700
+        // directory, so nobody else can reach it before this.
+        guard chmod(path, 0o600) == 0 else { throw SocketError("chmod \(path)") }
         guard listen(socket.descriptor, backlog) == 0 else { throw SocketError("listen \(path)") }
         return socket
     }
