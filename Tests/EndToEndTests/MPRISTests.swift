@@ -94,6 +94,14 @@ import TestKit
         _ = try await world.playerctl("position", "12")
         let position = Double(try await world.playerctl("position")) ?? 0
         #expect(abs(position - 12) < 0.05, "at 12 s: \(position)")
+        // SetPosition for another item's track id is ignored, as the specification says.
+        let stale = try await Mediaplay.start([
+            "--session", "--print-reply", "--dest=org.mpris.MediaPlayer2.mediaplay", "/org/mpris/MediaPlayer2",
+            "org.mpris.MediaPlayer2.Player.SetPosition", "objpath:/org/mediaplay/Item/Tone", "int64:3000000",
+        ], environment: world.environment, executable: "/usr/bin/dbus-send").wait()
+        #expect(stale.status == 0, "\(stale.stderr)")
+        let unmoved = Double(try await world.playerctl("position")) ?? 0
+        #expect(abs(unmoved - 12) < 0.05, "a stale track id moves nothing: \(unmoved)")
         _ = try await world.playerctl("play")
         #expect(try await world.playerctl("status") == "Playing")
 
