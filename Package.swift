@@ -79,7 +79,7 @@ let package = Package(
         .target(
             name: "MediaDaemon",
             dependencies: [
-                "MediaModel", "MediaControl", "MediaSession", "MediaFeed",
+                "MediaModel", "MediaControl", "MediaSession", "MediaEngine", "MediaFeed",
                 .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings

@@ -79,11 +79,15 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     /// Volume and mute, and the playlist's modes (absent from a daemon older than them).
     public var audio: AudioSettings?
     public var playlist: PlaylistMode?
+    /// Why the background player can show no pictures (no display where it
+    /// runs: a video plays its sound only); nil when windows open.
+    public var display: String?
 
     public init(
         current: ItemStatus?, items: [ItemStatus], feed: String, pid: Int32, version: String,
-        audio: AudioSettings? = nil, playlist: PlaylistMode? = nil
+        audio: AudioSettings? = nil, playlist: PlaylistMode? = nil, display: String? = nil
     ) {
+        self.display = display
         self.current = current
         self.items = items
         self.feed = feed

@@ -4,6 +4,7 @@ import MediaFeed
 import MediaModel
 import MediaControl
 import MediaSession
+import MediaEngine
 
 /// The socket's front end to the command layer: decodes a request, resolves
 /// its item against the feed as it is now, calls the session, encodes the
@@ -183,7 +184,7 @@ public final class ControlService: Sendable {
     private func daemonStatus() -> DaemonStatus {
         DaemonStatus(
             current: session.currentStatus(), items: session.activeStatuses(), feed: feed, pid: getpid(), version: version,
-            audio: session.audioShaping, playlist: session.playlistMode
+            audio: session.audioShaping, playlist: session.playlistMode, display: SDLVideoSink.displayProblem.map { "no display (\($0))" }
         )
     }
 }

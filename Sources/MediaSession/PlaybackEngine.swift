@@ -23,7 +23,7 @@ public protocol PlaybackHandle: AnyObject, Sendable {
     func pause()
     func resume()
     func seek(to seconds: Double)
-    /// Volume and mute, from the next decoded audio on.
+    /// Volume, mute and speed (see `Player.setShaping`).
     func setShaping(_ shaping: AudioSettings)
     /// Whether autoplay will play another item after this one: its audio
     /// device is then handed on before its last samples play (gapless);

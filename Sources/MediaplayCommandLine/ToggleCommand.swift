@@ -61,6 +61,11 @@ public struct ToggleCommand: ParsableCommand {
                 throw CLIError("item \(status.item) \"\(status.title)\": \(status.error ?? "playback failed")", exitCode: .failure)
             }
             print(StatusText.line(status))
+            // A video in a background player with no display: its sound only. Say so, and how to watch.
+            if status.kind == "video", [.playing, .downloading, .buffering].contains(status.state),
+               let problem = (try? client.call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self))?.display {
+                FileHandle.standardError.write(Data("mediaplay: the background player shows no pictures: \(problem); it plays the sound (to watch here: mediaplay play \(status.item))\n".utf8))
+            }
         }
     }
 }

@@ -42,6 +42,27 @@ import TestKit
         _ = try await world.run("quit")
     }
 
+    /// A video toggled in a background player with no display plays its
+    /// sound, and toggle says so, with how to watch it; `status` says why.
+    @Test func aVideoWithoutADisplaySaysHowToWatchIt() async throws {
+        let world = try await TwoTones()
+        let clip = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        world.feed = try world.folder.write("feed.json", #"[{"type": 2, "title": "Clip", "url": "file://\#(clip)"}]"#)
+        let toggled = try await world.run("toggle", "1")
+        #expect(toggled.stdout.hasPrefix("▶ playing 1 \"Clip\""), "\(toggled.stdout)\(toggled.stderr)")
+        #expect(toggled.stderr.contains("shows no pictures: no display (neither DISPLAY nor WAYLAND_DISPLAY is set); it plays the sound (to watch here: mediaplay play 1)"), "\(toggled.stderr)")
+        let status = try JSONSerialization.jsonObject(with: Data(try await world.run("status", "--json").stdout.utf8)) as? [String: Any]
+        #expect((status?["display"] as? String)?.hasPrefix("no display") == true)
+        _ = try await world.run("quit")
+
+        // With a display (SDL's dummy driver, asked for), nothing is said.
+        var withDisplay = world.environment
+        withDisplay["SDL_VIDEODRIVER"] = "dummy"
+        let shown = try await Mediaplay.run(["toggle", "1"], environment: withDisplay)
+        #expect(shown.status == 0 && !shown.stderr.contains("no pictures"), "\(shown.stderr)")
+        _ = try await Mediaplay.run(["quit"], environment: withDisplay)
+    }
+
     @Test func noWaitReportsTheRealStateAndTheRealError() async throws {
         let world = try await TwoTones()
         world.feed = try world.folder.write("feed.json", TwoTones.feed([("Gone", world.folder.path + "/gone.wav"), ("High tone", world.high)]))

@@ -53,17 +53,21 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
 
     public var dropsLateFrames: Bool { true }
 
+    /// Why no window can open here, or nil. Without a display server SDL
+    /// falls back to its invisible "offscreen" driver (after printing
+    /// Wayland's complaints): this says "no display" instead.
+    public static var displayProblem: String? {
+        let environment = ProcessInfo.processInfo.environment
+        guard environment["SDL_VIDEODRIVER"] == nil, environment["DISPLAY"] == nil, environment["WAYLAND_DISPLAY"] == nil else { return nil }
+        return "neither DISPLAY nor WAYLAND_DISPLAY is set"
+    }
+
     /// Fails when there is no display to open a window on.
     public init(title: String, rotation: Int = 0) throws {
         self.title = title
         self.rotation = rotation
-        // Without a display server SDL falls back to its invisible "offscreen"
-        // driver (after printing Wayland's complaints): say "no display" instead.
-        let environment = ProcessInfo.processInfo.environment
-        let requested = environment["SDL_VIDEODRIVER"].map { $0.lowercased() }
-        if requested == nil && environment["DISPLAY"] == nil && environment["WAYLAND_DISPLAY"] == nil {
-            throw FFmpegError(context: "no display", message: "neither DISPLAY nor WAYLAND_DISPLAY is set")
-        }
+        if let problem = Self.displayProblem { throw FFmpegError(context: "no display", message: problem) }
+        let requested = ProcessInfo.processInfo.environment["SDL_VIDEODRIVER"].map { $0.lowercased() }
         let started = DispatchSemaphore(value: 0)
         let failure = Mutex<String?>(nil)
         let waits = Mutex(false)
