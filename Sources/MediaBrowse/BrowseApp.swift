@@ -54,6 +54,8 @@ public final class BrowseApp: @unchecked Sendable {
     private let options: Options
     private let renderer: TerminalImageRenderer
     private var pictures: PictureStore!
+    /// The newest frame of each video playing in the view (no window here).
+    private var videoFrames: [ItemKey: RGBAPicture] = [:]
 
     // Confined to `queue`.
     private var feed: Feed
@@ -92,8 +94,8 @@ public final class BrowseApp: @unchecked Sendable {
     }
 
     public init(
-        feed: Feed, offline: String? = nil, cache: MediaCache?, backend: any PlaybackBackend, relay: MessageRelay, options: Options,
-        screen: FullScreen = FullScreen(), reload: @escaping @Sendable () throws -> (Feed, offline: String?)
+        feed: Feed, offline: String? = nil, cache: MediaCache?, backend: any PlaybackBackend, relay: MessageRelay, video: VideoRelay? = nil,
+        options: Options, screen: FullScreen = FullScreen(), reload: @escaping @Sendable () throws -> (Feed, offline: String?)
     ) {
         self.feed = feed
         self.offline = offline != nil
@@ -116,6 +118,12 @@ public final class BrowseApp: @unchecked Sendable {
             }
         }
         relay.connect { [self] text in self.queue.async { self.show(text) } }
+        video?.connect { [self] key, picture in
+            self.queue.async {
+                self.videoFrames[key] = picture
+                self.setNeedsDisplay()
+            }
+        }
     }
 
     /// Runs until the user quits (or a signal ends it); returns the exit status.
@@ -535,6 +543,11 @@ public final class BrowseApp: @unchecked Sendable {
     }
 
     private func pictureCell(_ index: Int, columns: Int, rows: Int, size: FullScreen.Size) -> PictureCell {
+        // A video playing here shows its newest frame instead of its thumbnail.
+        if options.imageMode != .none, let frame = videoFrames[feed.items[index].key] {
+            let image = renderer.render(frame, columns: columns, rows: rows, cellWidth: size.cellWidth ?? 10, cellHeight: size.cellHeight ?? 20)
+            return image.map { .image($0) } ?? .loading(nil)
+        }
         guard let source = pictureSource(feed.items[index]) else { return .none }
         guard options.imageMode != .none else { return .unavailable }
         switch pictures.state(of: source) {

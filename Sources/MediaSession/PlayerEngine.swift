@@ -20,8 +20,9 @@ public struct PlayerEngine: PlaybackEngine {
     public enum Video: Sendable {
         /// A window; no display means a video's audio only.
         case window
-        /// A window where there is a display, else the terminal (when given).
-        case auto(TerminalScreen?)
+        /// A window where there is a display, else pictures in the terminal
+        /// from `terminal` (the item, its rotation), when given.
+        case auto(terminal: (@Sendable (FeedItem, Int) -> any VideoSink)?)
         /// Pictures drawn in the terminal; with a recording, the RGBA frames
         /// scaled for it are hashed there instead (`--vo terminal --video-out`).
         case terminal(TerminalScreen, record: (@Sendable () -> any VideoSink)?)
@@ -85,7 +86,7 @@ public struct PlayerEngine: PlaybackEngine {
                     window.onInput(controls)
                     return window
                 } catch {
-                    if case let .auto(screen?) = video { return TerminalVideoSink(screen: screen, rotation: info.rotation) }
+                    if case let .auto(terminal?) = video { return terminal(item, info.rotation) }
                     report(.noDisplay(item, "\(error)", audioOnly: info.hasAudio && playsAudio))
                     return nil
                 }

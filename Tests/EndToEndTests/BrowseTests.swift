@@ -197,3 +197,41 @@ import TestKit
 enum Spinner {
     static let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
 }
+
+extension BrowseTests {
+    /// Where there is no window, a video plays in its own cell: its frames
+    /// replace the thumbnail while it plays, and the thumbnail comes back
+    /// when it ends.
+    @Test func aVideoPlaysInItsCellWithoutAWindow() async throws {
+        let world = try await World()
+        let session = try await world.browse(columns: 80, rows: 24)
+        let grid = await session.waitForScreen { $0.joined().contains("3 · video") && $0.joined().contains("▄") }
+        #expect(grid.matched)
+        // The third cell's picture rows: from under its top edge to its title.
+        func cell(_ screen: [String]) -> [String] {
+            guard let top = screen.firstIndex(where: { $0.contains("3 · video") }), let start = Self.column(of: "3 · video", in: screen[top]),
+                  let title = screen[top...].firstIndex(where: { $0.contains("Clip") }) else { return [] }
+            // Inside the borders (the selected cell's are heavier).
+            return screen[(top + 1)..<title].map { line in String(line.dropFirst(start).prefix(20)) }
+        }
+        let thumbnail = cell(grid.screen)
+        #expect(thumbnail.joined().contains("▄"), "the thumbnail: \(thumbnail)")
+        await session.send("Right")
+        await session.send("Right")
+        await session.send("Space")
+        let playing = await session.waitForScreen { $0.joined().contains("▶ 0:0") }
+        #expect(playing.matched, "\(playing.screen.joined(separator: "\n"))")
+        var frames: Set<[String]> = []
+        for _ in 0..<30 where frames.count < 3 {
+            frames.insert(cell(await session.screen()))
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(frames.count >= 3, "the cell shows moving frames")
+        #expect(frames.contains { $0 != thumbnail }, "frames, not the thumbnail")
+        // The clip lasts 2 s: then the thumbnail is back.
+        let back = await session.waitForScreen(timeout: 8) { $0.joined().contains("ended") && cell($0) == thumbnail }
+        #expect(back.matched, "the thumbnail after the end: \(cell(back.screen))")
+        await session.send("q")
+        _ = await session.waitForExit()
+    }
+}

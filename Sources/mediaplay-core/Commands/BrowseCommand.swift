@@ -53,10 +53,11 @@ struct BrowseCommand: AsyncParsableCommand {
             let loaded = try FeedLoading.load(location, cacheDirectory: cacheDirectory, announce: false)
             let cache = try CacheAccess.open(global)
             let relay = MessageRelay()
-            let backend = try makeBackend(feed: loaded.feed, cache: cache, relay: relay)
+            let video = VideoRelay()
+            let backend = try makeBackend(feed: loaded.feed, cache: cache, relay: relay, video: video)
             let terminal = TerminalInfo.detect(fd: STDOUT_FILENO, environment: environment)
             let options = BrowseApp.Options(imageMode: images ?? ImageMode.detect(environment: environment), colors: terminal.colors)
-            let app = BrowseApp(feed: loaded.feed, offline: loaded.offlineNotice, cache: cache, backend: backend, relay: relay, options: options, screen: screen) {
+            let app = BrowseApp(feed: loaded.feed, offline: loaded.offlineNotice, cache: cache, backend: backend, relay: relay, video: video, options: options, screen: screen) {
                 let reloaded = try FeedLoading.load(location, cacheDirectory: cacheDirectory, announce: false)
                 return (reloaded.feed, reloaded.offlineNotice)
             }
@@ -75,15 +76,16 @@ struct BrowseCommand: AsyncParsableCommand {
         }
     }
 
-    /// The background player when one runs for this feed, else a session here.
-    private func makeBackend(feed: Feed, cache: MediaCache, relay: MessageRelay) throws(CLIError) -> any PlaybackBackend {
+    /// The background player when one runs for this feed, else a session
+    /// here (its videos in a window, or where there is none in their cells).
+    private func makeBackend(feed: Feed, cache: MediaCache, relay: MessageRelay, video: VideoRelay) throws(CLIError) -> any PlaybackBackend {
         let identity = try BackgroundPlayer.feedIdentity(global)
         if let daemon = DaemonBackend.connect(BackgroundPlayer.paths(global), feed: identity) { return daemon }
         let positionsPath = BackgroundPlayer.stateDirectory(global) + "/positions.sqlite"
         let positions = try? PositionStore(path: positionsPath)
         // The background player's settings, so browse plays alike.
         let session = MediaSession(
-            feed: feed, store: cache, positions: positions, engine: PlayerEngine { relay.post("\($0)") },
+            feed: feed, store: cache, positions: positions, engine: PlayerEngine(video: .auto(terminal: video.terminalSink)) { relay.post("\($0)") },
             shaping: positions?.audioSettings() ?? AudioSettings(), playlist: positions?.playlistMode() ?? PlaylistMode()
         )
         if let positions {

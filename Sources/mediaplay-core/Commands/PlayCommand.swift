@@ -121,7 +121,10 @@ struct PlayCommand: AsyncParsableCommand {
                     throw CLIError("--vo terminal needs a terminal on standard output (or record frames with --video-out)", exitCode: .usage)
                 }
                 video = .terminal(screen, record: nil)
-            case (nil, .auto): video = .auto(screen)
+            case (nil, .auto):
+                var terminal: (@Sendable (FeedItem, Int) -> any VideoSink)?
+                if let screen { terminal = { _, rotation in TerminalVideoSink(screen: screen, rotation: rotation) } }
+                video = .auto(terminal: terminal)
             }
             let engine = PlayerEngine(clock: untimed ? .untimed : .realTime, audio: audio, video: video) { shortfall in
                 switch shortfall {

@@ -1,0 +1,52 @@
+import Foundation
+import MediaEngine
+import MediaFeed
+import MediaModel
+
+/// A video browse plays where there is no window: each frame becomes the
+/// item's picture (in its cell, and in the detail view) while it plays, and
+/// the thumbnail comes back when it ends or stops. Frames go through a
+/// `VideoRelay` to the view, which draws the newest at its next redraw (a
+/// view that cannot keep up skips frames).
+final class BrowseVideoSink: VideoSink, @unchecked Sendable {
+    private let key: ItemKey
+    private let relay: VideoRelay
+
+    init(key: ItemKey, relay: VideoRelay) {
+        self.key = key
+        self.relay = relay
+    }
+
+    var dropsLateFrames: Bool { true }
+
+    func present(_ frame: Frame, info: VideoFrameInfo) throws {
+        relay.post(key, try PictureDecoder.picture(from: frame, maxWidth: PictureStore.maximumSize.width, maxHeight: PictureStore.maximumSize.height))
+    }
+
+    func close() throws {
+        relay.post(key, nil)
+    }
+}
+
+/// Where browse's in-terminal video frames go: the view, once it runs (the
+/// engine is made before it).
+public final class VideoRelay: @unchecked Sendable {
+    private let lock = NSLock()
+    private var handler: (@Sendable (ItemKey, RGBAPicture?) -> Void)?
+
+    public init() {}
+
+    /// The engine's video output for browse: a window where there is a
+    /// display, else the item's cell and detail view.
+    public var terminalSink: @Sendable (FeedItem, Int) -> any VideoSink {
+        { [self] item, _ in BrowseVideoSink(key: item.key, relay: self) }
+    }
+
+    func post(_ key: ItemKey, _ picture: RGBAPicture?) {
+        lock.withLock { handler }?(key, picture)
+    }
+
+    func connect(_ handler: @escaping @Sendable (ItemKey, RGBAPicture?) -> Void) {
+        lock.withLock { self.handler = handler }
+    }
+}
