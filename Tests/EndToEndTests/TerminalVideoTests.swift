@@ -35,6 +35,24 @@ import TestKit
         #expect(ours.map(String.init) == reference, "the scaled frames are ffmpeg's")
     }
 
+    /// A portrait video (stored 160×120, shown turned a quarter clockwise):
+    /// turned upright before scaling, as ffmpeg's autorotation does, so its
+    /// 35×46 frames at 80×24 equal
+    ///   ffmpeg -i F -map 0:v -vf scale=35:46:flags=bilinear,format=rgba -f framemd5 -
+    @Test func aRotatedVideoIsScaledUprightAsFFmpegDoes() async throws {
+        let portrait = try await Fixtures.portraitVideo()
+        let folder = try TemporaryDirectory()
+        let hashes = folder.path + "/frames.txt"
+        let result = try await Mediaplay.run(
+            ["play", portrait, "--vo", "terminal", "--images", "blocks", "--video-out", hashes, "--no-audio", "--untimed"],
+            environment: ["COLUMNS": "80", "LINES": "24"]
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        let ours = try String(contentsOfFile: hashes, encoding: .utf8).split(separator: "\n").map { String($0.split(separator: " ")[1]) }
+        let reference = try await Fixtures.referenceFrameHashes(portrait, filters: "scale=35:46:flags=bilinear,format=rgba")
+        #expect(!ours.isEmpty && ours == reference, "the upright frames are ffmpeg's")
+    }
+
     @Test(arguments: [(80, 24), (160, 45)])
     func picturesMoveHoldWhenPausedAndTheTerminalIsRestored(_ columns: Int, _ rows: Int) async throws {
         let clip = try await Self.clip()
