@@ -10,17 +10,20 @@ import MediaModel
 /// view that cannot keep up skips frames).
 final class BrowseVideoSink: VideoSink, @unchecked Sendable {
     private let key: ItemKey
+    private let rotation: Int
     private let relay: VideoRelay
 
-    init(key: ItemKey, relay: VideoRelay) {
+    init(key: ItemKey, rotation: Int, relay: VideoRelay) {
         self.key = key
+        self.rotation = rotation
         self.relay = relay
     }
 
     var dropsLateFrames: Bool { true }
 
     func present(_ frame: Frame, info: VideoFrameInfo) throws {
-        relay.post(key, try PictureDecoder.picture(from: frame, maxWidth: PictureStore.maximumSize.width, maxHeight: PictureStore.maximumSize.height))
+        let size = PictureStore.maximumSize
+        relay.post(key, try PictureDecoder.picture(from: frame, maxWidth: size.width, maxHeight: size.height, rotation: rotation))
     }
 
     func close() throws {
@@ -39,7 +42,7 @@ public final class VideoRelay: @unchecked Sendable {
     /// The engine's video output for browse: a window where there is a
     /// display, else the item's cell and detail view.
     public var terminalSink: @Sendable (FeedItem, Int) -> any VideoSink {
-        { [self] item, _ in BrowseVideoSink(key: item.key, relay: self) }
+        { [self] item, rotation in BrowseVideoSink(key: item.key, rotation: rotation, relay: self) }
     }
 
     func post(_ key: ItemKey, _ picture: RGBAPicture?) {

@@ -71,10 +71,12 @@ public enum PictureDecoder {
         return (max(1, Int((displayWidth * factor).rounded())), max(1, Int((displayHeight * factor).rounded())))
     }
 
-    /// A decoded frame as an RGBA picture that fits the box (a video's
-    /// frame shown where a picture goes: browse).
-    public static func picture(from frame: Frame, maxWidth: Int, maxHeight: Int) throws(FFmpegError) -> RGBAPicture {
-        try scale(frame, maxWidth: maxWidth, maxHeight: maxHeight, name: "a video frame")
+    /// A decoded frame as an RGBA picture that fits the box, turned upright
+    /// by the stream's `rotation` (a video's frame shown where a picture
+    /// goes: browse).
+    public static func picture(from frame: Frame, maxWidth: Int, maxHeight: Int, rotation: Int = 0) throws -> RGBAPicture {
+        let upright = rotation == 0 ? nil : try TerminalScaler.upright(frame, rotation: rotation)
+        return try scale(upright ?? frame, maxWidth: maxWidth, maxHeight: maxHeight, name: "a video frame")
     }
 
     private static func scale(_ frame: Frame, maxWidth: Int, maxHeight: Int, name: String) throws(FFmpegError) -> RGBAPicture {

@@ -160,7 +160,8 @@ extension Player {
                     continue
                 }
                 let left = sink.queuedSeconds - sink.handOnLead
-                guard left > 0.001 else { return }
+                // Played out, or the device is gone (it cannot drain).
+                guard left > 0.001, sink.canPlayOut else { return }
                 if let clock = audioDeviceClock() { publishPosition(min(clock, audioPosition)) }
                 wait(until: Self.now() + min(0.1, left))
             }
@@ -180,6 +181,8 @@ extension Player {
         }
         // Stopped early: drop what a device still holds instead of playing it out.
         if stopped { audioSink?.discard() } else { playOut() }
+        // Stopped while playing out: what is left is dropped, not handed on.
+        if !stopped, condition.withLock({ stoppedEarly }) { audioSink?.discard() }
         // A picture stays on screen (and the player playing) until closed.
         if !stopped, condition.withLock({ info?.isImage == true && statistics.framesPresented > 0 }) {
             videoSink?.holdUntilDismissed()

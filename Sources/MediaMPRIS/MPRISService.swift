@@ -74,7 +74,11 @@ public final class MPRISService: @unchecked Sendable {
             for await event in events {
                 guard let self else { return }
                 switch event.event {
-                case .state: self.refresh()
+                case .state:
+                    // A pause, a resume or a new item: playback's own
+                    // progress is measured from here.
+                    seeks.rebase(event.status)
+                    self.refresh()
                 case .position:
                     guard event.status.id == self.session.currentStatus()?.id,
                           seeks.isJump(event.status, speed: self.session.audioShaping.speed) else { break }
@@ -91,14 +95,14 @@ public final class MPRISService: @unchecked Sendable {
     }
 
     /// Leaves the bus (the daemon quits).
+    /// Waits for the bus thread to end: nothing calls back into this after.
     public func stop() {
         watcher?.cancel()
-        bus.perform { [self] _ in
+        bus.stop { [self] _ in
             sd_bus_slot_unref(slots.root)
             sd_bus_slot_unref(slots.player)
             slots = (nil, nil)
         }
-        bus.stop()
     }
 
     /// Something may have changed (a state, the volume, a mode): signal the
@@ -244,7 +248,7 @@ public final class MPRISService: @unchecked Sendable {
         case "Volume":
             guard let value = reader.double(), value.isFinite else { return -EINVAL }
             // Volume 1.0 is 100 %; a level above 0 unmutes.
-            let level = Int((max(value, 0) * 100).rounded())
+            let level = Int((min(max(value, 0), 1.5) * 100).rounded())
             _ = session.setVolume(level)
             if level > 0 && session.audioShaping.muted { _ = session.setMuted(false) }
         case "Rate":
@@ -350,10 +354,19 @@ public final class MPRISService: @unchecked Sendable {
 struct SeekDetector {
     private var last: (key: ItemKey, position: Double, time: Double)?
 
-    mutating func isJump(_ status: ItemStatus, speed: Double) -> Bool {
+    /// A change of state: where the item stands now is the new baseline.
+    mutating func rebase(_ status: ItemStatus) {
+        last = (status.id, status.position, Self.now())
+    }
+
+    private static func now() -> Double {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
-        let now = Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+
+    mutating func isJump(_ status: ItemStatus, speed: Double) -> Bool {
+        let now = Self.now()
         defer { last = (status.id, status.position, now) }
         guard let last, last.key == status.id else { return false }
         let expected = last.position + (status.state == .playing ? (now - last.time) * speed : 0)

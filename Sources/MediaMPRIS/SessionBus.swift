@@ -13,6 +13,10 @@ final class SessionBus: @unchecked Sendable {
     private let work = Mutex<[@Sendable (SessionBus) -> Void]>([])
     private let stopping = Atomic<Bool>(false)
     private var thread: Thread?
+    /// Signalled when the thread has ended (stopped, or the bus lost).
+    private let ended = DispatchSemaphore(value: 0)
+    /// Run on the bus thread as it ends (the objects' slots let go).
+    private let last = Mutex<(@Sendable (SessionBus) -> Void)?>(nil)
 
     /// Called once if the connection is lost (the bus restarted, the user
     /// logged out): the thread has ended, and with it MPRIS.
@@ -53,9 +57,15 @@ final class SessionBus: @unchecked Sendable {
         _ = write(wake, &one, 8)
     }
 
-    func stop() {
+    /// Ends the thread after `finally` runs on it, and waits for that.
+    func stop(finally: @escaping @Sendable (SessionBus) -> Void = { _ in }) {
+        guard thread != nil else { return }
+        last.withLock { $0 = finally }
         stopping.store(true, ordering: .releasing)
-        perform { _ in }
+        var one: UInt64 = 1
+        _ = write(wake, &one, 8)
+        ended.wait()
+        ended.signal()  // a second stop returns at once
     }
 
 
@@ -63,6 +73,9 @@ final class SessionBus: @unchecked Sendable {
         defer {
             stopping.store(true, ordering: .releasing)
             work.withLock { $0.removeAll() }
+            last.withLock { $0 }?(self)
+            sd_bus_flush(bus)
+            ended.signal()
         }
         while !stopping.load(ordering: .acquiring) {
             guard processAll() else { return }

@@ -225,6 +225,7 @@ public final class MediaSession: @unchecked Sendable {
             announced = announced.filter { survives($0.key) }
             currentFeed = newFeed
             index = newIndex
+            if let key = current, let player = players[key], let item = itemLocked(key) { player.setFollowed(successorLocked(after: item) != nil) }
             if playlist.shuffle {
                 // The order stays; new items join it at random places.
                 let known = Set(shuffleOrder)
@@ -476,8 +477,12 @@ public final class MediaSession: @unchecked Sendable {
         }
         // The item skipped stops (its position kept), as in every player's
         // playlist: a paused one would hold its decoder and window for nothing.
-        if let active = lock.withLock({ current }), active != target { await stop(active) }
-        return try await play(target, from: 0)
+        // After the target starts: a front end following the current item
+        // (play's view) sees the new one start before the old one stop.
+        let skipped = lock.withLock { current }
+        let status = try await play(target, from: 0)
+        if let skipped, skipped != target { await stop(skipped) }
+        return status
     }
 
     /// When an item played to its end: the next one, as the modes say.

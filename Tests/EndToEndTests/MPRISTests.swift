@@ -105,6 +105,13 @@ import TestKit
         _ = try await world.playerctl("play")
         #expect(try await world.playerctl("status") == "Playing")
 
+        // A huge volume from a client is clamped to 150 %, not a crash.
+        let huge = try await Mediaplay.start([
+            "--session", "--print-reply", "--dest=org.mpris.MediaPlayer2.mediaplay", "/org/mpris/MediaPlayer2",
+            "org.freedesktop.DBus.Properties.Set", "string:org.mpris.MediaPlayer2.Player", "string:Volume", "variant:double:1e30",
+        ], environment: world.environment, executable: "/usr/bin/dbus-send").wait()
+        #expect(huge.status == 0, "\(huge.stderr)")
+        #expect((try await world.status()["audio"] as? [String: Any])?["volume"] as? Int == 150)
         _ = try await world.playerctl("volume", "0.5")
         #expect((try await world.status()["audio"] as? [String: Any])?["volume"] as? Int == 50)
         #expect(try await world.playerctl("volume") == "0.500000")

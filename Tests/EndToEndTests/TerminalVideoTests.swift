@@ -142,3 +142,28 @@ import TestKit
         #expect(await !terminal.modes().alternateScreen)
     }
 }
+
+extension TerminalVideoTests {
+    /// `>` in `play` goes on to the feed's next item and keeps playing it
+    /// (it used to end `play`: the item skipped stopped first); `<` comes back.
+    @Test func nextAndPreviousKeysInPlayMoveThroughTheFeed() async throws {
+        let home = try await UserHome()
+        let tone = try await Fixtures.make("tone-30s.wav", ["-f", "lavfi", "-i", "sine=duration=30", "-c:a", "pcm_s16le"])
+        home.feed = try home.folder.write("feed.json", """
+            [{"type": 1, "title": "First tone", "url": "file://\(tone)"}, {"type": 1, "title": "Second tone", "url": "file://\(tone)"}]
+            """)
+        var environment = home.environment
+        environment["SDL_DISKAUDIOFILE"] = "/dev/null"
+        let terminal = try await TerminalSession(columns: 100, rows: 10, [Mediaplay.executable, "play", "1"], environment: environment)
+        #expect(await terminal.shows { $0.joined().contains("▶") && $0.joined().contains("First tone") })
+        await terminal.send(">")
+        let moved = await terminal.waitForScreen { $0.joined().contains("▶") && $0.joined().contains("Second tone") }
+        #expect(moved.matched, "\(moved.screen.joined(separator: "\n"))")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(await terminal.waitForExit(timeout: 0.1) == nil, "play goes on with the next item")
+        await terminal.send("<")
+        #expect(await terminal.shows { $0.joined().contains("▶") && $0.joined().contains("First tone") })
+        await terminal.send("q")
+        #expect(await terminal.waitForExit()?.status == 0)
+    }
+}

@@ -63,6 +63,11 @@ final class SDLAudioDevice: @unchecked Sendable {
     /// Whether the device is still there to play (not discarded or closed).
     var isOpen: Bool { lock.withLock { device != 0 || released } }
 
+    /// Open, playing (not paused) and not cut off: what it holds will play.
+    var canDrain: Bool {
+        lock.withLock { device != 0 && !paused } && !ring.interrupted.load(ordering: .acquiring)
+    }
+
     /// The first samples are queued: the device starts pulling (unless paused).
     func start() {
         lock.withLock {
@@ -147,9 +152,11 @@ final class SDLAudioDevice: @unchecked Sendable {
         }
     }
 
-    /// Plays what is queued, then closes (blocks that long).
+    /// Plays what is queued, then closes (blocks that long); a device that
+    /// cannot drain (paused, cut off) closes at once.
     func closeWhenPlayed() {
         guard isOpen else { return }
+        guard canDrain else { return discard() }
         ring.waitUntilFill(atMost: 0)
         // What SDL and the sound server still hold.
         SDL_Delay(UInt32(1000 * 2048 / max(format.sampleRate, 1)))

@@ -81,6 +81,8 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
 
     public var handOnLead: Double { handoff != nil && handsOn.load(ordering: .relaxed) ? AudioHandoff.lead : 0 }
 
+    public var canPlayOut: Bool { device?.canDrain ?? false }
+
     public func interrupt() { device?.ring.interrupt() }
     public func flush() { device?.flush() }
     public func pause() { device?.pause() }
@@ -105,8 +107,9 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
         }
         device.ring.waitUntilFill(atMost: Int(AudioHandoff.lead * device.bytesPerSecond))
         current.withLock { $0.device = nil }
-        // Stopped while waiting: nothing to hand on.
-        if device.isOpen { handoff.keep(device) }
+        // Stopped, paused or lost meanwhile: nothing to hand on (a pause from
+        // here on no longer reaches the device).
+        if device.canDrain { handoff.keep(device) } else { device.discard() }
     }
 }
 
@@ -125,7 +128,12 @@ public final class AudioHandoff: Sendable {
 
     func keep(_ device: SDLAudioDevice) {
         let mine = generation.add(1, ordering: .relaxed).newValue
-        held.withLock { $0 = (device, mine) }
+        let replaced = held.withLock { current -> SDLAudioDevice? in
+            defer { current = (device, mine) }
+            return current?.device
+        }
+        // One held at a time: an earlier one (never taken) plays out and closes.
+        if let replaced { queue.async { replaced.closeWhenPlayed() } }
         // Nobody came for it: let it play out (a little after its end, so a
         // late next item still finds it) and close.
         queue.asyncAfter(deadline: .now() + device.queuedSeconds + 0.25) { [self] in
@@ -142,7 +150,7 @@ public final class AudioHandoff: Sendable {
     /// another format first plays out (the formats cannot join).
     func take(_ format: AudioFormat) -> SDLAudioDevice? {
         guard let device = held.withLock({ current in defer { current = nil }; return current?.device }) else { return nil }
-        guard device.format == format, device.isOpen else {
+        guard device.format == format, device.canDrain else {
             device.closeWhenPlayed()
             return nil
         }

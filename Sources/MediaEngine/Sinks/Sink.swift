@@ -34,6 +34,8 @@ public protocol AudioSink: AnyObject, Sendable {
     var queuedSeconds: Double { get }
     /// Seconds left to play when `close` hands the device on (0: it plays out).
     var handOnLead: Double { get }
+    /// The device still plays what it holds (false once it is gone or cut off).
+    var canPlayOut: Bool { get }
 }
 
 extension AudioSink {
@@ -48,6 +50,7 @@ extension AudioSink {
     public func handOnAtEnd(_ yes: Bool) {}
     public var queuedSeconds: Double { 0 }
     public var handOnLead: Double { 0 }
+    public var canPlayOut: Bool { true }
 }
 
 /// A decoded picture as sinks see it.

@@ -356,7 +356,7 @@ final class TerminalScaler: @unchecked Sendable {
     /// The decoded picture turned clockwise by `rotation` (ffmpeg's
     /// `transpose=clock`, `hflip,vflip` or `transpose=cclock`), for planar
     /// 8-bit formats whose chroma is subsampled alike both ways; nil for others.
-    private static func upright(_ frame: Frame, rotation: Int) throws -> Frame? {
+    static func upright(_ frame: Frame, rotation: Int) throws -> Frame? {
         let f = frame.pointer
         let format = AVPixelFormat(f.pointee.format)
         let chromaShift: Int
