@@ -54,8 +54,11 @@ public final class BrowseApp: @unchecked Sendable {
     private let options: Options
     private let renderer: TerminalImageRenderer
     private var pictures: PictureStore!
-    /// The newest frame of each video playing in the view (no window here).
+    /// The newest frame of each video playing in the view (no window here),
+    /// and that frame rendered for the size last drawn: a redraw for another
+    /// reason (a spinner, a key) does not render it again.
     private var videoFrames: [ItemKey: RGBAPicture] = [:]
+    private var renderedFrames: [ItemKey: (columns: Int, rows: Int, image: TerminalImage?)] = [:]
 
     // Confined to `queue`.
     private var feed: Feed
@@ -121,6 +124,7 @@ public final class BrowseApp: @unchecked Sendable {
         video?.connect { [self] key, picture in
             self.queue.async {
                 self.videoFrames[key] = picture
+                self.renderedFrames[key] = nil
                 self.setNeedsDisplay()
             }
         }
@@ -544,8 +548,15 @@ public final class BrowseApp: @unchecked Sendable {
 
     private func pictureCell(_ index: Int, columns: Int, rows: Int, size: FullScreen.Size) -> PictureCell {
         // A video playing here shows its newest frame instead of its thumbnail.
-        if options.imageMode != .none, let frame = videoFrames[feed.items[index].key] {
-            let image = renderer.render(frame, columns: columns, rows: rows, cellWidth: size.cellWidth ?? 10, cellHeight: size.cellHeight ?? 20)
+        let key = feed.items[index].key
+        if options.imageMode != .none, let frame = videoFrames[key] {
+            var image: TerminalImage?
+            if let rendered = renderedFrames[key], rendered.columns == columns, rendered.rows == rows {
+                image = rendered.image
+            } else {
+                image = renderer.render(frame, columns: columns, rows: rows, cellWidth: size.cellWidth ?? 10, cellHeight: size.cellHeight ?? 20)
+                renderedFrames[key] = (columns, rows, image)
+            }
             return image.map { .image($0) } ?? .loading(nil)
         }
         guard let source = pictureSource(feed.items[index]) else { return .none }

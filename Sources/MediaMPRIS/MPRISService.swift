@@ -66,7 +66,8 @@ public final class MPRISService: @unchecked Sendable {
         let added = mp_mpris_add(bus.bus, Self.path, handlers, &root, &player)
         guard added >= 0 else { throw SessionBusError(code: added, doing: "publish the MPRIS objects") }
         slots = (root, player)
-        for property in Self.signalled { announced[property] = snapshot(property) }
+        let reading = Reading(session)
+        for property in Self.signalled { announced[property] = snapshot(property, reading) }
         bus.start()
         let events = session.events()
         watcher = Task { [weak self] in
@@ -110,8 +111,9 @@ public final class MPRISService: @unchecked Sendable {
     public func refresh() {
         bus.perform { [self] bus in
             var changed: [String] = []
+            let reading = Reading(session)
             for property in Self.signalled {
-                let now = snapshot(property)
+                let now = snapshot(property, reading)
                 if announced[property] != now {
                     announced[property] = now
                     changed.append(property)
@@ -129,16 +131,42 @@ public final class MPRISService: @unchecked Sendable {
 
     // MARK: - Reading the session
 
-    private var current: (item: FeedItem, status: ItemStatus)? {
-        guard let status = session.currentStatus(), let item = session.item(for: status.id) else { return nil }
-        return (item, status)
-    }
+    /// The session as one refresh or one property read sees it: each part
+    /// read once, and only if a property needs it (`canStep` walks the
+    /// playlist's order; the tags come from the cache's index).
+    final class Reading {
+        private let session: MediaSession
+        init(_ session: MediaSession) { self.session = session }
 
-    var playbackStatus: String {
-        switch current?.status.state {
-        case .playing?, .buffering?, .downloading?: return "Playing"
-        case .paused?: return "Paused"
-        default: return "Stopped"
+        lazy var current: (item: FeedItem, status: ItemStatus)? = {
+            guard let status = session.currentStatus(), let item = session.item(for: status.id) else { return nil }
+            return (item, status)
+        }()
+        lazy var canStep = session.canStep
+        lazy var shaping = session.audioShaping
+        lazy var playlist = session.playlistMode
+
+        var playbackStatus: String {
+            switch current?.status.state {
+            case .playing?, .buffering?, .downloading?: return "Playing"
+            case .paused?: return "Paused"
+            default: return "Stopped"
+            }
+        }
+
+        var volume: Double { shaping.muted ? 0 : Double(shaping.volume) / 100 }
+
+        var loopStatus: String {
+            switch playlist.repeat {
+            case .off: return "None"
+            case .one: return "Track"
+            case .all: return "Playlist"
+            }
+        }
+
+        var canSeek: Bool {
+            guard let (item, status) = current else { return false }
+            return item.kind != .image && status.duration != nil
         }
     }
 
@@ -156,8 +184,8 @@ public final class MPRISService: @unchecked Sendable {
         return "/org/mediaplay/Item/" + (element.isEmpty ? "_" : element)
     }
 
-    var metadata: [(String, MPRISValue)] {
-        guard let (item, status) = current else { return [("mpris:trackid", .objectPath(Self.noTrack))] }
+    func metadata(_ reading: Reading) -> [(String, MPRISValue)] {
+        guard let (item, status) = reading.current else { return [("mpris:trackid", .objectPath(Self.noTrack))] }
         var entries: [(String, MPRISValue)] = [("mpris:trackid", .objectPath(Self.trackID(item.key))), ("xesam:title", .string(item.title))]
         if let duration = status.duration { entries.append(("mpris:length", .int64(Int64((duration * 1e6).rounded())))) }
         if let url = item.source?.description {
@@ -171,24 +199,6 @@ public final class MPRISService: @unchecked Sendable {
         return entries
     }
 
-    var volume: Double {
-        let shaping = session.audioShaping
-        return shaping.muted ? 0 : Double(shaping.volume) / 100
-    }
-
-    var loopStatus: String {
-        switch session.playlistMode.repeat {
-        case .off: return "None"
-        case .one: return "Track"
-        case .all: return "Playlist"
-        }
-    }
-
-    var canSeek: Bool {
-        guard let (item, status) = current else { return false }
-        return item.kind != .image && status.duration != nil
-    }
-
     /// A property's value, compared to know whether to signal it.
     enum PropertySnapshot: Equatable {
         case string(String)
@@ -197,27 +207,27 @@ public final class MPRISService: @unchecked Sendable {
         case metadata([String])
     }
 
-    private func snapshot(_ property: String) -> PropertySnapshot {
+    private func snapshot(_ property: String, _ reading: Reading) -> PropertySnapshot {
         switch property {
-        case "PlaybackStatus": return .string(playbackStatus)
-        case "LoopStatus": return .string(loopStatus)
-        case "Rate": return .double(session.audioShaping.speed)
-        case "Shuffle": return .bool(session.playlistMode.shuffle)
-        case "Metadata": return .metadata(metadata.map { "\($0.0)=\($0.1)" })
-        case "Volume": return .double(volume)
-        case "CanGoNext": return .bool(session.canStep.next)
-        case "CanGoPrevious": return .bool(session.canStep.previous)
-        case "CanPlay": return .bool(current != nil || session.canStep.next)
-        case "CanPause": return .bool(current?.item.kind.map { $0 != .image } ?? false)
-        case "CanSeek": return .bool(canSeek)
+        case "PlaybackStatus": return .string(reading.playbackStatus)
+        case "LoopStatus": return .string(reading.loopStatus)
+        case "Rate": return .double(reading.shaping.speed)
+        case "Shuffle": return .bool(reading.playlist.shuffle)
+        case "Metadata": return .metadata(metadata(reading).map { "\($0.0)=\($0.1)" })
+        case "Volume": return .double(reading.volume)
+        case "CanGoNext": return .bool(reading.canStep.next)
+        case "CanGoPrevious": return .bool(reading.canStep.previous)
+        case "CanPlay": return .bool(reading.current != nil || reading.canStep.next)
+        case "CanPause": return .bool(reading.current?.item.kind.map { $0 != .image } ?? false)
+        case "CanSeek": return .bool(reading.canSeek)
         default: return .bool(false)
         }
     }
 
-
     // MARK: - Serving the bus (bus thread)
 
     fileprivate func get(_ interface: String, _ property: String, into writer: MessageWriter) -> Int32 {
+        let reading = Reading(session)
         switch property {
         case "CanQuit", "CanControl": writer.bool(true)
         case "CanRaise", "HasTrackList": writer.bool(false)
@@ -227,16 +237,16 @@ public final class MPRISService: @unchecked Sendable {
         case "SupportedMimeTypes":
             writer.strings(["audio/mpeg", "audio/mp4", "audio/aac", "audio/ogg", "audio/opus", "audio/flac", "audio/wav", "video/mp4", "video/webm", "video/x-matroska", "image/jpeg", "image/png"])
         case "PlaybackStatus", "LoopStatus":
-            writer.string(property == "PlaybackStatus" ? playbackStatus : loopStatus)
-        case "Rate": writer.double(session.audioShaping.speed)
+            writer.string(property == "PlaybackStatus" ? reading.playbackStatus : reading.loopStatus)
+        case "Rate": writer.double(reading.shaping.speed)
         case "MinimumRate": writer.double(AudioSettings.speeds.lowerBound)
         case "MaximumRate": writer.double(AudioSettings.speeds.upperBound)
-        case "Shuffle": writer.bool(session.playlistMode.shuffle)
-        case "Metadata": writer.dictionary(metadata)
-        case "Volume": writer.double(volume)
-        case "Position": writer.int64(Int64(((current?.status.position ?? 0) * 1e6).rounded()))
+        case "Shuffle": writer.bool(reading.playlist.shuffle)
+        case "Metadata": writer.dictionary(metadata(reading))
+        case "Volume": writer.double(reading.volume)
+        case "Position": writer.int64(Int64(((reading.current?.status.position ?? 0) * 1e6).rounded()))
         default:
-            guard case let .bool(value) = snapshot(property) else { return -ENOENT }
+            guard case let .bool(value) = snapshot(property, reading) else { return -ENOENT }
             writer.bool(value)
         }
         return 0
@@ -255,7 +265,7 @@ public final class MPRISService: @unchecked Sendable {
             guard let value = reader.double(), value.isFinite else { return -EINVAL }
             // The specification: a rate of 0 acts as Pause.
             if value <= 0 {
-                if let status = current?.status { session.pause(status.id) }
+                if let status = Reading(session).current?.status { session.pause(status.id) }
             } else {
                 _ = session.setSpeed(value)
             }
@@ -280,7 +290,8 @@ public final class MPRISService: @unchecked Sendable {
         followFeed()
         let reader = MessageReader(message: message)
         let session = self.session
-        let current = self.current
+        let reading = Reading(session)
+        let current = reading.current
         switch member {
         case "Raise": break
         case "Quit": quit()
@@ -296,7 +307,7 @@ public final class MPRISService: @unchecked Sendable {
             waitBriefly { _ = member == "Next" ? try? await session.next() : try? await session.previous() }
         case "Seek":
             guard let offset = reader.int64() else { return -EINVAL }
-            if let status = current?.status, canSeek {
+            if let status = current?.status, reading.canSeek {
                 let target = status.position + Double(offset) / 1e6
                 // Past the end is the next item, as the specification says.
                 if let duration = status.duration, target >= duration {
@@ -308,7 +319,7 @@ public final class MPRISService: @unchecked Sendable {
         case "SetPosition":
             guard let track = reader.string("o"), let position = reader.int64() else { return -EINVAL }
             // A stale track id (another item now) is ignored, as specified.
-            if let status = current?.status, track == Self.trackID(status.id), position >= 0, canSeek,
+            if let status = current?.status, track == Self.trackID(status.id), position >= 0, reading.canSeek,
                status.duration.map({ Double(position) / 1e6 <= $0 }) ?? true {
                 try? session.seek(status.id, to: Double(position) / 1e6)
             }

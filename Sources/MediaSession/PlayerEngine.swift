@@ -18,11 +18,10 @@ public struct PlayerEngine: PlaybackEngine {
     }
 
     public enum Video: Sendable {
-        /// A window; no display means a video's audio only.
-        case window
-        /// A window where there is a display, else pictures in the terminal
-        /// from `terminal` (the item, its rotation), when given.
-        case auto(terminal: (@Sendable (FeedItem, Int) -> any VideoSink)?)
+        /// A window. Where there is no display, `fallback` (the item, its
+        /// rotation) makes the output instead (pictures in the terminal);
+        /// without one, a video plays its audio only.
+        case window(fallback: (@Sendable (FeedItem, Int) -> any VideoSink)? = nil)
         /// Pictures drawn in the terminal; with a recording, the RGBA frames
         /// scaled for it are hashed there instead (`--vo terminal --video-out`).
         case terminal(TerminalScreen, record: (@Sendable () -> any VideoSink)?)
@@ -56,7 +55,7 @@ public struct PlayerEngine: PlaybackEngine {
     /// The device between two items, so autoplay is gapless.
     let handoff = AudioHandoff()
 
-    public init(clock: PlaybackClock = .realTime, audio: Audio = .device, video: Video = .window, report: @escaping @Sendable (Shortfall) -> Void) {
+    public init(clock: PlaybackClock = .realTime, audio: Audio = .device, video: Video = .window(), report: @escaping @Sendable (Shortfall) -> Void) {
         self.clock = clock
         self.audio = audio
         self.video = video
@@ -80,13 +79,13 @@ public struct PlayerEngine: PlaybackEngine {
             case .off: return nil
             case let .sink(make): return make()
             case let .terminal(screen, record): return TerminalVideoSink(screen: screen, rotation: info.rotation, record: record?())
-            case .window, .auto:
+            case let .window(fallback):
                 do {
                     let window = try SDLVideoSink(title: item.title, rotation: info.rotation)
                     window.onInput(controls)
                     return window
                 } catch {
-                    if case let .auto(terminal?) = video { return terminal(item, info.rotation) }
+                    if let fallback { return fallback(item, info.rotation) }
                     report(.noDisplay(item, "\(error)", audioOnly: info.hasAudio && playsAudio))
                     return nil
                 }

@@ -107,7 +107,12 @@ public enum TerminalOutput {
     /// Writes all of `text` to `descriptor` (one write where the kernel
     /// allows; interrupted and partial writes go on; an error drops the rest).
     public static func write(_ text: String, to descriptor: Int32) {
-        var bytes = Array(text.utf8)
+        write(Array(text.utf8), to: descriptor)
+    }
+
+    /// The same for bytes already encoded (a video frame).
+    public static func write(_ bytes: [UInt8], to descriptor: Int32) {
+        var bytes = bytes
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }

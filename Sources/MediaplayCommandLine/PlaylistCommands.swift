@@ -87,7 +87,7 @@ public struct ShuffleCommand: ParsableCommand {
     public func run() throws {
         try runReportingErrors {
             var request = ControlRequest(id: nil, cmd: .playlist)
-            request.shuffle = try PlaylistText.onOff(state, command: "shuffle")
+            request.shuffle = try OnOff.parse(state, command: "shuffle")
             try PlaylistText.send(request, global: global, json: json)
         }
     }
@@ -113,14 +113,15 @@ public struct AutoplayCommand: ParsableCommand {
     public func run() throws {
         try runReportingErrors {
             var request = ControlRequest(id: nil, cmd: .playlist)
-            request.autoplay = try PlaylistText.onOff(state, command: "autoplay")
+            request.autoplay = try OnOff.parse(state, command: "autoplay")
             try PlaylistText.send(request, global: global, json: json)
         }
     }
 }
 
-enum PlaylistText {
-    static func onOff(_ word: String?, command: String) throws(CLIError) -> Bool? {
+/// `on` or `off` on the command line (nil: not given): mute, shuffle, autoplay.
+enum OnOff {
+    static func parse(_ word: String?, command: String) throws(CLIError) -> Bool? {
         switch word {
         case nil: return nil
         case "on": return true
@@ -128,7 +129,9 @@ enum PlaylistText {
         case let other?: throw CLIError("\(command) takes on or off, not \"\(other)\"", exitCode: .usage)
         }
     }
+}
 
+enum PlaylistText {
     static func step(_ command: ControlRequest.Command, global: GlobalOptions) throws(CLIError) {
         print(StatusText.line(try BackgroundPlayer.call(ControlRequest(id: nil, cmd: command), as: ItemStatus.self, global)))
     }

@@ -20,7 +20,9 @@ public struct ToggleCommand: ParsableCommand {
             Prints the new state in one line. An audio or video item that is not cached \
             plays while it downloads, as soon as its first bytes are in; a picture is \
             downloaded first, with its progress (--no-wait returns as soon as the item \
-            plays or fails, or its download has started).
+            plays or fails, or its download has started). A video in a background \
+            player with no display plays its sound, and toggle says how to watch it \
+            in this terminal (mediaplay play N).
 
             Exit status: 0 ok, 1 the file cannot be played, 65 invalid item, 66 no such \
             item, 69 download failed or the background player unreachable.

@@ -71,12 +71,7 @@ public struct MuteCommand: ParsableCommand {
     public func run() throws {
         try runReportingErrors {
             var request = ControlRequest(id: nil, cmd: .mute)
-            switch state {
-            case nil: break
-            case "on": request.on = true
-            case "off": request.on = false
-            case let other?: throw CLIError("mute takes on or off, not \"\(other)\"", exitCode: .usage)
-            }
+            request.on = try OnOff.parse(state, command: "mute")
             try AudioSettingsText.send(request, global: global, json: json)
         }
     }

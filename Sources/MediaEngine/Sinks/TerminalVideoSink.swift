@@ -83,6 +83,8 @@ public final class TerminalScreen: @unchecked Sendable {
     // The drawing thread's own.
     /// The chafa canvas, made once per area and picture size.
     private var canvas: (area: PictureArea, width: Int, height: Int, canvas: OpaquePointer)?
+    /// The largest frame written so far: the next one's buffer is made that big.
+    private var outputCapacity = 4096
     private let chafa: ChafaTerminal
 
     static let enterSequence = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[?7l\u{1B}[2J"
@@ -186,36 +188,42 @@ public final class TerminalScreen: @unchecked Sendable {
                 return (picture, status, redraw)
             }
             guard let work else { break }
-            var text = ""
-            if !lock.withLock({ entered }) {
-                text += Self.enterSequence
-                lock.withLock { entered = true }
-            }
-            if work.redraw { text += "\u{1B}[2J" }
-            if let picture = work.picture, let drawn = draw(picture.frame, rotation: picture.rotation, scaler: picture.scaler) { text += drawn }
+            // One buffer per frame, bytes from the start (a frame of blocks at
+            // 160×45 is some 200 kB: no String in between to copy).
             let area = pictureArea()
+            var out: [UInt8] = []
+            out.reserveCapacity(outputCapacity)
+            let entering = lock.withLock { () -> Bool in
+                defer { entered = true }
+                return !entered
+            }
+            if entering { out += Self.enterSequence.utf8 }
+            if work.redraw { out += "\u{1B}[2J".utf8 }
+            if let picture = work.picture { draw(picture.frame, rotation: picture.rotation, scaler: picture.scaler, in: area, into: &out) }
             // The status line, on the bottom row, cut to the width.
-            text += "\u{1B}[\(area.rows + 1);1H\u{1B}[0m" + DisplayWidth.truncate(DisplayWidth.singleLine(work.status ?? ""), to: area.columns) + "\u{1B}[K"
-            write(text)
+            out += "\u{1B}[\(area.rows + 1);1H\u{1B}[0m".utf8
+            out += DisplayWidth.truncate(DisplayWidth.singleLine(work.status ?? ""), to: area.columns).utf8
+            out += "\u{1B}[K".utf8
+            outputCapacity = max(outputCapacity, out.count)
+            TerminalOutput.write(out, to: output)
         }
-        write(Self.leaveSequence)
+        TerminalOutput.write(Self.leaveSequence, to: output)
         lock.withLock {
             thread = nil
             lock.broadcast()
         }
     }
 
-    /// The picture's escape sequences, starting from the top left.
-    private func draw(_ frame: Frame, rotation: Int, scaler: TerminalScaler) -> String? {
-        let area = pictureArea()
-        guard let scaled = try? scaler.scale(frame, into: area, rotation: rotation) else { return nil }
+    /// Appends the picture's escape sequences, from its top left.
+    private func draw(_ frame: Frame, rotation: Int, scaler: TerminalScaler, in area: PictureArea, into out: inout [UInt8]) {
+        guard let scaled = try? scaler.scale(frame, into: area, rotation: rotation) else { return }
         if mode == .blocks && colors {
             // Already one pixel per half cell: each cell is ▄ in the two
             // colours, written directly (chafa would resample the picture
             // eight times over per side to match symbols: a third of a core
             // at 160×45, measured in docs/PERFORMANCE.md).
             let (columns, rows) = area.cells(for: scaled)
-            return HalfBlocks.render(scaled, left: 1 + (area.columns - columns) / 2, top: 1 + (area.rows - rows) / 2)
+            return HalfBlocks.render(scaled, left: 1 + (area.columns - columns) / 2, top: 1 + (area.rows - rows) / 2, into: &out)
         }
         if canvas == nil || canvas!.area != area || canvas!.width != scaled.width || canvas!.height != scaled.height {
             if let canvas { ChafaTerminal.release(canvas.canvas) }
@@ -224,28 +232,25 @@ public final class TerminalScreen: @unchecked Sendable {
             canvas = chafa.canvas(columns: columns, rows: rows, cellWidth: area.cellWidth, cellHeight: area.cellHeight, colors: colors, reuseAttributes: true)
                 .map { (area, scaled.width, scaled.height, $0) }
         }
-        guard let canvas = canvas?.canvas else { return nil }
+        guard let canvas = canvas?.canvas else { return }
         let f = scaled.frame.pointer
-        guard let text = chafa.print(canvas, pixels: f.pointee.data.0!, width: scaled.width, height: scaled.height, stride: Int(f.pointee.linesize.0)) else { return nil }
+        guard let text = chafa.print(canvas, pixels: f.pointee.data.0!, width: scaled.width, height: scaled.height, stride: Int(f.pointee.linesize.0)) else { return }
         let (columns, rows) = area.cells(for: scaled)
         // Centred in the area.
         let left = 1 + (area.columns - columns) / 2
         let top = 1 + (area.rows - rows) / 2
         if mode.usesPixels {
             // kitty: earlier pictures are deleted, or the terminal keeps them all.
-            let clear = mode == .kitty ? "\u{1B}_Ga=d\u{1B}\\" : ""
-            return clear + "\u{1B}[\(top);\(left)H" + text
+            if mode == .kitty { out += "\u{1B}_Ga=d\u{1B}\\".utf8 }
+            out += "\u{1B}[\(top);\(left)H".utf8
+            out += text.utf8
+            return
         }
-        var out = ""
-        out.reserveCapacity(text.utf8.count + rows * 10)
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).prefix(rows).enumerated() {
-            out += "\u{1B}[\(top + index);\(left)H" + line
+            out += "\u{1B}[\(top + index);\(left)H".utf8
+            out += line.utf8
         }
-        return out + "\u{1B}[0m"
-    }
-
-    private func write(_ text: String) {
-        TerminalOutput.write(text, to: output)
+        out += "\u{1B}[0m".utf8
     }
 }
 
@@ -442,12 +447,10 @@ enum HalfBlocks {
     private static let decimals: [[UInt8]] = (0...255).map { Array(String($0).utf8) }
     private static let lowerHalf: [UInt8] = Array("▄".utf8)
 
-    static func render(_ picture: ScaledPicture, left: Int, top: Int) -> String {
+    static func render(_ picture: ScaledPicture, left: Int, top: Int, into out: inout [UInt8]) {
         let f = picture.frame.pointer
         let stride = Int(f.pointee.linesize.0)
         let pixels = UnsafePointer(f.pointee.data.0!)
-        var out: [UInt8] = []
-        out.reserveCapacity(picture.width * picture.height * 20)
         func append(_ text: String) { out.append(contentsOf: text.utf8) }
         func color(_ introducer: UInt8, _ pixel: UnsafePointer<UInt8>) {
             out.append(contentsOf: [0x1B, UInt8(ascii: "["), introducer, UInt8(ascii: "8"), UInt8(ascii: ";"), UInt8(ascii: "2"), UInt8(ascii: ";")])
@@ -479,6 +482,5 @@ enum HalfBlocks {
             }
         }
         append("\u{1B}[0m")
-        return String(decoding: out, as: UTF8.self)
     }
 }

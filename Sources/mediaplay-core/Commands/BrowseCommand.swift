@@ -18,12 +18,15 @@ struct BrowseCommand: AsyncParsableCommand {
             position while playing. Only the pictures on screen (and a screen ahead) \
             are downloaded. When the background player runs (see 'mediaplay toggle'), \
             browse plays through it and playback goes on after you quit; otherwise it \
-            plays in this process. 'mediaplay' with no arguments on a terminal opens \
+            plays in this process, and a video with no window to open plays in its \
+            cell and in the details. 'mediaplay' with no arguments on a terminal opens \
             browse.
 
             Keys: arrows or hjkl move, PgUp/PgDn, Home/End, Enter or space plays or \
-            pauses (an image opens its details), i details, r re-reads the feed, ? help, \
-            q or Esc quits, Ctrl-Z suspends. A mouse click selects a cell.
+            pauses (an image opens its details), i details, 9/0 volume, m mute, [/] \
+            speed (backspace: 1×), </> previous/next item, b/f seek 10 s, r re-reads \
+            the feed, ? help, q or Esc quits, Ctrl-Z suspends. A mouse click selects a \
+            cell.
 
             Pictures: kitty graphics or sixel where the terminal is known to have them \
             (from TERM, TERM_PROGRAM and KITTY_WINDOW_ID), colour half-blocks \
@@ -85,7 +88,7 @@ struct BrowseCommand: AsyncParsableCommand {
         let positions = try? PositionStore(path: positionsPath)
         // The background player's settings, so browse plays alike.
         let session = MediaSession(
-            feed: feed, store: cache, positions: positions, engine: PlayerEngine(video: .auto(terminal: video.terminalSink)) { relay.post("\($0)") },
+            feed: feed, store: cache, positions: positions, engine: PlayerEngine(video: .window(fallback: video.terminalSink)) { relay.post("\($0)") },
             shaping: positions?.audioSettings() ?? AudioSettings(), playlist: positions?.playlistMode() ?? PlaylistMode()
         )
         if let positions {

@@ -27,8 +27,8 @@ struct PlayCommand: AsyncParsableCommand {
             volume down/up, m mutes, [/] slow down and speed up (backspace: 1×), </> \
             play the feed's previous/next item, q quits (the same keys work in the window). --volume 50 halves every sample, as \
             ffmpeg's volume filter does; --speed 1.5 plays half again as fast, the pitch kept. Off a terminal, prints one line per state \
-            change. No audio device: plays silently in real time. No display: plays \
-            the audio of a video. A file that cannot be decoded ends with one line \
+            change. No audio device: plays silently in real time. Neither a display \
+            nor a terminal: plays the audio of a video. A file that cannot be decoded ends with one line \
             and exit code 65; a download that fails, before or during playback, \
             with exit code 69.
 
@@ -115,7 +115,7 @@ struct PlayCommand: AsyncParsableCommand {
             case let (hashSink?, .terminal): video = .terminal(screen!, record: { hashSink })
             case let (hashSink?, _): video = .sink { hashSink }
             case (nil, .none): video = .off
-            case (nil, .window): video = .window
+            case (nil, .window): video = .window()
             case (nil, .terminal):
                 guard let screen else {
                     throw CLIError("--vo terminal needs a terminal on standard output (or record frames with --video-out)", exitCode: .usage)
@@ -124,7 +124,7 @@ struct PlayCommand: AsyncParsableCommand {
             case (nil, .auto):
                 var terminal: (@Sendable (FeedItem, Int) -> any VideoSink)?
                 if let screen { terminal = { _, rotation in TerminalVideoSink(screen: screen, rotation: rotation) } }
-                video = .auto(terminal: terminal)
+                video = .window(fallback: terminal)
             }
             let engine = PlayerEngine(clock: untimed ? .untimed : .realTime, audio: audio, video: video) { shortfall in
                 switch shortfall {

@@ -74,7 +74,7 @@ struct ScriptCommand: AsyncParsableCommand {
             let audioRecord = recording.audioFileSink().map(ContinuousAudioSink.init)
             let videoRecord = try recording.frameHashSink().map(ContinuousVideoSink.init)
             let audio: PlayerEngine.Audio = audioRecord.map { sink in .sink { sink } } ?? (virtual ? .sink { NullSink() } : .device)
-            let video: PlayerEngine.Video = videoRecord.map { sink in .sink { sink } } ?? (virtual ? .off : .window)
+            let video: PlayerEngine.Video = videoRecord.map { sink in .sink { sink } } ?? (virtual ? .off : .window())
             // A script's transcript is its output: what is missing plays silently, unsaid.
             let engine = PlayerEngine(clock: virtual ? .virtual : .realTime, audio: audio, video: video) { _ in }
             let session = MediaSession(feed: loaded.feed, store: cache, positions: nil, engine: engine)
