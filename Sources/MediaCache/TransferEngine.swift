@@ -218,11 +218,17 @@ final class TransferEngine: @unchecked Sendable {
         var headerLines: [String] = []
         switch job.mode {
         case .fetch:
-            if job.offset > 0, let validator = job.resumeValidator {
+            // Up to the next held bytes only: an open-ended range would have
+            // the server send them again, to be thrown away when they arrive.
+            job.rangeEnd = job.entry.heldNow.nextStart(atOrAfter: job.offset + 1)
+            if job.offset > 0 || job.rangeEnd != nil, let validator = job.resumeValidator {
                 // Resume only if the entity is unchanged; otherwise the server sends it whole (200).
-                job.rangeText = Array("\(job.offset)-".utf8CString)
+                let last = job.rangeEnd.map { String($0 - 1) } ?? ""
+                job.rangeText = Array("\(job.offset)-\(last)".utf8CString)
                 job.rangeText!.withUnsafeBufferPointer { _ = mp_curl_easy_setopt_string(easy, CURLOPT_RANGE, $0.baseAddress) }
                 headerLines.append("If-Range: \(validator)")
+            } else {
+                job.rangeEnd = nil
             }
         case let .revalidate(etag, lastModified):
             if let etag { headerLines.append("If-None-Match: \(etag)") }
@@ -326,7 +332,7 @@ final class TransferEngine: @unchecked Sendable {
                 finalize(job, size: end)  // no length given: the body's end is the end
                 return
             }
-            if end < total {
+            if end < total, end != job.rangeEnd {
                 retry(job, reason: "connection closed early", resumable: madeProgress,
                       final: .wrongLength(expected: total, received: end))
             } else if job.entry.isWhole {

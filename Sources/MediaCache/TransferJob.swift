@@ -55,6 +55,9 @@ final class TransferJob: @unchecked Sendable {
     var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
     var requestHeaders: UnsafeMutablePointer<curl_slist>?
     var rangeText: [CChar]?
+    /// Where this attempt's asked-for bytes end, when held bytes lie ahead:
+    /// the request names the gap only, so nothing held is sent again.
+    var rangeEnd: Int64?
     var urlText: [CChar]
     var lastPublish: Double = 0
     var rateWindowStart: (time: Double, bytes: Int64) = (0, 0)

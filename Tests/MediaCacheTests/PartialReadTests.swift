@@ -159,6 +159,50 @@ import TestKit
         #expect(server.requests("/gone.bin").dropFirst(before).first?.headers["range"] == "bytes=\(received)-")
     }
 
+    /// A part file with separate ranges keeps what it holds across a stop
+    /// (quit, or another process's kill): the index follows the ranged
+    /// transfer as it writes, the stop records the last bytes, and the next
+    /// fetch asks only for the gaps.
+    @Test func separateRangesSurviveAStopAndOnlyTheGapsAreFetchedAgain() async throws {
+        let server = try TestHTTPServer()
+        let size = 2_000_000
+        let bytes = TestHTTPServer.bytes(count: size, seed: 46)
+        server.serve("/gaps.bin", bytes: bytes)
+        server.throttle("/gaps.bin", bytesPerSecond: 300_000)
+        server.inject("/gaps.bin", [.holdAfter(100_000)])
+        let fixture = try Self.fixture()
+        let url = server.url("/gaps.bin")
+        let reader = try fixture.cache.open(url)
+        _ = try reader.size()
+        // A seek near the end: a ranged transfer from 1.5 MB goes on past the read.
+        let seek = try await Self.read(reader, at: 1_500_000, count: 10_000)
+        #expect(seek == Array(bytes[1_500_000..<1_510_000]))
+        let atSeek = fixture.cache.status(for: url).received
+        try await Task.sleep(for: .seconds(3))
+        // list (here: status) sees the ranged transfer's progress while it runs.
+        let later = fixture.cache.status(for: url).received
+        #expect(later >= atSeek + 300_000, "held \(atSeek) at the seek, \(later) 3 s later")
+
+        fixture.cache.cancel(url)
+        reader.interrupt()
+        // Wait for the stop to be recorded (the entry lock is released).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while case .downloading = fixture.cache.status(for: url), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let sentBefore = server.bytesSent("/gaps.bin")
+        // Another process (a new cache over the same folder) sees every byte held.
+        let again = try MediaCache(directory: fixture.folder.path + "/cache", configuration: fixture.cache.configuration)
+        let kept = again.status(for: url).received
+        #expect(kept >= later, "held \(later) before the stop, \(kept) after")
+        server.release("/gaps.bin")
+        server.throttle("/gaps.bin", bytesPerSecond: 50_000_000)
+        let path = try await again.fetch(url)
+        #expect(try await sha256(ofFile: path) == sha256(bytes))
+        let fetchedAgain = server.bytesSent("/gaps.bin") - sentBefore
+        #expect(fetchedAgain <= size - Int(kept), "\(fetchedAgain) bytes fetched again for \(size - Int(kept)) missing")
+    }
+
     @Test func aCachedEntryReadsAtOnce() async throws {
         let server = try TestHTTPServer()
         let bytes = TestHTTPServer.bytes(count: 10_000, seed: 44)

@@ -36,3 +36,14 @@ func events(_ stream: AsyncStream<DownloadEvent>) async -> [DownloadEvent] {
     for await event in stream { all.append(event) }
     return all
 }
+
+extension EntryStatus {
+    /// The bytes held, whatever the state.
+    var received: Int64 {
+        switch self {
+        case .notDownloaded: 0
+        case let .downloading(received, _), let .partial(received, _), let .failed(_, received): received
+        case let .cached(size): size
+        }
+    }
+}
