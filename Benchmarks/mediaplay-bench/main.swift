@@ -17,7 +17,7 @@ import TestKit
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N] | feeds [--runs N] | controls [--runs N] | terminal [--runs N]")
+    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N] | feeds [--runs N] | controls [--runs N] | terminal [--runs N] | memory [--count N]")
     exit(64)
 }
 
@@ -122,6 +122,8 @@ case "feeds":
     try feedsBenchmark(runs: option("--runs", default: 3))
 case "controls":
     try await controlsBenchmark(runs: option("--runs", default: 3))
+case "memory":
+    try await memoryBenchmark(count: option("--count", default: 1000))
 case "terminal":
     try await terminalBenchmark(runs: option("--runs", default: 3))
 default:

@@ -5,12 +5,18 @@
 // module does not define.
 #define _GNU_SOURCE 1
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 /// Starts writeback of a byte range without waiting for it.
 static inline int mp_start_writeback(int fd, off_t offset, off_t count) {
     return sync_file_range(fd, offset, count, SYNC_FILE_RANGE_WRITE);
+}
+
+/// Caps the malloc arenas threads spread over (glibc's M_ARENA_MAX).
+static inline int mp_limit_malloc_arenas(int count) {
+    return mallopt(M_ARENA_MAX, count);
 }
 
 /// Lowers the calling thread's priority (nice applies per thread on Linux,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLinux
 import Foundation
 import MediaplayCommandLine
 import MediaTerminal
@@ -43,6 +44,12 @@ struct Mediaplay: AsyncParsableCommand {
         // A write over a file size limit must fail with EFBIG (reported as a
         // full disk, partial file kept), not kill the process.
         signal(SIGXFSZ, SIG_IGN)
+        // Two malloc arenas, not glibc's 8 per core: each player's threads
+        // took an arena of their own, and the free space left in each one
+        // grew the background player by about 1 KB per window opened and
+        // closed (docs/PERFORMANCE.md, "Daemon memory"). Playback's CPU and
+        // peak memory measured the same.
+        _ = mp_limit_malloc_arenas(2)
         // No arguments: browse on a terminal, the list anywhere else.
         if CommandLine.arguments.count == 1, FullScreen().isAvailable, !["", "dumb"].contains(ProcessInfo.processInfo.environment["TERM"] ?? "") {
             await main(["browse"])
