@@ -85,6 +85,7 @@ bench: test-deps
 	.build/release/mediaplay-bench feeds --runs 3
 	.build/release/mediaplay-bench controls --runs 3
 	.build/release/mediaplay-bench terminal --runs 3
+	.build/release/mediaplay-bench memory --count 1000
 
 release: deps
 	$(SWIFT) build -c release --product mediaplay-core $(SWIFTFLAGS)
