@@ -58,9 +58,16 @@ let package = Package(
         // their human and JSON forms (docs/ARCHITECTURE.md).
         .target(name: "MediaModel", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
         .target(name: "MediaFeed", dependencies: ["MediaModel"], swiftSettings: swiftSettings),
+        // The cache folder on disk: entries, index, kept feeds and probed
+        // details, read without the network (list runs without libcurl).
+        .target(
+            name: "MediaCacheFolder",
+            dependencies: ["MediaFeed", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "MediaCache",
-            dependencies: ["MediaModel", "MediaFeed", "CCurl", "CLinux", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MediaModel", "MediaFeed", "MediaCacheFolder", "CCurl", "CLinux", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .target(name: "MediaEngine", dependencies: ["MediaModel", "MediaFeed", "MediaTerminal", "CFFmpeg", "CSDL2", "CChafa", "CLinux"], swiftSettings: swiftSettings),
@@ -92,6 +99,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // `list`: the feed file, the cache folder and the rendering, shared by
+        // mediaplay-core and the quick path in `mediaplay` (no FFmpeg, SDL
+        // or libcurl loaded).
+        .target(
+            name: "MediaListing",
+            dependencies: [
+                "MediaModel", "MediaFeed", "MediaTerminal", "MediaCacheFolder", "MediaplayCommandLine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // What both executables share: the global options, errors and exit
         // codes, and the background player's client commands.
         .target(
@@ -108,14 +126,14 @@ let package = Package(
         // handed to mediaplay-core with exec.
         .executableTarget(
             name: "mediaplay",
-            dependencies: ["MediaplayCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["MediaplayCommandLine", "MediaListing", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "mediaplay-core",
             dependencies: [
                 "MediaModel", "MediaFeed", "MediaTerminal", "MediaCache", "MediaEngine", "MediaSession", "MediaControl", "MediaDaemon",
-                "MediaMPRIS", "MediaBrowse", "MediaplayCommandLine", "CLinux",
+                "MediaMPRIS", "MediaBrowse", "MediaplayCommandLine", "MediaListing", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,50 +1,5 @@
 import Foundation
 
-/// Why a download or cache operation failed, worded for the person reading it.
-public enum CacheError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The server answered with an HTTP error (after retries, for 5xx).
-    case http(status: Int, host: String)
-    /// Connection, DNS, TLS, timeout or reset, after the retries ran out.
-    case network(String)
-    /// The file is larger than the size limit.
-    case tooLarge(limit: Int64)
-    /// More than the allowed redirects.
-    case redirectLoop(host: String)
-    /// The server sent a different number of bytes than it announced.
-    case wrongLength(expected: Int64, received: Int64)
-    /// The disk is full (or over quota); the partial download is kept.
-    case diskFull(path: String)
-    /// Another local I/O failure.
-    case io(String)
-    /// Not an http, https or file URL.
-    case unsupported(String)
-    /// A local file that does not exist or cannot be read.
-    case missingFile(String)
-    /// The caller cancelled.
-    case cancelled
-
-    public var description: String {
-        switch self {
-        case let .http(status, host): return "HTTP \(status) from \(host)"
-        case let .network(message): return message
-        case let .tooLarge(limit): return "larger than the size limit of \(Self.sizeText(limit)) (raise it with --max-size)"
-        case let .redirectLoop(host): return "too many redirects (more than 5) from \(host)"
-        case let .wrongLength(expected, received): return "the server sent \(received) bytes but announced \(expected)"
-        case let .diskFull(path): return "no space left on the disk holding \(path) (free some space; the partial download is kept and resumes)"
-        case let .io(message): return message
-        case let .unsupported(message): return message
-        case let .missingFile(path): return "no readable file at \(path)"
-        case .cancelled: return "cancelled"
-        }
-    }
-
-    static func sizeText(_ bytes: Int64) -> String {
-        if bytes >= 1 << 30 && bytes % (1 << 30) == 0 { return "\(bytes >> 30) GiB" }
-        if bytes >= 1 << 20 && bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
-        return "\(bytes) bytes"
-    }
-}
-
 /// Knobs of the downloader. The defaults suit people; tests shorten the waits.
 public struct CacheConfiguration: Sendable {
     /// Refuse files larger than this (bytes).
@@ -104,17 +59,6 @@ public enum DownloadEvent: Sendable, Equatable {
     /// The verified file, and whether it was already cached (no transfer).
     case finished(path: String, alreadyCached: Bool)
     case failed(CacheError)
-}
-
-/// What the cache holds for a URL, as `list` shows it.
-public enum EntryStatus: Sendable, Equatable {
-    case notDownloaded
-    /// A process (maybe another one) is downloading it now.
-    case downloading(received: Int64, total: Int64?)
-    /// Stopped part way; the next fetch resumes.
-    case partial(received: Int64, total: Int64?)
-    case cached(size: Int64)
-    case failed(reason: String, received: Int64)
 }
 
 /// A cached entry, for `cache list`.

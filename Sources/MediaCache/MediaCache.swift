@@ -1,3 +1,4 @@
+@_exported import MediaCacheFolder
 import Foundation
 import MediaModel
 import GRDB
@@ -17,139 +18,36 @@ import Glibc
 ///   After a crash at any moment an entry is complete or resumable.
 /// - `file` URLs are used in place, never copied.
 public final class MediaCache: Sendable {
-    public let directory: String
+    /// The folder and index this cache downloads into.
+    public let folder: CacheFolder
     public let configuration: CacheConfiguration
-    let index: CacheIndex
-    /// Where a damaged index was moved when this cache rebuilt it (nil: it was fine).
-    public let recoveredIndex: String?
     private let inFlight = Mutex<[String: InFlight]>([:])
 
     public init(directory: String, configuration: CacheConfiguration = CacheConfiguration()) throws(CacheError) {
-        self.directory = directory
+        folder = try CacheFolder(directory: directory)
         self.configuration = configuration
-        do {
-            // What a user downloads and plays is theirs alone (0700; the index 0600).
-            try FileManager.default.createDirectory(atPath: directory + "/entries", withIntermediateDirectories: true)
-            chmod(directory, 0o700)
-        } catch {
-            throw CacheError.io("cannot create the cache folder \(directory): \(error.localizedDescription) (pass --cache-dir DIR)")
-        }
-        let indexPath = directory + "/index.sqlite"
-        do {
-            index = try CacheIndex(path: indexPath)
-        } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
-            // The files are the truth about bytes: a complete entry is
-            // cached whatever the index says. The damaged index is kept
-            // aside, and part files, whose byte ranges it held, are dropped
-            // (resuming one at a guessed offset could corrupt its entry).
-            let aside = indexPath + ".corrupt-\(Int(Date().timeIntervalSince1970))"
-            for suffix in ["", "-wal", "-shm"] { rename(indexPath + suffix, aside + suffix) }
-            let entries = directory + "/entries"
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: entries)) ?? [] where name.hasSuffix(".part") {
-                unlink(entries + "/" + name)
-            }
-            do {
-                index = try CacheIndex(path: indexPath)
-            } catch {
-                throw CacheError.io("cannot rebuild the cache index in \(directory): \(error) (pass --cache-dir DIR)")
-            }
-            recoveredIndex = aside
-            return
-        } catch {
-            if access(directory, W_OK) != 0 {
-                throw CacheError.io("the cache folder \(directory) is not writable: \(String(cString: strerror(errno))) (check its permissions, or pass --cache-dir DIR)")
-            }
-            throw CacheError.io("cannot open the cache index in \(directory): \(error) (pass --cache-dir DIR)")
-        }
-        recoveredIndex = nil
     }
 
-    // MARK: - Remote feeds
+    public var directory: String { folder.directory }
+    var index: CacheIndex { folder.index }
+    /// Where a damaged index was moved when this cache rebuilt it (nil: it was fine).
+    public var recoveredIndex: String? { folder.recoveredIndex }
 
-    /// The last good copy of the feed at `url`, if one was kept.
-    public func keptFeed(for url: URL) -> KeptFeed? {
-        index.keptFeed(url.absoluteString)
-    }
+    // MARK: - Looking (the folder's, here too for callers that download)
 
-    /// Changes whenever the kept copy of `url` does (a cheap read: no body).
-    public func keptFeedStamp(for url: URL) -> String? {
-        index.keptFeedStamp(url.absoluteString)
-    }
-
-    /// Keeps `feed` as the last good copy of its URL.
-    public func keep(_ feed: KeptFeed) throws(CacheError) {
-        do { try index.keep(feed) } catch { throw CacheError.io("cannot keep the feed in \(directory)/index.sqlite: \(error)") }
-    }
-
-    /// The server confirmed the kept copy (a 304) at `time`.
-    public func confirmKeptFeed(for url: URL, at time: Date) {
-        try? index.confirm(feed: url.absoluteString, at: time.timeIntervalSince1970)
-    }
-
-    // MARK: - Probed details
-
-    /// Every file's probed details, by URL (`file://` for local files).
-    public func storedDetails() -> [String: StoredDetails] {
-        index.allDetails()
-    }
-
-    /// One file's probed details, by its URL.
-    public func storedDetails(for url: String) -> StoredDetails? {
-        index.details(for: url)
-    }
-
-    public func store(_ details: StoredDetails, for url: String) {
-        try? index.store(details, for: url)
-    }
-
-    // MARK: - Paths
-
-    struct EntryPaths {
-        var name: String
-        var data: String
-        var part: String
-        var lock: String
-    }
-
-    func paths(for url: URL) -> EntryPaths {
-        let name = Self.entryName(for: url)
-        let base = directory + "/entries/" + name
-        return EntryPaths(name: name, data: base, part: base + ".part", lock: base + ".lock")
-    }
-
-    /// SHA-256 of the URL, plus its extension when it is a plain one, so that
-    /// people (and file type sniffers) can tell entries apart.
-    public static func entryName(for url: URL) -> String {
-        let hash = SHA256.hex(of: url.absoluteString)
-        let ext = url.pathExtension.lowercased()
-        if !ext.isEmpty, ext.count <= 8, ext.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) {
-            return hash + "." + ext
-        }
-        return hash
-    }
-
-    // MARK: - Looking
-
-    /// The path of the complete, verified file for `url`, if cached (or the
-    /// path itself for a readable `file` URL).
-    public func cachedFile(for url: URL) -> String? {
-        if url.isFileURL { return access(url.path, R_OK) == 0 ? url.path : nil }
-        let data = paths(for: url).data
-        return FileManager.default.fileExists(atPath: data) ? data : nil
-    }
-
-    /// What the cache holds for `url`, reading the shared files and index, so
-    /// it also sees downloads made by other processes.
-    public func status(for url: URL) -> EntryStatus {
-        let paths = paths(for: url)
-        if let size = Self.fileSize(paths.data) { return .cached(size: size) }
-        let record = index.record(for: url.absoluteString)
-        let received = Self.heldRanges(record: record, partPath: paths.part).byteCount
-        if EntryLock.isHeld(path: paths.lock) { return .downloading(received: received, total: record?.size) }
-        if record?.state == .failed { return .failed(reason: record?.error ?? "failed", received: received) }
-        if received > 0 { return .partial(received: received, total: record?.size) }
-        return .notDownloaded
-    }
+    public func keptFeed(for url: URL) -> KeptFeed? { folder.keptFeed(for: url) }
+    public func keptFeedStamp(for url: URL) -> String? { folder.keptFeedStamp(for: url) }
+    public func keep(_ feed: KeptFeed) throws(CacheError) { try folder.keep(feed) }
+    public func confirmKeptFeed(for url: URL, at time: Date) { folder.confirmKeptFeed(for: url, at: time) }
+    public func storedDetails() -> [String: StoredDetails] { folder.storedDetails() }
+    public func storedDetails(for url: String) -> StoredDetails? { folder.storedDetails(for: url) }
+    public func store(_ details: StoredDetails, for url: String) { folder.store(details, for: url) }
+    public func cachedFile(for url: URL) -> String? { folder.cachedFile(for: url) }
+    public func status(for url: URL) -> EntryStatus { folder.status(for: url) }
+    public static func entryName(for url: URL) -> String { CacheFolder.entryName(for: url) }
+    func paths(for url: URL) -> CacheFolder.EntryPaths { folder.paths(for: url) }
+    static func heldRanges(record: IndexRecord?, partPath: String) -> HeldRanges { CacheFolder.heldRanges(record: record, partPath: partPath) }
+    static func fileSize(_ path: String) -> Int64? { CacheFolder.fileSize(path) }
 
     /// Every entry the index knows, most recently used first. An entry that
     /// holds nothing (an interrupted download that got no bytes: an empty
@@ -242,22 +140,6 @@ public final class MediaCache: Sendable {
         return (removed, bytes, busy)
     }
 
-    /// What a part file holds: the ranges the index recorded (a ranged
-    /// transfer wrote out of order), else everything up to its size.
-    static func heldRanges(record: IndexRecord?, partPath: String) -> HeldRanges {
-        guard let size = fileSize(partPath), size > 0 else { return HeldRanges() }
-        if let text = record?.ranges {
-            return (HeldRanges(text: text) ?? HeldRanges()).clamped(below: size)
-        }
-        return HeldRanges([0..<size])
-    }
-
-    static func fileSize(_ path: String) -> Int64? {
-        var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return Int64(info.st_size)
-    }
-
     // MARK: - Fetching
 
     /// Downloads `url` unless cached, and returns the path of the verified file.
@@ -342,7 +224,7 @@ public final class MediaCache: Sendable {
 
     /// The in-process download of `url`: the one under way, or a new one the
     /// caller launches (`isNew`).
-    private func join(_ url: URL, paths: EntryPaths) -> (flight: InFlight, isNew: Bool) {
+    private func join(_ url: URL, paths: CacheFolder.EntryPaths) -> (flight: InFlight, isNew: Bool) {
         inFlight.withLock { flights -> (InFlight, Bool) in
             if let existing = flights[url.absoluteString] { return (existing, false) }
             let flight = InFlight(entry: PartialEntry(partPath: paths.part, dataPath: paths.data))
@@ -358,7 +240,7 @@ public final class MediaCache: Sendable {
         TransferEngine.shared.wake()
     }
 
-    private func launch(_ flight: InFlight, url: URL, paths: EntryPaths, refresh: Bool) {
+    private func launch(_ flight: InFlight, url: URL, paths: CacheFolder.EntryPaths, refresh: Bool) {
         let key = url.absoluteString
         let finish: @Sendable (DownloadEvent) -> Void = { [self] event in
             self.inFlight.withLock { _ = $0.removeValue(forKey: key) }
@@ -397,7 +279,7 @@ public final class MediaCache: Sendable {
     }
 
     private func startTransfer(
-        flight: InFlight, url: URL, paths: EntryPaths, lock: EntryLock, revalidate: Bool,
+        flight: InFlight, url: URL, paths: CacheFolder.EntryPaths, lock: EntryLock, revalidate: Bool,
         finish: @escaping @Sendable (DownloadEvent) -> Void
     ) {
         let key = url.absoluteString

@@ -101,8 +101,10 @@ public enum FeedDecoder {
             }
             drafts = kept
         } else {
-            drafts = records.enumerated().map { offset, record in
-                draft(record, position: offset + 1, location: locations[offset], origin: origin)
+            // By index: a map over indices knows its count (enumerated() grew
+            // and copied the array as it went).
+            drafts = records.indices.map { offset in
+                draft(records[offset], position: offset + 1, location: locations[offset], origin: origin)
             }
         }
         let items = decodeItems(drafts)
@@ -141,21 +143,23 @@ public enum FeedDecoder {
             }
         }
 
-        return drafts.map { draft in
-            let id: String
-            if let explicit = draft.explicitID, owners[explicit] == draft.position {
-                id = explicit
-            } else {
-                id = derivedID(for: draft, taken: &owners)
-            }
-            let title = draft.title ?? derivedTitle(for: draft)
-            return FeedItem(
-                position: draft.position, id: id, title: title, kind: draft.kind,
-                source: draft.problem == nil ? draft.source : nil,
-                description: draft.description, thumbnail: draft.thumbnail,
-                invalidReason: draft.problem, location: draft.location
-            )
+        return drafts.indices.map { index in item(drafts[index], owners: &owners) }
+    }
+
+    private static func item(_ draft: Draft, owners: inout [String: Int]) -> FeedItem {
+        let id: String
+        if let explicit = draft.explicitID, owners[explicit] == draft.position {
+            id = explicit
+        } else {
+            id = derivedID(for: draft, taken: &owners)
         }
+        let title = draft.title ?? derivedTitle(for: draft)
+        return FeedItem(
+            position: draft.position, id: id, title: title, kind: draft.kind,
+            source: draft.problem == nil ? draft.source : nil,
+            description: draft.description, thumbnail: draft.thumbnail,
+            invalidReason: draft.problem, location: draft.location
+        )
     }
 
     /// A row of the facts-feed shape: a picture with a title and a

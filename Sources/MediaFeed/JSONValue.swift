@@ -54,7 +54,7 @@ public struct TextPositions {
 
 /// A parsed JSON value that remembers where it started (a byte offset), so
 /// that feed errors can point at the record they are about.
-public indirect enum JSONValue: Sendable, Equatable {
+public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     /// The number's text as written, so that `1` and `1.0` stay distinguishable.
@@ -210,6 +210,7 @@ public struct JSONParser {
         defer { depth -= 1 }
         index += 1  // {
         var members: [(key: String, value: JSONValue.Located)] = []
+        members.reserveCapacity(8)  // a feed record's fields: no regrowth
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1

@@ -1,10 +1,12 @@
 import ArgumentParser
 import Foundation
+import MediaListing
 import MediaplayCommandLine
 
 // The `mediaplay` program. The background player's client commands run here,
 // in a process that loads no media libraries, so a `toggle` bound to a key
-// answers at once; every other command runs in mediaplay-core, by exec (same
+// answers at once; so does `list` of a local feed whose files are all probed
+// (QuickList). Every other command runs in mediaplay-core, by exec (same
 // arguments, same process id, same exit status).
 
 /// The commands served in this process (`mediaplay --help` lists them all,
@@ -27,7 +29,9 @@ func corePath() -> String? {
 }
 
 let arguments = CommandLine.arguments
-if arguments.count > 1, ClientCommands.configuration.subcommands.contains(where: { $0.configuration.commandName == arguments[1] }) {
+if arguments.count > 1, arguments[1] == "list", let status = QuickList.run(Array(arguments.dropFirst(2))) {
+    exit(status)
+} else if arguments.count > 1, ClientCommands.configuration.subcommands.contains(where: { $0.configuration.commandName == arguments[1] }) {
     ClientCommands.main()
 } else if let core = corePath() {
     let argv = arguments.map { strdup($0) } + [nil]

@@ -120,6 +120,48 @@ import TestKit
         #expect(removed.items[1].media == nil && removed.items[1].state == "not-downloaded")
     }
 
+    /// `list` of a local feed whose files are all probed runs in `mediaplay`
+    /// itself, without mediaplay-core (so without FFmpeg, SDL or libcurl
+    /// loaded), and prints byte for byte what mediaplay-core prints. A list
+    /// that needs a probe, or a remote feed, is mediaplay-core's.
+    @Test func aQuickListPrintsWhatTheFullOnePrints() async throws {
+        let tone = try await Fixtures.make("tagged.mp3", ["-f", "lavfi", "-i", "sine=duration=3", "-metadata", "title=Song Title",
+                                                          "-metadata", "artist=The Artist", "-metadata", "album=An Album", "-c:a", "libmp3lame"])
+        let folder = try TemporaryDirectory()
+        let feed = try folder.write("feed.json", """
+            {"title": "Mixed", "items": [
+             {"type": 1, "title": "Tone \\u001b[2J", "url": "\(tone)"},
+             {"type": 2, "title": "Gone", "url": "\(folder.path)/gone.mp4"},
+             {"type": 0, "title": "Remote", "url": "https://example.org/a.png", "thumbnail": "https://example.org/t.png"},
+             {"type": 7, "title": "Odd"},
+             {"title": "No type", "url": "https://example.org/b.mp3"}]}
+            """)
+        let arguments = ["--feed", feed, "--cache-dir", folder.path + "/cache"]
+        // The first list probes the tone (mediaplay-core) and keeps its details.
+        let first = try await Mediaplay.run(["list", "--json"] + arguments)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("The Artist"))
+
+        // mediaplay alone, with no mediaplay-core beside it: the quick path or nothing.
+        let alone = try TemporaryDirectory()
+        let thin = alone.path + "/mediaplay"
+        try FileManager.default.copyItem(atPath: Mediaplay.executable, toPath: thin)
+        let core = (Mediaplay.executable as NSString).deletingLastPathComponent + "/mediaplay-core"
+        for extra in [["--json"], []] {
+            let environment = ["COLUMNS": "100"]
+            let quick = try await Mediaplay.start(["list"] + extra + arguments, environment: environment, executable: thin).wait()
+            let full = try await Mediaplay.start(["list"] + extra + arguments, environment: environment, executable: core).wait()
+            #expect(quick.status == 0, "\(quick.stderr)")
+            #expect(quick.stdout == full.stdout, "quick:\n\(quick.stdout)\nfull:\n\(full.stdout)")
+            #expect(quick.stderr == full.stderr)
+        }
+        // A file to probe (the tone touched) needs mediaplay-core: missing here, it says so.
+        let touched = try folder.write("feed2.json", #"[{"type": 1, "title": "Tone", "url": "\#(tone)"}]"#)
+        utime(tone, nil)
+        let needsProbe = try await Mediaplay.start(["list", "--feed", touched, "--cache-dir", folder.path + "/cache"], executable: thin).wait()
+        #expect(needsProbe.status == 69 && needsProbe.stderr.contains("mediaplay-core is missing"), "\(needsProbe.stderr)")
+    }
+
     @Test func theCacheByItem() async throws {
         let server = try TestHTTPServer()
         server.serve("/a.mp3", bytes: TestHTTPServer.bytes(count: 50_000, seed: 1))

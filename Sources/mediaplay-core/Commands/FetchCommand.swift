@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MediaplayCommandLine
 import MediaCache
+import MediaListing
 import MediaFeed
 import MediaTerminal
 
@@ -152,28 +153,11 @@ enum ByteSize {
 enum CacheAccess {
     static func open(_ global: GlobalOptions, configuration: CacheConfiguration = CacheConfiguration()) throws(CLIError) -> MediaCache {
         do {
-            return noteRecovery(try MediaCache(directory: global.cacheDirectory, configuration: configuration))
+            let cache = try MediaCache(directory: global.cacheDirectory, configuration: configuration)
+            _ = Listing.noteRecovery(cache.folder)
+            return cache
         } catch {
             throw CLIError(error.description, exitCode: .ioError)
         }
-    }
-
-    /// For read-only views (`list`): no cache folder yet means nothing
-    /// cached; one that cannot be opened is said once, not hidden.
-    static func openIfPresent(_ global: GlobalOptions) -> MediaCache? {
-        guard FileManager.default.fileExists(atPath: global.cacheDirectory + "/index.sqlite") else { return nil }
-        do {
-            return noteRecovery(try MediaCache(directory: global.cacheDirectory))
-        } catch {
-            FileHandle.standardError.write(Data("mediaplay: \(DisplayWidth.escaped(error.description)); cache states are not shown\n".utf8))
-            return nil
-        }
-    }
-
-    private static func noteRecovery(_ cache: MediaCache) -> MediaCache {
-        if let aside = cache.recoveredIndex {
-            FileHandle.standardError.write(Data("mediaplay: the cache index was damaged and has been rebuilt from the cached files (partial downloads start over; the old index is kept at \(aside))\n".utf8))
-        }
-        return cache
     }
 }

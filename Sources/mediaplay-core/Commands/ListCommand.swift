@@ -3,7 +3,7 @@ import Foundation
 import MediaplayCommandLine
 import MediaFeed
 import MediaSession
-import MediaTerminal
+import MediaListing
 
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,53 +26,14 @@ struct ListCommand: ParsableCommand {
             """
     )
 
-    @OptionGroup var global: GlobalOptions
-
-    @Flag(name: .long, help: "Print a JSON document instead of a table.")
-    var json = false
-
-    @Flag(name: .long, help: "Fetch a remote feed whole from its server, never the copy kept for offline use.")
-    var refresh = false
+    @OptionGroup var options: ListOptions
 
     func run() throws {
         try runReportingErrors {
-            let loaded = try FeedLoading.load(global, refresh: refresh)
-            for note in loaded.feed.notes { FileHandle.standardError.write(Data("mediaplay: note: \(DisplayWidth.escaped(note))\n".utf8)) }
-            let cache = CacheAccess.openIfPresent(global)
-            let active = BackgroundPlayer.activeItems(global)
-            let details = ItemDetails.lookup(loaded.feed.items, cache: cache)
-            let rows = zip(loaded.feed.items, details).map { item, details in
-                var row = ItemRow(item, cache: cache)
-                row.details = details
-                // By key: the item this row shows, whatever its number in the player.
-                if let playback = active[item.key] { row.show(playback) }
-                return row
-            }
-            if json {
-                try printJSON(loaded, rows: rows)
-            } else {
-                printTable(loaded, rows: rows)
-            }
-        }
-    }
-
-    private func printTable(_ loaded: LoadedFeed, rows: [ItemRow]) {
-        let terminal = TerminalInfo.detect(fd: STDOUT_FILENO, environment: ProcessInfo.processInfo.environment)
-        let output = ListRenderer.render(feed: loaded.feed, rows: rows, width: terminal.width, colors: terminal.colors)
-        FileHandle.standardOutput.write(Data(output.utf8))
-    }
-
-    private func printJSON(_ loaded: LoadedFeed, rows: [ItemRow]) throws {
-        // Straight from the bytes: a copy into Data cost a tenth of a large list.
-        let bytes = ListDocument.write(loaded, rows: rows)
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return }  // a closed pipe: nothing more to say
-                offset += written
-            }
+            let loaded = try FeedLoading.load(options.global, refresh: options.refresh)
+            let surroundings = Listing.surroundings(options.global, writable: true)
+            let details = ItemDetails.lookup(loaded.feed.items, snapshot: surroundings.cache)
+            Listing.print(loaded, around: surroundings, details: details, options: options)
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaListing
 import MediaplayCommandLine
 import MediaEngine
 import MediaSession

@@ -1,19 +1,10 @@
 import Foundation
+import MediaListing
 import Synchronization
 import MediaTerminal
 import MediaplayCommandLine
 import MediaCache
 import MediaFeed
-
-/// A feed and where it came from, as the user named it.
-struct LoadedFeed {
-    var feed: Feed
-    /// The path or URL the feed was read from, for messages.
-    var source: String
-    /// Set when the server could not be reached and this is the kept copy:
-    /// `offline: showing the feed as of … (could not reach …)`.
-    var offlineNotice: String?
-}
 
 /// Reads a feed from a path or an http(s) URL, turning every failure into a
 /// one-line error with the right exit code (missing 66, malformed 65,
@@ -21,8 +12,7 @@ struct LoadedFeed {
 /// index: each read revalidates it (a 304 costs no download), and when the
 /// network or the server is down, the kept copy is used, with a notice.
 enum FeedLoading {
-    /// Far above any hand-kept feed; 100,000 items take about 40 MB.
-    static let maximumFeedBytes: Int64 = 64 << 20
+    static let maximumFeedBytes = FeedFile.maximumBytes
 
     /// The feed the global options name. The offline notice, if any, goes
     /// to stderr unless `announce` is false (browse shows it on screen).
@@ -44,45 +34,7 @@ enum FeedLoading {
             throw CLIError("unsupported feed URL \"\(location)\" (use a file path, or an http or https URL)", exitCode: .usage)
         }
         let path = location.hasPrefix("file://") ? (URL(string: location)?.path ?? location) : location
-        return try loadFile(absolutePath(path), shownAs: location)
-    }
-
-    private static func loadFile(_ path: String, shownAs name: String) throws(CLIError) -> LoadedFeed {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CLIError("feed not found: \(name) (check the path, or pass --feed PATH)", exitCode: .noInput)
-        }
-        if isDirectory.boolValue {
-            throw CLIError("feed \(name) is a folder, not a JSON file (pass --feed FOLDER/media.json)", exitCode: .noInput)
-        }
-        // A FIFO or device would block the read forever (and opening a FIFO
-        // waits for a writer): only regular files are feeds.
-        var info = stat()
-        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
-            throw CLIError("feed \(name) is not a regular file (a FIFO or device); pass --feed FILE", exitCode: .noInput)
-        }
-        // Read straight into the bytes the parser takes (no Data in between).
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw CLIError("cannot read feed \(name): \(String(cString: strerror(errno))) (check its permissions)", exitCode: .noInput)
-        }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        if fstat(fd, &info) == 0 { bytes.reserveCapacity(Int(min(Int64(info.st_size), maximumFeedBytes)) + 1) }
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else {
-                throw CLIError("cannot read feed \(name): \(String(cString: strerror(errno))) (check its permissions)", exitCode: .noInput)
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
-            if bytes.count > maximumFeedBytes {
-                throw CLIError("feed \(name) is larger than \(maximumFeedBytes >> 20) MiB; is it really a feed?", exitCode: .dataError)
-            }
-        }
-        return try decode(bytes, origin: .file(path: path), name: name)
+        return try FeedFile.load(absolutePath(path), shownAs: location)
     }
 
     private static func loadRemote(_ location: String, cacheDirectory: String?, refresh: Bool) throws(CLIError) -> LoadedFeed {
@@ -102,7 +54,7 @@ enum FeedLoading {
                 throw CLIError("feed \(location) is larger than \(maximumFeedBytes >> 20) MiB; is it really a feed?", exitCode: .dataError)
             default:
                 // Unreachable, or the server failing: the last good copy, said so.
-                if let kept, let offline = try? decode(kept.body, origin: .remote(url), name: location) {
+                if let kept, let offline = try? FeedFile.decode(kept.body, origin: .remote(url), name: location) {
                     let host = url.host ?? location
                     var loaded = offline
                     loaded.offlineNotice = "offline: showing the feed as of \(Self.localTime(kept.fetched)) (could not reach \(host): \(error.message))"
@@ -113,9 +65,9 @@ enum FeedLoading {
         }
         if response.notModified, let kept {
             cache?.confirmKeptFeed(for: url, at: Date())
-            return try decode(kept.body, origin: .remote(url), name: location)
+            return try FeedFile.decode(kept.body, origin: .remote(url), name: location)
         }
-        let loaded = try decode(response.body, origin: .remote(url), name: location)
+        let loaded = try FeedFile.decode(response.body, origin: .remote(url), name: location)
         // Only a feed that reads is kept: a broken one never replaces the last good copy.
         try? cache?.keep(KeptFeed(
             url: url.absoluteString, body: response.body, etag: response.etag, lastModified: response.lastModified,
@@ -130,14 +82,6 @@ enum FeedLoading {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyy-MM-dd HH:mm"
         return formatter.string(from: Date(timeIntervalSince1970: seconds))
-    }
-
-    private static func decode(_ bytes: [UInt8], origin: FeedOrigin, name: String) throws(CLIError) -> LoadedFeed {
-        do {
-            return LoadedFeed(feed: try FeedDecoder.decode(bytes, origin: origin), source: name)
-        } catch {
-            throw CLIError("\(name):\(error.position.line):\(error.position.column): \(error.message)", exitCode: .dataError)
-        }
     }
 }
 

@@ -1,13 +1,13 @@
 import Foundation
 import MediaModel
 import MediaplayCommandLine
-import MediaCache
+import MediaCacheFolder
 import MediaFeed
 import MediaTerminal
 
 /// Whether an item's media is at hand, as `list` shows it (what plays is
 /// the model's `ItemState`, in `playback`).
-enum Availability: String, Codable {
+public enum Availability: String, Codable, Sendable {
     /// A remote item not in the cache yet.
     case notDownloaded = "not-downloaded"
     /// Some process is downloading it now.
@@ -39,19 +39,19 @@ enum Availability: String, Codable {
 }
 
 /// What `list` knows of an item beyond the feed: its state and size.
-struct ItemRow {
-    var state: Availability
-    var size: Int64?
-    var received: Int64?
-    var detail: String?
-    var stateText: String
+public struct ItemRow: Sendable {
+    public var state: Availability
+    public var size: Int64?
+    public var received: Int64?
+    public var detail: String?
+    public var stateText: String
     /// What the background player is doing with it, when it plays, shows,
     /// buffers or holds it paused.
-    private(set) var playback: ItemStatus?
+    public private(set) var playback: ItemStatus?
     /// Duration, tags and format of its file, once probed.
-    var details: MediaDetails?
+    public var details: MediaDetails?
 
-    init(_ item: FeedItem, cache: MediaCache?) {
+    public init(_ item: FeedItem, cache: CacheSnapshot?) {
         if let reason = item.invalidReason {
             state = .invalid
             detail = reason
@@ -100,7 +100,7 @@ struct ItemRow {
     }
 
     /// Shows the background player's state first: `▶ playing 00:12/03:20 · cached`.
-    mutating func show(_ playback: ItemStatus) {
+    public mutating func show(_ playback: ItemStatus) {
         self.playback = playback
         stateText = StatusText.brief(playback) + " · " + stateText
     }
@@ -120,8 +120,8 @@ struct ItemRow {
 }
 
 /// Lays out `list` as text: a caption line and a table fitted to `width`.
-enum ListRenderer {
-    static func render(feed: Feed, rows: [ItemRow], width: Int?, colors: Bool) -> String {
+public enum ListRenderer {
+    public static func render(feed: Feed, rows: [ItemRow], width: Int?, colors: Bool) -> String {
         let invalid = rows.filter { $0.state == .invalid }.count
         var caption = "\(DisplayWidth.singleLine(feed.title)) · \(feed.items.count) item\(feed.items.count == 1 ? "" : "s")"
         if invalid > 0 { caption += " (\(invalid) invalid)" }
@@ -161,64 +161,101 @@ enum ListRenderer {
 
 /// `list --json`: a stable document, schema "mediaplay.list/2" (docs/FEED.md),
 /// written by hand in one pass (keys in sorted order, every key present).
-enum ListDocument {
-    static let schemaName = "mediaplay.list/2"
+public enum ListDocument {
+    public static let schemaName = "mediaplay.list/2"
 
-    static func write(_ loaded: LoadedFeed, rows: [ItemRow]) -> [UInt8] {
-        var json = JSONWriter(reserving: loaded.feed.items.count * 700)
+    /// Every member name, encoded once.
+    private enum Key {
+        static let album = JSONWriter.Key("album")
+        static let artist = JSONWriter.Key("artist")
+        static let codec = JSONWriter.Key("codec")
+        static let description = JSONWriter.Key("description")
+        static let duration = JSONWriter.Key("duration")
+        static let error = JSONWriter.Key("error")
+        static let feed = JSONWriter.Key("feed")
+        static let height = JSONWriter.Key("height")
+        static let id = JSONWriter.Key("id")
+        static let items = JSONWriter.Key("items")
+        static let kind = JSONWriter.Key("kind")
+        static let line = JSONWriter.Key("line")
+        static let media = JSONWriter.Key("media")
+        static let playback = JSONWriter.Key("playback")
+        static let position = JSONWriter.Key("position")
+        static let progress = JSONWriter.Key("progress")
+        static let received = JSONWriter.Key("received")
+        static let sampleRate = JSONWriter.Key("sampleRate")
+        static let schema = JSONWriter.Key("schema")
+        static let size = JSONWriter.Key("size")
+        static let source = JSONWriter.Key("source")
+        static let state = JSONWriter.Key("state")
+        static let thumbnail = JSONWriter.Key("thumbnail")
+        static let title = JSONWriter.Key("title")
+        static let url = JSONWriter.Key("url")
+        static let width = JSONWriter.Key("width")
+    }
+
+
+    /// Writes the document to `output` in pieces of about 256 KiB.
+    public static func write(_ loaded: LoadedFeed, rows: [ItemRow], to output: ([UInt8]) -> Void) {
+        var json = JSONWriter(reserving: 300_000)
         json.beginObject()
-        json.key("feed")
+        json.key(Key.feed)
         json.beginObject()
-        json.key("source"); json.string(loaded.source)
-        json.key("title"); json.string(loaded.feed.title)
+        json.key(Key.source); json.string(loaded.source)
+        json.key(Key.title); json.string(loaded.feed.title)
         json.endObject()
-        json.key("items")
+        json.key(Key.items)
         json.beginArray()
-        for (item, row) in zip(loaded.feed.items, rows) {
+        let items = loaded.feed.items
+        for index in items.indices {
+            let item = items[index]
+            let row = rows[index]
             json.beginObject()
-            json.key("description"); json.string(item.description)
-            json.key("error"); json.string(row.detail)
-            json.key("id"); json.string(item.id)
-            json.key("kind"); json.string(item.kind?.name)
-            json.key("line"); json.number(item.location.line)
-            json.key("media")
+            json.key(Key.description); json.string(item.description)
+            json.key(Key.error); json.string(row.detail)
+            json.key(Key.id); json.string(item.id)
+            json.key(Key.kind); json.string(item.kind?.name)
+            json.key(Key.line); json.number(item.location.line)
+            json.key(Key.media)
             if let media = row.details { write(media, into: &json) } else { json.null() }
-            json.key("playback")
+            json.key(Key.playback)
             if let playback = row.playback {
                 json.beginObject()
-                json.key("duration"); json.number(playback.duration)
-                json.key("position"); json.number(playback.position)
-                json.key("progress"); json.number(playback.progress)
-                json.key("state"); json.string(playback.state.rawValue)
+                json.key(Key.duration); json.number(playback.duration)
+                json.key(Key.position); json.number(playback.position)
+                json.key(Key.progress); json.number(playback.progress)
+                json.key(Key.state); json.string(playback.state.rawValue)
                 json.endObject()
             } else {
                 json.null()
             }
-            json.key("position"); json.number(item.position)
-            json.key("received"); json.number(row.received)
-            json.key("size"); json.number(row.size)
-            json.key("state"); json.string(row.state.rawValue)
-            json.key("thumbnail"); json.string(item.thumbnail?.description)
-            json.key("title"); json.string(item.title)
-            json.key("url"); json.string(item.source?.description)
+            json.key(Key.position); json.number(item.position)
+            json.key(Key.received); json.number(row.received)
+            json.key(Key.size); json.number(row.size)
+            json.key(Key.state); json.string(row.state.rawValue)
+            json.key(Key.thumbnail); json.string(item.thumbnail?.description)
+            json.key(Key.title); json.string(item.title)
+            json.key(Key.url); json.string(item.source?.description)
             json.endObject()
+            if json.bytes.count >= 256 << 10 { json.flush(to: output) }
         }
         json.endArray()
-        json.key("schema"); json.string(schemaName)
+        json.key(Key.schema); json.string(schemaName)
         json.endObject()
-        return json.bytes + [0x0A]
+        json.newlineAtEnd()
+        json.flush(to: output)
     }
 
     private static func write(_ media: MediaDetails, into json: inout JSONWriter) {
         json.beginObject()
-        json.key("album"); json.string(media.album)
-        json.key("artist"); json.string(media.artist)
-        json.key("codec"); json.string(media.codec)
-        json.key("duration"); json.number(media.duration)
-        json.key("height"); json.number(media.height)
-        json.key("sampleRate"); json.number(media.sampleRate)
-        json.key("title"); json.string(media.title)
-        json.key("width"); json.number(media.width)
+        json.key(Key.album); json.string(media.album)
+        json.key(Key.artist); json.string(media.artist)
+        json.key(Key.codec); json.string(media.codec)
+        json.key(Key.duration); json.number(media.duration)
+        json.key(Key.height); json.number(media.height)
+        json.key(Key.sampleRate); json.number(media.sampleRate)
+        json.key(Key.title); json.string(media.title)
+        json.key(Key.width); json.number(media.width)
         json.endObject()
     }
 }

@@ -7,12 +7,12 @@ import Glibc
 /// An exclusive lock on one cache entry, shared across processes (flock on a
 /// `.lock` file). The kernel drops it when the holder dies, even by kill -9,
 /// so a crashed download never leaves an entry locked.
-final class EntryLock: @unchecked Sendable {
+package final class EntryLock: @unchecked Sendable {
     private let fd: Int32
-    let path: String
+    package let path: String
 
     /// Opens (creating if needed) the lock file; does not lock yet.
-    init(path: String) throws(CacheError) {
+    package init(path: String) throws(CacheError) {
         self.path = path
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         if fd < 0 {
@@ -26,22 +26,22 @@ final class EntryLock: @unchecked Sendable {
     }
 
     /// Takes the lock if free; false when another process holds it.
-    func tryLock() -> Bool {
+    package func tryLock() -> Bool {
         flock(fd, LOCK_EX | LOCK_NB) == 0
     }
 
     /// Waits for the lock. Blocks the calling thread: call it on a thread of
     /// its own, never on the cooperative pool.
-    func lock() {
+    package func lock() {
         while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
     }
 
-    func unlock() {
+    package func unlock() {
         _ = flock(fd, LOCK_UN)
     }
 
     /// Whether some process (this one included) holds the lock on `path` now.
-    static func isHeld(path: String) -> Bool {
+    package static func isHeld(path: String) -> Bool {
         let probe = open(path, O_RDONLY | O_CLOEXEC)
         guard probe >= 0 else { return false }
         defer { close(probe) }

@@ -46,6 +46,14 @@ public struct IndexRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     /// once a ranged transfer has written out of order; nil means the part
     /// file holds its bytes from 0 to its size.
     public var ranges: String?
+
+    package init(url: String, name: String, state: State, lastAccess: Double, updated: Double) {
+        self.url = url
+        self.name = name
+        self.state = state
+        self.lastAccess = lastAccess
+        self.updated = updated
+    }
 }
 
 /// The last good copy of a remote feed, as the server sent it.
@@ -94,10 +102,10 @@ public struct KeptFeed: Codable, Sendable, Equatable, FetchableRecord, Persistab
 /// The files are the truth about bytes: a data file exists only once verified.
 /// The index adds what the files cannot say: validators for resuming and
 /// revalidating, sizes, failures and last access.
-final class CacheIndex: Sendable {
+package final class CacheIndex: Sendable {
     private let pool: DatabasePool
 
-    init(path: String) throws {
+    package init(path: String) throws {
         // Switching a new database to WAL ignores SQLite's busy timeout, so two
         // processes creating the cache at once would fail: a lock file lets one
         // create and migrate while the other waits (milliseconds, once).
@@ -117,57 +125,77 @@ final class CacheIndex: Sendable {
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         for suffix in ["", "-wal", "-shm"] { chmod(path + suffix, 0o600) }
+        try Self.migrator.migrate(pool)
+    }
+
+    /// The index's schema, step by step.
+    private static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.create(table: "entry") { table in
-                table.primaryKey("url", .text)
-                table.column("name", .text).notNull().unique()
-                table.column("size", .integer)
-                table.column("etag", .text)
-                table.column("lastModified", .text)
-                table.column("contentType", .text)
-                table.column("state", .text).notNull()
-                table.column("error", .text)
-                table.column("lastAccess", .double).notNull()
-                table.column("updated", .double).notNull()
+            migrator.registerMigration("v1") { db in
+                try db.create(table: "entry") { table in
+                    table.primaryKey("url", .text)
+                    table.column("name", .text).notNull().unique()
+                    table.column("size", .integer)
+                    table.column("etag", .text)
+                    table.column("lastModified", .text)
+                    table.column("contentType", .text)
+                    table.column("state", .text).notNull()
+                    table.column("error", .text)
+                    table.column("lastAccess", .double).notNull()
+                    table.column("updated", .double).notNull()
+                }
             }
-        }
-        migrator.registerMigration("v2-ranges") { db in
-            try db.alter(table: "entry") { table in table.add(column: "ranges", .text) }
-        }
-        migrator.registerMigration("v3-feeds") { db in
-            // The last good copy of each remote feed, for offline use and
-            // conditional requests (a 304 costs no download).
-            try db.create(table: "feed") { table in
-                table.primaryKey("url", .text)
-                table.column("body", .blob).notNull()
-                table.column("etag", .text)
-                table.column("lastModified", .text)
-                table.column("fetched", .double).notNull()
+            migrator.registerMigration("v2-ranges") { db in
+                try db.alter(table: "entry") { table in table.add(column: "ranges", .text) }
             }
-        }
-        migrator.registerMigration("v4-media") { db in
-            // What a probe found in an entry's (or a local item's) file,
-            // valid while the file keeps its size and modification time.
-            try db.create(table: "media") { table in
-                table.primaryKey("url", .text)
-                table.column("fileSize", .integer).notNull()
-                table.column("fileTime", .double).notNull()
-                table.column("duration", .double)
-                table.column("title", .text)
-                table.column("artist", .text)
-                table.column("album", .text)
-                table.column("codec", .text)
-                table.column("width", .integer)
-                table.column("height", .integer)
-                table.column("sampleRate", .integer)
+            migrator.registerMigration("v3-feeds") { db in
+                // The last good copy of each remote feed, for offline use and
+                // conditional requests (a 304 costs no download).
+                try db.create(table: "feed") { table in
+                    table.primaryKey("url", .text)
+                    table.column("body", .blob).notNull()
+                    table.column("etag", .text)
+                    table.column("lastModified", .text)
+                    table.column("fetched", .double).notNull()
+                }
             }
+            migrator.registerMigration("v4-media") { db in
+                // What a probe found in an entry's (or a local item's) file,
+                // valid while the file keeps its size and modification time.
+                try db.create(table: "media") { table in
+                    table.primaryKey("url", .text)
+                    table.column("fileSize", .integer).notNull()
+                    table.column("fileTime", .double).notNull()
+                    table.column("duration", .double)
+                    table.column("title", .text)
+                    table.column("artist", .text)
+                    table.column("album", .text)
+                    table.column("codec", .text)
+                    table.column("width", .integer)
+                    table.column("height", .integer)
+                    table.column("sampleRate", .integer)
+                }
+            }
+        return migrator
+    }
+
+    /// Opens an index that exists, for reading only (list): no setup lock,
+    /// no migration, and nothing written or synced, on open or on close
+    /// (a writable open and close cost four fsyncs, bimodal on a slow disk).
+    /// Throws when the index is not there, cannot be read or needs a
+    /// migration: then a writable open does what is needed.
+    package init(readingOnly path: String) throws {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.label = "mediaplay.cache-index"
+        pool = try DatabasePool(path: path, configuration: configuration)
+        guard try pool.read({ db in try Self.migrator.hasCompletedMigrations(db) }) else {
+            throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "the index needs a migration")
         }
-        try migrator.migrate(pool)
     }
 
     /// Every probed file's details (one query, for a whole list).
-    func allDetails() -> [String: StoredDetails] {
+    package func allDetails() -> [String: StoredDetails] {
         let rows = (try? pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM media") }) ?? []
         var result: [String: StoredDetails] = [:]
         result.reserveCapacity(rows.count)
@@ -176,7 +204,7 @@ final class CacheIndex: Sendable {
     }
 
     /// One file's details (browse's detail view asks for one item).
-    func details(for url: String) -> StoredDetails? {
+    package func details(for url: String) -> StoredDetails? {
         (try? pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM media WHERE url = ?", arguments: [url]) }).flatMap { $0.map(Self.details) }
     }
 
@@ -188,7 +216,7 @@ final class CacheIndex: Sendable {
         return StoredDetails(details: details, fileSize: row["fileSize"], fileTime: row["fileTime"])
     }
 
-    func store(_ stored: StoredDetails, for url: String) throws {
+    package func store(_ stored: StoredDetails, for url: String) throws {
         let d = stored.details
         try pool.write { db in
             try db.execute(
@@ -201,12 +229,12 @@ final class CacheIndex: Sendable {
         }
     }
 
-    func keptFeed(_ url: String) -> KeptFeed? {
+    package func keptFeed(_ url: String) -> KeptFeed? {
         try? pool.read { db in try KeptFeed.fetchOne(db, key: url) }
     }
 
     /// What tells one kept copy from another, without reading its body.
-    func keptFeedStamp(_ url: String) -> String? {
+    package func keptFeedStamp(_ url: String) -> String? {
         try? pool.read { db in
             try Row.fetchOne(db, sql: "SELECT length(body) AS size, etag, lastModified FROM feed WHERE url = ?", arguments: [url]).map { row in
                 "\(row["size"] as Int64? ?? 0) \(row["etag"] as String? ?? "") \(row["lastModified"] as String? ?? "")"
@@ -214,30 +242,30 @@ final class CacheIndex: Sendable {
         }
     }
 
-    func keep(_ feed: KeptFeed) throws {
+    package func keep(_ feed: KeptFeed) throws {
         try pool.write { db in try feed.save(db) }
     }
 
     /// A 304: the kept copy is still the server's; only when it was checked changes.
-    func confirm(feed url: String, at time: Double) throws {
+    package func confirm(feed url: String, at time: Double) throws {
         try pool.write { db in try db.execute(sql: "UPDATE feed SET fetched = ? WHERE url = ?", arguments: [time, url]) }
     }
 
-    func record(for url: String) -> IndexRecord? {
+    package func record(for url: String) -> IndexRecord? {
         try? pool.read { db in try IndexRecord.fetchOne(db, key: url) }
     }
 
-    func all() -> [IndexRecord] {
+    package func all() -> [IndexRecord] {
         (try? pool.read { db in try IndexRecord.order(Column("lastAccess").desc).fetchAll(db) }) ?? []
     }
 
-    func save(_ record: IndexRecord) throws {
+    package func save(_ record: IndexRecord) throws {
         try pool.write { db in try record.save(db) }
     }
 
     /// Changes a record in one transaction, creating it with `makeDefault` if absent.
     @discardableResult
-    func update(_ url: String, makeDefault: () -> IndexRecord, _ change: (inout IndexRecord) -> Void) throws -> IndexRecord {
+    package func update(_ url: String, makeDefault: () -> IndexRecord, _ change: (inout IndexRecord) -> Void) throws -> IndexRecord {
         try pool.write { db in
             var record = try IndexRecord.fetchOne(db, key: url) ?? makeDefault()
             change(&record)
@@ -247,14 +275,14 @@ final class CacheIndex: Sendable {
         }
     }
 
-    func touch(_ url: String) {
+    package func touch(_ url: String) {
         _ = try? pool.write { db in
             try db.execute(sql: "UPDATE entry SET lastAccess = ? WHERE url = ?", arguments: [Date().timeIntervalSince1970, url])
         }
     }
 
     /// Forgets an entry, and what was probed in its file.
-    func delete(_ url: String) throws {
+    package func delete(_ url: String) throws {
         try pool.write { db in
             _ = try IndexRecord.deleteOne(db, key: url)
             try db.execute(sql: "DELETE FROM media WHERE url = ?", arguments: [url])

@@ -1,0 +1,65 @@
+import Foundation
+import MediaFeed
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Duration, tags and format of the items' files as kept in the index,
+/// keyed by URL (`file://` for a local item) and valid while the file keeps
+/// its size and modification time. Files with nothing valid kept are named,
+/// for a probe (MediaSession's ItemDetails probes them with libavformat).
+public struct KnownDetails: Sendable {
+    /// A file to probe: which item, the key its details go under, and the
+    /// file's path, size and modification time.
+    public struct Unprobed: Sendable {
+        public var index: Int
+        public var key: String
+        public var path: String
+        public var size: Int64
+        public var time: Double
+    }
+
+    /// One entry per item: nil for items with no audio or video file at hand
+    /// (or not probed yet).
+    public var details: [MediaDetails?]
+    public var unprobed: [Unprobed]
+
+    /// One item reads its own row; more read the whole folder once.
+    public init(_ items: [FeedItem], folder: CacheFolder?) {
+        if items.count > 1 {
+            self.init(items, snapshot: folder?.snapshot())
+        } else {
+            self.init(items, stored: { folder?.storedDetails(for: $0) }, cachedFile: { folder?.cachedFile(for: $0) })
+        }
+    }
+
+    public init(_ items: [FeedItem], snapshot: CacheSnapshot?) {
+        self.init(items, stored: { snapshot?.details[$0] }, cachedFile: { snapshot?.cachedFile(for: $0) })
+    }
+
+    private init(_ items: [FeedItem], stored: (String) -> StoredDetails?, cachedFile: (URL) -> String?) {
+        var unprobed: [Unprobed] = []
+        details = items.indices.map { index in
+            let item = items[index]
+            guard item.kind == .audio || item.kind == .video, let (key, path) = Self.file(of: item, cachedFile: cachedFile) else { return nil }
+            var info = stat()
+            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+            let size = Int64(info.st_size)
+            let time = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+            if let known = stored(key), known.fileSize == size, known.fileTime == time { return known.details }
+            unprobed.append(Unprobed(index: index, key: key, path: path, size: size, time: time))
+            return nil
+        }
+        self.unprobed = unprobed
+    }
+
+    /// The key its details are kept under, and the file to probe.
+    private static func file(of item: FeedItem, cachedFile: (URL) -> String?) -> (key: String, path: String)? {
+        switch item.source {
+        case let .file(path)?: return (URL(fileURLWithPath: path).absoluteString, path)
+        case let .remote(url)?: return cachedFile(url).map { (url.absoluteString, $0) }
+        case nil: return nil
+        }
+    }
+}

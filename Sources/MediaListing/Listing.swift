@@ -1,0 +1,155 @@
+import ArgumentParser
+import Foundation
+import MediaCacheFolder
+import MediaFeed
+import MediaModel
+import MediaTerminal
+import MediaplayCommandLine
+
+/// `list`'s options, for mediaplay-core's command and the quick path.
+public struct ListOptions: ParsableArguments {
+    public init() {}
+
+    @OptionGroup public var global: GlobalOptions
+
+    @Flag(name: .long, help: "Print a JSON document instead of a table.")
+    public var json = false
+
+    @Flag(name: .long, help: "Fetch a remote feed whole from its server, never the copy kept for offline use.")
+    public var refresh = false
+}
+
+/// What `list` prints, from a loaded feed, the cache and the items'
+/// details: one path for mediaplay-core and the quick path.
+public enum Listing {
+    /// What `list` shows beside the feed: the cache as read once, and what
+    /// the background player is doing with which items.
+    public struct Surroundings: Sendable {
+        public var cache: CacheSnapshot?
+        public var active: [ItemKey: ItemStatus]
+    }
+
+    /// The cache as read once and the background player's items.
+    /// `writable`: details probed by the caller are kept (mediaplay-core);
+    /// the quick path only reads.
+    public static func surroundings(_ global: GlobalOptions, writable: Bool) -> Surroundings {
+        Surroundings(cache: openFolder(global, writable: writable)?.snapshot(), active: BackgroundPlayer.activeItems(global))
+    }
+
+    /// Notes about the feed (skipped rows), then the table or the JSON document.
+    public static func print(_ loaded: LoadedFeed, around surroundings: Surroundings, details: [MediaDetails?], options: ListOptions) {
+        for note in loaded.feed.notes { FileHandle.standardError.write(Data("mediaplay: note: \(DisplayWidth.escaped(note))\n".utf8)) }
+        let items = loaded.feed.items
+        let rows = items.indices.map { index in
+            var row = ItemRow(items[index], cache: surroundings.cache)
+            row.details = details[index]
+            // By key: the item this row shows, whatever its number in the player.
+            if !surroundings.active.isEmpty, let playback = surroundings.active[items[index].key] { row.show(playback) }
+            return row
+        }
+        if options.json {
+            // Straight from the bytes: a copy into Data cost a tenth of a large list.
+            ListDocument.write(loaded, rows: rows, to: writeAll)
+        } else {
+            let terminal = TerminalInfo.detect(fd: STDOUT_FILENO, environment: ProcessInfo.processInfo.environment)
+            writeAll(Array(ListRenderer.render(feed: loaded.feed, rows: rows, width: terminal.width, colors: terminal.colors).utf8))
+        }
+    }
+
+    /// No cache folder yet means nothing cached; one that cannot be opened
+    /// is said once, not hidden.
+    /// `writable` (mediaplay-core): details probed are kept, in a cache
+    /// folder made for them if there is none yet (quietly left out when it
+    /// cannot be made); otherwise the index is only read.
+    public static func openFolder(_ global: GlobalOptions, writable: Bool) -> CacheFolder? {
+        guard FileManager.default.fileExists(atPath: global.cacheDirectory + "/index.sqlite") else {
+            return writable ? try? CacheFolder(directory: global.cacheDirectory) : nil
+        }
+        do {
+            let directory = global.cacheDirectory
+            return noteRecovery(writable ? try CacheFolder(directory: directory) : try CacheFolder.forViewing(directory: directory))
+        } catch {
+            FileHandle.standardError.write(Data("mediaplay: \(DisplayWidth.escaped(error.description)); cache states are not shown\n".utf8))
+            return nil
+        }
+    }
+
+    /// Says once that a damaged index was rebuilt.
+    public static func noteRecovery(_ folder: CacheFolder) -> CacheFolder {
+        if let aside = folder.recoveredIndex {
+            FileHandle.standardError.write(Data("mediaplay: the cache index was damaged and has been rebuilt from the cached files (partial downloads start over; the old index is kept at \(aside))\n".utf8))
+        }
+        return folder
+    }
+
+    private static func writeAll(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return }  // a closed pipe: nothing more to say
+                offset += written
+            }
+        }
+    }
+}
+
+/// `list` without FFmpeg, SDL or libcurl loaded, in the `mediaplay` program:
+/// a local feed whose files' details are all in the index is listed here;
+/// anything more (a remote feed to revalidate, a file to probe, help or a
+/// usage error) is left to mediaplay-core, which lists the same way.
+public enum QuickList {
+    /// The exit status when listed here; nil: run mediaplay-core instead.
+    public static func run(_ arguments: [String]) -> Int32? {
+        guard let options = quickOptions(arguments), !options.refresh,
+              let location = try? options.global.feedLocation(), !location.contains("://")
+        else { return nil }
+        do {
+            let loaded = try FeedFile.load(absolutePath(location), shownAs: location)
+            let surroundings = Listing.surroundings(options.global, writable: false)
+            let known = KnownDetails(loaded.feed.items, snapshot: surroundings.cache)
+            guard known.unprobed.isEmpty else { return nil }
+            Listing.print(loaded, around: surroundings, details: known.details, options: options)
+            return 0
+        } catch {
+            error.report()
+            return error.exitCode.rawValue
+        }
+    }
+
+    /// The spellings `list` takes, read by hand: ArgumentParser's reflection
+    /// cost about 7 ms, a tenth of a large quick list. Anything else (help,
+    /// an unknown or misspelt option) is nil and left to mediaplay-core,
+    /// which parses it properly.
+    static func quickOptions(_ arguments: [String]) -> ListOptions? {
+        var values: [String: String] = [:]
+        var flags: Set<String> = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            switch argument {
+            case "--json", "--refresh":
+                flags.insert(argument)
+            case "--feed", "--cache-dir", "--runtime-dir":
+                guard index < arguments.count, !arguments[index].hasPrefix("-") else { return nil }
+                values[argument] = arguments[index]
+                index += 1
+            default:
+                let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2, ["--feed", "--cache-dir", "--runtime-dir"].contains(parts[0]) else { return nil }
+                values[parts[0]] = parts[1]
+            }
+        }
+        var global = GlobalOptions()
+        global.feed = values["--feed"]
+        global.cacheDir = values["--cache-dir"]
+        global.runtimeDir = values["--runtime-dir"]
+        var options = ListOptions()
+        options.global = global
+        options.json = flags.contains("--json")
+        options.refresh = flags.contains("--refresh")
+        return options
+    }
+}
