@@ -57,7 +57,7 @@ let package = Package(
         // The one state model: item key, item states, events, errors, and
         // their human and JSON forms (docs/ARCHITECTURE.md).
         .target(name: "MediaModel", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
-        .target(name: "MediaFeed", dependencies: ["MediaModel"], swiftSettings: swiftSettings),
+        .target(name: "MediaFeed", dependencies: ["MediaModel", "MediaTerminal"], swiftSettings: swiftSettings),
         // The cache folder on disk: entries, index, kept feeds and probed
         // details, read without the network (list runs without libcurl).
         .target(

@@ -293,24 +293,11 @@ enum BrowseView {
         return (false, (1, 1, columns - 2, bannerRows), (1, 1 + bannerRows + 1, columns - 2, max(1, bodyRows - bannerRows - 1)))
     }
 
-    /// `03:20 · The Artist — An Album · h264 1280×720 · 44100 Hz`: what the file says of itself.
-    static func mediaLine(_ details: MediaDetails) -> String? {
-        var parts: [String] = []
-        if let duration = details.duration { parts.append(formatDuration(duration)) }
-        let credits = [details.artist, details.album].compactMap { $0.map(DisplayWidth.singleLine) }
-        if !credits.isEmpty { parts.append(credits.joined(separator: " — ")) }
-        var format = details.codec ?? ""
-        if let width = details.width, let height = details.height { format += " \(width)×\(height)" }
-        if !format.isEmpty { parts.append(format.trimmingCharacters(in: .whitespaces)) }
-        if let rate = details.sampleRate { parts.append("\(rate) Hz") }
-        return parts.isEmpty ? nil : parts.joined(separator: " · ")
-    }
-
     /// The detail view's text, wrapped to `width`.
     static func detailText(_ item: FeedItem, state: CellState, details: MediaDetails? = nil, width: Int, tick: Int) -> [String] {
         var lines: [String] = []
         lines.append("\(item.kind?.name ?? "invalid record") · item \(item.position) · \(stateText(state, tick: tick))")
-        if let details, let line = mediaLine(details) { lines += DisplayWidth.wrap(line, width: width) }
+        if let details, let line = details.line { lines += DisplayWidth.wrap(line, width: width) }
         if let failure = state.failure { lines += DisplayWidth.wrap("✗ " + failure, width: width) }
         lines.append("")
         let description = item.description.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""

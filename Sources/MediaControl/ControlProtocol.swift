@@ -82,11 +82,14 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     /// Why the background player can show no pictures (no display where it
     /// runs: a video plays its sound only); nil when windows open.
     public var display: String?
+    /// The current item's file: duration, tags and format, once probed.
+    public var media: MediaDetails?
 
     public init(
         current: ItemStatus?, items: [ItemStatus], feed: String, pid: Int32, version: String,
-        audio: AudioSettings? = nil, playlist: PlaylistMode? = nil, display: String? = nil
+        audio: AudioSettings? = nil, playlist: PlaylistMode? = nil, display: String? = nil, media: MediaDetails? = nil
     ) {
+        self.media = media
         self.display = display
         self.current = current
         self.items = items

@@ -15,6 +15,9 @@ public final class ControlService: Sendable {
     public let feed: String
     public let version: String
     private let reloadFeed: @Sendable () -> Feed?
+    /// An item's file's duration, tags and format as kept in the cache's
+    /// index (a read, never a probe: the player probes as it opens).
+    private let details: @Sendable (FeedItem) -> MediaDetails?
     private let onQuit: @Sendable () -> Void
     /// Feed reloads run here: they read a file, never on the cooperative pool.
     private let feedQueue = DispatchQueue(label: "mediaplay.feed")
@@ -24,8 +27,10 @@ public final class ControlService: Sendable {
     /// it, so the number a client sends means what `list` shows now.
     public init(
         session: MediaSession, feed: String, version: String,
-        reloadFeed: @escaping @Sendable () -> Feed? = { nil }, onQuit: @escaping @Sendable () -> Void
+        reloadFeed: @escaping @Sendable () -> Feed? = { nil }, details: @escaping @Sendable (FeedItem) -> MediaDetails? = { _ in nil },
+        onQuit: @escaping @Sendable () -> Void
     ) {
+        self.details = details
         self.session = session
         self.feed = feed
         self.version = version
@@ -77,7 +82,7 @@ public final class ControlService: Sendable {
             if request.item != nil {
                 return ControlJSON.line(ControlReply.success(id, session.status(of: try await item(request))))
             }
-            return ControlJSON.line(ControlReply.success(id, daemonStatus()))
+            return ControlJSON.line(ControlReply.success(id, await daemonStatus()))
         case .seek:
             // The item named, else the current one.
             let item: FeedItem
@@ -126,7 +131,7 @@ public final class ControlService: Sendable {
                 for await event in events { connection.send(ControlJSON.line(event)) }
             }
             connection.whenFinished { forward.cancel() }
-            return ControlJSON.line(ControlReply.success(id, daemonStatus()))
+            return ControlJSON.line(ControlReply.success(id, await daemonStatus()))
         case .quit:
             onQuit()
             return ControlJSON.line(ControlReply.success(id, EmptyResult()))
@@ -181,10 +186,19 @@ public final class ControlService: Sendable {
         }
     }
 
-    private func daemonStatus() -> DaemonStatus {
-        DaemonStatus(
-            current: session.currentStatus(), items: session.activeStatuses(), feed: feed, pid: getpid(), version: version,
-            audio: session.audioShaping, playlist: session.playlistMode, display: SDLVideoSink.displayProblem.map { "no display (\($0))" }
+    /// The current item's details are read on the feed queue (an index read).
+    private func daemonStatus() async -> DaemonStatus {
+        let current = session.currentStatus()
+        let item = current.flatMap { session.item(for: $0.id) }
+        let details = self.details
+        let media: MediaDetails? = await withCheckedContinuation { continuation in
+            guard let item else { return continuation.resume(returning: nil) }
+            feedQueue.async { continuation.resume(returning: details(item)) }
+        }
+        return DaemonStatus(
+            current: current, items: session.activeStatuses(), feed: feed, pid: getpid(), version: version,
+            audio: session.audioShaping, playlist: session.playlistMode, display: SDLVideoSink.displayProblem.map { "no display (\($0))" },
+            media: media
         )
     }
 }

@@ -1,6 +1,8 @@
+import MediaTerminal
+
 /// What probing an item's file found: its length, tags and format. Kept in
 /// the cache's index once per file, shown by `list`, `status` and browse.
-public struct MediaDetails: Sendable, Equatable, Hashable {
+public struct MediaDetails: Sendable, Equatable, Hashable, Codable {
     /// Seconds, when the container says.
     public var duration: Double?
     /// Tags the file carries.
@@ -27,5 +29,22 @@ public struct MediaDetails: Sendable, Equatable, Hashable {
         self.width = width
         self.height = height
         self.sampleRate = sampleRate
+    }
+}
+
+extension MediaDetails {
+    /// `3:20 · "Song" — The Artist — An Album · h264 1280×720 · 44100 Hz`:
+    /// what the file says of itself, on one line (browse's detail view,
+    /// `status`); nil when it says nothing.
+    public var line: String? {
+        var parts: [String] = []
+        if let duration { parts.append(formatDuration(duration)) }
+        let credits = [title.map { "\"\($0)\"" }, artist, album].compactMap { $0.map(DisplayWidth.singleLine) }
+        if !credits.isEmpty { parts.append(credits.joined(separator: " — ")) }
+        var format = codec ?? ""
+        if let width, let height { format += " \(width)×\(height)" }
+        if !format.isEmpty { parts.append(format.trimmingCharacters(in: .whitespaces)) }
+        if let sampleRate { parts.append("\(sampleRate) Hz") }
+        return parts.isEmpty ? nil : parts.joined(separator: " · ")
     }
 }

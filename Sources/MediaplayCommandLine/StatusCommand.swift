@@ -12,7 +12,8 @@ public struct StatusCommand: ParsableCommand {
         commandName: "status",
         abstract: "Show what the background player is doing.",
         discussion: """
-            Prints the current item's state and position, then any other item that is \
+            Prints the current item's state and position (and under it, once its file is \
+            probed, its duration, tags and format), then any other item that is \
             paused, buffering, downloading, stopped, ended or failed. With --follow, keeps printing \
             each change as it happens until interrupted: a line per change of state and one per \
             second played (--json: one JSON event per line, see docs/PROTOCOL.md). Does not start the background player; exit status 69 when \
@@ -59,6 +60,7 @@ public struct StatusCommand: ParsableCommand {
     private func printSummary(_ status: DaemonStatus) {
         if let current = status.current {
             print(StatusText.line(current))
+            if let line = status.media?.line { print("  " + line) }
         } else {
             print("■ nothing playing")
         }

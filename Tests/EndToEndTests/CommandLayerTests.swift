@@ -63,6 +63,22 @@ import TestKit
         _ = try await Mediaplay.run(["quit"], environment: withDisplay)
     }
 
+    @Test func statusShowsTheFilesTagsAndFormat() async throws {
+        let world = try await TwoTones()
+        let tagged = try await Fixtures.make("tagged.mp3", ["-f", "lavfi", "-i", "sine=duration=3", "-metadata", "title=Song Title",
+                                                            "-metadata", "artist=The Artist", "-metadata", "album=An Album", "-c:a", "libmp3lame"])
+        world.feed = try world.folder.write("feed.json", #"[{"type": 1, "title": "Tagged", "url": "file://\#(tagged)"}]"#)
+        _ = try await world.run("autoplay", "off")
+        let toggled = try await world.run("toggle", "1")
+        #expect(toggled.stdout.hasPrefix("▶ playing 1 \"Tagged\""), "\(toggled.stdout)\(toggled.stderr)")
+        _ = try await world.run("toggle", "1")  // paused: it stays current
+        let status = try await world.run("status")
+        #expect(status.stdout.contains("  0:03 · \"Song Title\" — The Artist — An Album · mp3 · 44100 Hz"), "\(status.stdout)")
+        let json = try JSONSerialization.jsonObject(with: Data(try await world.run("status", "--json").stdout.utf8)) as? [String: Any]
+        let media = json?["media"] as? [String: Any]
+        #expect(media?["artist"] as? String == "The Artist" && media?["album"] as? String == "An Album", "\(json ?? [:])")
+        _ = try await world.run("quit")
+    }
     @Test func noWaitReportsTheRealStateAndTheRealError() async throws {
         let world = try await TwoTones()
         world.feed = try world.folder.write("feed.json", TwoTones.feed([("Gone", world.folder.path + "/gone.wav"), ("High tone", world.high)]))

@@ -123,9 +123,9 @@ struct LayoutTests {
 struct MediaLineTests {
     @Test func durationTagsAndFormat() {
         let video = MediaDetails(duration: 200.7, artist: "The Artist", album: "An Album", codec: "h264", width: 1280, height: 720, sampleRate: 44100)
-        #expect(BrowseView.mediaLine(video) == "3:20 · The Artist — An Album · h264 1280×720 · 44100 Hz")
-        #expect(BrowseView.mediaLine(MediaDetails(duration: 7, codec: "mp3")) == "0:07 · mp3")
-        #expect(BrowseView.mediaLine(MediaDetails()) == nil)
+        #expect(video.line == "3:20 · The Artist — An Album · h264 1280×720 · 44100 Hz")
+        #expect(MediaDetails(duration: 7, title: "Song", codec: "mp3").line == "0:07 · \"Song\" · mp3")
+        #expect(MediaDetails().line == nil)
         let lines = BrowseView.detailText(
             FeedItem(position: 1, id: "a", title: "A", kind: .audio, source: .file("/a.mp3")), state: .local(resumeAt: 0),
             details: MediaDetails(duration: 65, artist: "X"), width: 80, tick: 0

@@ -143,7 +143,8 @@ struct DaemonCommand: AsyncParsableCommand {
         FileHandle.standardError.write(Data("mediaplay: background player listening on \(daemon.paths.socket) (log: \(logPath))\n".utf8))
         do {
             try await daemon.serve(
-                session: session, feed: feed, version: Mediaplay.version, saveInterval: saveInterval, reloadFeed: { follower.changedFeed() }
+                session: session, feed: feed, version: Mediaplay.version, saveInterval: saveInterval, reloadFeed: { follower.changedFeed() },
+                details: { item in ItemDetails.lookup([item], cache: cache).first ?? nil }
             )
         } catch {
             throw CLIError("cannot listen on \(daemon.paths.socket): \(error)", exitCode: .unavailable)
