@@ -291,7 +291,7 @@ public enum FeedDecoder {
         if let scheme = schemeOf(trimmed) {
             switch scheme {
             case "http", "https":
-                guard let url = URL(string: trimmed), let host = url.host, !host.isEmpty else {
+                guard hasAuthority(trimmed), let url = URL(string: trimmed) else {
                     return .failure(URLProblem(message: "\"\(trimmed)\" is not a usable \(scheme) URL"))
                 }
                 return .success(.remote(url))
@@ -328,6 +328,26 @@ public enum FeedDecoder {
             if trimmed.hasPrefix("/") { return .success(.file(standardized(trimmed))) }
             return .success(.file(standardized((FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(trimmed))))
         }
+    }
+
+    /// Whether `text` (`scheme:…`) names a host: "//" after the colon, then
+    /// something before the path other than user info and a port. Read from
+    /// the bytes: asking the parsed URL for its host parsed it again, a
+    /// sixth of reading a large feed.
+    static func hasAuthority(_ text: String) -> Bool {
+        let bytes = text.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        var rest = bytes[bytes.index(after: colon)...]
+        guard rest.starts(with: "//".utf8) else { return false }
+        rest = rest.dropFirst(2)
+        let authority = rest.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        let afterUser = authority.lastIndex(of: UInt8(ascii: "@")).map { authority[authority.index(after: $0)...] } ?? authority
+        // A port follows the last colon, unless it is inside an IPv6 literal.
+        var host = afterUser
+        if let portColon = afterUser.lastIndex(of: UInt8(ascii: ":")), !afterUser[portColon...].contains(UInt8(ascii: "]")) {
+            host = afterUser[..<portColon]
+        }
+        return !host.isEmpty
     }
 
     /// The URL scheme of `text` (lowercased), if it has one per RFC 3986.

@@ -33,20 +33,22 @@ public struct TextPositions {
         var line = 1
         var column = 1
         var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        for offset in offsets {
-            let end = min(offset, bytes.count)
-            while index < end {
-                let byte = bytes[index]
-                if byte == 0x0A {
-                    line += 1
-                    column = 1
-                } else if byte & 0xC0 != 0x80 {
-                    // Columns count characters, not bytes: UTF-8 continuation bytes don't count.
-                    column += 1
+        bytes.withUnsafeBufferPointer { bytes in
+            for offset in offsets {
+                let end = min(offset, bytes.count)
+                while index < end {
+                    let byte = bytes[index]
+                    if byte == 0x0A {
+                        line += 1
+                        column = 1
+                    } else if byte & 0xC0 != 0x80 {
+                        // Columns count characters, not bytes: UTF-8 continuation bytes don't count.
+                        column += 1
+                    }
+                    index += 1
                 }
-                index += 1
+                result.append(SourcePosition(line: line, column: column))
             }
-            result.append(SourcePosition(line: line, column: column))
         }
         return result
     }
@@ -116,7 +118,9 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
 /// hand needs `line:column`, so we parse ourselves, keep offsets, and turn an
 /// offset into a line and column only for a message (`TextPositions`).
 public struct JSONParser {
-    private let bytes: [UInt8]
+    /// The text, read in place (an array's checked subscript on every byte
+    /// was a third of the parse).
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private var depth = 0
     private static let maximumDepth = 512
@@ -125,19 +129,21 @@ public struct JSONParser {
     /// a small multiple of the text (a 15 MB file of `{},` lines is four
     /// million values).
     public static func parse(_ bytes: [UInt8], maximumArrayLength: Int = .max) throws(JSONSyntaxError) -> JSONValue.Located {
-        var parser = JSONParser(bytes: bytes, maximumArrayLength: maximumArrayLength)
-        return try parser.parseDocument()
+        try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in
+            var parser = JSONParser(bytes: buffer, maximumArrayLength: maximumArrayLength)
+            return try parser.parseDocument()
+        }
     }
 
     private let maximumArrayLength: Int
 
-    private init(bytes: [UInt8], maximumArrayLength: Int) {
+    private init(bytes: UnsafeBufferPointer<UInt8>, maximumArrayLength: Int) {
         self.bytes = bytes
         self.maximumArrayLength = maximumArrayLength
     }
 
     private func fail(_ message: String) -> JSONSyntaxError {
-        JSONSyntaxError(position: TextPositions(bytes).position(of: index), message: message)
+        JSONSyntaxError(position: TextPositions(Array(bytes)).position(of: index), message: message)
     }
 
     private mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue.Located {

@@ -194,6 +194,20 @@ private func decodeError(_ text: String) -> FeedError? {
         #expect(try reason(#"{"type": 1, "url": "http://exa mple.org/a b"}"#)?.hasPrefix("url:") == true)
     }
 
+    /// The host check reads the text itself; Foundation's parsed URL is the oracle.
+    @Test func aHostIsFoundAsFoundationFindsIt() {
+        let samples = [
+            "https://e.org", "https://e.org/a.mp3", "http://e.org:8080/x?y#z", "https://user:pw@e.org/", "https://[::1]/a",
+            "https://[::1]:8443/a", "http://127.0.0.1:9/", "https://", "https:///path", "https://:80/", "https://user@/x",
+            "http:/e.org/a", "http:e.org", "https://?q", "https://#f", "HTTPS://E.ORG/A",
+        ]
+        for text in samples {
+            let foundation = URL(string: text).flatMap(\.host).map { !$0.isEmpty } ?? false
+            let ours = FeedDecoder.hasAuthority(text) && URL(string: text) != nil
+            #expect(ours == foundation, "\(text)")
+        }
+    }
+
     @Test func unsupportedScheme() throws {
         #expect(try reason(#"{"type": 1, "url": "ftp://e.org/a.mp3"}"#) == #"url: unsupported scheme "ftp" (use http, https or file)"#)
         #expect(try reason(#"{"type": 1, "url": "rtsp://e.org/live"}"#)?.contains("unsupported scheme \"rtsp\"") == true)
