@@ -116,6 +116,9 @@ final class PartialEntry: @unchecked Sendable {
 
     var heldNow: HeldRanges { condition.withLock { held } }
 
+    /// Whether the entity's full size is known (a server told it).
+    var knowsTotal: Bool { condition.withLock { total != nil } }
+
     func setRate(_ bytesPerSecond: Double) {
         condition.withLock { self.bytesPerSecond = bytesPerSecond }
     }

@@ -220,7 +220,8 @@ final class TransferEngine: @unchecked Sendable {
         case .fetch:
             // Up to the next held bytes only: an open-ended range would have
             // the server send them again, to be thrown away when they arrive.
-            job.rangeEnd = job.entry.heldNow.nextStart(atOrAfter: job.offset + 1)
+            // Only with the total known, which tells a whole file from a gap.
+            job.rangeEnd = job.entry.knowsTotal || job.knownTotal != nil ? job.entry.heldNow.nextStart(atOrAfter: job.offset + 1) : nil
             if job.offset > 0 || job.rangeEnd != nil, let validator = job.resumeValidator {
                 // Resume only if the entity is unchanged; otherwise the server sends it whole (200).
                 let last = job.rangeEnd.map { String($0 - 1) } ?? ""
@@ -329,7 +330,11 @@ final class TransferEngine: @unchecked Sendable {
             }
             let end = job.offset + job.received
             guard let total = job.expectedTotal else {
-                finalize(job, size: end)  // no length given: the body's end is the end
+                if end == job.rangeEnd {
+                    scheduled.append((TransferJob.now(), job))  // a gap filled: on to the next
+                } else {
+                    finalize(job, size: end)  // no length given: the body's end is the end
+                }
                 return
             }
             if end < total, end != job.rangeEnd {

@@ -262,12 +262,18 @@ final class TransferJob: @unchecked Sendable {
                     writeErrno = errno
                     return false
                 }
-                for job in rangeJobs { job.cancelled = true }
+                // The helpers' gathered bytes are of the old entity: dropped,
+                // never written into the new one.
+                for job in rangeJobs {
+                    job.cancelled = true
+                    job.pending.removeAll()
+                }
                 entry.reset()
                 wroteOutOfOrder = false
                 recordRanges(nil)
                 offset = 0
             }
+            rangeEnd = nil  // the whole entity comes
             expectedTotal = headers["content-length"].flatMap { Int64($0) }
             if headers["content-encoding"].map({ $0 != "identity" }) == true {
                 expectedTotal = nil  // the length is of the encoded body

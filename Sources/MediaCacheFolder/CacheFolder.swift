@@ -165,9 +165,11 @@ public final class CacheFolder: Sendable {
     /// What the folder holds now, read once (every index row, one listing of
     /// the entries folder): a whole list asks per item without a query or a
     /// stat per item (a query each took 1.2 s for 10,000 items).
-    public func snapshot() -> CacheSnapshot {
+    public func snapshot() throws(CacheError) -> CacheSnapshot {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/entries")) ?? []
-        let records = Dictionary(index.all().map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
+        let all: [IndexRecord]
+        do { all = try index.allRecords() } catch { throw CacheError.io("cannot read the cache index in \(directory): \(error)") }
+        let records = Dictionary(all.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
         return CacheSnapshot(folder: self, files: Set(names), records: records, details: index.allDetails())
     }
 

@@ -256,7 +256,11 @@ package final class CacheIndex: Sendable {
     }
 
     package func all() -> [IndexRecord] {
-        (try? pool.read { db in try IndexRecord.order(Column("lastAccess").desc).fetchAll(db) }) ?? []
+        (try? allRecords()) ?? []
+    }
+
+    package func allRecords() throws -> [IndexRecord] {
+        try pool.read { db in try IndexRecord.order(Column("lastAccess").desc).fetchAll(db) }
     }
 
     package func save(_ record: IndexRecord) throws {

@@ -28,7 +28,7 @@ public struct KnownDetails: Sendable {
     /// One item reads its own row; more read the whole folder once.
     public init(_ items: [FeedItem], folder: CacheFolder?) {
         if items.count > 1 {
-            self.init(items, snapshot: folder?.snapshot())
+            self.init(items, snapshot: try? folder?.snapshot())
         } else {
             self.init(items, stored: { folder?.storedDetails(for: $0) }, cachedFile: { folder?.cachedFile(for: $0) })
         }
@@ -47,7 +47,9 @@ public struct KnownDetails: Sendable {
             guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
             let size = Int64(info.st_size)
             let time = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-            if let known = stored(key), known.fileSize == size, known.fileTime == time { return known.details }
+            if let known = stored(key), known.fileSize == size, known.fileTime == time {
+                return known.details == MediaDetails() ? nil : known.details  // probed, and it said nothing
+            }
             unprobed.append(Unprobed(index: index, key: key, path: path, size: size, time: time))
             return nil
         }

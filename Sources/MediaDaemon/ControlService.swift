@@ -15,8 +15,8 @@ public final class ControlService: Sendable {
     public let feed: String
     public let version: String
     private let reloadFeed: @Sendable () -> Feed?
-    /// An item's file's duration, tags and format as kept in the cache's
-    /// index (a read, never a probe: the player probes as it opens).
+    /// An item's file's duration, tags and format: kept in the cache's
+    /// index, probed once per file when not (blocking: run on the feed queue).
     private let details: @Sendable (FeedItem) -> MediaDetails?
     private let onQuit: @Sendable () -> Void
     /// Feed reloads run here: they read a file, never on the cooperative pool.
@@ -186,19 +186,20 @@ public final class ControlService: Sendable {
         }
     }
 
-    /// The current item's details are read on the feed queue (an index read).
+    /// The current item's details are looked up on the feed queue first;
+    /// the session's state is read after, all at one moment.
     private func daemonStatus() async -> DaemonStatus {
-        let current = session.currentStatus()
-        let item = current.flatMap { session.item(for: $0.id) }
         let details = self.details
+        let item = session.currentStatus().flatMap { session.item(for: $0.id) }
         let media: MediaDetails? = await withCheckedContinuation { continuation in
             guard let item else { return continuation.resume(returning: nil) }
             feedQueue.async { continuation.resume(returning: details(item)) }
         }
+        let current = session.currentStatus()
         return DaemonStatus(
             current: current, items: session.activeStatuses(), feed: feed, pid: getpid(), version: version,
             audio: session.audioShaping, playlist: session.playlistMode, display: SDLVideoSink.displayProblem.map { "no display (\($0))" },
-            media: media
+            media: current?.id == item.map(\.key) ? media : nil
         )
     }
 }

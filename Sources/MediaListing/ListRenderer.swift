@@ -195,8 +195,9 @@ public enum ListDocument {
     }
 
 
-    /// Writes the document to `output` in pieces of about 256 KiB.
-    public static func write(_ loaded: LoadedFeed, rows: [ItemRow], to output: ([UInt8]) -> Void) {
+    /// Writes the document to `output` in pieces of about 256 KiB, until
+    /// `output` says it failed.
+    public static func write(_ loaded: LoadedFeed, rows: [ItemRow], to output: ([UInt8]) -> Bool) {
         var json = JSONWriter(reserving: 300_000)
         json.beginObject()
         json.key(Key.feed)
@@ -237,13 +238,13 @@ public enum ListDocument {
             json.key(Key.title); json.string(item.title)
             json.key(Key.url); json.string(item.source?.description)
             json.endObject()
-            if json.bytes.count >= 256 << 10 { json.flush(to: output) }
+            if json.bytes.count >= 256 << 10, !json.flush(to: output) { return }
         }
         json.endArray()
         json.key(Key.schema); json.string(schemaName)
         json.endObject()
         json.newlineAtEnd()
-        json.flush(to: output)
+        _ = json.flush(to: output)
     }
 
     private static func write(_ media: MediaDetails, into json: inout JSONWriter) {

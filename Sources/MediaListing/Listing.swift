@@ -29,15 +29,29 @@ public enum Listing {
         public var active: [ItemKey: ItemStatus]
     }
 
-    /// The cache as read once and the background player's items.
-    /// `writable`: details probed by the caller are kept (mediaplay-core);
-    /// the quick path only reads.
-    public static func surroundings(_ global: GlobalOptions, writable: Bool) -> Surroundings {
-        Surroundings(cache: openFolder(global, writable: writable)?.snapshot(), active: BackgroundPlayer.activeItems(global))
+    /// The cache as read once and the background player's items, and why
+    /// the cache could not be read when it is there but could not be.
+    /// `writable` (mediaplay-core): details probed are kept, in a cache
+    /// folder made for them if there is none yet (quietly left out when it
+    /// cannot be made); otherwise the index is only read.
+    public static func surroundings(_ global: GlobalOptions, writable: Bool) -> (Surroundings, problem: String?) {
+        let active = BackgroundPlayer.activeItems(global)
+        let directory = global.cacheDirectory
+        guard FileManager.default.fileExists(atPath: directory + "/index.sqlite") else {
+            let made = writable ? try? CacheFolder(directory: directory) : nil
+            return (Surroundings(cache: try? made?.snapshot(), active: active), nil)
+        }
+        do {
+            let folder = noteRecovery(writable ? try CacheFolder(directory: directory) : try CacheFolder.forViewing(directory: directory))
+            return (Surroundings(cache: try folder.snapshot(), active: active), nil)
+        } catch {
+            return (Surroundings(cache: nil, active: active), error.description)
+        }
     }
 
-    /// Notes about the feed (skipped rows), then the table or the JSON document.
-    public static func print(_ loaded: LoadedFeed, around surroundings: Surroundings, details: [MediaDetails?], options: ListOptions) {
+    /// Notes about the feed (skipped rows), then the table or the JSON
+    /// document. Throws when stdout fails (a closed pipe just ends it).
+    public static func print(_ loaded: LoadedFeed, around surroundings: Surroundings, details: [MediaDetails?], options: ListOptions) throws(CLIError) {
         for note in loaded.feed.notes { FileHandle.standardError.write(Data("mediaplay: note: \(DisplayWidth.escaped(note))\n".utf8)) }
         let items = loaded.feed.items
         let rows = items.indices.map { index in
@@ -47,31 +61,26 @@ public enum Listing {
             if !surroundings.active.isEmpty, let playback = surroundings.active[items[index].key] { row.show(playback) }
             return row
         }
+        var failure: Int32 = 0
+        let output: ([UInt8]) -> Bool = { bytes in
+            failure = writeAll(bytes)
+            return failure == 0
+        }
         if options.json {
             // Straight from the bytes: a copy into Data cost a tenth of a large list.
-            ListDocument.write(loaded, rows: rows, to: writeAll)
+            ListDocument.write(loaded, rows: rows, to: output)
         } else {
             let terminal = TerminalInfo.detect(fd: STDOUT_FILENO, environment: ProcessInfo.processInfo.environment)
-            writeAll(Array(ListRenderer.render(feed: loaded.feed, rows: rows, width: terminal.width, colors: terminal.colors).utf8))
+            _ = output(Array(ListRenderer.render(feed: loaded.feed, rows: rows, width: terminal.width, colors: terminal.colors).utf8))
+        }
+        if failure != 0 && failure != EPIPE {
+            throw CLIError("cannot write the list: \(String(cString: strerror(failure)))", exitCode: .ioError)
         }
     }
 
-    /// No cache folder yet means nothing cached; one that cannot be opened
-    /// is said once, not hidden.
-    /// `writable` (mediaplay-core): details probed are kept, in a cache
-    /// folder made for them if there is none yet (quietly left out when it
-    /// cannot be made); otherwise the index is only read.
-    public static func openFolder(_ global: GlobalOptions, writable: Bool) -> CacheFolder? {
-        guard FileManager.default.fileExists(atPath: global.cacheDirectory + "/index.sqlite") else {
-            return writable ? try? CacheFolder(directory: global.cacheDirectory) : nil
-        }
-        do {
-            let directory = global.cacheDirectory
-            return noteRecovery(writable ? try CacheFolder(directory: directory) : try CacheFolder.forViewing(directory: directory))
-        } catch {
-            FileHandle.standardError.write(Data("mediaplay: \(DisplayWidth.escaped(error.description)); cache states are not shown\n".utf8))
-            return nil
-        }
+    /// Says why cache states are missing from a list.
+    public static func noteUnreadableCache(_ problem: String) {
+        FileHandle.standardError.write(Data("mediaplay: \(DisplayWidth.escaped(problem)); cache states are not shown\n".utf8))
     }
 
     /// Says once that a damaged index was rebuilt.
@@ -82,15 +91,17 @@ public enum Listing {
         return folder
     }
 
-    private static func writeAll(_ bytes: [UInt8]) {
+    /// Writes all of `bytes` to stdout: 0, or the errno that stopped it.
+    private static func writeAll(_ bytes: [UInt8]) -> Int32 {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
                 let written = write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return }  // a closed pipe: nothing more to say
+                guard written > 0 else { return written < 0 ? errno : EIO }
                 offset += written
             }
+            return 0
         }
     }
 }
@@ -107,10 +118,12 @@ public enum QuickList {
         else { return nil }
         do {
             let loaded = try FeedFile.load(absolutePath(location), shownAs: location)
-            let surroundings = Listing.surroundings(options.global, writable: false)
+            // A cache that cannot be read is left to mediaplay-core to say.
+            let (surroundings, problem) = Listing.surroundings(options.global, writable: false)
+            guard problem == nil else { return nil }
             let known = KnownDetails(loaded.feed.items, snapshot: surroundings.cache)
             guard known.unprobed.isEmpty else { return nil }
-            Listing.print(loaded, around: surroundings, details: known.details, options: options)
+            try Listing.print(loaded, around: surroundings, details: known.details, options: options)
             return 0
         } catch {
             error.report()

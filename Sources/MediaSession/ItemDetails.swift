@@ -24,8 +24,10 @@ public enum ItemDetails {
     private static func probe(_ known: KnownDetails, into folder: CacheFolder?) -> [MediaDetails?] {
         var details = known.details
         for file in known.unprobed {
-            guard let probed = try? MediaProbe.details(path: file.path) else { continue }
-            folder?.store(StoredDetails(details: probed, fileSize: file.size, fileTime: file.time), for: file.key)
+            // A file that does not probe is kept as saying nothing, so it is
+            // not probed again (and a list of it stays quick) until it changes.
+            let probed = try? MediaProbe.details(path: file.path)
+            folder?.store(StoredDetails(details: probed ?? MediaDetails(), fileSize: file.size, fileTime: file.time), for: file.key)
             details[file.index] = probed
         }
         return details

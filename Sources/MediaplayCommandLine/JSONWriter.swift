@@ -18,9 +18,10 @@ public struct JSONWriter: Sendable {
     /// Hands what is written so far to `output` and starts over in the same
     /// storage: a large document goes out in pieces instead of megabytes
     /// held (and paged in) at once.
-    public mutating func flush(to output: ([UInt8]) -> Void) {
-        output(bytes)
-        bytes.removeAll(keepingCapacity: true)
+    /// Returns what `output` returns (false: it failed).
+    public mutating func flush(to output: ([UInt8]) -> Bool) -> Bool {
+        defer { bytes.removeAll(keepingCapacity: true) }
+        return output(bytes)
     }
 
     /// Ends the document with a newline.

@@ -49,7 +49,9 @@ struct Mediaplay: AsyncParsableCommand {
         // grew the background player by about 1 KB per window opened and
         // closed (docs/PERFORMANCE.md, "Daemon memory"). Playback's CPU and
         // peak memory measured the same.
-        _ = mp_limit_malloc_arenas(2)
+        // (A user's own MALLOC_ARENA_MAX or GLIBC_TUNABLES wins.)
+        let environment = ProcessInfo.processInfo.environment
+        if environment["MALLOC_ARENA_MAX"] == nil && environment["GLIBC_TUNABLES"] == nil { _ = mp_limit_malloc_arenas(2) }
         // No arguments: browse on a terminal, the list anywhere else.
         if CommandLine.arguments.count == 1, FullScreen().isAvailable, !["", "dumb"].contains(ProcessInfo.processInfo.environment["TERM"] ?? "") {
             await main(["browse"])

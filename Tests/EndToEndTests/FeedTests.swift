@@ -132,6 +132,7 @@ import TestKit
             {"title": "Mixed", "items": [
              {"type": 1, "title": "Tone \\u001b[2J", "url": "\(tone)"},
              {"type": 2, "title": "Gone", "url": "\(folder.path)/gone.mp4"},
+             {"type": 1, "title": "Not media", "url": "\(try folder.write("notes.mp3", "just words"))"},
              {"type": 0, "title": "Remote", "url": "https://example.org/a.png", "thumbnail": "https://example.org/t.png"},
              {"type": 7, "title": "Odd"},
              {"title": "No type", "url": "https://example.org/b.mp3"}]}
@@ -155,11 +156,28 @@ import TestKit
             #expect(quick.stdout == full.stdout, "quick:\n\(quick.stdout)\nfull:\n\(full.stdout)")
             #expect(quick.stderr == full.stderr)
         }
+        // A file that does not probe was kept as saying nothing (the list above stayed quick).
         // A file to probe (the tone touched) needs mediaplay-core: missing here, it says so.
         let touched = try folder.write("feed2.json", #"[{"type": 1, "title": "Tone", "url": "\#(tone)"}]"#)
         utime(tone, nil)
         let needsProbe = try await Mediaplay.start(["list", "--feed", touched, "--cache-dir", folder.path + "/cache"], executable: thin).wait()
         #expect(needsProbe.status == 69 && needsProbe.stderr.contains("mediaplay-core is missing"), "\(needsProbe.stderr)")
+    }
+
+    /// A list that cannot be written says so and fails (it went on writing
+    /// the next pieces, leaving broken JSON and exit 0); a closed pipe is quiet.
+    @Test func aListThatCannotBeWrittenFails() async throws {
+        let folder = try TemporaryDirectory()
+        let items = (1...3000).map { #"{"type": 0, "title": "Picture \#($0)", "url": "https://example.org/\#($0).png"}"# }
+        let feed = try folder.write("feed.json", "[" + items.joined(separator: ",") + "]")
+        let errors = folder.path + "/stderr.txt"
+        let environment = ["HOME": folder.path, "XDG_CACHE_HOME": folder.path + "/cache", "XDG_RUNTIME_DIR": folder.path + "/run", "PATH": "/usr/bin:/bin"]
+        for executable in [Mediaplay.executable, (Mediaplay.executable as NSString).deletingLastPathComponent + "/mediaplay-core"] {
+            let child = try ChildProcess(executable, ["list", "--json", "--feed", feed], environment: environment, stdout: "/dev/full", stderr: errors)
+            let status = ChildProcess.code(child.waitUntilExit())
+            let said = try String(contentsOfFile: errors, encoding: .utf8)
+            #expect(status == 74 && said == "mediaplay: cannot write the list: No space left on device\n", "\(executable): \(status) \(said)")
+        }
     }
 
     @Test func theCacheByItem() async throws {

@@ -68,7 +68,8 @@ struct DaemonCommand: AsyncParsableCommand {
     /// MPRIS on the session bus, so media keys and `playerctl` reach the
     /// player; without a session bus (a server, SSH) it is off, said once in the log.
     private static func publishOnTheSessionBus(
-        _ session: MediaSession, cache: MediaCache?, daemon: Daemon, logger: Logger, followFeed: @escaping @Sendable () -> Void
+        _ session: MediaSession, cache: MediaCache?, daemon: Daemon, logger: Logger,
+        details: @escaping @Sendable (FeedItem) -> MediaDetails?, followFeed: @escaping @Sendable () -> Void
     ) -> MPRISService? {
         do {
             let service = try MPRISService(
@@ -81,7 +82,7 @@ struct DaemonCommand: AsyncParsableCommand {
                     case nil: return nil
                     }
                 },
-                details: { item in ItemDetails.lookup([item], cache: cache).first ?? nil },
+                details: details,
                 followFeed: followFeed,
                 quit: { daemon.quit() },
                 lost: { logger.warning("MPRIS off: \($0)") }
@@ -125,7 +126,10 @@ struct DaemonCommand: AsyncParsableCommand {
             shaping: positions.audioSettings() ?? AudioSettings(), playlist: positions.playlistMode() ?? PlaylistMode()
         )
         let follower = FeedFollower(location: feed, cacheDirectory: global.cacheDirectory, cache: cache)
-        let mpris = Self.publishOnTheSessionBus(session, cache: cache, daemon: daemon, logger: logger) {
+        // An item's duration, tags and format, probed once per file (MPRIS
+        // metadata and status).
+        let details: @Sendable (FeedItem) -> MediaDetails? = { item in ItemDetails.lookup([item], cache: cache).first ?? nil }
+        let mpris = Self.publishOnTheSessionBus(session, cache: cache, daemon: daemon, logger: logger, details: details) {
             if let changed = follower.changedFeed() { session.update(feed: changed) }
         }
         // Volume, mute and the playlist's modes are kept for the next start
@@ -144,7 +148,7 @@ struct DaemonCommand: AsyncParsableCommand {
         do {
             try await daemon.serve(
                 session: session, feed: feed, version: Mediaplay.version, saveInterval: saveInterval, reloadFeed: { follower.changedFeed() },
-                details: { item in ItemDetails.lookup([item], cache: cache).first ?? nil }
+                details: details
             )
         } catch {
             throw CLIError("cannot listen on \(daemon.paths.socket): \(error)", exitCode: .unavailable)

@@ -31,9 +31,10 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             let loaded = try FeedLoading.load(options.global, refresh: options.refresh)
-            let surroundings = Listing.surroundings(options.global, writable: true)
+            let (surroundings, problem) = Listing.surroundings(options.global, writable: true)
+            if let problem { Listing.noteUnreadableCache(problem) }
             let details = ItemDetails.lookup(loaded.feed.items, snapshot: surroundings.cache)
-            Listing.print(loaded, around: surroundings, details: details, options: options)
+            try Listing.print(loaded, around: surroundings, details: details, options: options)
         }
     }
 }
