@@ -12,6 +12,9 @@ let package = Package(
     products: [
         .executable(name: "mediaplay", targets: ["mediaplay"]),
         .executable(name: "mediaplay-core", targets: ["mediaplay-core"]),
+        // `list` for `mediaplay`, loaded only when it lists (dlopen): its
+        // index code (GRDB) would otherwise slow every toggle's start.
+        .library(name: "MediaplayList", type: .dynamic, targets: ["MediaListing"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -108,7 +111,11 @@ let package = Package(
                 "MediaModel", "MediaFeed", "MediaTerminal", "MediaCacheFolder", "MediaplayCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            // Loaded with dlopen (libMediaplayList.so): its own references
+            // bound inside it, not looked up through every loaded library
+            // (that lookup took 6 ms of a list).
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-Bsymbolic"])]
         ),
         // What both executables share: the global options, errors and exit
         // codes, and the background player's client commands.
@@ -126,7 +133,7 @@ let package = Package(
         // handed to mediaplay-core with exec.
         .executableTarget(
             name: "mediaplay",
-            dependencies: ["MediaplayCommandLine", "MediaListing", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["MediaplayCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
