@@ -34,15 +34,6 @@ public struct JSONWriter: Sendable {
     public mutating func beginArray() { open(UInt8(ascii: "[")) }
     public mutating func endArray() { close(UInt8(ascii: "]")) }
 
-    public mutating func key(_ name: String) {
-        separate()
-        appendString(name)
-        if pretty { bytes.append(0x20) }
-        bytes.append(UInt8(ascii: ":"))
-        if pretty { bytes.append(0x20) }
-        afterKey = true
-    }
-
     /// A member name encoded once, for documents that write the same names
     /// for every item (the name's scan and copy were 7 % of a large list).
     public struct Key: Sendable {
