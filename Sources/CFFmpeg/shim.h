@@ -18,6 +18,57 @@
 #include <libswscale/swscale.h>
 
 #include <string.h>
+#include <stdio.h>
+#include <dlfcn.h>
+
+/// libavfilter, loaded only when an item needs its filters (a speed other
+/// than 1): linked, it and the 31 libraries only it needs (speech voices,
+/// Vulkan, OCR, ...) were mapped by every mediaplay-core process, about
+/// 14 MiB of each one's memory (docs/PERFORMANCE.md).
+typedef struct {
+    AVFilterGraph *(*graph_alloc)(void);
+    void (*graph_free)(AVFilterGraph **graph);
+    const AVFilter *(*get_by_name)(const char *name);
+    int (*graph_create_filter)(AVFilterContext **context, const AVFilter *filter, const char *name, const char *arguments, void *opaque, AVFilterGraph *graph);
+    AVFilterInOut *(*inout_alloc)(void);
+    void (*inout_free)(AVFilterInOut **inout);
+    int (*graph_parse_ptr)(AVFilterGraph *graph, const char *filters, AVFilterInOut **inputs, AVFilterInOut **outputs, void *log);
+    int (*graph_config)(AVFilterGraph *graph, void *log);
+    int (*buffersrc_add_frame_flags)(AVFilterContext *source, AVFrame *frame, int flags);
+    int (*buffersink_get_frame)(AVFilterContext *sink, AVFrame *frame);
+} mp_avfilter_api;
+
+/// The library the headers were built against (its major version).
+#define MP_AVFILTER_LIBRARY "libavfilter.so." AV_STRINGIFY(LIBAVFILTER_VERSION_MAJOR)
+
+/// Loads libavfilter into `api`; 0, or -1 with the reason in `reason`.
+static inline int mp_avfilter_load(mp_avfilter_api *api, char *reason, size_t size) {
+    void *library = dlopen(MP_AVFILTER_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        snprintf(reason, size, "%s", dlerror());
+        return -1;
+    }
+    struct { void **slot; const char *name; } symbols[] = {
+        { (void **)&api->graph_alloc, "avfilter_graph_alloc" },
+        { (void **)&api->graph_free, "avfilter_graph_free" },
+        { (void **)&api->get_by_name, "avfilter_get_by_name" },
+        { (void **)&api->graph_create_filter, "avfilter_graph_create_filter" },
+        { (void **)&api->inout_alloc, "avfilter_inout_alloc" },
+        { (void **)&api->inout_free, "avfilter_inout_free" },
+        { (void **)&api->graph_parse_ptr, "avfilter_graph_parse_ptr" },
+        { (void **)&api->graph_config, "avfilter_graph_config" },
+        { (void **)&api->buffersrc_add_frame_flags, "av_buffersrc_add_frame_flags" },
+        { (void **)&api->buffersink_get_frame, "av_buffersink_get_frame" },
+    };
+    for (size_t i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++) {
+        *symbols[i].slot = dlsym(library, symbols[i].name);
+        if (*symbols[i].slot == NULL) {
+            snprintf(reason, size, "%s has no %s", MP_AVFILTER_LIBRARY, symbols[i].name);
+            return -1;
+        }
+    }
+    return 0;
+}
 
 /// What a format context may open by itself (its `opaque`): only the main
 /// input's own URL (the image2 demuxer reopens its file per frame), never

@@ -126,7 +126,7 @@ extension Player {
                     if shaping.isIdentity {
                         try convert(frame)
                     } else {
-                        if filter == nil { filter = AudioFilter() }
+                        if filter == nil { filter = try AudioFilter() }
                         try filter!.filter(frame, shaping: shaping, convert)
                     }
                     return keepGoing

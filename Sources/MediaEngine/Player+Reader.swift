@@ -40,7 +40,9 @@ extension Player {
         let audioDecoder = try audioIndex.map { index throws(FFmpegError) in try Decoder(stream: demuxer.stream(index), name: name, strict: false) }
         let videoDecoder = try videoIndex.map { index throws(FFmpegError) in
             // A picture is one frame: a damaged one is an error, not a half image.
-            try Decoder(stream: demuxer.stream(index), name: name, strict: demuxer.isStillImage)
+            let stream = demuxer.stream(index)
+            let threading = options.clock == .realTime ? Decoder.realTimeThreading(for: stream) : .throughput
+            return try Decoder(stream: stream, name: name, strict: demuxer.isStillImage, threading: threading)
         }
         if audioDecoder == nil && videoDecoder == nil {
             throw FFmpegError(context: "cannot play \(name)", message: "nothing to play with the chosen outputs")

@@ -21,14 +21,30 @@ extension AudioSettings {
 /// checked against the ffmpeg CLI bit for bit. A new shaping takes effect at
 /// the next frame (the graph is rebuilt there: `volume` keeps no state).
 final class AudioFilter {
+    /// libavfilter's functions, loaded once, on the first filter built.
+    private static let library: Result<mp_avfilter_api, FFmpegError> = {
+        var api = mp_avfilter_api()
+        var reason = [CChar](repeating: 0, count: 256)
+        guard mp_avfilter_load(&api, &reason, reason.count) == 0 else {
+            let why = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return .failure(FFmpegError(context: "cannot change the speed", message: "\(why) (install libavfilter: apt install libavfilter8)"))
+        }
+        return .success(api)
+    }()
+
+    private let api: mp_avfilter_api
     private var graph: UnsafeMutablePointer<AVFilterGraph>?
     private var source: UnsafeMutablePointer<AVFilterContext>?
     private var sink: UnsafeMutablePointer<AVFilterContext>?
     private var built: (shaping: AudioSettings, format: Int32, rate: Int32, channels: Int32)?
     private let output = Frame()
 
+    init() throws(FFmpegError) {
+        api = try Self.library.get()
+    }
+
     deinit {
-        avfilter_graph_free(&graph)
+        api.graph_free(&graph)
     }
 
     /// Filters `frame` with `shaping`, passing each frame that comes out to
@@ -40,20 +56,20 @@ final class AudioFilter {
             try build(for: f, shaping: shaping)
             built = signature
         }
-        try check(av_buffersrc_add_frame_flags(source, f, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)), "audio filter input")
+        try check(api.buffersrc_add_frame_flags(source, f, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)), "audio filter input")
         try drain(body)
     }
 
     /// What the graph still holds (end of stream).
     func flush(_ body: (Frame) throws -> Void) throws {
         guard source != nil else { return }
-        try check(av_buffersrc_add_frame_flags(source, nil, 0), "audio filter flush")
+        try check(api.buffersrc_add_frame_flags(source, nil, 0), "audio filter flush")
         try drain(body)
     }
 
     private func drain(_ body: (Frame) throws -> Void) throws {
         while true {
-            let result = av_buffersink_get_frame(sink, output.pointer)
+            let result = api.buffersink_get_frame(sink, output.pointer)
             if result == mp_averror_eagain() || result == mp_averror_eof() { return }
             try check(result, "audio filter output")
             defer { av_frame_unref(output.pointer) }
@@ -62,8 +78,8 @@ final class AudioFilter {
     }
 
     private func build(for f: UnsafeMutablePointer<AVFrame>, shaping: AudioSettings) throws {
-        avfilter_graph_free(&graph)
-        guard let graph = avfilter_graph_alloc() else { throw FFmpegError(context: "audio filter", message: "out of memory") }
+        api.graph_free(&graph)
+        guard let graph = api.graph_alloc() else { throw FFmpegError(context: "audio filter", message: "out of memory") }
         self.graph = graph
         // One thread: the graph runs on the audio decoder's thread.
         graph.pointee.nb_threads = 1
@@ -76,17 +92,17 @@ final class AudioFilter {
         let rate = f.pointee.sample_rate
         let sourceArguments = "time_base=1/\(rate):sample_rate=\(rate):sample_fmt=\(format):channel_layout=\(layout)"
         var source: UnsafeMutablePointer<AVFilterContext>?
-        try check(avfilter_graph_create_filter(&source, avfilter_get_by_name("abuffer"), "in", sourceArguments, nil, graph), "audio filter source")
+        try check(api.graph_create_filter(&source, api.get_by_name("abuffer"), "in", sourceArguments, nil, graph), "audio filter source")
         var sink: UnsafeMutablePointer<AVFilterContext>?
-        try check(avfilter_graph_create_filter(&sink, avfilter_get_by_name("abuffersink"), "out", nil, nil, graph), "audio filter sink")
+        try check(api.graph_create_filter(&sink, api.get_by_name("abuffersink"), "out", nil, nil, graph), "audio filter sink")
         // The filters, then s16 at the stream's own rate and layout (what the
         // ffmpeg CLI converts to for `-f s16le`).
         let chain = "\(shaping.graphDescription),aformat=sample_fmts=s16:sample_rates=\(rate):channel_layouts=\(layout)"
-        var outputs = avfilter_inout_alloc()
-        var inputs = avfilter_inout_alloc()
+        var outputs = api.inout_alloc()
+        var inputs = api.inout_alloc()
         defer {
-            avfilter_inout_free(&outputs)
-            avfilter_inout_free(&inputs)
+            api.inout_free(&outputs)
+            api.inout_free(&inputs)
         }
         outputs?.pointee.name = av_strdup("in")
         outputs?.pointee.filter_ctx = source
@@ -96,8 +112,8 @@ final class AudioFilter {
         inputs?.pointee.filter_ctx = sink
         inputs?.pointee.pad_idx = 0
         inputs?.pointee.next = nil
-        try check(avfilter_graph_parse_ptr(graph, chain, &inputs, &outputs, nil), "audio filter \(chain)")
-        try check(avfilter_graph_config(graph, nil), "audio filter setup")
+        try check(api.graph_parse_ptr(graph, chain, &inputs, &outputs, nil), "audio filter \(chain)")
+        try check(api.graph_config(graph, nil), "audio filter setup")
         self.source = source
         self.sink = sink
     }
