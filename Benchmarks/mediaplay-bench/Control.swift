@@ -84,15 +84,19 @@ private func mediaplayRows(tone: String, folder: TemporaryDirectory, runs: Int) 
     percentiles("mediaplay toggle process (exec to exit, warm daemon)", process)
 
     // (b) Request to reply on an open connection (pause or resume).
+    // Raw lines, read until the reply's id, as the mpv row reads mpv's.
     let paths = ControlPaths(runtimeDirectory: folder.path + "/run/mediaplay")
-    guard let client = try ControlClient.connect(paths) else { fatalError("no daemon at \(paths.socket)") }
+    let lines = RawLines(try UnixSocket.connected(to: paths.socket))
     var roundTrips: [Double] = []
-    for _ in 0..<max(runs, 2) * 10 {
+    for id in 1...max(runs, 2) * 10 {
         let start = monotonic()
-        _ = try client.call(ControlRequest(id: nil, cmd: .toggle, item: .number(1)), as: ItemStatusProbe.self)
+        try lines.write(#"{"cmd":"toggle","item":1,"id":\#(id)}"#)
+        let reply = lines.readUntil { $0.contains(#""id":\#(id),"#) || $0.hasSuffix(#""id":\#(id)}"#) }
         roundTrips.append(monotonic() - start)
+        guard reply.contains(#""ok":true"#) else { fatalError("toggle failed: \(reply)") }
     }
     percentiles("mediaplay toggle request to reply (pause/resume)", roundTrips)
+    guard let client = try ControlClient.connect(paths) else { fatalError("no daemon at \(paths.socket)") }
 
     // (c) Request to first sample: stop, then toggle a cached item.
     var firstSample: [Double] = []
@@ -110,6 +114,45 @@ private func mediaplayRows(tone: String, folder: TemporaryDirectory, runs: Int) 
     percentiles("mediaplay toggle (stopped item) request to reply", replies)
     percentiles("mediaplay toggle (stopped item) request to first sample", firstSample)
     _ = try client.call(ControlRequest(id: nil, cmd: .stop), as: ItemStatusProbe.self)
+}
+
+/// A JSON-lines socket driven with plain bytes (no JSON decoding on the
+/// measured path): the same work on our side as the mpv rows do.
+final class RawLines {
+    private let socket: UnixSocket
+    private var splitter = LineSplitter(maximumLength: 1 << 20)
+    private var pending: [String] = []
+
+    init(_ socket: UnixSocket) {
+        self.socket = socket
+    }
+
+    func write(_ line: String) throws {
+        try socket.write(Array(line.utf8) + [0x0A])
+    }
+
+    /// Forgets the lines read and not matched yet.
+    func discardPending() {
+        pending.removeAll()
+    }
+
+    /// The first line (read so far or next) that `match` accepts; the lines before it are dropped.
+    func readUntil(_ match: (String) -> Bool) -> String {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
+        defer { buffer.deallocate() }
+        while true {
+            if let index = pending.firstIndex(where: match) {
+                let line = pending[index]
+                pending.removeSubrange(...index)
+                return line
+            }
+            let count = socket.read(into: buffer)
+            if count <= 0 { fatalError("the socket closed") }
+            for case let .line(bytes) in splitter.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) {
+                pending.append(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+    }
 }
 
 /// Enough of a result to check it decodes; the bench needs no fields.

@@ -8,9 +8,7 @@ import TestKit
 final class MPVSession {
     let disk: String
     private let pid: pid_t
-    private let socket: UnixSocket
-    private var splitter = LineSplitter(maximumLength: 1 << 20)
-    private var pending: [String] = []
+    private let lines: RawLines
     private var nextID = 1
 
     init(folder: TemporaryDirectory) throws {
@@ -28,7 +26,7 @@ final class MPVSession {
             if socket == nil { usleep(10_000) }
         }
         guard let socket else { fatalError("mpv did not open its IPC socket") }
-        self.socket = socket
+        lines = RawLines(socket)
     }
 
     deinit {
@@ -42,8 +40,8 @@ final class MPVSession {
     func command(_ items: String) throws {
         let id = nextID
         nextID += 1
-        try socket.write(Array(#"{"command":[\#(items)],"request_id":\#(id)}"#.utf8) + [0x0A])
-        _ = readUntil { $0.contains(#""request_id":\#(id)"#) }
+        try lines.write(#"{"command":[\#(items)],"request_id":\#(id)}"#)
+        _ = lines.readUntil { $0.contains(#""request_id":\#(id)"#) }
     }
 
     /// Stops, then loads `target`: seconds from the request to mpv's
@@ -52,29 +50,12 @@ final class MPVSession {
         try command(#""stop""#)
         usleep(300_000)
         try? FileManager.default.removeItem(atPath: disk)
-        pending.removeAll()
+        lines.discardPending()
         let start = monotonic()
-        try socket.write(Array(#"{"command":["loadfile","\#(target)"]}"#.utf8) + [0x0A])
-        _ = readUntil { $0.contains(#""event":"playback-restart""#) }
+        try lines.write(#"{"command":["loadfile","\#(target)"]}"#)
+        _ = lines.readUntil { $0.contains(#""event":"playback-restart""#) }
         let restart = monotonic() - start
         guard let sound = waitForSound(in: disk, timeout: 30) else { fatalError("no sound from mpv reached the device") }
         return (restart, sound - start)
-    }
-
-    private func readUntil(_ match: (String) -> Bool) -> String {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
-        defer { buffer.deallocate() }
-        while true {
-            if let index = pending.firstIndex(where: match) {
-                let line = pending[index]
-                pending.removeSubrange(...index)
-                return line
-            }
-            let count = socket.read(into: buffer)
-            if count <= 0 { fatalError("mpv closed its socket") }
-            for case let .line(bytes) in splitter.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) {
-                pending.append(String(decoding: bytes, as: UTF8.self))
-            }
-        }
     }
 }

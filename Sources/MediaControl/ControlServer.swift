@@ -1,12 +1,16 @@
 import Foundation
 import MediaModel
 
-/// Serves JSON lines on a listening Unix socket: a thread accepts, a thread
-/// per client reads (both blocked in the kernel, so an idle daemon uses no
-/// CPU), and each client's requests are answered in order by an async task.
+/// Serves JSON lines on a listening Unix socket: a thread accepts, and a
+/// thread per client reads its requests and answers them in order (all
+/// blocked in the kernel when idle, so an idle daemon uses no CPU). A request
+/// that needs no waiting is answered on that thread, with no task or queue
+/// hop; the others by an async task while the client's thread waits.
 public final class ControlServer: @unchecked Sendable {
     /// Answers one line with one reply line (events go through the connection).
     public typealias Handler = @Sendable (LineSplitter.Piece, ControlConnection) async -> [UInt8]
+    /// The reply made at once on the client's thread, or nil: `Handler` answers.
+    public typealias ImmediateHandler = @Sendable (LineSplitter.Piece, ControlConnection) -> [UInt8]?
 
     /// At this many clients, a new one takes the place of the longest idle
     /// one that is not observing; only when all observe is it turned away.
@@ -14,19 +18,22 @@ public final class ControlServer: @unchecked Sendable {
     /// A client that sends nothing for this long is closed, unless it
     /// observes (its events are what it waits for).
     let idleTimeout: Double
-    /// Lines read ahead of the one being answered, per client.
-    static let readAhead = 32
 
     private let listener: UnixSocket
     private let handler: Handler
+    private let immediate: ImmediateHandler
     private let log: @Sendable (String) -> Void
     private let lock = NSLock()
     private var connections: [ObjectIdentifier: ControlConnection] = [:]
     private var stopped = false
 
-    public init(listener: UnixSocket, idleTimeout: Double = 60, log: @escaping @Sendable (String) -> Void, handler: @escaping Handler) {
+    public init(
+        listener: UnixSocket, idleTimeout: Double = 60, log: @escaping @Sendable (String) -> Void,
+        immediate: @escaping ImmediateHandler = { _, _ in nil }, handler: @escaping Handler
+    ) {
         self.idleTimeout = idleTimeout
         self.listener = listener
+        self.immediate = immediate
         self.handler = handler
         self.log = log
     }
@@ -90,51 +97,57 @@ public final class ControlServer: @unchecked Sendable {
         }
     }
 
-    /// Reads the client's lines and hands them, in order, to one task.
+    /// Reads the client's lines and answers each before reading on.
     private func serve(_ connection: ControlConnection) {
-        let (pieces, continuation) = AsyncStream.makeStream(of: LineSplitter.Piece.self)
-        let slots = DispatchSemaphore(value: Self.readAhead)
-        let handler = self.handler
-        let answered = Task {
-            for await piece in pieces {
-                connection.send(await handler(piece, connection))
-                connection.answered()
-                slots.signal()
-            }
-        }
         var splitter = LineSplitter(maximumLength: maximumRequestLength)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 1)
         defer { buffer.deallocate() }
         connection.socket.setReceiveTimeout(seconds: idleTimeout)
-        while true {
-            let count: Int
+        reading: while true {
             switch connection.socket.readOrTimeout(into: buffer) {
-            case let .data(read):
-                count = read
+            case let .data(count):
+                connection.touch()
+                for piece in splitter.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) {
+                    answer(piece, connection)
+                }
             case .end:
-                count = 0
+                break reading
             case .timedOut:
-                // Waiting for events, or for our own answer, is not idling.
-                if connection.isObserving || connection.isAwaitingAnswer { continue }
+                // Waiting for events is not idling.
+                if connection.isObserving { continue }
                 log("closed a client idle for \(Int(idleTimeout)) s")
-                count = 0
-            }
-            if count == 0 { break }
-            connection.touch()
-            for piece in splitter.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) {
-                slots.wait()
-                connection.asked()
-                continuation.yield(piece)
+                break reading
             }
         }
         // A last line without its newline (a truncated request) is answered too.
-        if let last = splitter.finish() { continuation.yield(last) }
-        continuation.finish()
-        Task {
-            await answered.value
-            connection.finish()
-            _ = self.lock.withLock { self.connections.removeValue(forKey: ObjectIdentifier(connection)) }
+        if let last = splitter.finish() { answer(last, connection) }
+        connection.finish()
+        _ = lock.withLock { connections.removeValue(forKey: ObjectIdentifier(connection)) }
+    }
+
+    /// One reply, written from this thread after the events already queued.
+    private func answer(_ piece: LineSplitter.Piece, _ connection: ControlConnection) {
+        let reply = immediate(piece, connection) ?? waitForAnswer(piece, connection)
+        connection.reply(reply)
+        connection.touch()
+    }
+
+    /// The async handler's reply. The thread waiting is the client's own,
+    /// never one of the cooperative pool's.
+    private func waitForAnswer(_ piece: LineSplitter.Piece, _ connection: ControlConnection) -> [UInt8] {
+        final class Reply: @unchecked Sendable {
+            // Written by the task before `done` is signalled, read after.
+            var line: [UInt8] = []
         }
+        let reply = Reply()
+        let done = DispatchSemaphore(value: 0)
+        let handler = self.handler
+        Task {
+            reply.line = await handler(piece, connection)
+            done.signal()
+        }
+        done.wait()
+        return reply.line
     }
 }
 
@@ -147,27 +160,13 @@ public final class ControlConnection: @unchecked Sendable {
     private var onFinish: [@Sendable () -> Void] = []
     private var observing = false
     private var lastRead = MonotonicTime.now()
-    private var unanswered = 0
 
     /// Whether the client subscribed to events (it may then stay silent).
     var isObserving: Bool { lock.withLock { observing } }
     /// When the client last sent something.
     var lastRequest: Double { lock.withLock { lastRead } }
 
-    /// A request of this client is being answered.
-    var isAwaitingAnswer: Bool { lock.withLock { unanswered > 0 } }
-
-    func asked() { lock.withLock { unanswered += 1 } }
-
-    /// A reply went out: the client's silence counts from now.
-    func answered() {
-        let now = MonotonicTime.now()
-        lock.withLock {
-            unanswered -= 1
-            lastRead = now
-        }
-    }
-
+    /// The client spoke, or was answered: its silence counts from now.
     func touch() {
         let now = MonotonicTime.now()
         lock.withLock { lastRead = now }
@@ -184,14 +183,22 @@ public final class ControlConnection: @unchecked Sendable {
         socket.setSendTimeout(seconds: 5)
     }
 
-    /// Queues a line (a reply or an event).
+    /// Writes a reply on the calling thread, after the lines already queued
+    /// (the queue runs the block here when nothing is waiting in it).
+    func reply(_ line: [UInt8]) {
+        writer.sync { write(line) }
+    }
+
+    /// Queues a line (an event, or a reply made elsewhere).
     public func send(_ line: [UInt8]) {
-        writer.async { [socket] in
-            do {
-                try socket.write(line)
-            } catch {
-                socket.shutdown()
-            }
+        writer.async { [self] in write(line) }
+    }
+
+    private func write(_ line: [UInt8]) {
+        do {
+            try socket.write(line)
+        } catch {
+            socket.shutdown()
         }
     }
 

@@ -57,37 +57,39 @@ public final class ControlService: Sendable {
         }
     }
 
-    private func perform(_ request: ControlRequest, on connection: ControlConnection) async throws(CommandError) -> [UInt8] {
-        guard let command = ControlRequest.Command(rawValue: request.cmd) else {
-            let known = ControlRequest.Command.allCases.map(\.rawValue).joined(separator: ", ")
-            throw CommandError(.unknownCommand, "unknown command \"\(request.cmd)\" (known: \(known))")
+    /// The reply made on the client's own thread, with no task or queue hop,
+    /// for a request that waits for nothing: a pause or resume, a seek, the
+    /// volume, mute, speed and playlist mode. nil: `answer` replies (a start,
+    /// a stop, next, status, and every request in error).
+    public func answerAtOnce(_ piece: LineSplitter.Piece, on connection: ControlConnection) -> [UInt8]? {
+        guard case let .line(bytes) = piece, case let .success(request) = ControlRequest.decode(line: bytes),
+              let command = ControlRequest.Command(rawValue: request.cmd), request.feed == nil || request.feed == feed,
+              Self.answeredAtOnce.contains(command)
+        else { return nil }
+        // The client's thread may block on the feed file; the pool may not.
+        feedQueue.sync { followFeedNow() }
+        do {
+            return try performAtOnce(command, request)
+        } catch {
+            return ControlJSON.line(ControlReply<EmptyResult>.failure(request.id, error))
         }
-        if let wanted = request.feed, wanted != feed {
-            throw CommandError(.wrongFeed, "the background player plays the feed \(feed), not \(wanted) (run 'mediaplay quit' first to switch feeds)")
-        }
+    }
+
+    private static let answeredAtOnce: Set<ControlRequest.Command> = [.toggle, .seek, .volume, .mute, .speed, .playlist]
+
+    /// The commands that wait for nothing (nil: this one must wait, as a
+    /// toggle that starts an item does).
+    private func performAtOnce(_ command: ControlRequest.Command, _ request: ControlRequest) throws(CommandError) -> [UInt8]? {
         let id = request.id
-        // Every reply speaks of the feed as it is now (numbers included).
-        if command != .quit { await followFeed() }
         switch command {
         case .toggle:
-            let key = try await item(request).key
-            if request.wait == false {
-                return ControlJSON.line(ControlReply.success(id, try await toggleWithoutWaiting(key)))
-            }
-            let status = try await session.toggle(key) { progress in
-                connection.send(ControlJSON.line(ItemEvent(.progress, progress)))
-            }
+            guard request.wait != false, let status = try session.toggleAtOnce(try item(request).key) else { return nil }
             return ControlJSON.line(ControlReply.success(id, status))
-        case .status:
-            if request.item != nil {
-                return ControlJSON.line(ControlReply.success(id, session.status(of: try await item(request))))
-            }
-            return ControlJSON.line(ControlReply.success(id, await daemonStatus()))
         case .seek:
             // The item named, else the current one.
             let item: FeedItem
             if request.item != nil {
-                item = try await self.item(request)
+                item = try self.item(request)
             } else if let current = session.currentStatus(), let found = session.item(for: current.id) {
                 item = found
             } else {
@@ -99,9 +101,6 @@ public final class ControlService: Sendable {
             default: throw CommandError(.badRequest, "seek needs \"seconds\" (a time, 0 or more) or \"by\" (seconds to move), a number")
             }
             return ControlJSON.line(ControlReply.success(id, session.status(of: item)))
-        case .stop:
-            let stopped = await session.stop()
-            return ControlJSON.line(ControlReply.success(id, StopResult(stopped: stopped)))
         case .volume:
             let shaping: AudioSettings
             switch (request.level, request.step) {
@@ -117,13 +116,48 @@ public final class ControlService: Sendable {
             guard let value = request.value else { return ControlJSON.line(ControlReply.success(id, session.audioShaping)) }
             guard AudioSettings.speeds.contains(value) else { throw CommandError(.badRequest, "speed takes \"value\", a factor from 0.25 to 4") }
             return ControlJSON.line(ControlReply.success(id, session.setSpeed(value)))
+        case .playlist:
+            let mode = session.setPlaylist(autoplay: request.autoplay, repeat: request.repeat, shuffle: request.shuffle)
+            return ControlJSON.line(ControlReply.success(id, mode))
+        case .status, .stop, .next, .prev, .observe, .quit:
+            return nil
+        }
+    }
+
+    private func perform(_ request: ControlRequest, on connection: ControlConnection) async throws(CommandError) -> [UInt8] {
+        guard let command = ControlRequest.Command(rawValue: request.cmd) else {
+            let known = ControlRequest.Command.allCases.map(\.rawValue).joined(separator: ", ")
+            throw CommandError(.unknownCommand, "unknown command \"\(request.cmd)\" (known: \(known))")
+        }
+        if let wanted = request.feed, wanted != feed {
+            throw CommandError(.wrongFeed, "the background player plays the feed \(feed), not \(wanted) (run 'mediaplay quit' first to switch feeds)")
+        }
+        let id = request.id
+        // Every reply speaks of the feed as it is now (numbers included).
+        if command != .quit { await followFeed() }
+        if let reply = try performAtOnce(command, request) { return reply }
+        switch command {
+        case .toggle:
+            let key = try item(request).key
+            if request.wait == false {
+                return ControlJSON.line(ControlReply.success(id, try await toggleWithoutWaiting(key)))
+            }
+            let status = try await session.toggle(key) { progress in
+                connection.send(ControlJSON.line(ItemEvent(.progress, progress)))
+            }
+            return ControlJSON.line(ControlReply.success(id, status))
+        case .status:
+            if request.item != nil {
+                return ControlJSON.line(ControlReply.success(id, session.status(of: try item(request))))
+            }
+            return ControlJSON.line(ControlReply.success(id, await daemonStatus()))
+        case .stop:
+            let stopped = await session.stop()
+            return ControlJSON.line(ControlReply.success(id, StopResult(stopped: stopped)))
         case .next:
             return ControlJSON.line(ControlReply.success(id, try await session.next()))
         case .prev:
             return ControlJSON.line(ControlReply.success(id, try await session.previous()))
-        case .playlist:
-            let mode = session.setPlaylist(autoplay: request.autoplay, repeat: request.repeat, shuffle: request.shuffle)
-            return ControlJSON.line(ControlReply.success(id, mode))
         case .observe:
             connection.markObserving()
             let events = session.events()
@@ -135,6 +169,8 @@ public final class ControlService: Sendable {
         case .quit:
             onQuit()
             return ControlJSON.line(ControlReply.success(id, EmptyResult()))
+        case .seek, .volume, .mute, .speed, .playlist:
+            preconditionFailure("\(command) is answered at once")
         }
     }
 
@@ -166,7 +202,7 @@ public final class ControlService: Sendable {
         return try outcome.get()
     }
 
-    private func item(_ request: ControlRequest) async throws(CommandError) -> FeedItem {
+    private func item(_ request: ControlRequest) throws(CommandError) -> FeedItem {
         guard let selector = request.item else {
             throw CommandError(.badRequest, "\(request.cmd) needs \"item\": a number from 'mediaplay list' or an id")
         }
@@ -177,13 +213,17 @@ public final class ControlService: Sendable {
     /// The session follows on the feed queue too, so that a request that
     /// finds the file unchanged also finds the session up to date.
     private func followFeed() async {
-        let (reload, session) = (reloadFeed, session)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            feedQueue.async {
-                if let changed = reload() { session.update(feed: changed) }
+            feedQueue.async { [self] in
+                followFeedNow()
                 continuation.resume()
             }
         }
+    }
+
+    /// On the feed queue.
+    private func followFeedNow() {
+        if let changed = reloadFeed() { session.update(feed: changed) }
     }
 
     /// The current item's details are looked up on the feed queue first;

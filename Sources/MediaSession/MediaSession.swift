@@ -255,20 +255,13 @@ public final class MediaSession: @unchecked Sendable {
         enum Step { case done, close(any PlaybackHandle), start(Double) }
         let step: Step = lock.withLock {
             if let player = players[key] {
+                if pauseOrResumeLocked(item, player) { return .done }
                 switch player.currentState {
                 case .idle, .playing, .buffering, .downloading:
-                    if player.mediaInfo?.isImage == true || item.kind == .image {
-                        // A second toggle closes a picture.
-                        if current == key { current = nil }
-                        return .close(player)
-                    }
-                    player.pause()
-                    savePositionLocked(item, player)
-                    return .done
+                    // A second toggle closes a picture.
+                    if current == key { current = nil }
+                    return .close(player)
                 case .paused:
-                    pauseCurrentLocked(except: key)
-                    current = key
-                    player.resume()
                     return .done
                 case .stopped:
                     players[key] = nil
@@ -297,6 +290,37 @@ public final class MediaSession: @unchecked Sendable {
             return status(of: item)
         case let .start(position):
             return try await start(item, at: position, onProgress: onProgress)
+        }
+    }
+
+    /// A toggle that pauses or resumes, done at once on the caller's thread
+    /// (no task, no wait): nil when the toggle has to start, restart or
+    /// close the item, which only `toggle` does.
+    public func toggleAtOnce(_ key: ItemKey) throws(CommandError) -> ItemStatus? {
+        let item = try existing(key)
+        try checkPlayable(item)
+        let done = lock.withLock { players[key].map { pauseOrResumeLocked(item, $0) } ?? false }
+        guard done else { return nil }
+        announce(key, .state)
+        return status(of: item)
+    }
+
+    /// Pauses a playing item or resumes a paused one (its position saved on
+    /// a pause); false for a picture and for a player that is not running.
+    private func pauseOrResumeLocked(_ item: FeedItem, _ player: any PlaybackHandle) -> Bool {
+        guard player.mediaInfo?.isImage != true && item.kind != .image else { return false }
+        switch player.currentState {
+        case .idle, .playing, .buffering, .downloading:
+            player.pause()
+            savePositionLocked(item, player)
+            return true
+        case .paused:
+            pauseCurrentLocked(except: item.key)
+            current = item.key
+            player.resume()
+            return true
+        case .stopped, .ended, .failed:
+            return false
         }
     }
 
