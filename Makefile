@@ -27,7 +27,7 @@ run: deps build
 REAL_TIME_SUITES = EndToEndTests\.(BackgroundPlayerTests|DeviceTests|MPRISTests|TerminalVideoTests|BrowseTests|UnequalStreamsTests)/|PlayCommandTests/(videoPlaysInAWindowWithItsAudio|realSDLOutputContainsTheReference)|MediaCacheTests\.PartialReadTests/|ProgressiveTests/aSlowLinkBuffersThenResumesWithEverySample|MediaSessionTests\.WindowCloseTests/
 
 test: test-deps
-	$(SWIFT) build --product MediaplayList $(SWIFTFLAGS)
+	$(SWIFT) build --product mediaplay $(SWIFTFLAGS)
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	$(SWIFT) test --skip-build --skip '$(REAL_TIME_SUITES)' $(SWIFTFLAGS)
 	$(SWIFT) test --skip-build --no-parallel --filter '$(REAL_TIME_SUITES)' $(SWIFTFLAGS)
@@ -78,7 +78,6 @@ bench: test-deps
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mpv mpd mpc
 	$(SWIFT) build -c release --product mediaplay-core
 	$(SWIFT) build -c release --product mediaplay
-	$(SWIFT) build -c release --product MediaplayList
 	$(SWIFT) build -c release --product mediaplay-bench
 	.build/release/mediaplay-bench download --size-mib 200 --runs 3
 	.build/release/mediaplay-bench playback --runs 3
@@ -92,7 +91,6 @@ bench: test-deps
 release: deps
 	$(SWIFT) build -c release --product mediaplay-core $(SWIFTFLAGS)
 	$(SWIFT) build -c release --product mediaplay $(SWIFTFLAGS)
-	$(SWIFT) build -c release --product MediaplayList $(SWIFTFLAGS)
 
 deps:
 	@scripts/install-deps.sh
@@ -109,7 +107,6 @@ completions: build
 install: release completions
 	install -D -m 0755 .build/release/mediaplay $(DESTDIR)$(PREFIX)/bin/mediaplay
 	install -D -m 0755 .build/release/mediaplay-core $(DESTDIR)$(PREFIX)/libexec/mediaplay/mediaplay-core
-	install -D -m 0644 .build/release/libMediaplayList.so $(DESTDIR)$(PREFIX)/libexec/mediaplay/libMediaplayList.so
 	install -D -m 0644 media.json $(DESTDIR)$(PREFIX)/share/mediaplay/media.json
 	install -D -m 0644 completions/mediaplay.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mediaplay
 	install -D -m 0644 completions/_mediaplay $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_mediaplay

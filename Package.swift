@@ -12,9 +12,6 @@ let package = Package(
     products: [
         .executable(name: "mediaplay", targets: ["mediaplay"]),
         .executable(name: "mediaplay-core", targets: ["mediaplay-core"]),
-        // `list` for `mediaplay`, loaded only when it lists (dlopen): its
-        // index code (GRDB) would otherwise slow every toggle's start.
-        .library(name: "MediaplayList", type: .dynamic, targets: ["MediaListing"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -111,11 +108,7 @@ let package = Package(
                 "MediaModel", "MediaFeed", "MediaTerminal", "MediaCacheFolder", "MediaplayCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: swiftSettings,
-            // Loaded with dlopen (libMediaplayList.so): its own references
-            // bound inside it, not looked up through every loaded library
-            // (that lookup took 6 ms of a list).
-            linkerSettings: [.unsafeFlags(["-Xlinker", "-Bsymbolic"])]
+            swiftSettings: swiftSettings
         ),
         // What both executables share: the global options, errors and exit
         // codes, and the background player's client commands.
@@ -127,14 +120,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // `mediaplay`: the client commands (toggle, status, stop, quit) run
-        // here without loading FFmpeg, SDL or libcurl (about 180 shared
-        // libraries, 35 ms of dynamic linking); every other command is
-        // handed to mediaplay-core with exec.
+        // `mediaplay`: the client commands (toggle, status, stop, ...) and
+        // `list` of a local feed run here without loading FFmpeg, SDL or
+        // libcurl (about 180 shared libraries, 35 ms of dynamic linking);
+        // every other command is handed to mediaplay-core with exec. Linked
+        // with the Swift libraries in it (static), so that it starts with no
+        // symbol lookups: a toggle's whole process in about 3 ms
+        // (docs/PERFORMANCE.md). lld, because the GNU linkers warn about
+        // a libc call inside the static Foundation.
         .executableTarget(
             name: "mediaplay",
-            dependencies: ["MediaplayCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            swiftSettings: swiftSettings
+            dependencies: ["MediaplayCommandLine", "MediaListing", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: swiftSettings,
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-l_FoundationICU", "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims", "-Xlinker", "-lCoreFoundation", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])]
         ),
         .executableTarget(
             name: "mediaplay-core",
@@ -184,6 +182,6 @@ let package = Package(
         .testTarget(name: "MediaSessionTests", dependencies: ["MediaModel", "MediaSession", "MediaEngine", "MediaFeed", "MediaCache", "TestKit"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaControlTests", dependencies: ["MediaModel", "MediaControl", "MediaDaemon", "MediaSession", "MediaFeed", "MediaEngine", "CLinux", "TestKit", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "CModulesTests", dependencies: ["CFFmpeg", "CSDL2", "CCurl"], swiftSettings: swiftSettings),
-        .testTarget(name: "EndToEndTests", dependencies: ["MediaModel", "mediaplay", "mediaplay-core", "MediaFeed", "MediaControl", "TestKit"], swiftSettings: swiftSettings),
+        .testTarget(name: "EndToEndTests", dependencies: ["MediaModel", "MediaplayCommandLine", "mediaplay-core", "MediaFeed", "MediaControl", "TestKit"], swiftSettings: swiftSettings),
     ]
 )

@@ -142,7 +142,17 @@ public final class ControlClient: @unchecked Sendable {
         var result: Result?
     }
 
-    private func nextLine() throws(ControlClientError) -> [UInt8] {
+    /// Sends one request line as it is (a client that writes its own JSON).
+    public func send(line: [UInt8]) throws(ControlClientError) {
+        do {
+            try socket.write(line)
+        } catch {
+            throw .unreachable("the background player hung up (\(error))")
+        }
+    }
+
+    /// The next line the daemon sent (a reply or an event), newline removed.
+    public func nextLine() throws(ControlClientError) -> [UInt8] {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
         defer { buffer.deallocate() }
         while lines.isEmpty {

@@ -166,12 +166,3 @@ public enum QuickList {
         return options
     }
 }
-
-/// The quick list's entry for `mediaplay`, which loads this library with
-/// dlopen only to list: `arguments` are `list`'s own (after "list"). The
-/// exit status, or -1: run mediaplay-core instead.
-@_cdecl("mediaplay_quick_list")
-public func mediaplayQuickList(_ count: Int32, _ arguments: UnsafePointer<UnsafePointer<CChar>?>?) -> Int32 {
-    let strings = (0..<Int(count)).compactMap { index in arguments?[index].map { String(cString: $0) } }
-    return QuickList.run(strings) ?? -1
-}

@@ -86,8 +86,11 @@ public enum BackgroundPlayer {
 
     /// The feed as the daemon knows it: an absolute path, or the URL.
     public static func feedIdentity(_ global: GlobalOptions) throws(CLIError) -> String {
-        let feed = try global.feedLocation()
-        return feed.contains("://") ? feed : absolutePath(feed)
+        feedIdentity(of: try global.feedLocation())
+    }
+
+    public static func feedIdentity(of feed: String) -> String {
+        feed.contains("://") ? feed : absolutePath(feed)
     }
 
     /// One line, with the exit code the documentation promises: no such item

@@ -19,13 +19,8 @@ public struct GlobalOptions: ParsableArguments {
 
     /// The feed to read: --feed, else $MEDIAPLAY_FEED, else the bundled one.
     public func feedLocation() throws(CLIError) -> String {
-        if let feed, !feed.isEmpty { return feed }
-        if let feed = environment["MEDIAPLAY_FEED"], !feed.isEmpty { return feed }
-        if let bundled = BundledFeed.path() { return bundled }
-        throw CLIError(
-            "no feed given and the bundled media.json was not found next to the program (pass --feed PATH or set MEDIAPLAY_FEED)",
-            exitCode: .noInput
-        )
+        let environment = self.environment
+        return try Self.feedLocation(option: feed) { environment[$0] }
     }
 
     /// --cache-dir, else $MEDIAPLAY_CACHE_DIR, else $XDG_CACHE_HOME/mediaplay.
@@ -37,9 +32,28 @@ public struct GlobalOptions: ParsableArguments {
 
     /// --runtime-dir, else $MEDIAPLAY_RUNTIME_DIR, else $XDG_RUNTIME_DIR/mediaplay, else /tmp/mediaplay-UID.
     public var runtimeDirectory: String {
-        if let runtimeDir, !runtimeDir.isEmpty { return absolutePath(runtimeDir) }
-        if let dir = environment["MEDIAPLAY_RUNTIME_DIR"], !dir.isEmpty { return absolutePath(dir) }
-        if let dir = environment["XDG_RUNTIME_DIR"], dir.hasPrefix("/") { return dir + "/mediaplay" }
+        let environment = self.environment
+        return Self.runtimeDirectory(option: runtimeDir) { environment[$0] }
+    }
+
+    // The same rules for a caller with no parsed options (QuickToggle), with
+    // the environment as a lookup: building the whole dictionary costs a
+    // static program a scan of its conformances.
+
+    public static func feedLocation(option: String?, _ environment: (String) -> String?) throws(CLIError) -> String {
+        if let option, !option.isEmpty { return option }
+        if let feed = environment("MEDIAPLAY_FEED"), !feed.isEmpty { return feed }
+        if let bundled = BundledFeed.path() { return bundled }
+        throw CLIError(
+            "no feed given and the bundled media.json was not found next to the program (pass --feed PATH or set MEDIAPLAY_FEED)",
+            exitCode: .noInput
+        )
+    }
+
+    public static func runtimeDirectory(option: String?, _ environment: (String) -> String?) -> String {
+        if let option, !option.isEmpty { return absolutePath(option) }
+        if let dir = environment("MEDIAPLAY_RUNTIME_DIR"), !dir.isEmpty { return absolutePath(dir) }
+        if let dir = environment("XDG_RUNTIME_DIR"), dir.hasPrefix("/") { return dir + "/mediaplay" }
         return "/tmp/mediaplay-\(getuid())"
     }
 }
@@ -61,15 +75,40 @@ public enum XDG {
     }
 }
 
+// These run before every client command and QuickToggle, so they use libc
+// (readlink, realpath, access), not FileManager and NSString's path methods:
+// those cost a static program 0.5 ms of type lookups on first use.
+
 /// The running program's absolute path (a symlink such as /usr/bin/mediaplay resolved).
 public func runningExecutable() -> String {
-    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? absolutePath(CommandLine.arguments[0])
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard count > 0 else { return absolutePath(CommandLine.arguments[0]) }
+    return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
+/// `path` made absolute (from the working directory, `~` from $HOME), with
+/// symbolic links, `.` and `..` resolved; a path that does not exist yet is
+/// tidied as written.
 public func absolutePath(_ path: String) -> String {
-    if path.hasPrefix("/") { return (path as NSString).standardizingPath }
-    if path.hasPrefix("~") { return (path as NSString).expandingTildeInPath }
-    return ((FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(path) as NSString).standardizingPath
+    let expanded = path.hasPrefix("~") ? (path as NSString).expandingTildeInPath : path
+    var absolute = expanded
+    if !expanded.hasPrefix("/") {
+        guard let folder = getcwd(nil, 0) else { return (expanded as NSString).standardizingPath }
+        defer { free(folder) }
+        absolute = String(cString: folder) + "/" + expanded
+    }
+    if let resolved = realpath(absolute, nil) {
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+    return (absolute as NSString).standardizingPath
+}
+
+/// The folder that holds `path` ("/a/b" → "/a", "/a" → "/").
+func parentFolder(_ path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
 }
 
 /// Finds the media.json that ships with the program: in a source checkout it
@@ -77,16 +116,15 @@ public func absolutePath(_ path: String) -> String {
 /// `PREFIX/share/mediaplay/` beside `PREFIX/bin/`.
 public enum BundledFeed {
     public static func path() -> String? {
-        var folder = (runningExecutable() as NSString).deletingLastPathComponent
+        var folder = parentFolder(runningExecutable())
         for _ in 0..<5 {
             let installed = folder + "/../share/mediaplay/media.json"
-            if FileManager.default.fileExists(atPath: installed) { return (installed as NSString).standardizingPath }
+            if access(installed, F_OK) == 0 { return absolutePath(installed) }
             let checkout = folder + "/media.json"
-            if FileManager.default.fileExists(atPath: checkout),
-               FileManager.default.fileExists(atPath: folder + "/Package.swift") {
+            if access(checkout, F_OK) == 0 && access(folder + "/Package.swift", F_OK) == 0 {
                 return checkout
             }
-            folder = (folder as NSString).deletingLastPathComponent
+            folder = parentFolder(folder)
         }
         return nil
     }

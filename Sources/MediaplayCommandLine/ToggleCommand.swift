@@ -59,15 +59,22 @@ public struct ToggleCommand: ParsableCommand {
                 throw BackgroundPlayer.cliError(error)
             }
             progress.clear()
-            if status.state == .failed {
-                throw CLIError("item \(status.item) \"\(status.title)\": \(status.error ?? "playback failed")", exitCode: .failure)
-            }
-            print(StatusText.line(status))
-            // A video in a background player with no display: its sound only. Say so, and how to watch.
-            if status.kind == "video", [.playing, .downloading, .buffering].contains(status.state),
-               let problem = (try? client.call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self))?.display {
-                FileHandle.standardError.write(Data("mediaplay: the background player shows no pictures: \(problem); it plays the sound (to watch here: mediaplay play \(status.item))\n".utf8))
-            }
+            try Self.report(status) { (try? client.call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self))?.display }
+        }
+    }
+
+    /// Prints the item's new state, or fails with its error. `display` asks
+    /// the daemon why it shows no pictures (nil: it shows them).
+    static func report(_ status: ItemStatus, display: () -> String?) throws(CLIError) {
+        if status.state == .failed {
+            throw CLIError("item \(status.item) \"\(status.title)\": \(status.error ?? "playback failed")", exitCode: .failure)
+        }
+        // Not print: it casts its argument at run time (see QuickToggle).
+        var line = StatusText.line(status) + "\n"
+        _ = line.withUTF8 { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        // A video in a background player with no display: its sound only. Say so, and how to watch.
+        if status.kind == "video", [.playing, .downloading, .buffering].contains(status.state), let problem = display() {
+            FileHandle.standardError.write(Data("mediaplay: the background player shows no pictures: \(problem); it plays the sound (to watch here: mediaplay play \(status.item))\n".utf8))
         }
     }
 }

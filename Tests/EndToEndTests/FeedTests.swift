@@ -143,13 +143,11 @@ import TestKit
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("The Artist"))
 
-        // mediaplay and its list library, with no mediaplay-core beside them:
-        // the quick path or nothing.
+        // mediaplay with no mediaplay-core beside it: the quick path or nothing.
         let alone = try TemporaryDirectory()
         let thin = alone.path + "/mediaplay"
         let built = (Mediaplay.executable as NSString).deletingLastPathComponent
         try FileManager.default.copyItem(atPath: Mediaplay.executable, toPath: thin)
-        try FileManager.default.copyItem(atPath: built + "/libMediaplayList.so", toPath: alone.path + "/libMediaplayList.so")
         let core = built + "/mediaplay-core"
         for extra in [["--json"], []] {
             let environment = ["COLUMNS": "100"]

@@ -1,0 +1,145 @@
+import Foundation
+import MediaControl
+import MediaFeed
+import MediaModel
+import MediaTerminal
+
+/// `mediaplay toggle N` (and `--no-wait`), served before the argument parser
+/// runs: it is the command a media key is bound to, so the whole process
+/// should take a few milliseconds (docs/PERFORMANCE.md). The request and the
+/// replies are written and read by hand, not with Codable: the program is
+/// linked statically, and its first dynamic cast would make the Swift runtime
+/// scan every protocol conformance in it (2–4 ms).
+///
+/// Until the request is sent, anything that is not the plain case returns
+/// nil and the full `toggle` runs instead: another option, no background
+/// player yet (the full command starts one), a runtime directory to complain
+/// about. A background player of another feed refuses before doing anything,
+/// so that returns nil too. Once it is sent, the outcome is reported here
+/// exactly as the full command reports it (`ToggleCommand.report`).
+public enum QuickToggle {
+    /// The exit status, or nil: run the full command.
+    public static func run(_ arguments: [String]) -> Int32? {
+        guard arguments.count >= 3, arguments[1] == "toggle" else { return nil }
+        var item: String?
+        var noWait = false
+        for word in arguments.dropFirst(2) {
+            if word == "--no-wait" {
+                noWait = true
+            } else if !word.hasPrefix("-") && item == nil {
+                item = word
+            } else {
+                return nil
+            }
+        }
+        guard let item else { return nil }
+        let environment = { (name: String) in getenv(name).map { String(cString: $0) } }
+        guard let location = try? GlobalOptions.feedLocation(option: nil, environment),
+              let client = try? ControlClient.connect(ControlPaths(runtimeDirectory: GlobalOptions.runtimeDirectory(option: nil, environment)))
+        else { return nil }
+        let feed = BackgroundPlayer.feedIdentity(of: location)
+        // ItemSelector's rule: a number is a position in the list, else an id.
+        var request = #"{"id":1,"cmd":"toggle","feed":"# + quoted(feed) + #","item":"# + (Int(item).map { String($0) } ?? quoted(item))
+        if noWait { request += #","wait":false"# }
+        request += "}\n"
+        do throws(CLIError) {
+            guard let status = try toggle(client, request: request) else { return nil }
+            try ToggleCommand.report(status) { displayProblem(client) }
+            return SysExit.ok.rawValue
+        } catch {
+            error.report()
+            return error.exitCode.rawValue
+        }
+    }
+
+    /// The item's new state; nil when the daemon plays another feed (it
+    /// did nothing then).
+    private static func toggle(_ client: ControlClient, request: String) throws(CLIError) -> ItemStatus? {
+        var progress: ProgressLine?
+        defer { progress?.clear() }
+        do throws(ControlClientError) {
+            try client.send(line: Array(request.utf8))
+            while true {
+                let line = try client.nextLine()
+                guard let reply = try? JSONParser.parse(line).value else { throw unreadable(line) }
+                if reply["event"] != nil {
+                    if case .string("progress")? = reply["event"]?.value, let status = itemStatus(reply) {
+                        if progress == nil { progress = ProgressLine(terminal: TerminalInfo.detect(fd: 2, environment: ProcessInfo.processInfo.environment)) }
+                        progress?.show(status)
+                    }
+                    continue
+                }
+                // A reply without an id is for the connection (refused, too many clients).
+                if case let .number(id)? = reply["id"]?.value, id != "1" { continue }
+                if case .bool(true)? = reply["ok"]?.value {
+                    guard let result = reply["result"]?.value, let status = itemStatus(result) else { throw unreadable(line) }
+                    return status
+                }
+                let error = reply["error"]?.value
+                let code = string(error?["code"]).flatMap { CommandError.Code(rawValue: $0) } ?? .badRequest
+                if code == .wrongFeed { return nil }
+                throw ControlClientError.refused(CommandError(code, string(error?["message"]) ?? "the background player refused"))
+            }
+        } catch {
+            throw BackgroundPlayer.cliError(error)
+        }
+    }
+
+    /// Why the background player shows no pictures (nil: it shows them).
+    private static func displayProblem(_ client: ControlClient) -> String? {
+        do throws(ControlClientError) {
+            try client.send(line: Array(#"{"id":2,"cmd":"status"}"#.utf8) + [0x0A])
+            while true {
+                guard let reply = try? JSONParser.parse(try client.nextLine()).value else { return nil }
+                if case .number("2")? = reply["id"]?.value { return string(reply["result"]?.value["display"]) }
+            }
+        } catch {
+            return nil
+        }
+    }
+
+    /// An ItemStatus from its JSON (PROTOCOL.md), as ModelJSON writes it.
+    static func itemStatus(_ object: JSONValue) -> ItemStatus? {
+        guard let item = number(object["item"]).flatMap({ Int(exactly: $0) }), let id = string(object["id"]),
+              let title = string(object["title"]), let state = string(object["state"]).flatMap({ ItemState(rawValue: $0) })
+        else { return nil }
+        return ItemStatus(
+            item: item, id: ItemKey(id), title: title, kind: string(object["kind"]), state: state,
+            position: number(object["position"]) ?? 0, duration: number(object["duration"]),
+            progress: number(object["progress"]), error: string(object["error"])
+        )
+    }
+
+    private static func string(_ value: JSONValue.Located?) -> String? {
+        if case let .string(text)? = value?.value { return text }
+        return nil
+    }
+
+    private static func number(_ value: JSONValue.Located?) -> Double? {
+        if case let .number(text)? = value?.value { return Double(text) }
+        return nil
+    }
+
+    private static func unreadable(_ line: [UInt8]) -> ControlClientError {
+        .protocolError("the background player sent something that is not a reply: \(String(decoding: line.prefix(200), as: UTF8.self))")
+    }
+
+    /// A JSON string literal (RFC 8259 escapes).
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import MediaFeed
+import MediaModel
+@testable import MediaplayCommandLine
+import Testing
+import TestKit
+
+/// `toggle N` without the argument parser (QuickToggle): its hand-written
+/// JSON against Foundation's, and the linking that makes it quick.
+@Suite struct QuickToggleTests {
+    /// Statuses as the daemon writes them (ModelJSON) read back by hand
+    /// equal the originals: every field, optional or not, and titles that
+    /// need escapes.
+    @Test func itReadsEveryStatusTheDaemonWrites() throws {
+        let statuses = [
+            ItemStatus(item: 1, id: "a", title: "Tone", kind: "audio", state: .playing, position: 12.5, duration: 30),
+            ItemStatus(item: 12, id: "x\"y", title: "Quote \" back\\slash \n tab\t é 🎵", kind: "video", state: .buffering, position: 0, duration: nil, progress: 0.25),
+            ItemStatus(item: 3, id: "c", title: "", kind: nil, state: .failed, position: 0, error: "cannot decode: \u{1}"),
+            ItemStatus(item: 100_000, id: "d", title: "Big", kind: "image", state: .downloading, position: 0, progress: 1),
+        ]
+        for status in statuses {
+            let text = try ModelJSON.encoder().encode(status)
+            let parsed = try JSONParser.parse(Array(text)).value
+            #expect(QuickToggle.itemStatus(parsed) == status, "\(String(decoding: text, as: UTF8.self))")
+        }
+        #expect(QuickToggle.itemStatus(try JSONParser.parse(Array(#"{"item":1}"#.utf8)).value) == nil)
+    }
+
+    /// Strings it writes into a request decode, with Foundation's decoder,
+    /// to the same text.
+    @Test func itsStringsAreJSON() throws {
+        for text in ["/home/me/media.json", "a\"b\\c", "line\nbreak\r\t", "\u{0}\u{1f}\u{7f}", "é 🎵 ünïcödé", "http://h/f?x=1&y=\"2\""] {
+            let decoded = try JSONDecoder().decode(String.self, from: Data(QuickToggle.quoted(text).utf8))
+            #expect(decoded == text)
+        }
+    }
+
+    /// mediaplay carries the Swift libraries in it (no symbol lookups at its
+    /// start), and mediaplay-core does not map libavfilter until a speed
+    /// needs it (docs/PERFORMANCE.md).
+    @Test func theProgramsLinkWhatTheirStartNeeds() async throws {
+        let folder = (Mediaplay.executable as NSString).deletingLastPathComponent
+        let client = try await Mediaplay.start([Mediaplay.executable], executable: "/usr/bin/ldd").wait()
+        #expect(client.status == 0)
+        #expect(client.stdout.contains("libc.so"))
+        #expect(!client.stdout.contains("libswiftCore"), "\(client.stdout)")
+        #expect(!client.stdout.contains("libFoundation"))
+        let core = try await Mediaplay.start([folder + "/mediaplay-core"], executable: "/usr/bin/ldd").wait()
+        #expect(core.status == 0)
+        #expect(core.stdout.contains("libavcodec"))
+        #expect(!core.stdout.contains("libavfilter"), "\(core.stdout)")
+    }
+}
