@@ -185,6 +185,20 @@ extension Player {
     /// paced, written and counted. A device paces itself (its ring fills up);
     /// file sinks follow the system clock, the virtual clock, or nothing.
     /// Returns false when the samples belong to a serial that is over.
+    /// Until when the serial's first sound waits for its first picture (nil:
+    /// it need not). Sound and picture start together: a sound started at
+    /// once ran ahead of the first picture by as long as the picture took
+    /// (decoder, scaler, window), 25–30 ms at 1080p, the largest drift of a
+    /// playback. A second at most, so a picture that never comes does not
+    /// hold the sound.
+    private func soundWaitDeadline(_ mySerial: Int) -> Double? {
+        guard soundReleasedSerial < mySerial, videoActive, !videoDone, firstPictureSerial < mySerial else { return nil }
+        if let since = soundWaitSince, since.serial == mySerial { return since.time + 1 }
+        let now = Self.now()
+        soundWaitSince = (mySerial, now)
+        return now + 1
+    }
+
     private func emitAudio(_ samples: UnsafeRawBufferPointer, format: AudioFormat, serial mySerial: Int, devicePaced: Bool) throws -> Bool {
         var offset = 0
         while offset < samples.count {
@@ -203,7 +217,14 @@ extension Player {
                         condition.broadcast()  // an advanceVirtualClock caller may be waiting for this
                         condition.wait()
                     case .realTime:
-                        if devicePaced { return samples.count - offset }
+                        if devicePaced {
+                            if let deadline = soundWaitDeadline(mySerial), Self.now() < deadline {
+                                wait(until: deadline)
+                                continue
+                            }
+                            soundReleasedSerial = max(soundReleasedSerial, mySerial)
+                            return samples.count - offset
+                        }
                         startClockIfNeeded(at: audioPosition)
                         let due = masterClock.due(audioPosition)
                         if Self.now() >= due - 0.001 { return samples.count - offset }

@@ -64,6 +64,7 @@ extension Player {
             }
             guard !stopRequested && serial == item.serial else { return false }
             frames.append(item)
+            firstPictureSerial = max(firstPictureSerial, item.serial)
             condition.broadcast()
             return true
         }
@@ -100,7 +101,7 @@ extension Player {
 
     /// Waits until the front frame is due and returns it; nil when playback stops.
     private func nextFrameToPresent(dropsLateFrames: Bool) -> (Frame, Double)? {
-        condition.withLock {
+        condition.withLock { () -> (Frame, Double)? in
             while true {
                 if stopRequested { return nil }
                 guard let item = frames.first else {
@@ -152,7 +153,7 @@ extension Player {
                         }
                     }
                     if let audio {
-                        statistics.maximumDrift = max(statistics.maximumDrift, abs(item.time - audio))
+                        statistics.drift.add(abs(item.time - audio))
                     }
                 }
                 frames.removeFirst()

@@ -72,11 +72,43 @@ public struct PlaybackStatistics: Sendable {
     public var framesPresented = 0
     /// Frames decoded but skipped because they were late (display sinks only).
     public var framesDropped = 0
-    /// Largest |video time − audio clock| at presentation, in seconds, while
-    /// an audio device was the master clock.
-    public var maximumDrift: Double = 0
+    /// |video time − audio clock| at each presentation while an audio device
+    /// was the master clock.
+    public var drift = DriftHistogram()
 
     public init() {}
+}
+
+/// A distribution of A/V drift in fixed memory (a player may run for hours):
+/// counts per 0.1 ms up to 100 ms, the rest in the last bucket, and the
+/// exact largest value.
+public struct DriftHistogram: Sendable {
+    private static let bucket = 0.0001
+    private var counts = [Int](repeating: 0, count: 1001)
+    public private(set) var count = 0
+    /// In seconds.
+    public private(set) var maximum: Double = 0
+
+    public init() {}
+
+    mutating func add(_ seconds: Double) {
+        counts[min(Int(seconds / Self.bucket), counts.count - 1)] += 1
+        count += 1
+        maximum = max(maximum, seconds)
+    }
+
+    /// The drift that `fraction` of the presentations stayed within (the
+    /// nearest rank, to the bucket's upper edge; never above the largest).
+    public func percentile(_ fraction: Double) -> Double {
+        guard count > 0 else { return 0 }
+        let rank = max(1, Int((Double(count) * fraction).rounded(.up)))
+        var seen = 0
+        for (index, counted) in counts.enumerated() {
+            seen += counted
+            if seen >= rank { return index == counts.count - 1 ? maximum : min(Double(index + 1) * Self.bucket, maximum) }
+        }
+        return maximum
+    }
 }
 
 /// Plays one file, ffplay's way but without polling: a reader thread fills
@@ -125,6 +157,12 @@ public final class Player: @unchecked Sendable {
     var frames: [QueuedFrame] = []
     var audioDone = false
     var videoDone = false
+    /// The newest serial with a decoded picture queued (or the video's end).
+    var firstPictureSerial = -1
+    /// The newest serial whose sound may go to the device, and since when
+    /// the sound of a serial waits for its first picture.
+    var soundReleasedSerial = -1
+    var soundWaitSince: (serial: Int, time: Double)?
     var runningWorkers = 0
     /// The first error a decoder thread met; it ends playback.
     var workerFailure: String?

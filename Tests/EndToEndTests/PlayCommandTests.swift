@@ -105,10 +105,10 @@ import TestKit
             "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": folder.path + "/device.raw",
         ])
         #expect(result.status == 0, "\(result.stderr)")
-        let stats = try #require(result.stderr.split(separator: "\n").first { $0.hasPrefix("frames shown") })
-        let numbers = stats.split(whereSeparator: { !$0.isNumber && $0 != "." }).compactMap { Double($0) }
+        let stats = try #require(PlayStatistics(stderr: result.stderr), "\(result.stderr)")
         // 50 frames in all: shown, or dropped when late (a loaded machine).
-        #expect(numbers.count == 3 && numbers[0] + numbers[1] == 50 && numbers[0] > 25, "\(stats)")
+        #expect(stats.shown + stats.dropped == 50 && stats.shown > 25, "\(stats)")
+        #expect(stats.driftP50 <= stats.driftP99 && stats.driftP99 <= stats.driftMax, "\(stats)")
         // The window does not disturb the audio: the device got the reference exactly.
         #expect(try Self.device(folder.path + "/device.raw", playedExactly: try await Fixtures.referencePCM(path)))
     }

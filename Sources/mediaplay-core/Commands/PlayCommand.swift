@@ -81,7 +81,7 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Speed, 0.25–4, with the pitch kept ([ and ] change it, backspace resets).", valueName: "x"))
     var speed: Double = 1
 
-    @Flag(name: .long, help: "At the end, print frames shown and dropped and the largest A/V drift.")
+    @Flag(name: .long, help: "At the end, print frames shown and dropped and the A/V drift (p50, p99, largest).")
     var stats = false
 
     func validate() throws {
@@ -176,8 +176,9 @@ struct PlayCommand: AsyncParsableCommand {
     }
 
     private func printStatistics(_ statistics: PlaybackStatistics) {
-        let drift = String(format: "%.1f", statistics.maximumDrift * 1000)
-        FileHandle.standardError.write(Data("frames shown \(statistics.framesPresented), dropped \(statistics.framesDropped), largest A/V drift \(drift) ms\n".utf8))
+        let drift = statistics.drift
+        func ms(_ seconds: Double) -> String { String(format: "%.1f", seconds * 1000) }
+        FileHandle.standardError.write(Data("frames shown \(statistics.framesPresented), dropped \(statistics.framesDropped), A/V drift p50 \(ms(drift.percentile(0.5))) ms, p99 \(ms(drift.percentile(0.99))) ms, max \(ms(drift.maximum)) ms\n".utf8))
     }
 
     fileprivate static func warn(_ text: String) {

@@ -1,0 +1,32 @@
+@testable import MediaEngine
+import Testing
+
+/// `--stats`' drift distribution against the exact nearest-rank percentiles
+/// of the same values, sorted.
+@Suite struct DriftHistogramTests {
+    @Test func percentilesAreTheSortedValuesToTheBucket() {
+        var generator = SystemRandomNumberGenerator()
+        for count in [1, 2, 10, 600, 10_000] {
+            var histogram = DriftHistogram()
+            // Mostly small drifts, some large, a few past the last bucket.
+            let values = (0..<count).map { _ in
+                Double.random(in: 0...1, using: &generator) < 0.95 ? Double.random(in: 0..<0.01, using: &generator) : Double.random(in: 0..<0.2, using: &generator)
+            }
+            for value in values { histogram.add(value) }
+            let sorted = values.sorted()
+            #expect(histogram.count == count)
+            #expect(histogram.maximum == sorted.last)
+            for fraction in [0.5, 0.9, 0.99, 1.0] {
+                let exact = sorted[max(1, Int((Double(count) * fraction).rounded(.up))) - 1]
+                let reported = histogram.percentile(fraction)
+                // Within its 0.1 ms bucket, above it; past 100 ms, the largest.
+                if exact < 0.1 {
+                    #expect(reported >= exact && reported <= exact + 0.0001 + 1e-12, "count \(count), p\(fraction): \(reported) for \(exact)")
+                } else {
+                    #expect(reported == sorted.last)
+                }
+            }
+        }
+        #expect(DriftHistogram().percentile(0.99) == 0)
+    }
+}
