@@ -74,6 +74,7 @@ demo: test-deps build
 bench: test-deps
 	@command -v curl >/dev/null || apt-get install -y -qq curl
 	@command -v jq >/dev/null || apt-get install -y -qq jq
+	@test -x /usr/bin/time || apt-get install -y -qq time
 	@command -v mpv >/dev/null && command -v mpd >/dev/null && command -v mpc >/dev/null || \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mpv mpd mpc
 	$(SWIFT) build -c release --product mediaplay-core

@@ -53,8 +53,8 @@ func realTimeBenchmark(clip: String, runs: Int) throws {
     var ffplayRuns: [Measured] = []
     var ourRuns: [Measured] = []
     for _ in 1...runs {
-        ffplayRuns.append(measured("/usr/bin/ffplay", ["-v", "error", "-autoexit", "-x", "1024", "-y", "576", clip], environment: drivers))
-        ourRuns.append(measured(mediaplay, ["play", clip, "--stats"], environment: drivers))
+        ffplayRuns.append(measured("/usr/bin/ffplay", ["-v", "error", "-autoexit", "-x", "1024", "-y", "576", clip], environment: drivers, peakRSS: true))
+        ourRuns.append(measured(mediaplay, ["play", clip, "--stats"], environment: drivers, peakRSS: true))
     }
     let ffplayCPU = median(ffplayRuns.map(\.cpu))
     let ourCPUReal = median(ourRuns.map(\.cpu))
