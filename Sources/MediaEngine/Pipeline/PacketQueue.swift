@@ -48,6 +48,9 @@ struct PacketQueue {
     mutating func pop() -> QueuedPacket? {
         guard head < items.count else { return nil }
         let item = items[head]
+        // The slot lets its packet go now, not at the next compaction (up
+        // to 64 packets, a megabyte of 1080p, were kept that way).
+        items[head] = QueuedPacket(packet: nil, serial: item.serial)
         head += 1
         if let packet = item.packet {
             bytes -= Int(packet.pointer.pointee.size)
