@@ -125,7 +125,7 @@ let package = Package(
         // libcurl (about 180 shared libraries, 35 ms of dynamic linking);
         // every other command is handed to mediaplay-core with exec. Linked
         // with the Swift libraries in it (static), so that it starts with no
-        // symbol lookups: a toggle's whole process in about 3 ms
+        // symbol lookups: a toggle's whole process in about 5 ms
         // (docs/PERFORMANCE.md). lld, because the GNU linkers warn about
         // a libc call inside the static Foundation.
         .executableTarget(

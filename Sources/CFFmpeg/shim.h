@@ -24,7 +24,7 @@
 /// libavfilter, loaded only when an item needs its filters (a speed other
 /// than 1): linked, it and the 31 libraries only it needs (speech voices,
 /// Vulkan, OCR, ...) were mapped by every mediaplay-core process, about
-/// 14 MiB of each one's memory (docs/PERFORMANCE.md).
+/// 11 MiB of each one's memory (docs/PERFORMANCE.md).
 typedef struct {
     AVFilterGraph *(*graph_alloc)(void);
     void (*graph_free)(AVFilterGraph **graph);

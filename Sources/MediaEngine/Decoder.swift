@@ -22,7 +22,8 @@ final class Decoder: @unchecked Sendable {
         /// (slices, tiles) but no frames decoded ahead. Each frame thread
         /// holds pictures of its own: at 1080p that was 10 MiB of the peak
         /// and 0.4 s of CPU over 20 s, for speed real time does not need.
-        /// Above 1080p at 60 fps frame threads are kept (`realTimeThreading(for:)`).
+        /// Most H.264 has one slice a picture, so that is one thread: above
+        /// 1080p at 30 fps, frame threads are kept (`realTimeThreading(for:)`).
         case realTime
     }
 
@@ -32,7 +33,8 @@ final class Decoder: @unchecked Sendable {
         let rate = stream.pointee.avg_frame_rate
         let framesPerSecond = rate.num > 0 && rate.den > 0 ? Double(rate.num) / Double(rate.den) : 30
         let pixelsPerSecond = Double(parameters.width) * Double(parameters.height) * framesPerSecond
-        return pixelsPerSecond <= 1920 * 1080 * 60 ? .realTime : .throughput
+        // 1080p at 30 fps (or 29.97) and below.
+        return pixelsPerSecond <= 1920 * 1080 * 30.5 ? .realTime : .throughput
     }
 
     /// `strict`: treat any damage in the data as an error (for pictures).

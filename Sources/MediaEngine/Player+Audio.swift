@@ -181,10 +181,6 @@ extension Player {
         return true
     }
 
-    /// Hands samples to the sink when they are due: the one place audio is
-    /// paced, written and counted. A device paces itself (its ring fills up);
-    /// file sinks follow the system clock, the virtual clock, or nothing.
-    /// Returns false when the samples belong to a serial that is over.
     /// Until when the serial's first sound waits for its first picture (nil:
     /// it need not). Sound and picture start together: a sound started at
     /// once ran ahead of the first picture by as long as the picture took
@@ -199,6 +195,10 @@ extension Player {
         return now + 1
     }
 
+    /// Hands samples to the sink when they are due: the one place audio is
+    /// paced, written and counted. A device paces itself (its ring fills up);
+    /// file sinks follow the system clock, the virtual clock, or nothing.
+    /// Returns false when the samples belong to a serial that is over.
     private func emitAudio(_ samples: UnsafeRawBufferPointer, format: AudioFormat, serial mySerial: Int, devicePaced: Bool) throws -> Bool {
         var offset = 0
         while offset < samples.count {

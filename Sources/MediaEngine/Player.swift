@@ -92,9 +92,13 @@ public struct DriftHistogram: Sendable {
     public init() {}
 
     mutating func add(_ seconds: Double) {
-        counts[min(Int(seconds / Self.bucket), counts.count - 1)] += 1
+        // Clamped as a Double: a damaged file's timestamps can make any
+        // drift (infinite, past Int's range), and converting that traps.
+        let last = counts.count - 1
+        let index = seconds.isFinite ? Int(min(max(seconds / Self.bucket, 0), Double(last))) : last
+        counts[index] += 1
         count += 1
-        maximum = max(maximum, seconds)
+        if seconds.isFinite { maximum = max(maximum, seconds) } else if !seconds.isNaN { maximum = .infinity }
     }
 
     /// The drift that `fraction` of the presentations stayed within (the
@@ -307,7 +311,9 @@ public final class Player: @unchecked Sendable {
             defer { audioShaping = shaping }
             return audioShaping.speed != shaping.speed && !state.isFinal
         }
-        if newSpeed { seek(to: currentPosition) }
+        // The sound goes on at the new speed at once: it does not wait for
+        // the picture there, as a seek's does.
+        if newSpeed { seek(to: currentPosition, soundWaitsForPicture: false) }
     }
 
     /// Whether another item follows this one (see `AudioSink.handOnAtEnd`).
@@ -330,13 +336,20 @@ public final class Player: @unchecked Sendable {
     }
 
     /// Moves to `seconds` of media time (clamped to the file), exactly:
-    /// output starts at that time, paused or not.
+    /// output starts at that time, paused or not. The sound there waits for
+    /// the picture there (a second at most), unless `soundWaitsForPicture`
+    /// is false.
     public func seek(to seconds: Double) {
+        seek(to: seconds, soundWaitsForPicture: true)
+    }
+
+    func seek(to seconds: Double, soundWaitsForPicture: Bool) {
         condition.withLock {
             guard !state.isFinal else { return }
             var target = max(seconds, 0)
             if let duration = info?.duration { target = min(target, duration) }
             serial += 1
+            if !soundWaitsForPicture { soundReleasedSerial = serial }
             pendingSeek = target
             serialStart = target
             audioQueue?.removeAll()

@@ -262,7 +262,7 @@ public final class MediaSession: @unchecked Sendable {
                     if current == key { current = nil }
                     return .close(player)
                 case .paused:
-                    return .done
+                    return .done  // resumed above
                 case .stopped:
                     players[key] = nil
                     return .start(item.kind == .image ? 0 : player.currentPosition)
@@ -306,11 +306,12 @@ public final class MediaSession: @unchecked Sendable {
     }
 
     /// Pauses a playing item or resumes a paused one (its position saved on
-    /// a pause); false for a picture and for a player that is not running.
+    /// a pause); false for a player that is not running, and for a picture
+    /// that shows (a toggle closes it).
     private func pauseOrResumeLocked(_ item: FeedItem, _ player: any PlaybackHandle) -> Bool {
-        guard player.mediaInfo?.isImage != true && item.kind != .image else { return false }
         switch player.currentState {
         case .idle, .playing, .buffering, .downloading:
+            guard player.mediaInfo?.isImage != true && item.kind != .image else { return false }
             player.pause()
             savePositionLocked(item, player)
             return true

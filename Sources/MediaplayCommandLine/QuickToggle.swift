@@ -18,8 +18,10 @@ import MediaTerminal
 /// so that returns nil too. Once it is sent, the outcome is reported here
 /// exactly as the full command reports it (`ToggleCommand.report`).
 public enum QuickToggle {
-    /// The exit status, or nil: run the full command.
-    public static func run(_ arguments: [String]) -> Int32? {
+    /// The exit status, or nil: run the full command. `environment` looks
+    /// a variable up (the process's own, from libc: building the whole
+    /// dictionary would cost a conformance scan).
+    public static func run(_ arguments: [String], environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }) -> Int32? {
         guard arguments.count >= 3, arguments[1] == "toggle" else { return nil }
         var item: String?
         var noWait = false
@@ -33,7 +35,6 @@ public enum QuickToggle {
             }
         }
         guard let item else { return nil }
-        let environment = { (name: String) in getenv(name).map { String(cString: $0) } }
         guard let location = try? GlobalOptions.feedLocation(option: nil, environment),
               let client = try? ControlClient.connect(ControlPaths(runtimeDirectory: GlobalOptions.runtimeDirectory(option: nil, environment)))
         else { return nil }
@@ -75,10 +76,13 @@ public enum QuickToggle {
                     guard let result = reply["result"]?.value, let status = itemStatus(result) else { throw unreadable(line) }
                     return status
                 }
+                // A refusal this client does not know is a protocol error, as ControlClient reads it.
                 let error = reply["error"]?.value
-                let code = string(error?["code"]).flatMap { CommandError.Code(rawValue: $0) } ?? .badRequest
+                guard let code = string(error?["code"]).flatMap({ CommandError.Code(rawValue: $0) }), let message = string(error?["message"]) else {
+                    throw unreadable(line)
+                }
                 if code == .wrongFeed { return nil }
-                throw ControlClientError.refused(CommandError(code, string(error?["message"]) ?? "the background player refused"))
+                throw ControlClientError.refused(CommandError(code, message))
             }
         } catch {
             throw BackgroundPlayer.cliError(error)

@@ -1,4 +1,5 @@
 import Foundation
+import MediaplayCommandLine
 import Testing
 import TestKit
 
@@ -85,6 +86,27 @@ import TestKit
         #expect(!FileManager.default.fileExists(atPath: world.socket), "the socket is removed")
         #expect(try await world.run("status").status == 69, "nobody home")
         #expect(try await world.run("quit").status == 0, "quitting twice is fine")
+    }
+
+    /// A plain `toggle N` is served before the argument parser (QuickToggle);
+    /// a daemon of another feed, or any option, sends it to the full command
+    /// before anything is done.
+    @Test func aPlainToggleIsServedBeforeTheArgumentParser() async throws {
+        let world = try await World(long: true)
+        #expect(try await world.run("toggle", "1").status == 0, "the full command starts the daemon")
+        let environment = world.environment
+        let served = await offPool { QuickToggle.run(["mediaplay", "toggle", "1"], environment: { environment[$0] }) }
+        #expect(served == 0, "served by QuickToggle")
+        #expect(Self.current(try await world.status())?["state"] as? String == "paused")
+        let elsewhere = environment.merging(["MEDIAPLAY_FEED": world.folder.path + "/other.json"]) { $1 }
+        let otherFeed = await offPool { QuickToggle.run(["mediaplay", "toggle", "1"], environment: { elsewhere[$0] }) }
+        #expect(otherFeed == nil, "another feed's daemon: the full command answers")
+        let withOption = await offPool { QuickToggle.run(["mediaplay", "toggle", "--feed", "x", "1"], environment: { environment[$0] }) }
+        #expect(withOption == nil)
+        #expect(Self.current(try await world.status())?["state"] as? String == "paused", "and nothing was done")
+        let refused = try await Mediaplay.run(["toggle", "1"], environment: elsewhere)
+        #expect(refused.status == 69 && refused.stderr.contains("run 'mediaplay quit' first"), "\(refused.stderr)")
+        #expect(try await world.run("quit").status == 0)
     }
 
     @Test func exitCodesForBadItems() async throws {

@@ -108,7 +108,6 @@ import TestKit
         let stats = try #require(PlayStatistics(stderr: result.stderr), "\(result.stderr)")
         // 50 frames in all: shown, or dropped when late (a loaded machine).
         #expect(stats.shown + stats.dropped == 50 && stats.shown > 25, "\(stats)")
-        #expect(stats.driftP50 <= stats.driftP99 && stats.driftP99 <= stats.driftMax, "\(stats)")
         // The window does not disturb the audio: the device got the reference exactly.
         #expect(try Self.device(folder.path + "/device.raw", playedExactly: try await Fixtures.referencePCM(path)))
     }

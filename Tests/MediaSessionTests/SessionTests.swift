@@ -143,6 +143,15 @@ import TestKit
         #expect(session.status(of: "pic")?.state == .idle)
         #expect(try await session.toggle("pic").state == .playing, "a closed picture opens again")
         #expect(try await session.toggle("pic").state == .idle, "a second toggle closes it")
+        // A picture paused in its window (or by MPRIS) resumes on a toggle,
+        // at once or not (toggleAtOnce is the socket's pause/resume path).
+        try await session.toggle("pic")
+        engine.player("pic")?.controls(.togglePause)
+        #expect(session.status(of: "pic")?.state == .paused)
+        #expect(try await session.toggle("pic").state == .playing, "a paused picture resumes")
+        engine.player("pic")?.controls(.togglePause)
+        #expect(try session.toggleAtOnce("pic")?.state == .playing, "at once too")
+        #expect(try session.toggleAtOnce("pic") == nil, "closing a picture waits: toggle does it")
     }
 
     @Test func positionsOutliveTheSessionAndAnEndForgetsThem() async throws {
