@@ -22,7 +22,7 @@
 #include <dlfcn.h>
 
 /// libavfilter, loaded only when an item needs its filters (a speed other
-/// than 1): linked, it and the 31 libraries only it needs (speech voices,
+/// than 1, or a recording's volume): linked, it and the 31 libraries only it needs (speech voices,
 /// Vulkan, OCR, ...) were mapped by every mediaplay-core process, about
 /// 11 MiB of each one's memory (docs/PERFORMANCE.md).
 typedef struct {

@@ -1,16 +1,21 @@
 import Foundation
 import MediaModel
 
+/// The reply to one request line: made at once, or by async work that the
+/// server runs as a task while the client's thread waits for it.
+public enum ControlAnswer: Sendable {
+    case now([UInt8])
+    case later(@Sendable () async -> [UInt8])
+}
+
 /// Serves JSON lines on a listening Unix socket: a thread accepts, and a
 /// thread per client reads its requests and answers them in order (all
 /// blocked in the kernel when idle, so an idle daemon uses no CPU). A request
 /// that needs no waiting is answered on that thread, with no task or queue
 /// hop; the others by an async task while the client's thread waits.
 public final class ControlServer: @unchecked Sendable {
-    /// Answers one line with one reply line (events go through the connection).
-    public typealias Handler = @Sendable (LineSplitter.Piece, ControlConnection) async -> [UInt8]
-    /// The reply made at once on the client's thread, or nil: `Handler` answers.
-    public typealias ImmediateHandler = @Sendable (LineSplitter.Piece, ControlConnection) -> [UInt8]?
+    /// Answers one line, on the client's thread (events go through the connection).
+    public typealias Handler = @Sendable (LineSplitter.Piece, ControlConnection) -> ControlAnswer
 
     /// At this many clients, a new one takes the place of the longest idle
     /// one that is not observing; only when all observe is it turned away.
@@ -21,19 +26,14 @@ public final class ControlServer: @unchecked Sendable {
 
     private let listener: UnixSocket
     private let handler: Handler
-    private let immediate: ImmediateHandler
     private let log: @Sendable (String) -> Void
     private let lock = NSLock()
     private var connections: [ObjectIdentifier: ControlConnection] = [:]
     private var stopped = false
 
-    public init(
-        listener: UnixSocket, idleTimeout: Double = 60, log: @escaping @Sendable (String) -> Void,
-        immediate: @escaping ImmediateHandler = { _, _ in nil }, handler: @escaping Handler
-    ) {
+    public init(listener: UnixSocket, idleTimeout: Double = 60, log: @escaping @Sendable (String) -> Void, handler: @escaping Handler) {
         self.idleTimeout = idleTimeout
         self.listener = listener
-        self.immediate = immediate
         self.handler = handler
         self.log = log
     }
@@ -127,23 +127,24 @@ public final class ControlServer: @unchecked Sendable {
 
     /// One reply, written from this thread after the events already queued.
     private func answer(_ piece: LineSplitter.Piece, _ connection: ControlConnection) {
-        let reply = immediate(piece, connection) ?? waitForAnswer(piece, connection)
-        connection.reply(reply)
+        switch handler(piece, connection) {
+        case let .now(reply): connection.reply(reply)
+        case let .later(work): connection.reply(Self.wait(for: work))
+        }
         connection.touch()
     }
 
-    /// The async handler's reply. The thread waiting is the client's own,
-    /// never one of the cooperative pool's.
-    private func waitForAnswer(_ piece: LineSplitter.Piece, _ connection: ControlConnection) -> [UInt8] {
+    /// Runs `work` as a task and waits for its reply. The thread waiting is
+    /// the client's own, never one of the cooperative pool's.
+    private static func wait(for work: @escaping @Sendable () async -> [UInt8]) -> [UInt8] {
         final class Reply: @unchecked Sendable {
             // Written by the task before `done` is signalled, read after.
             var line: [UInt8] = []
         }
         let reply = Reply()
         let done = DispatchSemaphore(value: 0)
-        let handler = self.handler
         Task {
-            reply.line = await handler(piece, connection)
+            reply.line = await work()
             done.signal()
         }
         done.wait()

@@ -38,53 +38,71 @@ public final class ControlService: Sendable {
         self.onQuit = onQuit
     }
 
-    /// One reply line for one request line.
-    public func answer(_ piece: LineSplitter.Piece, on connection: ControlConnection) async -> [UInt8] {
+    /// The reply to one request line, on the client's own thread: at once
+    /// when the request waits for nothing (a pause or resume, a seek, the
+    /// volume, status...), else the async work that makes it (a start, a
+    /// stop, next and previous), which the server runs as a task.
+    public func answer(_ piece: LineSplitter.Piece, on connection: ControlConnection) -> ControlAnswer {
         guard case let .line(bytes) = piece else {
-            return ControlJSON.line(ControlReply<EmptyResult>.failure(nil, CommandError(.lineTooLong, "request longer than \(maximumRequestLength) bytes")))
+            return .now(ControlJSON.line(ControlReply<EmptyResult>.failure(nil, CommandError(.lineTooLong, "request longer than \(maximumRequestLength) bytes"))))
         }
         let request: ControlRequest
         switch ControlRequest.decode(line: bytes) {
         case let .success(decoded):
             request = decoded
         case let .failure(bad):
-            return ControlJSON.line(ControlReply<EmptyResult>.failure(bad.id, CommandError(.badRequest, bad.message)))
+            return .now(ControlJSON.line(ControlReply<EmptyResult>.failure(bad.id, CommandError(.badRequest, bad.message))))
         }
         do {
-            return try await perform(request, on: connection)
+            return try perform(request, on: connection)
         } catch {
-            return ControlJSON.line(ControlReply<EmptyResult>.failure(request.id, error))
+            return .now(ControlJSON.line(ControlReply<EmptyResult>.failure(request.id, error)))
         }
     }
 
-    /// The reply made on the client's own thread, with no task or queue hop,
-    /// for a request that waits for nothing: a pause or resume, a seek, the
-    /// volume, mute, speed and playlist mode. nil: `answer` replies (a start,
-    /// a stop, next, status, and every request in error).
-    public func answerAtOnce(_ piece: LineSplitter.Piece, on connection: ControlConnection) -> [UInt8]? {
-        guard case let .line(bytes) = piece, case let .success(request) = ControlRequest.decode(line: bytes),
-              let command = ControlRequest.Command(rawValue: request.cmd), request.feed == nil || request.feed == feed,
-              Self.answeredAtOnce.contains(command)
-        else { return nil }
-        // The client's thread may block on the feed file; the pool may not.
-        feedQueue.sync { followFeedNow() }
-        do {
-            return try performAtOnce(command, request)
-        } catch {
-            return ControlJSON.line(ControlReply<EmptyResult>.failure(request.id, error))
+    /// Work that waits (a start, a stop, next), its error made its reply.
+    private func later(_ id: Int?, _ work: @escaping @Sendable () async throws(CommandError) -> [UInt8]) -> ControlAnswer {
+        .later {
+            do throws(CommandError) {
+                return try await work()
+            } catch {
+                return ControlJSON.line(ControlReply<EmptyResult>.failure(id, error))
+            }
         }
     }
 
-    private static let answeredAtOnce: Set<ControlRequest.Command> = [.toggle, .seek, .volume, .mute, .speed, .playlist]
-
-    /// The commands that wait for nothing (nil: this one must wait, as a
-    /// toggle that starts an item does).
-    private func performAtOnce(_ command: ControlRequest.Command, _ request: ControlRequest) throws(CommandError) -> [UInt8]? {
+    private func perform(_ request: ControlRequest, on connection: ControlConnection) throws(CommandError) -> ControlAnswer {
+        guard let command = ControlRequest.Command(rawValue: request.cmd) else {
+            let known = ControlRequest.Command.allCases.map(\.rawValue).joined(separator: ", ")
+            throw CommandError(.unknownCommand, "unknown command \"\(request.cmd)\" (known: \(known))")
+        }
+        if let wanted = request.feed, wanted != feed {
+            throw CommandError(.wrongFeed, "the background player plays the feed \(feed), not \(wanted) (run 'mediaplay quit' first to switch feeds)")
+        }
         let id = request.id
+        // Every reply speaks of the feed as it is now (numbers included).
+        // This thread may wait for the feed file; the pool never does.
+        if command != .quit { feedQueue.sync { followFeedNow() } }
+        let session = session
         switch command {
         case .toggle:
-            guard request.wait != false, let status = try session.toggleAtOnce(try item(request).key) else { return nil }
-            return ControlJSON.line(ControlReply.success(id, status))
+            let key = try item(request).key
+            if request.wait == false {
+                return later(id) { [self] () throws(CommandError) in ControlJSON.line(ControlReply.success(id, try await toggleWithoutWaiting(key))) }
+            }
+            // A pause or resume is done here; a start waits for the player.
+            if let status = try session.toggleAtOnce(key) { return .now(ControlJSON.line(ControlReply.success(id, status))) }
+            return later(id) { () throws(CommandError) in
+                let status = try await session.toggle(key) { progress in
+                    connection.send(ControlJSON.line(ItemEvent(.progress, progress)))
+                }
+                return ControlJSON.line(ControlReply.success(id, status))
+            }
+        case .status:
+            if request.item != nil {
+                return .now(ControlJSON.line(ControlReply.success(id, session.status(of: try item(request)))))
+            }
+            return .now(ControlJSON.line(ControlReply.success(id, daemonStatus())))
         case .seek:
             // The item named, else the current one.
             let item: FeedItem
@@ -100,7 +118,9 @@ public final class ControlService: Sendable {
             case let (nil, offset?) where offset.isFinite: try session.seek(item.key, by: offset)
             default: throw CommandError(.badRequest, "seek needs \"seconds\" (a time, 0 or more) or \"by\" (seconds to move), a number")
             }
-            return ControlJSON.line(ControlReply.success(id, session.status(of: item)))
+            return .now(ControlJSON.line(ControlReply.success(id, session.status(of: item))))
+        case .stop:
+            return later(id) { ControlJSON.line(ControlReply.success(id, StopResult(stopped: await session.stop()))) }
         case .volume:
             let shaping: AudioSettings
             switch (request.level, request.step) {
@@ -109,55 +129,20 @@ public final class ControlService: Sendable {
             case (nil, nil): shaping = session.audioShaping
             default: throw CommandError(.badRequest, "volume takes \"level\" (0–150) or \"step\" (a change, −150 to 150), not both")
             }
-            return ControlJSON.line(ControlReply.success(id, shaping))
+            return .now(ControlJSON.line(ControlReply.success(id, shaping)))
         case .mute:
-            return ControlJSON.line(ControlReply.success(id, session.setMuted(request.on)))
+            return .now(ControlJSON.line(ControlReply.success(id, session.setMuted(request.on))))
         case .speed:
-            guard let value = request.value else { return ControlJSON.line(ControlReply.success(id, session.audioShaping)) }
+            guard let value = request.value else { return .now(ControlJSON.line(ControlReply.success(id, session.audioShaping))) }
             guard AudioSettings.speeds.contains(value) else { throw CommandError(.badRequest, "speed takes \"value\", a factor from 0.25 to 4") }
-            return ControlJSON.line(ControlReply.success(id, session.setSpeed(value)))
+            return .now(ControlJSON.line(ControlReply.success(id, session.setSpeed(value))))
+        case .next:
+            return later(id) { () throws(CommandError) in ControlJSON.line(ControlReply.success(id, try await session.next())) }
+        case .prev:
+            return later(id) { () throws(CommandError) in ControlJSON.line(ControlReply.success(id, try await session.previous())) }
         case .playlist:
             let mode = session.setPlaylist(autoplay: request.autoplay, repeat: request.repeat, shuffle: request.shuffle)
-            return ControlJSON.line(ControlReply.success(id, mode))
-        case .status, .stop, .next, .prev, .observe, .quit:
-            return nil
-        }
-    }
-
-    private func perform(_ request: ControlRequest, on connection: ControlConnection) async throws(CommandError) -> [UInt8] {
-        guard let command = ControlRequest.Command(rawValue: request.cmd) else {
-            let known = ControlRequest.Command.allCases.map(\.rawValue).joined(separator: ", ")
-            throw CommandError(.unknownCommand, "unknown command \"\(request.cmd)\" (known: \(known))")
-        }
-        if let wanted = request.feed, wanted != feed {
-            throw CommandError(.wrongFeed, "the background player plays the feed \(feed), not \(wanted) (run 'mediaplay quit' first to switch feeds)")
-        }
-        let id = request.id
-        // Every reply speaks of the feed as it is now (numbers included).
-        if command != .quit { await followFeed() }
-        if let reply = try performAtOnce(command, request) { return reply }
-        switch command {
-        case .toggle:
-            let key = try item(request).key
-            if request.wait == false {
-                return ControlJSON.line(ControlReply.success(id, try await toggleWithoutWaiting(key)))
-            }
-            let status = try await session.toggle(key) { progress in
-                connection.send(ControlJSON.line(ItemEvent(.progress, progress)))
-            }
-            return ControlJSON.line(ControlReply.success(id, status))
-        case .status:
-            if request.item != nil {
-                return ControlJSON.line(ControlReply.success(id, session.status(of: try item(request))))
-            }
-            return ControlJSON.line(ControlReply.success(id, await daemonStatus()))
-        case .stop:
-            let stopped = await session.stop()
-            return ControlJSON.line(ControlReply.success(id, StopResult(stopped: stopped)))
-        case .next:
-            return ControlJSON.line(ControlReply.success(id, try await session.next()))
-        case .prev:
-            return ControlJSON.line(ControlReply.success(id, try await session.previous()))
+            return .now(ControlJSON.line(ControlReply.success(id, mode)))
         case .observe:
             connection.markObserving()
             let events = session.events()
@@ -165,12 +150,10 @@ public final class ControlService: Sendable {
                 for await event in events { connection.send(ControlJSON.line(event)) }
             }
             connection.whenFinished { forward.cancel() }
-            return ControlJSON.line(ControlReply.success(id, await daemonStatus()))
+            return .now(ControlJSON.line(ControlReply.success(id, daemonStatus())))
         case .quit:
             onQuit()
-            return ControlJSON.line(ControlReply.success(id, EmptyResult()))
-        case .seek, .volume, .mute, .speed, .playlist:
-            preconditionFailure("\(command) is answered at once")
+            return .now(ControlJSON.line(ControlReply.success(id, EmptyResult())))
         }
     }
 
@@ -209,32 +192,18 @@ public final class ControlService: Sendable {
         return try session.item(selector)
     }
 
-    /// Takes the feed file's changes in (reordered, added, removed items).
-    /// The session follows on the feed queue too, so that a request that
+    /// Takes the feed file's changes in (reordered, added, removed items),
+    /// on the feed queue, where the session follows them too: a request that
     /// finds the file unchanged also finds the session up to date.
-    private func followFeed() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            feedQueue.async { [self] in
-                followFeedNow()
-                continuation.resume()
-            }
-        }
-    }
-
-    /// On the feed queue.
     private func followFeedNow() {
         if let changed = reloadFeed() { session.update(feed: changed) }
     }
 
     /// The current item's details are looked up on the feed queue first;
     /// the session's state is read after, all at one moment.
-    private func daemonStatus() async -> DaemonStatus {
-        let details = self.details
+    private func daemonStatus() -> DaemonStatus {
         let item = session.currentStatus().flatMap { session.item(for: $0.id) }
-        let media: MediaDetails? = await withCheckedContinuation { continuation in
-            guard let item else { return continuation.resume(returning: nil) }
-            feedQueue.async { continuation.resume(returning: details(item)) }
-        }
+        let media = item.flatMap { item in feedQueue.sync { details(item) } }
         let current = session.currentStatus()
         return DaemonStatus(
             current: current, items: session.activeStatuses(), feed: feed, pid: getpid(), version: version,

@@ -100,11 +100,8 @@ public final class Daemon: @unchecked Sendable {
             quitRequests.continuation.yield()
         }
         let logger = self.logger
-        let server = ControlServer(
-            listener: listener, log: { logger.warning("\($0)") },
-            immediate: { piece, connection in service.answerAtOnce(piece, on: connection) }
-        ) { piece, connection in
-            await service.answer(piece, on: connection)
+        let server = ControlServer(listener: listener, log: { logger.warning("\($0)") }) { piece, connection in
+            service.answer(piece, on: connection)
         }
         server.start()
         if handleSignals { quitOnSignals() }

@@ -106,7 +106,7 @@ public func absolutePath(_ path: String) -> String {
 }
 
 /// The folder that holds `path` ("/a/b" → "/a", "/a" → "/").
-func parentFolder(_ path: String) -> String {
+public func parentFolder(_ path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }
     return slash == path.startIndex ? "/" : String(path[..<slash])
 }

@@ -38,11 +38,7 @@ public enum QuickToggle {
         guard let location = try? GlobalOptions.feedLocation(option: nil, environment),
               let client = try? ControlClient.connect(ControlPaths(runtimeDirectory: GlobalOptions.runtimeDirectory(option: nil, environment)))
         else { return nil }
-        let feed = BackgroundPlayer.feedIdentity(of: location)
-        // ItemSelector's rule: a number is a position in the list, else an id.
-        var request = #"{"id":1,"cmd":"toggle","feed":"# + quoted(feed) + #","item":"# + (Int(item).map { String($0) } ?? quoted(item))
-        if noWait { request += #","wait":false"# }
-        request += "}\n"
+        let request = Self.request(item: item, feed: BackgroundPlayer.feedIdentity(of: location), noWait: noWait)
         do throws(CLIError) {
             guard let status = try toggle(client, request: request) else { return nil }
             try ToggleCommand.report(status) { displayProblem(client) }
@@ -53,13 +49,29 @@ public enum QuickToggle {
         }
     }
 
+    /// The request ToggleCommand sends (PROTOCOL.md), as one line.
+    static func request(item: String, feed: String, noWait: Bool) -> [UInt8] {
+        var json = JSONWriter(pretty: false)
+        json.beginObject()
+        json.key(JSONWriter.Key("cmd")); json.string("toggle")
+        json.key(JSONWriter.Key("feed")); json.string(feed)
+        json.key(JSONWriter.Key("id")); json.number(1)
+        // ItemSelector's rule: a number is a position in the list, else an id.
+        json.key(JSONWriter.Key("item"))
+        if let number = Int(item) { json.number(number) } else { json.string(item) }
+        if noWait { json.key(JSONWriter.Key("wait")); json.bool(false) }
+        json.endObject()
+        json.newlineAtEnd()
+        return json.bytes
+    }
+
     /// The item's new state; nil when the daemon plays another feed (it
     /// did nothing then).
-    private static func toggle(_ client: ControlClient, request: String) throws(CLIError) -> ItemStatus? {
+    private static func toggle(_ client: ControlClient, request: [UInt8]) throws(CLIError) -> ItemStatus? {
         var progress: ProgressLine?
         defer { progress?.clear() }
         do throws(ControlClientError) {
-            try client.send(line: Array(request.utf8))
+            try client.send(line: request)
             while true {
                 let line = try client.nextLine()
                 guard let reply = try? JSONParser.parse(line).value else { throw unreadable(line) }
@@ -126,24 +138,5 @@ public enum QuickToggle {
 
     private static func unreadable(_ line: [UInt8]) -> ControlClientError {
         .protocolError("the background player sent something that is not a reply: \(String(decoding: line.prefix(200), as: UTF8.self))")
-    }
-
-    /// A JSON string literal (RFC 8259 escapes).
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }

@@ -53,7 +53,7 @@ struct Mediaplay: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         if environment["MALLOC_ARENA_MAX"] == nil && environment["GLIBC_TUNABLES"] == nil { _ = mp_limit_malloc_arenas(2) }
         // No arguments: browse on a terminal, the list anywhere else.
-        if CommandLine.arguments.count == 1, FullScreen().isAvailable, !["", "dumb"].contains(ProcessInfo.processInfo.environment["TERM"] ?? "") {
+        if CommandLine.arguments.count == 1, FullScreen().isAvailable, !["", "dumb"].contains(environment["TERM"] ?? "") {
             await main(["browse"])
             return
         }

@@ -22,10 +22,9 @@ struct ClientCommands: ParsableCommand {
 /// mediaplay-core beside this program (a build folder), or in
 /// PREFIX/libexec/mediaplay/ once installed.
 func corePath() -> String? {
-    let folder = (runningExecutable() as NSString).deletingLastPathComponent
-    for candidate in [folder + "/mediaplay-core", folder + "/../libexec/mediaplay/mediaplay-core"]
-    where FileManager.default.isExecutableFile(atPath: candidate) {
-        return (candidate as NSString).standardizingPath
+    let folder = parentFolder(runningExecutable())
+    for candidate in [folder + "/mediaplay-core", folder + "/../libexec/mediaplay/mediaplay-core"] where access(candidate, X_OK) == 0 {
+        return absolutePath(candidate)
     }
     return nil
 }

@@ -1,12 +1,13 @@
 import Foundation
 import MediaFeed
+import MediaControl
 import MediaModel
 @testable import MediaplayCommandLine
 import Testing
 import TestKit
 
 /// `toggle N` without the argument parser (QuickToggle): its hand-written
-/// JSON against Foundation's, and the linking that makes it quick.
+/// JSON against the daemon's own, and the linking that makes it quick.
 @Suite struct QuickToggleTests {
     /// Statuses as the daemon writes them (ModelJSON) read back by hand
     /// equal the originals: every field, optional or not, and titles that
@@ -26,12 +27,15 @@ import TestKit
         #expect(QuickToggle.itemStatus(try JSONParser.parse(Array(#"{"item":1}"#.utf8)).value) == nil)
     }
 
-    /// Strings it writes into a request decode, with Foundation's decoder,
-    /// to the same text.
-    @Test func itsStringsAreJSON() throws {
-        for text in ["/home/me/media.json", "a\"b\\c", "line\nbreak\r\t", "\u{0}\u{1f}\u{7f}", "é 🎵 ünïcödé", "http://h/f?x=1&y=\"2\""] {
-            let decoded = try JSONDecoder().decode(String.self, from: Data(QuickToggle.quoted(text).utf8))
-            #expect(decoded == text)
+    /// The request it writes is the one ToggleCommand sends, as the daemon
+    /// decodes it: numbers and ids, paths that need escapes, --no-wait.
+    @Test func itsRequestIsToggleCommands() throws {
+        for (item, feed, noWait) in [("3", "/home/me/media.json", false), ("sintel", "/a\"b\\c/line\nbreak\t\u{1}é 🎵.json", true), ("x\"y", "http://h/f?x=1&y=\"2\"", false)] {
+            var line = QuickToggle.request(item: item, feed: feed, noWait: noWait)
+            #expect(line.last == 0x0A)
+            line.removeLast()
+            let expected = ControlRequest(id: 1, cmd: .toggle, item: ItemSelector(item), wait: noWait ? false : nil, feed: feed)
+            #expect(try ControlRequest.decode(line: line).get() == expected, "\(String(decoding: line, as: UTF8.self))")
         }
     }
 

@@ -358,9 +358,9 @@ private final class Tally: @unchecked Sendable {
             let listener = try UnixSocket.listening(at: path)
             // Echoes each line; "observe" marks the connection an observer.
             server = ControlServer(listener: listener, idleTimeout: idleTimeout, log: { _ in }) { piece, connection in
-                guard case let .line(bytes) = piece else { return Array("bad\n".utf8) }
+                guard case let .line(bytes) = piece else { return .now(Array("bad\n".utf8)) }
                 if bytes == Array("observe".utf8) { connection.markObserving() }
-                return bytes + [0x0A]
+                return .now(bytes + [0x0A])
             }
             server.start()
         }

@@ -27,7 +27,7 @@ final class AudioFilter {
         var reason = [CChar](repeating: 0, count: 256)
         guard mp_avfilter_load(&api, &reason, reason.count) == 0 else {
             let why = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return .failure(FFmpegError(context: "cannot change the speed", message: "\(why) (install libavfilter: apt install libavfilter\(LIBAVFILTER_VERSION_MAJOR))"))
+            return .failure(FFmpegError(context: "cannot change the speed or a recording's volume", message: "\(why) (install libavfilter: apt install libavfilter\(LIBAVFILTER_VERSION_MAJOR))"))
         }
         return .success(api)
     }()
