@@ -84,7 +84,18 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
     public var canPlayOut: Bool { device?.canDrain ?? false }
 
     public func interrupt() { device?.ring.interrupt() }
-    public func flush() { device?.flush() }
+
+    /// A seek: what was queued is dropped, never heard, so this player's
+    /// played time counts again from the ring's end (the clock would
+    /// otherwise count the dropped samples once the device reads again).
+    public func flush() {
+        current.withLock { current in
+            guard let device = current.device else { return }
+            device.flush()
+            current.base = device.ring.produced.load(ordering: .acquiring)
+        }
+    }
+
     public func pause() { device?.pause() }
     public func resume() { device?.resume() }
 
