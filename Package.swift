@@ -127,12 +127,15 @@ let package = Package(
         // with the Swift libraries in it (static), so that it starts with no
         // symbol lookups: a toggle's whole process in about 5 ms
         // (docs/PERFORMANCE.md). lld, because the GNU linkers warn about
-        // a libc call inside the static Foundation.
+        // a libc call inside the static Foundation. Not position-independent:
+        // a PIE's loader rewrote every pointer in the static Foundation's
+        // data at each start (200 of 520 page faults, about 1 ms of a
+        // toggle). The price is a fixed load address for this program.
         .executableTarget(
             name: "mediaplay",
             dependencies: ["MediaplayCommandLine", "MediaListing", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings,
-            linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-l_FoundationICU", "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims", "-Xlinker", "-lCoreFoundation", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])]
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-l_FoundationICU", "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims", "-Xlinker", "-lCoreFoundation", "-Xlinker", "--no-export-dynamic", "-Xlinker", "--no-pie"])]
         ),
         .executableTarget(
             name: "mediaplay-core",
