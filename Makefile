@@ -27,6 +27,8 @@ run: deps build
 REAL_TIME_SUITES = EndToEndTests\.(BackgroundPlayerTests|DeviceTests|MPRISTests|TerminalVideoTests|BrowseTests|UnequalStreamsTests)/|PlayCommandTests/(videoPlaysInAWindowWithItsAudio|realSDLOutputContainsTheReference)|MediaCacheTests\.PartialReadTests/|ProgressiveTests/aSlowLinkBuffersThenResumesWithEverySample|MediaSessionTests\.WindowCloseTests/
 
 test: test-deps
+	$(SWIFT) build --product mediaplay-core $(SWIFTFLAGS)
+	$(SWIFT) build --product mediaplay-cache $(SWIFTFLAGS)
 	$(SWIFT) build --product mediaplay $(SWIFTFLAGS)
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	$(SWIFT) test --skip-build --skip '$(REAL_TIME_SUITES)' $(SWIFTFLAGS)
@@ -58,10 +60,12 @@ sanitize-thread: test-deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan $(SWIFTFLAGS)
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --skip '$(UNIT_SKIP)'
 
-# Two programs: mediaplay (the client commands, no media libraries) and
-# mediaplay-core (everything else), which mediaplay runs by exec.
+# Three programs: mediaplay (the client commands, no media libraries),
+# mediaplay-cache (fetch and cache: libcurl, no FFmpeg or SDL) and
+# mediaplay-core (everything else); mediaplay runs the other two by exec.
 build:
 	$(SWIFT) build --product mediaplay-core $(SWIFTFLAGS)
+	$(SWIFT) build --product mediaplay-cache $(SWIFTFLAGS)
 	$(SWIFT) build --product mediaplay $(SWIFTFLAGS)
 
 # An offline demo: sample media made by ffmpeg, served from a loopback
@@ -78,6 +82,7 @@ bench: test-deps
 	@command -v mpv >/dev/null && command -v mpd >/dev/null && command -v mpc >/dev/null || \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mpv mpd mpc
 	$(SWIFT) build -c release --product mediaplay-core
+	$(SWIFT) build -c release --product mediaplay-cache
 	$(SWIFT) build -c release --product mediaplay
 	$(SWIFT) build -c release --product mediaplay-bench
 	.build/release/mediaplay-bench download --size-mib 200 --runs 3
@@ -91,6 +96,7 @@ bench: test-deps
 
 release: deps
 	$(SWIFT) build -c release --product mediaplay-core $(SWIFTFLAGS)
+	$(SWIFT) build -c release --product mediaplay-cache $(SWIFTFLAGS)
 	$(SWIFT) build -c release --product mediaplay $(SWIFTFLAGS)
 
 deps:
@@ -108,6 +114,7 @@ completions: build
 install: release completions
 	install -D -m 0755 .build/release/mediaplay $(DESTDIR)$(PREFIX)/bin/mediaplay
 	install -D -m 0755 .build/release/mediaplay-core $(DESTDIR)$(PREFIX)/libexec/mediaplay/mediaplay-core
+	install -D -m 0755 .build/release/mediaplay-cache $(DESTDIR)$(PREFIX)/libexec/mediaplay/mediaplay-cache
 	install -D -m 0644 media.json $(DESTDIR)$(PREFIX)/share/mediaplay/media.json
 	install -D -m 0644 completions/mediaplay.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mediaplay
 	install -D -m 0644 completions/_mediaplay $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_mediaplay

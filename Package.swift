@@ -6,12 +6,28 @@ let swiftSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
 ]
 
+// The three programs are linked with the Swift libraries in them (static):
+// they start with no symbol lookups for Swift, and map only the pages of
+// Swift's libraries they use (docs/PERFORMANCE.md). lld, because the GNU linkers warn
+// about a libc call inside the static Foundation. Not position-independent:
+// a PIE's loader rewrote every pointer in the static Foundation's data at
+// each start (200 of 520 page faults, about 1 ms of a toggle). The price is
+// a fixed load address for these programs.
+let staticSwift: [LinkerSetting] = [
+    .unsafeFlags([
+        "-static-stdlib", "-use-ld=lld",
+        "-Xlinker", "-l_FoundationICU", "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims", "-Xlinker", "-lCoreFoundation",
+        "-Xlinker", "--no-export-dynamic", "-Xlinker", "--no-pie",
+    ]),
+]
+
 let package = Package(
     name: "mediaplay",
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "mediaplay", targets: ["mediaplay"]),
         .executable(name: "mediaplay-core", targets: ["mediaplay-core"]),
+        .executable(name: "mediaplay-cache", targets: ["mediaplay-cache"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -110,7 +126,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // What both executables share: the global options, errors and exit
+        // What the three programs share: the global options, errors and exit
         // codes, and the background player's client commands.
         .target(
             name: "MediaplayCommandLine",
@@ -120,32 +136,47 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // `fetch` and `cache`: the commands that need the cache and libcurl
+        // but neither FFmpeg nor SDL, so that mediaplay-cache can run them.
+        .target(
+            name: "MediaCacheCommands",
+            dependencies: [
+                "MediaplayCommandLine", "MediaListing", "MediaCache", "MediaFeed", "MediaTerminal",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // `mediaplay`: the client commands (toggle, status, stop, ...) and
         // `list` of a local feed run here without loading FFmpeg, SDL or
         // libcurl (about 180 shared libraries, 35 ms of dynamic linking);
-        // every other command is handed to mediaplay-core with exec. Linked
-        // with the Swift libraries in it (static), so that it starts with no
-        // symbol lookups: a toggle's whole process in about 5 ms
-        // (docs/PERFORMANCE.md). lld, because the GNU linkers warn about
-        // a libc call inside the static Foundation. Not position-independent:
-        // a PIE's loader rewrote every pointer in the static Foundation's
-        // data at each start (200 of 520 page faults, about 1 ms of a
-        // toggle). The price is a fixed load address for this program.
+        // `fetch` and `cache` are handed to mediaplay-cache and every other
+        // command to mediaplay-core, with exec. A toggle's whole process takes
+        // about 4 ms.
         .executableTarget(
             name: "mediaplay",
             dependencies: ["MediaplayCommandLine", "MediaListing", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings,
-            linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-l_FoundationICU", "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims", "-Xlinker", "-lCoreFoundation", "-Xlinker", "--no-export-dynamic", "-Xlinker", "--no-pie"])]
+            linkerSettings: staticSwift
+        ),
+        // `mediaplay-cache`: fetch and cache, with libcurl and SQLite but no
+        // FFmpeg or SDL (whose 180 libraries cost mediaplay-core 60 ms to load
+        // before a download could start).
+        .executableTarget(
+            name: "mediaplay-cache",
+            dependencies: ["MediaCacheCommands", "MediaplayCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: swiftSettings,
+            linkerSettings: staticSwift
         ),
         .executableTarget(
             name: "mediaplay-core",
             dependencies: [
                 "MediaModel", "MediaFeed", "MediaTerminal", "MediaCache", "MediaEngine", "MediaSession", "MediaControl", "MediaDaemon",
-                "MediaMPRIS", "MediaBrowse", "MediaplayCommandLine", "MediaListing", "CLinux",
+                "MediaMPRIS", "MediaBrowse", "MediaplayCommandLine", "MediaListing", "MediaCacheCommands", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            linkerSettings: staticSwift
         ),
 
         // The test kit: fixtures made by ffmpeg, a loopback HTTP server, the
@@ -185,6 +216,8 @@ let package = Package(
         .testTarget(name: "MediaSessionTests", dependencies: ["MediaModel", "MediaSession", "MediaEngine", "MediaFeed", "MediaCache", "TestKit"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaControlTests", dependencies: ["MediaModel", "MediaControl", "MediaDaemon", "MediaSession", "MediaFeed", "MediaEngine", "CLinux", "TestKit", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "CModulesTests", dependencies: ["CFFmpeg", "CSDL2", "CCurl"], swiftSettings: swiftSettings),
-        .testTarget(name: "EndToEndTests", dependencies: ["MediaModel", "MediaplayCommandLine", "mediaplay-core", "MediaFeed", "MediaControl", "TestKit"], swiftSettings: swiftSettings),
+        // The end-to-end tests run the three programs, which `make test` builds
+        // first (a test target cannot depend on statically linked programs).
+        .testTarget(name: "EndToEndTests", dependencies: ["MediaModel", "MediaplayCommandLine", "MediaFeed", "MediaControl", "TestKit"], swiftSettings: swiftSettings),
     ]
 )

@@ -3,10 +3,11 @@ import CLinux
 import Foundation
 import MediaplayCommandLine
 import MediaTerminal
+import MediaCacheCommands
 
 @main
 struct Mediaplay: AsyncParsableCommand {
-    static let version = "0.1.0"
+    static let version = mediaplayVersion
 
     static let configuration = CommandConfiguration(
         commandName: "mediaplay",

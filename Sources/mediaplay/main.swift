@@ -7,7 +7,8 @@ import MediaplayCommandLine
 // in a process that loads no media libraries, so a `toggle` bound to a key
 // answers at once (a plain `toggle N` before the argument parser even runs:
 // QuickToggle); so does `list` of a local feed whose files are all probed
-// (QuickList). Every other command runs in mediaplay-core, by exec (same
+// (QuickList). `fetch` and `cache` run in mediaplay-cache (libcurl, no
+// FFmpeg or SDL) and every other command in mediaplay-core, by exec (same
 // arguments, same process id, same exit status).
 
 /// The commands served in this process (`mediaplay --help` lists them all,
@@ -19,29 +20,33 @@ struct ClientCommands: ParsableCommand {
     )
 }
 
-/// mediaplay-core beside this program (a build folder), or in
+/// The program `name` beside this one (a build folder), or in
 /// PREFIX/libexec/mediaplay/ once installed.
-func corePath() -> String? {
+func helperPath(_ name: String) -> String? {
     let folder = parentFolder(runningExecutable())
-    for candidate in [folder + "/mediaplay-core", folder + "/../libexec/mediaplay/mediaplay-core"] where access(candidate, X_OK) == 0 {
+    for candidate in [folder + "/" + name, folder + "/../libexec/mediaplay/" + name] where access(candidate, X_OK) == 0 {
         return absolutePath(candidate)
     }
     return nil
 }
 
 let arguments = CommandLine.arguments
+
+/// The program that runs `arguments`' command when this one does not.
+let helper = arguments.count > 1 && ["fetch", "cache"].contains(arguments[1]) ? "mediaplay-cache" : "mediaplay-core"
+
 if let status = QuickToggle.run(arguments) {
     exit(status)
 } else if arguments.count > 1, arguments[1] == "list", let status = QuickList.run(Array(arguments.dropFirst(2))) {
     exit(status)
 } else if arguments.count > 1, ClientCommands.configuration.subcommands.contains(where: { $0.configuration.commandName == arguments[1] }) {
     ClientCommands.main()
-} else if let core = corePath() {
+} else if let path = helperPath(helper) {
     let argv = arguments.map { strdup($0) } + [nil]
-    execv(core, argv)
-    FileHandle.standardError.write(Data("mediaplay: cannot run \(core): \(String(cString: strerror(errno)))\n".utf8))
+    execv(path, argv)
+    FileHandle.standardError.write(Data("mediaplay: cannot run \(path): \(String(cString: strerror(errno)))\n".utf8))
     exit(SysExit.unavailable.rawValue)
 } else {
-    FileHandle.standardError.write(Data("mediaplay: mediaplay-core is missing beside this program (reinstall with 'make install')\n".utf8))
+    FileHandle.standardError.write(Data("mediaplay: \(helper) is missing beside this program (reinstall with 'make install')\n".utf8))
     exit(SysExit.unavailable.rawValue)
 }

@@ -42,6 +42,19 @@ import TestKit
         }
     }
 
+    /// `fetch` and `cache` run in mediaplay-cache; mediaplay-core has the
+    /// same commands for its own help: both must say the same.
+    @Test func mediaplayCacheRunsTheSameCommandsAsMediaplayCore() async throws {
+        let core = (Mediaplay.executable as NSString).deletingLastPathComponent + "/mediaplay-core"
+        for command in [["fetch", "--help"], ["cache", "--help"], ["cache", "remove", "--help"]] {
+            let here = try await Mediaplay.run(command)
+            let there = try await Mediaplay.start(command, executable: core).wait()
+            #expect(here.status == 0 && here.stdout == there.stdout, "\(command)")
+        }
+        let bad = try await Mediaplay.run(["fetch", "--jobs", "0", "1"])
+        #expect(bad.status == 64 && bad.stderr.contains("--jobs takes 1 to 64"), "\(bad.stderr)")
+    }
+
     @Test func fetchPrintsOneLinePerStateChangeOffATerminal() async throws {
         let setup = try await Setup()
         let result = try await Mediaplay.run(["fetch", "1"] + setup.arguments)

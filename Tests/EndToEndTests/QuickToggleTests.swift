@@ -39,9 +39,10 @@ import TestKit
         }
     }
 
-    /// mediaplay carries the Swift libraries in it (no symbol lookups at its
-    /// start), and mediaplay-core does not map libavfilter until a speed
-    /// needs it (docs/PERFORMANCE.md).
+    /// The three programs carry the Swift libraries in them (no symbol
+    /// lookups for them at start), mediaplay-cache maps neither FFmpeg nor
+    /// SDL, and mediaplay-core does not map libavfilter until a speed needs
+    /// it (docs/PERFORMANCE.md).
     @Test func theProgramsLinkWhatTheirStartNeeds() async throws {
         let folder = (Mediaplay.executable as NSString).deletingLastPathComponent
         let client = try await Mediaplay.start([Mediaplay.executable], executable: "/usr/bin/ldd").wait()
@@ -49,9 +50,15 @@ import TestKit
         #expect(client.stdout.contains("libc.so"))
         #expect(!client.stdout.contains("libswiftCore"), "\(client.stdout)")
         #expect(!client.stdout.contains("libFoundation"))
+        let cache = try await Mediaplay.start([folder + "/mediaplay-cache"], executable: "/usr/bin/ldd").wait()
+        #expect(cache.status == 0)
+        #expect(cache.stdout.contains("libcurl"), "\(cache.stdout)")
+        #expect(!cache.stdout.contains("libswiftCore"))
+        #expect(!cache.stdout.contains("libav") && !cache.stdout.contains("libSDL2"), "\(cache.stdout)")
         let core = try await Mediaplay.start([folder + "/mediaplay-core"], executable: "/usr/bin/ldd").wait()
         #expect(core.status == 0)
         #expect(core.stdout.contains("libavcodec"))
+        #expect(!core.stdout.contains("libswiftCore"))
         #expect(!core.stdout.contains("libavfilter"), "\(core.stdout)")
     }
 }

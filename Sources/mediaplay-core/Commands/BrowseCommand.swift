@@ -8,6 +8,7 @@ import MediaFeed
 import MediaSession
 import MediaTerminal
 import MediaplayCommandLine
+import MediaCacheCommands
 
 struct BrowseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

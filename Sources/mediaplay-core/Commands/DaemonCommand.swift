@@ -12,6 +12,7 @@ import MediaEngine
 import MediaFeed
 import MediaMPRIS
 import MediaSession
+import MediaCacheCommands
 
 struct DaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

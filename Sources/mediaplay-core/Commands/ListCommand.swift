@@ -4,6 +4,7 @@ import MediaplayCommandLine
 import MediaFeed
 import MediaSession
 import MediaListing
+import MediaCacheCommands
 
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -8,6 +8,7 @@ import MediaFeed
 import MediaModel
 import MediaSession
 import MediaTerminal
+import MediaCacheCommands
 
 struct PlayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

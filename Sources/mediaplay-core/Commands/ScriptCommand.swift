@@ -4,6 +4,7 @@ import MediaListing
 import MediaplayCommandLine
 import MediaEngine
 import MediaSession
+import MediaCacheCommands
 
 struct ScriptCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -6,6 +6,7 @@ import MediaFeed
 import MediaModel
 import MediaSession
 import MediaTerminal
+import MediaCacheCommands
 
 /// `play`'s front end to its session: on a terminal, one status line
 /// redrawn in place (state, position / duration, title) with keys; off a
@@ -167,44 +168,6 @@ enum PlaybackView {
         case .failed: return "✗ \(name)"
         }
     }
-}
-
-/// Stops the player (or the downloads) on SIGINT or SIGTERM, so every exit
-/// path restores the terminal and finishes output and part files.
-final class StopOnSignals: @unchecked Sendable {
-    private let sources: [DispatchSourceSignal]
-    private let received: ReceivedSignal
-
-    /// The signal that came, if one did.
-    var signalNumber: Int32? { received.number }
-
-    init(_ stop: @escaping @Sendable (Int32) -> Void) {
-        let received = ReceivedSignal()
-        self.received = received
-        sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                received.record(number)
-                stop(number)
-            }
-            source.resume()
-            return source
-        }
-    }
-
-    func cancel() {
-        for source in sources { source.cancel() }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
-    }
-}
-
-/// The first stop signal that came.
-private final class ReceivedSignal: Sendable {
-    private let first = Mutex<Int32?>(nil)
-    var number: Int32? { first.withLock { $0 } }
-    func record(_ number: Int32) { first.withLock { if $0 == nil { $0 = number } } }
 }
 
 /// The item `play` shows, shared by its view and its keys.

@@ -6,8 +6,8 @@ import MediaListing
 import MediaFeed
 import MediaTerminal
 
-struct FetchCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct FetchCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "fetch",
         abstract: "Download items into the cache ahead of time, with progress.",
         discussion: """
@@ -23,6 +23,8 @@ struct FetchCommand: AsyncParsableCommand {
               mediaplay fetch --all --refresh   revalidate what is cached
             """
     )
+
+    package init() {}
 
     @OptionGroup var global: GlobalOptions
 
@@ -41,14 +43,14 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-size"), help: ArgumentHelp("Refuse files larger than this (e.g. 500M, 4G).", valueName: "size"))
     var maxSize = "4G"
 
-    func validate() throws {
+    package func validate() throws {
         if items.isEmpty && !all { throw ValidationError("name the items to fetch, or pass --all") }
         if !items.isEmpty && all { throw ValidationError("pass either item numbers or --all, not both") }
         if jobs < 1 || jobs > 64 { throw ValidationError("--jobs takes 1 to 64") }
         if ByteSize.parse(maxSize) == nil { throw ValidationError("--max-size takes a size like 500M or 4G, not \"\(maxSize)\"") }
     }
 
-    func run() async throws {
+    package func run() async throws {
         try await runReportingErrorsAsync {
             let loaded = try FeedLoading.load(global)
             let selected: [FeedItem]
@@ -134,8 +136,8 @@ struct FetchCommand: AsyncParsableCommand {
 }
 
 /// Sizes on the command line: 1024, 500K, 500M, 4G (binary units).
-enum ByteSize {
-    static func parse(_ text: String) -> Int64? {
+package enum ByteSize {
+    package static func parse(_ text: String) -> Int64? {
         let trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
             .replacingOccurrences(of: "IB", with: "").replacingOccurrences(of: "B", with: "")
         guard let last = trimmed.last else { return nil }
@@ -150,8 +152,8 @@ enum ByteSize {
 }
 
 /// Opens the cache named by the global options, as a one-line error if it cannot.
-enum CacheAccess {
-    static func open(_ global: GlobalOptions, configuration: CacheConfiguration = CacheConfiguration()) throws(CLIError) -> MediaCache {
+package enum CacheAccess {
+    package static func open(_ global: GlobalOptions, configuration: CacheConfiguration = CacheConfiguration()) throws(CLIError) -> MediaCache {
         do {
             let cache = try MediaCache(directory: global.cacheDirectory, configuration: configuration)
             _ = Listing.noteRecovery(cache.folder)

@@ -11,19 +11,19 @@ import MediaFeed
 /// unreachable 69). A remote feed's last good copy is kept in the cache's
 /// index: each read revalidates it (a 304 costs no download), and when the
 /// network or the server is down, the kept copy is used, with a notice.
-enum FeedLoading {
+package enum FeedLoading {
     static let maximumFeedBytes = FeedFile.maximumBytes
 
     /// The feed the global options name. The offline notice, if any, goes
     /// to stderr unless `announce` is false (browse shows it on screen).
-    static func load(_ global: GlobalOptions, refresh: Bool = false, announce: Bool = true) throws(CLIError) -> LoadedFeed {
+    package static func load(_ global: GlobalOptions, refresh: Bool = false, announce: Bool = true) throws(CLIError) -> LoadedFeed {
         try load(try global.feedLocation(), cacheDirectory: global.cacheDirectory, refresh: refresh, announce: announce)
     }
 
     /// `cacheDirectory`: where a remote feed is kept (nil: not kept).
     /// `refresh`: a remote feed is fetched whole and must come from the
     /// server (no conditional request, no kept copy).
-    static func load(_ location: String, cacheDirectory: String?, refresh: Bool = false, announce: Bool = true) throws(CLIError) -> LoadedFeed {
+    package static func load(_ location: String, cacheDirectory: String?, refresh: Bool = false, announce: Bool = true) throws(CLIError) -> LoadedFeed {
         let scheme = location.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() }
         if location.contains("://"), let scheme, scheme == "http" || scheme == "https" {
             let loaded = try loadRemote(location, cacheDirectory: cacheDirectory, refresh: refresh)
@@ -77,7 +77,7 @@ enum FeedLoading {
     }
 
     /// `2026-11-22 14:05` in the local time zone.
-    static func localTime(_ seconds: Double) -> String {
+    package static func localTime(_ seconds: Double) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyy-MM-dd HH:mm"
@@ -90,14 +90,14 @@ enum FeedLoading {
 /// since it was last read, `changedFeed()` reads it again, so a number a
 /// client sends means what `list` shows now. A feed that no longer reads
 /// leaves the last good one in place.
-final class FeedFollower: Sendable {
+package final class FeedFollower: Sendable {
     private let location: String
     private let cacheDirectory: String?
     /// Where a remote feed's kept copy is (opened once).
     private let cache: MediaCache?
     private let last: Mutex<String?>
 
-    init(location: String, cacheDirectory: String?, cache: MediaCache?) {
+    package init(location: String, cacheDirectory: String?, cache: MediaCache?) {
         self.location = location
         self.cacheDirectory = cacheDirectory
         self.cache = cache
@@ -106,7 +106,7 @@ final class FeedFollower: Sendable {
     }
 
     /// Blocking (a stat, and a read when it changed): run off the cooperative pool.
-    func changedFeed() -> Feed? { changedFeed(stampOnly: false) }
+    package func changedFeed() -> Feed? { changedFeed(stampOnly: false) }
 
     private func changedFeed(stampOnly: Bool) -> Feed? {
         guard let stamp = currentStamp() else { return nil }

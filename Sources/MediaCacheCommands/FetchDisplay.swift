@@ -8,7 +8,7 @@ import MediaTerminal
 /// item with a spinner, percent, size and rate (redrawn at most 12 times a
 /// second, and only while something moves); elsewhere, one line per state
 /// change.
-actor FetchDisplay {
+package actor FetchDisplay {
     enum RowState: Equatable {
         case queued
         case active(DownloadProgress)

@@ -3,8 +3,8 @@ import MediaFeed
 
 /// Turns the selectors users type (positions or ids) into feed items, with
 /// the exit codes of the README: no such item 66, invalid item 65.
-enum ItemSelection {
-    static func resolve(_ selectors: [String], in feed: Feed, allowInvalid: Bool = false) throws(CLIError) -> [FeedItem] {
+package enum ItemSelection {
+    package static func resolve(_ selectors: [String], in feed: Feed, allowInvalid: Bool = false) throws(CLIError) -> [FeedItem] {
         var items: [FeedItem] = []
         for selector in selectors {
             guard let item = feed.item(matching: selector) else {

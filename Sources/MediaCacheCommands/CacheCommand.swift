@@ -6,8 +6,8 @@ import MediaCache
 import MediaFeed
 import MediaTerminal
 
-struct CacheCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct CacheCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "cache",
         abstract: "Look after the download cache.",
         discussion: """
@@ -23,6 +23,8 @@ struct CacheCommand: ParsableCommand {
         subcommands: [List.self, Remove.self, Size.self, Clear.self],
         defaultSubcommand: List.self
     )
+
+    package init() {}
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show the cached entries, most recently used first.")

@@ -1,0 +1,25 @@
+import ArgumentParser
+import Foundation
+import MediaCacheCommands
+import MediaplayCommandLine
+
+// The `mediaplay-cache` program: `mediaplay fetch` and `mediaplay cache`,
+// which mediaplay hands here by exec. It loads libcurl and SQLite but no
+// FFmpeg or SDL, so a download starts within milliseconds (mediaplay-core
+// has the same commands, for its --help).
+
+@main
+struct MediaplayCache: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mediaplay",
+        version: mediaplayVersion,
+        subcommands: [FetchCommand.self, CacheCommand.self]
+    )
+
+    static func main() async {
+        // A write over a file size limit must fail with EFBIG (reported as a
+        // full disk, partial file kept), not kill the process.
+        signal(SIGXFSZ, SIG_IGN)
+        await main(nil)
+    }
+}
