@@ -8,18 +8,17 @@ let swiftSettings: [SwiftSetting] = [
 
 // The three programs are linked with the Swift libraries in them (static):
 // they start with no symbol lookups for Swift, and map only the pages of
-// Swift's libraries they use (docs/PERFORMANCE.md). lld, because the GNU linkers warn
-// about a libc call inside the static Foundation. Not position-independent:
-// a PIE's loader rewrote every pointer in the static Foundation's data at
-// each start (200 of 520 page faults, about 1 ms of a toggle). The price is
-// a fixed load address for these programs.
-let staticSwift: [LinkerSetting] = [
-    .unsafeFlags([
-        "-static-stdlib", "-use-ld=lld",
-        "-Xlinker", "-l_FoundationICU", "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims", "-Xlinker", "-lCoreFoundation",
-        "-Xlinker", "--no-export-dynamic", "-Xlinker", "--no-pie",
-    ]),
-]
+// Swift's libraries they use (docs/PERFORMANCE.md). lld, because the GNU
+// linkers warn about a libc call inside the static Foundation.
+func staticSwift(positionIndependent: Bool) -> [LinkerSetting] {
+    [
+        .unsafeFlags([
+            "-static-stdlib", "-use-ld=lld",
+            "-Xlinker", "-l_FoundationICU", "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims", "-Xlinker", "-lCoreFoundation",
+            "-Xlinker", "--no-export-dynamic",
+        ] + (positionIndependent ? ["-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"] : ["-Xlinker", "--no-pie"])),
+    ]
+}
 
 let package = Package(
     name: "mediaplay",
@@ -151,12 +150,16 @@ let package = Package(
         // libcurl (about 180 shared libraries, 35 ms of dynamic linking);
         // `fetch` and `cache` are handed to mediaplay-cache and every other
         // command to mediaplay-core, with exec. A toggle's whole process takes
-        // about 4 ms.
+        // about 4 ms. Not position-independent: a PIE's loader rewrote every
+        // pointer in the static Foundation's data at each start (200 of 520
+        // page faults, about 1 ms of a toggle). The price, a fixed address
+        // for this program's image, is paid only by the small client, which
+        // reads no media; mediaplay-core and mediaplay-cache keep PIE.
         .executableTarget(
             name: "mediaplay",
             dependencies: ["MediaplayCommandLine", "MediaListing", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings,
-            linkerSettings: staticSwift
+            linkerSettings: staticSwift(positionIndependent: false)
         ),
         // `mediaplay-cache`: fetch and cache, with libcurl and SQLite but no
         // FFmpeg or SDL (whose 180 libraries cost mediaplay-core 60 ms to load
@@ -165,7 +168,7 @@ let package = Package(
             name: "mediaplay-cache",
             dependencies: ["MediaCacheCommands", "MediaplayCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings,
-            linkerSettings: staticSwift
+            linkerSettings: staticSwift(positionIndependent: true)
         ),
         .executableTarget(
             name: "mediaplay-core",
@@ -176,7 +179,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings,
-            linkerSettings: staticSwift
+            linkerSettings: staticSwift(positionIndependent: true)
         ),
 
         // The test kit: fixtures made by ffmpeg, a loopback HTTP server, the

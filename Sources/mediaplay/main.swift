@@ -32,8 +32,11 @@ func helperPath(_ name: String) -> String? {
 
 let arguments = CommandLine.arguments
 
-/// The program that runs `arguments`' command when this one does not.
-let helper = arguments.count > 1 && ["fetch", "cache"].contains(arguments[1]) ? "mediaplay-cache" : "mediaplay-core"
+/// The program that runs `arguments`' command when this one does not:
+/// `fetch` and `cache` in mediaplay-cache, else (an install that lacks it)
+/// in mediaplay-core, which has them too.
+let helper = arguments.count > 1 && ["fetch", "cache"].contains(arguments[1]) && helperPath("mediaplay-cache") != nil
+    ? "mediaplay-cache" : "mediaplay-core"
 
 if let status = QuickToggle.run(arguments) {
     exit(status)

@@ -55,6 +55,33 @@ import TestKit
         #expect(bad.status == 64 && bad.stderr.contains("--jobs takes 1 to 64"), "\(bad.stderr)")
     }
 
+    /// `mediaplay` hands `fetch` to mediaplay-cache (it works with no
+    /// mediaplay-core beside it), and to mediaplay-core in an install that
+    /// lacks mediaplay-cache.
+    @Test func fetchRunsInMediaplayCacheElseInMediaplayCore() async throws {
+        let setup = try await Setup()
+        let built = (Mediaplay.executable as NSString).deletingLastPathComponent
+        for (helper, other) in [("mediaplay-cache", "mediaplay-core"), ("mediaplay-core", "mediaplay-cache")] {
+            let folder = try TemporaryDirectory()
+            for program in ["mediaplay", helper] {
+                // A hard link where the build folder allows (the programs are
+                // 90 MB each), else a copy.
+                do { try FileManager.default.linkItem(atPath: built + "/" + program, toPath: folder.path + "/" + program) } catch {
+                    try FileManager.default.copyItem(atPath: built + "/" + program, toPath: folder.path + "/" + program)
+                }
+            }
+            let cacheDir = folder.path + "/cache"
+            let fetched = try await Mediaplay.start(["fetch", "1", "--feed", setup.feed, "--cache-dir", cacheDir], executable: folder.path + "/mediaplay").wait()
+            #expect(fetched.status == 0 && fetched.stderr.contains("cached"), "with only \(helper): \(fetched.stderr)")
+            let listed = try await Mediaplay.start(["cache", "list", "--feed", setup.feed, "--cache-dir", cacheDir], executable: folder.path + "/mediaplay").wait()
+            #expect(listed.status == 0 && listed.stdout.contains("cached"), "with only \(helper): \(listed.stdout)\(listed.stderr)")
+            if other == "mediaplay-core" {
+                let played = try await Mediaplay.start(["play", "1", "--feed", setup.feed], executable: folder.path + "/mediaplay").wait()
+                #expect(played.status == 69 && played.stderr.contains("mediaplay-core is missing"), "\(played.stderr)")
+            }
+        }
+    }
+
     @Test func fetchPrintsOneLinePerStateChangeOffATerminal() async throws {
         let setup = try await Setup()
         let result = try await Mediaplay.run(["fetch", "1"] + setup.arguments)

@@ -177,8 +177,11 @@ final class AudioRing: @unchecked Sendable {
     /// muted). Applied there, not before the ring, so a change is heard
     /// within one device buffer, as mpv's software volume is.
     let gainPercent = Atomic<Int>(100)
-    /// Posted by the callback after it consumed bytes.
-    var space = sem_t()
+    /// Posted by the callback after it consumed bytes. Behind a pointer: a
+    /// stored sem_t passed as `&space` from two threads is two overlapping
+    /// Swift accesses (a race to ThreadSanitizer), though the semaphore
+    /// itself is made for it.
+    let space = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
     /// The callback's last read: bytes consumed after it and when (monotonic
     /// nanoseconds), written under a sequence counter (a seqlock) so a reader
     /// never pairs one read's count with another's time: that mix made the
@@ -192,12 +195,13 @@ final class AudioRing: @unchecked Sendable {
     init(capacity: Int) {
         self.capacity = capacity
         storage = .allocate(capacity: capacity)
-        sem_init(&space, 0, 0)
+        sem_init(space, 0, 0)
     }
 
     deinit {
         storage.deallocate()
-        sem_destroy(&space)
+        sem_destroy(space)
+        space.deallocate()
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) {
@@ -207,7 +211,7 @@ final class AudioRing: @unchecked Sendable {
             let free = capacity - fill
             if free == 0 {
                 if interrupted.load(ordering: .acquiring) { return }
-                while sem_wait(&space) != 0 && errno == EINTR {}
+                while sem_wait(space) != 0 && errno == EINTR {}
                 continue
             }
             let count = min(free, bytes.count - offset)
@@ -222,7 +226,7 @@ final class AudioRing: @unchecked Sendable {
 
     func interrupt() {
         interrupted.store(true, ordering: .releasing)
-        sem_post(&space)
+        sem_post(space)
     }
 
     /// A new writer takes the ring over (the next item, gapless).
@@ -264,7 +268,7 @@ final class AudioRing: @unchecked Sendable {
     func waitUntilFill(atMost bytes: Int) {
         while produced.load(ordering: .acquiring) - consumed.load(ordering: .acquiring) > bytes {
             if interrupted.load(ordering: .acquiring) { return }
-            while sem_wait(&space) != 0 && errno == EINTR {}
+            while sem_wait(space) != 0 && errno == EINTR {}
         }
     }
 
@@ -284,7 +288,7 @@ final class AudioRing: @unchecked Sendable {
         // the last sample instead of falling back a buffer each time.
         guard take > 0 else { return }
         consumed.add(take, ordering: .releasing)
-        sem_post(&space)
+        sem_post(space)
         recordRead(consumed: consumed.load(ordering: .relaxed))
     }
 
