@@ -26,13 +26,18 @@ run: deps build
 # not ending within 10 s of q, a held response taken for a stalled link).
 REAL_TIME_SUITES = EndToEndTests\.(BackgroundPlayerTests|DeviceTests|MPRISTests|TerminalVideoTests|BrowseTests|UnequalStreamsTests)/|PlayCommandTests/(videoPlaysInAWindowWithItsAudio|realSDLOutputContainsTheReference)|MediaCacheTests\.PartialReadTests/|ProgressiveTests/aSlowLinkBuffersThenResumesWithEverySample|MediaSessionTests\.WindowCloseTests/
 
+# The SDL drivers the unit suites use, set before the test process starts
+# (see requireEnvironment in TestKit); the end-to-end tests give each
+# program an environment of its own.
+UNIT_ENV = SDL_AUDIODRIVER=disk SDL_DISKAUDIOFILE=/dev/null SDL_VIDEODRIVER=dummy
+
 test: test-deps
 	$(SWIFT) build --product mediaplay-core $(SWIFTFLAGS)
 	$(SWIFT) build --product mediaplay-cache $(SWIFTFLAGS)
 	$(SWIFT) build --product mediaplay $(SWIFTFLAGS)
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
-	$(SWIFT) test --skip-build --skip '$(REAL_TIME_SUITES)' $(SWIFTFLAGS)
-	$(SWIFT) test --skip-build --no-parallel --filter '$(REAL_TIME_SUITES)' $(SWIFTFLAGS)
+	$(UNIT_ENV) $(SWIFT) test --skip-build --skip '$(REAL_TIME_SUITES)' $(SWIFTFLAGS)
+	$(UNIT_ENV) $(SWIFT) test --skip-build --no-parallel --filter '$(REAL_TIME_SUITES)' $(SWIFTFLAGS)
 
 # libFuzzer with AddressSanitizer on the feed decoder, the control-protocol
 # request decoder, the script parser and the terminal key decoder, each for
@@ -54,11 +59,11 @@ sanitize: sanitize-address sanitize-thread
 # CI runs this one.
 sanitize-address: test-deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan $(SWIFTFLAGS)
-	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --skip '$(UNIT_SKIP)'
+	$(UNIT_ENV) ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --skip '$(UNIT_SKIP)'
 
 sanitize-thread: test-deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan $(SWIFTFLAGS)
-	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --skip '$(UNIT_SKIP)'
+	$(UNIT_ENV) $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --skip '$(UNIT_SKIP)'
 
 # Three programs: mediaplay (the client commands, no media libraries),
 # mediaplay-cache (fetch and cache: libcurl, no FFmpeg or SDL) and

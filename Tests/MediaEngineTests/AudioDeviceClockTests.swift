@@ -1,7 +1,7 @@
 @testable import MediaEngine
 import Foundation
-import Glibc
 import Testing
+import TestKit
 
 /// The played time a real SDL device reports (SDL's disk driver, writing to
 /// /dev/null) across a seek's flush: samples dropped unheard never count.
@@ -13,8 +13,8 @@ import Testing
 
     init() {
         // Only this suite opens an audio device in the unit tests' process.
-        setenv("SDL_AUDIODRIVER", "disk", 1)
-        setenv("SDL_DISKAUDIOFILE", "/dev/null", 1)
+        requireEnvironment("SDL_AUDIODRIVER", "disk")
+        requireEnvironment("SDL_DISKAUDIOFILE", "/dev/null")
     }
 
     /// `seconds` of silence, written as a decoder writes.

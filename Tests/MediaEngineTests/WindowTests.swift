@@ -9,7 +9,7 @@ import TestKit
 /// picture held on screen until dismissed.
 @Suite(.serialized) struct WindowTests {
     init() {
-        setenv("SDL_VIDEODRIVER", "dummy", 1)
+        requireEnvironment("SDL_VIDEODRIVER", "dummy")
     }
 
     /// Plays `path` to a window (no audio), in real time; returns the info and the window's size.
