@@ -31,10 +31,9 @@ REAL_TIME_SUITES = EndToEndTests\.(BackgroundPlayerTests|DeviceTests|MPRISTests|
 # program an environment of its own.
 UNIT_ENV = SDL_AUDIODRIVER=disk SDL_DISKAUDIOFILE=/dev/null SDL_VIDEODRIVER=dummy
 
-test: test-deps
-	$(SWIFT) build --product mediaplay-core $(SWIFTFLAGS)
-	$(SWIFT) build --product mediaplay-cache $(SWIFTFLAGS)
-	$(SWIFT) build --product mediaplay $(SWIFTFLAGS)
+# The end-to-end tests run the programs, built first (a test target cannot
+# depend on a statically linked program).
+test: test-deps build
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	$(UNIT_ENV) $(SWIFT) test --skip-build --skip '$(REAL_TIME_SUITES)' $(SWIFTFLAGS)
 	$(UNIT_ENV) $(SWIFT) test --skip-build --no-parallel --filter '$(REAL_TIME_SUITES)' $(SWIFTFLAGS)
@@ -68,10 +67,10 @@ sanitize-thread: test-deps
 # Three programs: mediaplay (the client commands, no media libraries),
 # mediaplay-cache (fetch and cache: libcurl, no FFmpeg or SDL) and
 # mediaplay-core (everything else); mediaplay runs the other two by exec.
+PROGRAMS = mediaplay-core mediaplay-cache mediaplay
+
 build:
-	$(SWIFT) build --product mediaplay-core $(SWIFTFLAGS)
-	$(SWIFT) build --product mediaplay-cache $(SWIFTFLAGS)
-	$(SWIFT) build --product mediaplay $(SWIFTFLAGS)
+	for program in $(PROGRAMS); do $(SWIFT) build --product $$program $(SWIFTFLAGS) || exit 1; done
 
 # An offline demo: sample media made by ffmpeg, served from a loopback
 # server at 150 kB/s, opened in browse (needs a terminal).
@@ -86,10 +85,7 @@ bench: test-deps
 	@test -x /usr/bin/time || apt-get install -y -qq time
 	@command -v mpv >/dev/null && command -v mpd >/dev/null && command -v mpc >/dev/null || \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mpv mpd mpc
-	$(SWIFT) build -c release --product mediaplay-core
-	$(SWIFT) build -c release --product mediaplay-cache
-	$(SWIFT) build -c release --product mediaplay
-	$(SWIFT) build -c release --product mediaplay-bench
+	for program in $(PROGRAMS) mediaplay-bench; do $(SWIFT) build -c release --product $$program || exit 1; done
 	.build/release/mediaplay-bench download --size-mib 200 --runs 3
 	.build/release/mediaplay-bench playback --runs 3
 	.build/release/mediaplay-bench control --runs 3
@@ -100,9 +96,7 @@ bench: test-deps
 	.build/release/mediaplay-bench memory --count 1000
 
 release: deps
-	$(SWIFT) build -c release --product mediaplay-core $(SWIFTFLAGS)
-	$(SWIFT) build -c release --product mediaplay-cache $(SWIFTFLAGS)
-	$(SWIFT) build -c release --product mediaplay $(SWIFTFLAGS)
+	for program in $(PROGRAMS); do $(SWIFT) build -c release --product $$program $(SWIFTFLAGS) || exit 1; done
 
 deps:
 	@scripts/install-deps.sh

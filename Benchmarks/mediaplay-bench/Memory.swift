@@ -31,8 +31,8 @@ func memoryBenchmark(count: Int) async throws {
 
     print("Background player memory, \(count) requests after a warm-up of 100, RSS from /proc/\(pid)/status")
     print("")
-    // The anonymous part is the heap: a leak grows it. The file-backed part
-    // grows as the program's pages are first touched (static Swift libraries).
+    // The anonymous part is the heap, where a leak shows; the rest is the
+    // program's and its libraries' pages, first touched as code runs.
     print("| requests | RSS after warm-up | after \(count / 2) | after \(count) | growth over the last \(count / 2) | growth over \(count) | of it anonymous (RssAnon) |")
     print("|---|---|---|---|---|---|---|")
     // An image toggle opens its window, the next one closes it; an audio

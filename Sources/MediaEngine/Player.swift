@@ -161,7 +161,7 @@ public final class Player: @unchecked Sendable {
     var frames: [QueuedFrame] = []
     var audioDone = false
     var videoDone = false
-    /// The newest serial with a decoded picture queued (or the video's end).
+    /// The newest serial with a decoded picture queued.
     var firstPictureSerial = -1
     /// The newest serial whose sound may go to the device, and since when
     /// the sound of a serial waits for its first picture.

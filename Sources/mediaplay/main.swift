@@ -32,24 +32,22 @@ func helperPath(_ name: String) -> String? {
 
 let arguments = CommandLine.arguments
 
-/// The program that runs `arguments`' command when this one does not:
-/// `fetch` and `cache` in mediaplay-cache, else (an install that lacks it)
-/// in mediaplay-core, which has them too.
-let helper = arguments.count > 1 && ["fetch", "cache"].contains(arguments[1]) && helperPath("mediaplay-cache") != nil
-    ? "mediaplay-cache" : "mediaplay-core"
-
 if let status = QuickToggle.run(arguments) {
     exit(status)
 } else if arguments.count > 1, arguments[1] == "list", let status = QuickList.run(Array(arguments.dropFirst(2))) {
     exit(status)
 } else if arguments.count > 1, ClientCommands.configuration.subcommands.contains(where: { $0.configuration.commandName == arguments[1] }) {
     ClientCommands.main()
-} else if let path = helperPath(helper) {
+} else {
+    // `fetch` and `cache` run in mediaplay-cache; everything else, and these
+    // too in an install that lacks mediaplay-cache, in mediaplay-core.
+    let cacheCommand = arguments.count > 1 && ["fetch", "cache"].contains(arguments[1])
+    guard let path = (cacheCommand ? helperPath("mediaplay-cache") : nil) ?? helperPath("mediaplay-core") else {
+        FileHandle.standardError.write(Data("mediaplay: mediaplay-core is missing beside this program (reinstall with 'make install')\n".utf8))
+        exit(SysExit.unavailable.rawValue)
+    }
     let argv = arguments.map { strdup($0) } + [nil]
     execv(path, argv)
     FileHandle.standardError.write(Data("mediaplay: cannot run \(path): \(String(cString: strerror(errno)))\n".utf8))
-    exit(SysExit.unavailable.rawValue)
-} else {
-    FileHandle.standardError.write(Data("mediaplay: \(helper) is missing beside this program (reinstall with 'make install')\n".utf8))
     exit(SysExit.unavailable.rawValue)
 }
