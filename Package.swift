@@ -101,7 +101,7 @@ let package = Package(
         .target(
             name: "MediaDaemon",
             dependencies: [
-                "MediaModel", "MediaControl", "MediaSession", "MediaEngine", "MediaFeed",
+                "MediaModel", "MediaControl", "MediaSession", "MediaEngine", "MediaFeed", "CLinux",
                 .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
@@ -216,7 +216,11 @@ let package = Package(
         .testTarget(name: "MediaBrowseTests", dependencies: ["MediaModel", "MediaBrowse", "MediaTerminal", "MediaFeed", "MediaEngine"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaCacheTests", dependencies: ["MediaCache", "TestKit"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaModel", "MediaEngine", "TestKit"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaSessionTests", dependencies: ["MediaModel", "MediaSession", "MediaEngine", "MediaFeed", "MediaCache", "TestKit"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MediaSessionTests",
+            dependencies: ["MediaModel", "MediaSession", "MediaEngine", "MediaFeed", "MediaCache", "TestKit", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "MediaControlTests", dependencies: ["MediaModel", "MediaControl", "MediaDaemon", "MediaSession", "MediaFeed", "MediaEngine", "CLinux", "TestKit", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "CModulesTests", dependencies: ["CFFmpeg", "CSDL2", "CCurl"], swiftSettings: swiftSettings),
         // The end-to-end tests run the three programs, which `make test` builds

@@ -24,6 +24,11 @@ module MediaModel Sources/MediaModel/*.swift
 module MediaFeed Sources/MediaFeed/*.swift
 module MediaControl Sources/MediaControl/ControlProtocol.swift Sources/MediaControl/LineSplitter.swift
 module MediaSession Sources/MediaSession/Script.swift
+# The engine with its C libraries (FFmpeg, SDL, chafa), for the media probe.
+cflags=""
+for flag in $(pkg-config --cflags chafa); do cflags="$cflags -Xcc $flag"; done
+# shellcheck disable=SC2086
+module MediaEngine -I Sources/CFFmpeg -I Sources/CSDL2 -I Sources/CChafa -I Sources/CLinux $cflags $(find Sources/MediaEngine -name '*.swift')
 model="$out/MediaModel.o $out/MediaTerminal.o"
 
 # target NAME HARNESS OBJECTS...
@@ -35,8 +40,12 @@ target feed Fuzz/FeedDecoderFuzz.swift "$out/MediaFeed.o" $model
 target request Fuzz/ControlRequestFuzz.swift "$out/MediaControl.o" "$out/MediaFeed.o" $model
 target script Fuzz/ScriptParserFuzz.swift "$out/MediaSession.o" "$out/MediaFeed.o" $model
 target keys Fuzz/KeyDecoderFuzz.swift "$out/MediaTerminal.o"
+target numbers Fuzz/NumbersFuzz.swift "$out/MediaControl.o" "$out/MediaFeed.o" $model
+# shellcheck disable=SC2086
+target media Fuzz/MediaProbeFuzz.swift -I Sources/CFFmpeg -I Sources/CSDL2 -I Sources/CChafa -I Sources/CLinux $cflags \
+    "$out/MediaEngine.o" "$out/MediaFeed.o" $model -lavformat -lavcodec -lavutil -lswresample -lswscale -lSDL2 -lchafa -lglib-2.0
 
-for name in feed request script keys; do
+for name in feed request script keys numbers media; do
     mkdir -p "$out/corpus/$name"
     echo "fuzz $name: $seconds s"
     "$out/fuzz-$name" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \

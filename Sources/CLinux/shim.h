@@ -6,6 +6,7 @@
 #define _GNU_SOURCE 1
 #include <fcntl.h>
 #include <malloc.h>
+#include <sys/inotify.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 

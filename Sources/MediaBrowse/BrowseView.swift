@@ -1,3 +1,4 @@
+import MediaModel
 import MediaFeed
 import MediaTerminal
 
@@ -146,11 +147,11 @@ enum BrowseView {
         case let .cached(position): return "● cached" + resume(position)
         case let .local(position): return "● local" + resume(position)
         case let .downloading(fraction):
-            return Spinner.frame(tick) + (fraction.map { " \(Int(($0 * 100).rounded(.down)))%" } ?? " downloading")
+            return Spinner.frame(tick) + (fraction.map { " \(Percent.text($0))" } ?? " downloading")
         case let .playing(position, duration): return "▶ " + clock(position, duration)
         case let .paused(position, duration): return "⏸ " + clock(position, duration)
         case let .buffering(position, fill):
-            return Spinner.frame(tick) + " " + formatDuration(position) + " buffering" + (fill.map { " \(Int(($0 * 100).rounded(.down)))%" } ?? "")
+            return Spinner.frame(tick) + " " + formatDuration(position) + " buffering" + (fill.map { " \(Percent.text($0))" } ?? "")
         case let .ended(duration): return "■ ended" + (duration.map { " " + formatDuration($0) } ?? "")
         case .failed: return "✗ failed"
         }
@@ -270,7 +271,7 @@ enum BrowseView {
                 }
             }
         case let .loading(fraction):
-            centered(Spinner.frame(tick) + (fraction.map { " \(Int(($0 * 100).rounded(.down)))%" } ?? ""), styles.dim)
+            centered(Spinner.frame(tick) + (fraction.map { " \(Percent.text($0))" } ?? ""), styles.dim)
         case .unavailable:
             centered("no picture", styles.dim)
         case .none:

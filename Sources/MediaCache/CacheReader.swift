@@ -92,15 +92,33 @@ public final class CacheReader: @unchecked Sendable {
         entry?.wakeReaders()
     }
 
+    /// A user's own file (a local item, or a cached entry: links followed
+    /// for the former, which `MediaCache` checked), opened without blocking
+    /// and only when it is a regular file.
+    static func openLocal(_ path: String) -> Int32 {
+        let opened = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard opened >= 0 else { return -1 }
+        var info = stat()
+        guard fstat(opened, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(opened)
+            errno = EINVAL
+            return -1
+        }
+        _ = fcntl(opened, F_SETFL, fcntl(opened, F_GETFL) & ~O_NONBLOCK)
+        return opened
+    }
+
     /// The part file keeps its inode when renamed into place, so an open
     /// descriptor stays good; a new one is opened only for another file.
     private func openFile(_ path: String) throws(CacheError) {
         if fd >= 0 && (fdPath == path || path == entry?.dataPath) { return }
-        var opened = open(path, O_RDONLY | O_CLOEXEC)
+        // Never a FIFO or a device (an open that blocks for ever), never
+        // a link planted in the cache.
+        var opened = entry == nil ? Self.openLocal(path) : EntryFile.open(path, O_RDONLY)
         // The part file may have been renamed into place a moment before the
         // entry hears of it.
         if opened < 0, errno == ENOENT, let complete = entry?.dataPath, complete != path {
-            opened = open(complete, O_RDONLY | O_CLOEXEC)
+            opened = EntryFile.open(complete, O_RDONLY)
         }
         guard opened >= 0 else { throw CacheError.io("cannot open \(path): \(String(cString: strerror(errno)))") }
         if fd >= 0 { close(fd) }

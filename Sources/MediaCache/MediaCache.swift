@@ -166,13 +166,13 @@ public final class MediaCache: Sendable {
             return stream
         }
         if url.isFileURL {
-            return answered(access(url.path, R_OK) == 0 ? .finished(path: url.path, alreadyCached: true) : .failed(.missingFile(url.path)))
+            return answered(Self.isReadableFile(url.path) ? .finished(path: url.path, alreadyCached: true) : .failed(.missingFile(url.path)))
         }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             return answered(.failed(.unsupported("only http, https and file URLs can be used: \(url.absoluteString)")))
         }
         let paths = paths(for: url)
-        if !refresh, FileManager.default.fileExists(atPath: paths.data) {
+        if !refresh, EntryFile.isRegular(paths.data) {
             index.touch(url.absoluteString)
             return answered(.finished(path: paths.data, alreadyCached: true))
         }
@@ -189,14 +189,14 @@ public final class MediaCache: Sendable {
     public func open(_ url: URL) throws(CacheError) -> CacheReader {
         let name = url.lastPathComponent.isEmpty ? (url.host ?? url.absoluteString) : url.lastPathComponent
         if url.isFileURL {
-            guard access(url.path, R_OK) == 0 else { throw .missingFile(url.path) }
+            guard Self.isReadableFile(url.path) else { throw .missingFile(url.path) }
             return CacheReader(name: name, path: url.path)
         }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw .unsupported("only http, https and file URLs can be used: \(url.absoluteString)")
         }
         let paths = paths(for: url)
-        if FileManager.default.fileExists(atPath: paths.data) {
+        if EntryFile.isRegular(paths.data) {
             index.touch(url.absoluteString)
             return CacheReader(name: name, path: paths.data)
         }
@@ -220,6 +220,14 @@ public final class MediaCache: Sendable {
             }.start()
         }
         return try result.get()
+    }
+
+    /// A local item's file: readable, and a regular file (links followed:
+    /// it is the user's own path), never a FIFO or a device that would
+    /// block whoever opens it.
+    static func isReadableFile(_ path: String) -> Bool {
+        var info = stat()
+        return access(path, R_OK) == 0 && stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 
     /// The in-process download of `url`: the one under way, or a new one the
@@ -264,7 +272,7 @@ public final class MediaCache: Sendable {
                 flight.publish(DownloadProgress(phase: .waiting, received: Self.fileSize(paths.part) ?? 0, total: index.record(for: key)?.size, bytesPerSecond: 0))
                 lock.lock()
             }
-            let haveData = FileManager.default.fileExists(atPath: paths.data)
+            let haveData = EntryFile.isRegular(paths.data)
             if haveData && !refresh {
                 // Another process finished it while we waited.
                 lock.unlock()

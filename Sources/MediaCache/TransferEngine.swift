@@ -215,7 +215,8 @@ final class TransferEngine: @unchecked Sendable {
         _ = mp_curl_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, context)
         _ = mp_curl_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0)
 
-        var headerLines: [String] = []
+        // The file's own bytes, never a compressed form of them.
+        var headerLines: [String] = ["Accept-Encoding: identity"]
         switch job.mode {
         case .fetch:
             // Up to the next held bytes only: an open-ended range would have
@@ -248,7 +249,7 @@ final class TransferEngine: @unchecked Sendable {
     /// where it stopped for a ranged helper.
     private func prepareFile(_ job: TransferJob) -> Bool {
         if job.fd < 0 {
-            job.fd = open(job.partPath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+            job.fd = EntryFile.open(job.partPath, O_WRONLY | O_CREAT)
             if job.fd < 0 {
                 if job.isMain { conclude(job, .failure(Self.ioError(errno, path: job.partPath))) } else { endRange(job) }
                 return false
@@ -365,6 +366,9 @@ final class TransferEngine: @unchecked Sendable {
             case .tooLarge?:
                 _ = unlink(job.partPath)
                 conclude(job, .failure(.tooLarge(limit: job.configuration.maximumSize)))
+            case let .encoded(encoding)?:
+                _ = unlink(job.partPath)
+                conclude(job, .failure(.unsupported("\(job.host) sent the file compressed (Content-Encoding: \(encoding)) though asked for it as is; it cannot be kept as the file")))
             case .reachedHeld?:
                 scheduled.append((TransferJob.now(), job))  // on to the next gap
             case .rangeRefused?:

@@ -86,6 +86,8 @@ final class TransferJob: @unchecked Sendable {
 
     enum AbortReason: Equatable {
         case tooLarge
+        /// The body came encoded (gzip, br): not the file's own bytes.
+        case encoded(String)
         case restartFromZero
         case tooLong
         case cancelled
@@ -239,6 +241,14 @@ final class TransferJob: @unchecked Sendable {
         var status = 0
         mp_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         let range = headers["content-range"].flatMap(Self.parseContentRange)
+        // Asked for as `identity`; a server that compresses anyway sends
+        // bytes that are not the file (stored, they were listed "cached",
+        // then "not a media file").
+        if let encoding = headers["content-encoding"]?.trimmingCharacters(in: .whitespaces).lowercased(),
+           !encoding.isEmpty, encoding != "identity" {
+            abortReason = .encoded(encoding)
+            return false
+        }
         guard isMain else {
             // A ranged helper is useful only for exactly the range it asked.
             guard status == 206, let range, range.start == offset else {
@@ -275,9 +285,6 @@ final class TransferJob: @unchecked Sendable {
             }
             rangeEnd = nil  // the whole entity comes
             expectedTotal = headers["content-length"].flatMap { Int64($0) }
-            if headers["content-encoding"].map({ $0 != "identity" }) == true {
-                expectedTotal = nil  // the length is of the encoded body
-            }
         }
         if let total = expectedTotal, total > configuration.maximumSize {
             abortReason = .tooLarge

@@ -49,7 +49,7 @@ package struct CacheCommand: ParsableCommand {
                             line.title = owner.item.title
                             line.thumbnail = owner.isThumbnail
                         }
-                        if let data = try? encoder.encode(line) { FileHandle.standardOutput.write(data + Data("\n".utf8)) }
+                        if let data = try? encoder.encode(line) { StandardStream.output(data + Data("\n".utf8)) }
                     }
                     return
                 }

@@ -27,7 +27,7 @@ package enum FeedLoading {
         let scheme = location.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() }
         if location.contains("://"), let scheme, scheme == "http" || scheme == "https" {
             let loaded = try loadRemote(location, cacheDirectory: cacheDirectory, refresh: refresh)
-            if announce, let notice = loaded.offlineNotice { FileHandle.standardError.write(Data("mediaplay: \(DisplayWidth.escaped(notice))\n".utf8)) }
+            if announce, let notice = loaded.offlineNotice { StandardStream.error("mediaplay: \(DisplayWidth.escaped(notice))\n") }
             return loaded
         }
         if location.contains("://"), let scheme, scheme != "file" {

@@ -57,7 +57,7 @@ package struct FetchCommand: AsyncParsableCommand {
             if all {
                 selected = loaded.feed.items.filter(\.isValid)
                 if selected.isEmpty {
-                    FileHandle.standardError.write(Data("mediaplay: nothing to fetch: the feed has no valid items\n".utf8))
+                    StandardStream.error("mediaplay: nothing to fetch: the feed has no valid items\n")
                     return
                 }
             } else {
@@ -78,7 +78,7 @@ package struct FetchCommand: AsyncParsableCommand {
             signals.cancel()
             if let number = signals.signalNumber {
                 let retry = all ? "mediaplay fetch --all" : "mediaplay fetch \(items.joined(separator: " "))"
-                FileHandle.standardError.write(Data("mediaplay: stopped; what was downloaded is kept (resume with: \(retry))\n".utf8))
+                StandardStream.error("mediaplay: stopped; what was downloaded is kept (resume with: \(retry))\n")
                 throw ExitCode(128 + number)
             }
             if !failures.isEmpty {

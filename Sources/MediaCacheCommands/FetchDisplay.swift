@@ -131,6 +131,6 @@ package actor FetchDisplay {
         }
         guard lastPhase[row.item.position] != phase else { return }
         lastPhase[row.item.position] = phase
-        FileHandle.standardError.write(Data("\(label(row.item)): \(DisplayWidth.escaped(text))\n".utf8))
+        StandardStream.error("\(label(row.item)): \(DisplayWidth.escaped(text))\n")
     }
 }

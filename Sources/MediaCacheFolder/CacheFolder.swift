@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MediaModel
 
 #if canImport(Glibc)
 import Glibc
@@ -18,14 +19,18 @@ public final class CacheFolder: Sendable {
 
     public init(directory: String) throws(CacheError) {
         self.directory = directory
-        do {
-            // What a user downloads and plays is theirs alone (0700; the index 0600).
-            try FileManager.default.createDirectory(atPath: directory + "/entries", withIntermediateDirectories: true)
-            chmod(directory, 0o700)
-        } catch {
-            throw CacheError.io("cannot create the cache folder \(directory): \(error.localizedDescription) (pass --cache-dir DIR)")
+        // What a user downloads and plays is theirs alone: the folders are
+        // made 0700 (the index 0600), and existing ones must be this user's
+        // real folders (never a link, never changed).
+        for folder in [directory, directory + "/entries"] {
+            if let problem = OwnFolder.prepare(folder, privateOnly: false) {
+                throw CacheError.io("cannot use the cache folder \(folder): \(problem) (pass --cache-dir DIR)")
+            }
         }
         let indexPath = directory + "/index.sqlite"
+        // The index and its companions only as regular files: a link planted
+        // there would get mediaplay's tables and mode.
+        for suffix in ["", "-wal", "-shm", ".setup-lock"] { EntryFile.removeIfNotRegular(indexPath + suffix) }
         do {
             index = try CacheIndex(path: indexPath)
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
@@ -185,9 +190,7 @@ public final class CacheFolder: Sendable {
 
     /// The size of a regular file (nil: none there, or not a regular file).
     public static func fileSize(_ path: String) -> Int64? {
-        var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return Int64(info.st_size)
+        EntryFile.size(path)
     }
 }
 

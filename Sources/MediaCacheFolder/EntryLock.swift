@@ -14,7 +14,7 @@ package final class EntryLock: @unchecked Sendable {
     /// Opens (creating if needed) the lock file; does not lock yet.
     package init(path: String) throws(CacheError) {
         self.path = path
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        fd = EntryFile.open(path, O_RDWR | O_CREAT)
         if fd < 0 {
             throw CacheError.io("cannot create lock file \(path): \(String(cString: strerror(errno)))")
         }
@@ -42,7 +42,7 @@ package final class EntryLock: @unchecked Sendable {
 
     /// Whether some process (this one included) holds the lock on `path` now.
     package static func isHeld(path: String) -> Bool {
-        let probe = open(path, O_RDONLY | O_CLOEXEC)
+        let probe = EntryFile.open(path, O_RDONLY)
         guard probe >= 0 else { return false }
         defer { close(probe) }
         if flock(probe, LOCK_SH | LOCK_NB) == 0 {

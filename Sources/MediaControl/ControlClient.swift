@@ -26,8 +26,12 @@ public final class ControlClient: @unchecked Sendable {
     private var lines: [[UInt8]] = []
     private var nextID = 1
 
-    init(socket: UnixSocket) {
+    /// Seconds of silence after which the daemon "does not answer".
+    private var timeout: Double
+
+    init(socket: UnixSocket, timeout: Double) {
         self.socket = socket
+        self.timeout = timeout
     }
 
     /// Connects to a running daemon; nil when nobody listens there (no
@@ -38,11 +42,15 @@ public final class ControlClient: @unchecked Sendable {
     public static func connect(_ paths: ControlPaths) throws(ControlClientError) -> ControlClient? {
         guard try trustedDirectory(paths.runtimeDirectory) else { return nil }
         let socket: UnixSocket
+        let timeout = ClientTimeout.seconds()
         do {
-            socket = try UnixSocket.connected(to: paths.socket)
+            socket = try UnixSocket.connected(to: paths.socket, timeout: timeout)
         } catch {
             switch error.code {
             case ENOENT, ECONNREFUSED: return nil
+            case EAGAIN, EWOULDBLOCK, ETIMEDOUT:
+                // The listen queue is full: a daemon that stopped accepting.
+                throw .unreachable("the background player does not answer\(Self.holder(paths).map { " (pid \($0))" } ?? "") (stop it with 'kill', then try again)")
             default: throw .unreachable("cannot reach the background player at \(paths.socket): \(error)")
             }
         }
@@ -50,39 +58,52 @@ public final class ControlClient: @unchecked Sendable {
             let who = socket.peerCredentials().map { "uid \($0.uid)" } ?? "an unknown user"
             throw .unreachable("refusing the background player at \(paths.socket): it runs as \(who), not as you (remove \(paths.runtimeDirectory), or pass --runtime-dir DIR)")
         }
-        return ControlClient(socket: socket)
+        let client = ControlClient(socket: socket, timeout: timeout)
+        socket.setReceiveTimeout(seconds: timeout)
+        socket.setSendTimeout(seconds: Int(timeout.rounded(.up)))
+        return client
+    }
+
+    /// Waits (up to `seconds`) until no daemon holds the lock of `paths`.
+    public static func waitForRelease(of paths: ControlPaths, seconds: Double) {
+        let descriptor = open(paths.lock, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        let deadline = Date().addingTimeInterval(seconds)
+        // A few milliseconds at most once the reply came: the daemon is exiting.
+        while flock(descriptor, LOCK_SH | LOCK_NB) != 0, Date() < deadline { usleep(5_000) }
+    }
+
+    /// The pid written in the daemon's lock file, if any.
+    static func holder(_ paths: ControlPaths) -> Int32? {
+        guard let text = try? String(contentsOfFile: paths.lock, encoding: .utf8) else { return nil }
+        return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// False when the directory does not exist (nobody runs); throws when it
     /// exists but could be another user's.
     static func trustedDirectory(_ path: String) throws(ControlClientError) -> Bool {
-        var info = stat()
-        guard lstat(path, &info) == 0 else {
-            if errno == ENOENT { return false }
-            throw .unreachable("cannot look at the runtime directory \(path): \(String(cString: strerror(errno))) (pass --runtime-dir DIR)")
+        // Checked as it is, never changed: a folder open to others is
+        // refused, not closed (it may be a shared one that a link or a
+        // setting pointed at).
+        if let problem = OwnFolder.problem(path, privateOnly: true) {
+            throw .unreachable("refusing the runtime directory \(path): \(problem) (remove it, or pass --runtime-dir DIR)")
         }
-        let problem: String?
-        if info.st_mode & S_IFMT == S_IFLNK {
-            problem = "it is a symbolic link"
-        } else if info.st_mode & S_IFMT != S_IFDIR {
-            problem = "it is not a directory"
-        } else if info.st_uid != getuid() {
-            problem = "it belongs to uid \(info.st_uid)"
-        } else if info.st_mode & 0o077 != 0, chmod(path, 0o700) != 0 {
-            // Ours but open to others: closed again (a socket someone else
-            // planted in it is caught by the peer check).
-            problem = "others can write or read it (mode \(String(info.st_mode & 0o777, radix: 8)))"
-        } else {
-            problem = nil
-        }
-        guard let problem else { return true }
-        throw .unreachable("refusing the runtime directory \(path): \(problem) (remove it, or pass --runtime-dir DIR)")
+        return access(path, F_OK) == 0
     }
 
     /// Stops waiting for a reply after `seconds` (a busy daemon is normally
     /// quick to answer; callers that can do without it set this).
     public func setReplyTimeout(seconds: Double) {
+        timeout = seconds
         socket.setReceiveTimeout(seconds: seconds)
+    }
+
+    /// A request made to expire when this client stops waiting for it.
+    public func expiring(_ request: ControlRequest) -> ControlRequest {
+        var request = request
+        if request.expires == nil { request.expires = ClientTimeout.expiry(after: timeout) }
+        return request
     }
 
     /// Sends `request` (numbered here) and returns its result, passing the
@@ -90,7 +111,7 @@ public final class ControlClient: @unchecked Sendable {
     public func call<Result: Decodable>(
         _ request: ControlRequest, as: Result.Type, onEvent: (ItemEvent) -> Void = { _ in }
     ) throws(ControlClientError) -> Result {
-        var request = request
+        var request = expiring(request)
         request.id = nextID
         nextID += 1
         do {
@@ -126,6 +147,9 @@ public final class ControlClient: @unchecked Sendable {
 
     /// Waits for the next event (after an `observe` call).
     public func nextEvent() throws(ControlClientError) -> ItemEvent {
+        // Events come when something happens: a paused player may say
+        // nothing for hours, and that is no silence to give up on.
+        socket.setReceiveTimeout(seconds: 0)
         while true {
             let line = try nextLine()
             if let event = try? JSONDecoder().decode(ItemEvent.self, from: Data(line)) { return event }
@@ -156,14 +180,25 @@ public final class ControlClient: @unchecked Sendable {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
         defer { buffer.deallocate() }
         while lines.isEmpty {
-            let count = socket.read(into: buffer)
-            if count == 0 {
-                throw .unreachable("the background player closed the connection (did it quit? see 'mediaplay status')")
+            let count: Int
+            switch socket.readOrTimeout(into: buffer) {
+            case let .data(read): count = read
+            case .end: throw .unreachable("the background player closed the connection (did it quit? see 'mediaplay status')")
+            case .timedOut:
+                let pid = socket.peerCredentials().map { " (pid \($0.pid))" } ?? ""
+                throw .unreachable("the background player does not answer\(pid) (nothing for \(SecondsText.text(timeout)); if it stays so, stop it with 'kill')")
             }
             for piece in splitter.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) {
                 if case let .line(line) = piece { lines.append(line) }
             }
         }
         return lines.removeFirst()
+    }
+}
+
+/// "10 s", "1.5 s": a timeout as the user reads it.
+enum SecondsText {
+    static func text(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && seconds < 1e9 ? "\(Int(seconds)) s" : "\(seconds) s"
     }
 }

@@ -19,6 +19,24 @@ public struct ControlPaths: Sendable {
     public var lock: String { runtimeDirectory + "/mediaplay.lock" }
 }
 
+/// How long a client waits for the background player before it says that
+/// it does not answer: for a connection, and for each line of a reply (a
+/// long toggle sends its progress in between). `MEDIAPLAY_CLIENT_TIMEOUT`
+/// (seconds) changes it.
+public enum ClientTimeout {
+    public static let standard: Double = 10
+
+    public static func seconds(_ environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }) -> Double {
+        guard let text = environment("MEDIAPLAY_CLIENT_TIMEOUT"), let value = Double(text), value.isFinite, value > 0 else { return standard }
+        return min(value, 3600)
+    }
+
+    /// Now plus `seconds`, as a request's `expires`.
+    public static func expiry(after seconds: Double) -> Int64 {
+        Int64((Date().timeIntervalSince1970 + seconds) * 1000)
+    }
+}
+
 /// The longest request line the daemon reads (a toggle is ~40 bytes).
 public let maximumRequestLength = 64 * 1024
 
@@ -50,6 +68,9 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var shuffle: Bool?
     /// The feed the client means; the daemon refuses a request for another.
     public var feed: String?
+    /// When the client stops waiting (Unix time in milliseconds): a request
+    /// read after it, from a client that gave up, is not carried out.
+    public var expires: Int64?
 
     public init(
         id: Int?, cmd: Command, item: ItemSelector? = nil, seconds: Double? = nil, wait: Bool? = nil, feed: String? = nil,

@@ -161,6 +161,12 @@ public final class ControlConnection: @unchecked Sendable {
     private var onFinish: [@Sendable () -> Void] = []
     private var observing = false
     private var lastRead = MonotonicTime.now()
+    /// Bytes queued for the client and not yet written. Past
+    /// `maximumQueuedBytes` (an observer reading slower than events come)
+    /// the client is dropped: its backlog would grow the daemon without end.
+    private var queuedBytes = 0
+    private var dropped = false
+    static let maximumQueuedBytes = 1 << 20
 
     /// Whether the client subscribed to events (it may then stay silent).
     var isObserving: Bool { lock.withLock { observing } }
@@ -190,10 +196,31 @@ public final class ControlConnection: @unchecked Sendable {
         writer.sync { write(line) }
     }
 
-    /// Queues a line (an event, or a reply made elsewhere).
+    /// Queues a line (an event, or a reply made elsewhere); drops the client
+    /// instead when too much waits for it already.
     public func send(_ line: [UInt8]) {
-        writer.async { [self] in write(line) }
+        let accepted = lock.withLock { () -> Bool in
+            guard !dropped else { return false }
+            guard queuedBytes + line.count <= Self.maximumQueuedBytes else {
+                dropped = true
+                return false
+            }
+            queuedBytes += line.count
+            return true
+        }
+        guard accepted else {
+            // Both ways: its reader thread ends and finishes the connection.
+            socket.shutdown()
+            return
+        }
+        writer.async { [self] in
+            write(line)
+            lock.withLock { queuedBytes -= line.count }
+        }
     }
+
+    /// Whether the client was dropped for reading too slowly.
+    var wasDropped: Bool { lock.withLock { dropped } }
 
     private func write(_ line: [UInt8]) {
         do {

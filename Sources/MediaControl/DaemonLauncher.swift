@@ -1,5 +1,6 @@
 import CLinux
 import Foundation
+import MediaModel
 
 /// Starts the background player when a client finds nobody at the socket.
 public enum DaemonLauncher {
@@ -34,13 +35,15 @@ public enum DaemonLauncher {
     /// /dev/null and stderr appended to the log (so even a crash is recorded).
     @discardableResult
     public static func spawnDetached(_ command: [String], logPath: String) throws(ControlClientError) -> pid_t {
-        // Private (0700) by chmod: FileManager's permission attribute changes the
-        // process-wide umask for a moment, which other threads would see.
-        try? FileManager.default.createDirectory(atPath: (logPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        chmod((logPath as NSString).deletingLastPathComponent, 0o700)
+        // The state folder: made private (0700) when new, never changed when
+        // it exists, and refused when it is a link or another user's.
+        let folder = (logPath as NSString).deletingLastPathComponent
+        if let problem = OwnFolder.prepare(folder, privateOnly: false) {
+            throw .unreachable("cannot use the state folder \(folder): \(problem) (set XDG_STATE_HOME to a folder of yours)")
+        }
         // The spawn opens the log for stderr: a failure there would read as
         // the program's own ("No such file or directory"), so name the path.
-        let log = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        let log = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
         guard log >= 0 else {
             throw .unreachable("cannot write the background player's log at \(logPath): \(String(cString: strerror(errno))) (set XDG_STATE_HOME, or HOME, to a writable folder)")
         }

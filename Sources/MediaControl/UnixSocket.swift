@@ -46,8 +46,11 @@ public final class UnixSocket: @unchecked Sendable {
     }
 
     /// Connects to the socket at `path`.
-    public static func connected(to path: String) throws(SocketError) -> UnixSocket {
+    /// With `timeout`, a connection the daemon does not take from a full
+    /// queue within it fails with EAGAIN instead of waiting on.
+    public static func connected(to path: String, timeout: Double? = nil) throws(SocketError) -> UnixSocket {
         let socket = try make()
+        if let timeout { socket.setSendTimeout(seconds: max(1, Int(timeout.rounded(.up)))) }
         var address = try socketAddress(path)
         while true {
             let result = withUnsafePointer(to: &address) {

@@ -18,7 +18,9 @@ public final class ControlService: Sendable {
     /// An item's file's duration, tags and format: kept in the cache's
     /// index, probed once per file when not (blocking: run on the feed queue).
     private let details: @Sendable (FeedItem) -> MediaDetails?
-    private let onQuit: @Sendable () -> Void
+    /// Ends the daemon; returns once playback has stopped and positions
+    /// are saved (the reply to `quit` means it).
+    private let onQuit: @Sendable () async -> Void
     /// Feed reloads run here: they read a file, never on the cooperative pool.
     private let feedQueue = DispatchQueue(label: "mediaplay.feed")
 
@@ -28,7 +30,7 @@ public final class ControlService: Sendable {
     public init(
         session: MediaSession, feed: String, version: String,
         reloadFeed: @escaping @Sendable () -> Feed? = { nil }, details: @escaping @Sendable (FeedItem) -> MediaDetails? = { _ in nil },
-        onQuit: @escaping @Sendable () -> Void
+        onQuit: @escaping @Sendable () async -> Void
     ) {
         self.details = details
         self.session = session
@@ -80,6 +82,11 @@ public final class ControlService: Sendable {
             throw CommandError(.wrongFeed, "the background player plays the feed \(feed), not \(wanted) (run 'mediaplay quit' first to switch feeds)")
         }
         let id = request.id
+        // A client that gave up (the daemon was stopped, or busy) must not
+        // see its request carried out later, behind its back.
+        if let expires = request.expires, expires < ClientTimeout.expiry(after: 0) {
+            throw CommandError(.badRequest, "the request expired before the background player read it (its client had given up); nothing was done")
+        }
         // Every reply speaks of the feed as it is now (numbers included).
         // This thread may wait for the feed file; the pool never does.
         if command != .quit { feedQueue.sync { followFeedNow() } }
@@ -92,7 +99,19 @@ public final class ControlService: Sendable {
             }
             // A pause or resume is done here; a start waits for the player.
             if let status = try session.toggleAtOnce(key) { return .now(ControlJSON.line(ControlReply.success(id, status))) }
+            let beat = Self.heartbeat(until: request.expires)
             return later(id) { () throws(CommandError) in
+                // While the start waits (a server slow to answer), the
+                // client hears the item's state now and then, so it knows
+                // the player is alive and does not give up on it.
+                let heartbeat = Task {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .seconds(beat))
+                        guard !Task.isCancelled else { return }
+                        if let status = session.status(of: key) { connection.send(ControlJSON.line(ItemEvent(.progress, status))) }
+                    }
+                }
+                defer { heartbeat.cancel() }
                 let status = try await session.toggle(key) { progress in
                     connection.send(ControlJSON.line(ItemEvent(.progress, progress)))
                 }
@@ -125,9 +144,12 @@ public final class ControlService: Sendable {
             let shaping: AudioSettings
             switch (request.level, request.step) {
             case let (level?, nil) where AudioSettings.range.contains(level): shaping = session.setVolume(level)
-            case let (nil, step?) where abs(step) <= AudioSettings.range.upperBound: shaping = session.changeVolume(by: step)
+            case let (nil, step?) where (-AudioSettings.range.upperBound...AudioSettings.range.upperBound).contains(step):
+                shaping = session.changeVolume(by: step)
             case (nil, nil): shaping = session.audioShaping
-            default: throw CommandError(.badRequest, "volume takes \"level\" (0–150) or \"step\" (a change, −150 to 150), not both")
+            case (_?, _?): throw CommandError(.badRequest, "volume takes \"level\" or \"step\", not both")
+            case (_?, nil): throw CommandError(.badRequest, "volume \"level\" must be from 0 to 150")
+            case (nil, _?): throw CommandError(.badRequest, "volume \"step\" must be a change from −150 to 150")
             }
             return .now(ControlJSON.line(ControlReply.success(id, shaping)))
         case .mute:
@@ -152,9 +174,20 @@ public final class ControlService: Sendable {
             connection.whenFinished { forward.cancel() }
             return .now(ControlJSON.line(ControlReply.success(id, daemonStatus())))
         case .quit:
-            onQuit()
-            return .now(ControlJSON.line(ControlReply.success(id, EmptyResult())))
+            let onQuit = onQuit
+            return later(id) {
+                await onQuit()
+                return ControlJSON.line(ControlReply.success(id, EmptyResult()))
+            }
         }
+    }
+
+    /// Seconds between a waiting toggle's signs of life: a third of what
+    /// its client waits (2 s at most, 0.2 s at least).
+    static func heartbeat(until expires: Int64?) -> Double {
+        guard let expires else { return 2 }
+        let left = Double(expires - ClientTimeout.expiry(after: 0)) / 1000
+        return min(max(left / 3, 0.2), 2)
     }
 
     /// `toggle` with `wait: false`: the reply comes as soon as the item plays,
@@ -173,6 +206,14 @@ public final class ControlService: Sendable {
                     return
                 }
             }
+            // Nor does the client wait on a server that accepts and never
+            // answers: after half a second it hears the state as it stands
+            // (buffering while nothing is decoded yet).
+            let patience = Task {
+                try? await Task.sleep(for: .milliseconds(500))
+                guard !Task.isCancelled, let status = session.status(of: key) else { return }
+                answer.resume(.success(status))
+            }
             Task {
                 do throws(CommandError) {
                     answer.resume(.success(try await session.toggle(key)))
@@ -180,6 +221,7 @@ public final class ControlService: Sendable {
                     answer.resume(.failure(error))
                 }
                 watching.cancel()
+                patience.cancel()
             }
         }
         return try outcome.get()

@@ -1,5 +1,7 @@
 import Foundation
+import Synchronization
 import MediaFeed
+import MediaModel
 import Logging
 import MediaControl
 import MediaSession
@@ -67,22 +69,9 @@ public final class Daemon: @unchecked Sendable {
     }
 
     static func prepareDirectory(_ path: String) throws(DaemonError) {
-        if mkdir(path, 0o700) != 0 && errno == ENOENT {
-            // A missing parent ($XDG_RUNTIME_DIR itself, or a --runtime-dir's).
-            try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            _ = mkdir(path, 0o700)
+        if let problem = OwnFolder.prepare(path, privateOnly: true) {
+            throw DaemonError(kind: .unusableDirectory, message: "refusing the runtime directory \(path): \(problem) (remove it, or pass --runtime-dir DIR)")
         }
-        var info = stat()
-        guard lstat(path, &info) == 0 else {
-            throw DaemonError(kind: .unusableDirectory, message: "cannot create the runtime directory \(path): \(String(cString: strerror(errno))) (pass --runtime-dir DIR)")
-        }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw DaemonError(kind: .unusableDirectory, message: "the runtime directory \(path) is not a directory (pass --runtime-dir DIR)")
-        }
-        guard info.st_uid == getuid() else {
-            throw DaemonError(kind: .unusableDirectory, message: "the runtime directory \(path) belongs to uid \(info.st_uid), not to you (pass --runtime-dir DIR)")
-        }
-        if info.st_mode & 0o077 != 0 { chmod(path, 0o700) }
     }
 
     /// Serves until told to quit (by `quit`, or with `handleSignals` by
@@ -96,8 +85,10 @@ public final class Daemon: @unchecked Sendable {
         // that died: replace it.
         if unlink(paths.socket) == 0 { logger.info("replaced a stale socket at \(paths.socket)") }
         let listener = try UnixSocket.listening(at: paths.socket)
+        let ended = Ending()
         let service = ControlService(session: session, feed: feed, version: version, reloadFeed: reloadFeed, details: details) { [quitRequests] in
             quitRequests.continuation.yield()
+            await ended.wait()
         }
         let logger = self.logger
         let server = ControlServer(listener: listener, log: { logger.warning("\($0)") }) { piece, connection in
@@ -108,13 +99,23 @@ public final class Daemon: @unchecked Sendable {
         logger.info("listening on \(paths.socket) (pid \(getpid()), feed \(feed))")
 
         let saver = Task.detached { await Self.savePositions(of: session, every: saveInterval) }
+        // Unreachable, it must not play on: a client would start a second player.
+        let watch = FolderWatch(folder: paths.runtimeDirectory, socketName: (paths.socket as NSString).lastPathComponent) { [quitRequests, logger] reason in
+            logger.warning("quitting: \(reason), so no client can reach this player")
+            quitRequests.continuation.yield()
+        }
         for await _ in quitRequests.stream { break }
+        watch?.stop()
 
         logger.info("quitting: saving positions")
         saver.cancel()
+        // No new client from here on; those connected get their replies.
         unlink(paths.socket)
-        await server.stop()
+        listener.shutdown()
         await session.shutdown()
+        // Playback has stopped and positions are saved: `quit` is answered.
+        ended.signal()
+        await server.stop()
         // Last: a new daemon may take the directory from here on.
         close(lockDescriptor)
         lockDescriptor = -1
@@ -156,5 +157,30 @@ public final class Daemon: @unchecked Sendable {
                 session.savePositions()
             }
         }
+    }
+}
+
+/// Signalled once the daemon has stopped its playback: `quit`'s reply
+/// waits for it.
+final class Ending: Sendable {
+    private let state = Mutex<(done: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let done = state.withLock { state -> Bool in
+                if !state.done { state.waiting.append(continuation) }
+                return state.done
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    func signal() {
+        let waiting = state.withLock { state in
+            state.done = true
+            defer { state.waiting.removeAll() }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
     }
 }

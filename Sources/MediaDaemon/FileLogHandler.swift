@@ -1,4 +1,5 @@
 import Foundation
+import MediaModel
 import Logging
 
 /// swift-log output to a file: one line per message, with the time and level.
@@ -32,11 +33,16 @@ final class LogFile: @unchecked Sendable {
     init(path: String) {
         self.path = path
         let folder = (path as NSString).deletingLastPathComponent
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        chmod(folder, 0o700)
+        // Ours (made 0700 when new), or no log: never a link's target.
+        guard OwnFolder.prepare(folder, privateOnly: false) == nil else { return }
         var info = stat()
-        if stat(path, &info) == 0, info.st_size > Self.maximumSize { rename(path, path + ".1") }
-        descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size > Self.maximumSize { rename(path, path + ".1") }
+        let opened = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
+        if opened >= 0, fstat(opened, &info) == 0, info.st_mode & S_IFMT == S_IFREG {
+            descriptor = opened
+        } else if opened >= 0 {
+            close(opened)
+        }
     }
 
     deinit { if descriptor >= 0 { close(descriptor) } }

@@ -11,6 +11,21 @@ public struct AudioFormat: Sendable, Equatable {
         self.sampleRate = sampleRate
         self.channels = channels
     }
+
+    /// The rates and channel counts mediaplay plays. Outside them a header
+    /// or a device field overflows (256 channels, a 1 GHz WAV) or one
+    /// device buffer lasts minutes (8 Hz), so they are refused up front.
+    public static let sampleRates = 1000...384_000
+    public static let channelCounts = 1...32
+
+    /// Why this format cannot be played, or nil.
+    public var problem: FFmpegError? {
+        guard Self.sampleRates.contains(sampleRate), Self.channelCounts.contains(channels) else {
+            let noun = channels == 1 ? "channel" : "channels"
+            return FFmpegError(context: "unsupported audio format", message: "\(channels) \(noun) at \(sampleRate) Hz")
+        }
+        return nil
+    }
 }
 
 /// Converts decoded frames (any sample format) to interleaved s16 with

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import MediaModel
 
 /// An opened media file (libavformat): its streams, and packets read in order.
 /// `readPacket` blocks on I/O: call it from a thread of its own.
@@ -109,7 +110,9 @@ public final class Demuxer: @unchecked Sendable {
     /// Duration in seconds, when the container says.
     public var duration: Double? {
         let value = context.pointee.duration
-        return value == mp_av_nopts_value() || value <= 0 ? nil : Double(value) / Double(AV_TIME_BASE)
+        // A container's claim is checked: 2^63 µs is no length (it trapped
+        // every conversion after it).
+        return value == mp_av_nopts_value() ? nil : CheckedNumber.duration(Double(value) / Double(AV_TIME_BASE))
     }
 
     /// Reads the next packet into `packet`; false at the end of the file.

@@ -5,7 +5,15 @@ import MediaFeed
 /// decoding anything. Blocks on I/O: call it off Swift's cooperative pool.
 public enum MediaProbe {
     public static func details(path: String) throws(FFmpegError) -> MediaDetails {
-        let demuxer = try Demuxer(path: path)
+        try details(of: Demuxer(path: path))
+    }
+
+    /// The same for bytes from a source (`make fuzz` probes memory so).
+    public static func details(source: any ByteSource) throws(FFmpegError) -> MediaDetails {
+        try details(of: Demuxer(source: source))
+    }
+
+    private static func details(of demuxer: Demuxer) throws(FFmpegError) -> MediaDetails {
         let context = demuxer.context
         let audio = demuxer.audioStreamIndex.map(demuxer.stream)
         let video = demuxer.videoStreamIndex.map(demuxer.stream)

@@ -65,8 +65,10 @@ public enum PictureDecoder {
     /// The output size: the display size (sample aspect ratio applied)
     /// shrunk to fit the box.
     static func fittedSize(width: Int, height: Int, sampleAspect: Double, maxWidth: Int, maxHeight: Int) -> (Int, Int) {
-        let displayWidth = Double(width) * (sampleAspect > 0 ? sampleAspect : 1)
-        let displayHeight = Double(height)
+        // The file's aspect: a garbage one (0, inf, NaN, 1e9) is read as square.
+        let aspect = sampleAspect.isFinite && sampleAspect > 0.01 && sampleAspect < 100 ? sampleAspect : 1
+        let displayWidth = Double(max(width, 1)) * aspect
+        let displayHeight = Double(max(height, 1))
         let factor = min(1, Double(maxWidth) / displayWidth, Double(maxHeight) / displayHeight)
         return (max(1, Int((displayWidth * factor).rounded())), max(1, Int((displayHeight * factor).rounded())))
     }

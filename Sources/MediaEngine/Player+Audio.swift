@@ -92,6 +92,7 @@ extension Player {
                     if resampler == nil {
                         let f = frame.pointer
                         let format = AudioFormat(sampleRate: Int(f.pointee.sample_rate), channels: Int(f.pointee.ch_layout.nb_channels))
+                        if let problem = format.problem { throw problem }
                         resampler = AudioResampler(output: format)
                         try audioSink?.open(format: format)
                     }
@@ -109,7 +110,7 @@ extension Player {
                     var skip = 0
                     if let trim = trimBefore, let time {
                         // Output samples: media seconds at the serial's speed.
-                        skip = max(0, Int(((trim - time) / shaping.speed * Double(format.sampleRate)).rounded()))
+                        skip = CheckedNumber.clamped((trim - time) / shaping.speed * Double(format.sampleRate), to: 0...Int(Int32.max))
                     }
                     var keepGoing = true
                     func convert(_ frame: Frame) throws {

@@ -346,8 +346,7 @@ public final class Player: @unchecked Sendable {
     func seek(to seconds: Double, soundWaitsForPicture: Bool) {
         condition.withLock {
             guard !state.isFinal else { return }
-            var target = max(seconds, 0)
-            if let duration = info?.duration { target = min(target, duration) }
+            let target = CheckedNumber.position(seconds, within: info?.duration)
             serial += 1
             if !soundWaitsForPicture { soundReleasedSerial = serial }
             pendingSeek = target

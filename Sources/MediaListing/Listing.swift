@@ -52,7 +52,7 @@ public enum Listing {
     /// Notes about the feed (skipped rows), then the table or the JSON
     /// document. Throws when stdout fails (a closed pipe just ends it).
     public static func print(_ loaded: LoadedFeed, around surroundings: Surroundings, details: [MediaDetails?], options: ListOptions) throws(CLIError) {
-        for note in loaded.feed.notes { FileHandle.standardError.write(Data("mediaplay: note: \(DisplayWidth.escaped(note))\n".utf8)) }
+        for note in loaded.feed.notes { StandardStream.error("mediaplay: note: \(DisplayWidth.escaped(note))\n") }
         let items = loaded.feed.items
         let rows = items.indices.map { index in
             var row = ItemRow(items[index], cache: surroundings.cache)
@@ -80,13 +80,13 @@ public enum Listing {
 
     /// Says why cache states are missing from a list.
     public static func noteUnreadableCache(_ problem: String) {
-        FileHandle.standardError.write(Data("mediaplay: \(DisplayWidth.escaped(problem)); cache states are not shown\n".utf8))
+        StandardStream.error("mediaplay: \(DisplayWidth.escaped(problem)); cache states are not shown\n")
     }
 
     /// Says once that a damaged index was rebuilt.
     public static func noteRecovery(_ folder: CacheFolder) -> CacheFolder {
         if let aside = folder.recoveredIndex {
-            FileHandle.standardError.write(Data("mediaplay: the cache index was damaged and has been rebuilt from the cached files (partial downloads start over; the old index is kept at \(aside))\n".utf8))
+            StandardStream.error("mediaplay: the cache index was damaged and has been rebuilt from the cached files (partial downloads start over; the old index is kept at \(aside))\n")
         }
         return folder
     }

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import MediaFeed
 import MediaModel
+import MediaTerminal
 import MediaSession
 import Synchronization
 
@@ -83,7 +84,7 @@ public final class MPRISService: @unchecked Sendable {
                 case .position:
                     guard event.status.id == self.session.currentStatus()?.id,
                           seeks.isJump(event.status, speed: self.session.audioShaping.speed) else { break }
-                    let microseconds = Int64((event.status.position * 1e6).rounded())
+                    let microseconds = CheckedNumber.microseconds(event.status.position)
                     self.bus.perform { bus in _ = mp_emit_seeked(bus.bus, Self.path, microseconds) }
                 case .progress: break
                 }
@@ -186,15 +187,17 @@ public final class MPRISService: @unchecked Sendable {
 
     func metadata(_ reading: Reading) -> [(String, MPRISValue)] {
         guard let (item, status) = reading.current else { return [("mpris:trackid", .objectPath(Self.noTrack))] }
-        var entries: [(String, MPRISValue)] = [("mpris:trackid", .objectPath(Self.trackID(item.key))), ("xesam:title", .string(item.title))]
-        if let duration = status.duration { entries.append(("mpris:length", .int64(Int64((duration * 1e6).rounded())))) }
+        // Tags and titles come from files and feeds: no escape sequence or
+        // direction mark reaches a status bar that shows them.
+        var entries: [(String, MPRISValue)] = [("mpris:trackid", .objectPath(Self.trackID(item.key))), ("xesam:title", .string(DisplayWidth.plainText(item.title)))]
+        if let duration = status.duration { entries.append(("mpris:length", .int64(CheckedNumber.microseconds(duration)))) }
         if let url = item.source?.description {
             entries.append(("xesam:url", .string(url.hasPrefix("/") ? URL(fileURLWithPath: url).absoluteString : url)))
         }
         if let art = artwork(item) { entries.append(("mpris:artUrl", .string(art))) }
         if let tags = details(item) {
-            if let artist = tags.artist, !artist.isEmpty { entries.append(("xesam:artist", .strings([artist]))) }
-            if let album = tags.album, !album.isEmpty { entries.append(("xesam:album", .string(album))) }
+            if let artist = tags.artist.map(DisplayWidth.plainText), !artist.isEmpty { entries.append(("xesam:artist", .strings([artist]))) }
+            if let album = tags.album.map(DisplayWidth.plainText), !album.isEmpty { entries.append(("xesam:album", .string(album))) }
         }
         return entries
     }
@@ -244,7 +247,7 @@ public final class MPRISService: @unchecked Sendable {
         case "Shuffle": writer.bool(reading.playlist.shuffle)
         case "Metadata": writer.dictionary(metadata(reading))
         case "Volume": writer.double(reading.volume)
-        case "Position": writer.int64(Int64(((reading.current?.status.position ?? 0) * 1e6).rounded()))
+        case "Position": writer.int64(CheckedNumber.microseconds(reading.current?.status.position ?? 0))
         default:
             guard case let .bool(value) = snapshot(property, reading) else { return -ENOENT }
             writer.bool(value)
@@ -258,7 +261,7 @@ public final class MPRISService: @unchecked Sendable {
         case "Volume":
             guard let value = reader.double(), value.isFinite else { return -EINVAL }
             // Volume 1.0 is 100 %; a level above 0 unmutes.
-            let level = Int((min(max(value, 0), 1.5) * 100).rounded())
+            let level = CheckedNumber.clamped(value * 100, to: 0...150)
             _ = session.setVolume(level)
             if level > 0 && session.audioShaping.muted { _ = session.setMuted(false) }
         case "Rate":

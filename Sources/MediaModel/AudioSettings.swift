@@ -37,7 +37,7 @@ public struct AudioSettings: Codable, Sendable, Equatable {
 /// `1.5×`, `0.75×`, `2×`: a speed as players show it.
 public enum SpeedText {
     public static func text(_ speed: Double) -> String {
-        let hundredths = Int((speed * 100).rounded())
+        let hundredths = CheckedNumber.clamped(speed * 100, to: 0...1_000_000)
         let whole = hundredths / 100, fraction = hundredths % 100
         if fraction == 0 { return "\(whole)×" }
         return fraction % 10 == 0 ? "\(whole).\(fraction / 10)×" : "\(whole).\(fraction < 10 ? "0" : "")\(fraction)×"

@@ -13,6 +13,11 @@ public final class Broadcaster<Element: Sendable>: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Subscribers whose streams ended, to forget at the next use of
+    /// `state`. A lock of their own: `onTermination` runs under the
+    /// cancelled task's own lock, and `send` resumes tasks (taking theirs)
+    /// while it holds `state`, so taking `state` there deadlocked the two.
+    private let ended = Mutex<[Int]>([])
     private let buffering: AsyncStream<Element>.Continuation.BufferingPolicy
 
     /// `buffering` applies per subscriber: unbounded (nothing is dropped, for
@@ -37,7 +42,7 @@ public final class Broadcaster<Element: Sendable>: Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: key) }
+            self?.ended.withLock { $0.append(key) }
         }
         return stream
     }
@@ -46,6 +51,7 @@ public final class Broadcaster<Element: Sendable>: Sendable {
         // Under the lock, so that values from concurrent senders keep one
         // order for every subscriber (yield never runs onTermination).
         state.withLock { state in
+            forgetEnded(&state)
             for continuation in state.subscribers.values { continuation.yield(value) }
         }
     }
@@ -61,5 +67,19 @@ public final class Broadcaster<Element: Sendable>: Sendable {
         for continuation in ending { continuation.finish() }
     }
 
-    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    public var subscriberCount: Int {
+        state.withLock { state in
+            forgetEnded(&state)
+            return state.subscribers.count
+        }
+    }
+
+    /// With `state` held: drops the subscribers whose streams ended.
+    private func forgetEnded(_ state: inout State) {
+        let keys = ended.withLock { keys in
+            defer { keys.removeAll() }
+            return keys
+        }
+        for key in keys { state.subscribers.removeValue(forKey: key) }
+    }
 }

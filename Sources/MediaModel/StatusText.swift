@@ -18,7 +18,7 @@ public enum StatusText {
 
     private static func parts(_ status: ItemStatus) -> (verb: String, detail: String) {
         let isImage = status.kind == "image"
-        let percent = status.progress.map { " \(Int($0 * 100))%" } ?? ""
+        let percent = status.progress.map { " \(Percent.text($0))" } ?? ""
         switch status.state {
         case .playing:
             if isImage { return ("▶ showing", "") }
@@ -41,7 +41,7 @@ public enum StatusText {
 
     /// "03:20", or "1:05:03" past an hour.
     public static func clock(_ seconds: Double) -> String {
-        let total = Int(max(seconds, 0).rounded(.down))
+        let total = Int(CheckedNumber.position(seconds).rounded(.down))
         let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(two(m)):\(two(s))"

@@ -42,6 +42,10 @@ public final class MediaSession: @unchecked Sendable {
     /// those of them a stop has cancelled.
     private var starting: Set<ItemKey> = []
     private var cancelledStarts: Set<ItemKey> = []
+    /// Toggles that came while their item was starting: they report the
+    /// state that start reaches (twenty cold toggles at once all said
+    /// "stopped" but the first).
+    private var startWaiters: [ItemKey: [CheckedContinuation<Void, Never>]] = [:]
     /// Volume and mute, for every player of the session.
     private var shaping: AudioSettings
     /// How the feed plays on; with shuffle, the order it plays in.
@@ -147,7 +151,10 @@ public final class MediaSession: @unchecked Sendable {
             status.position = isImage ? 0 : player.currentPosition
             status.duration = player.mediaInfo.flatMap { $0.isImage ? nil : $0.duration }
             switch player.currentState {
-            // Starting counts as playing: what the user asked for is under way.
+            // Starting counts as playing once the file is open: what the
+            // user asked for is under way. Before (a server that has not
+            // answered yet) nothing plays: buffering.
+            case .idle where player.mediaInfo == nil: status.state = .buffering
             case .idle, .playing: status.state = .playing
             case .buffering:
                 status.state = .buffering
@@ -164,6 +171,9 @@ public final class MediaSession: @unchecked Sendable {
         } else if let progress = downloads[key] {
             status.state = .downloading
             status.progress = progress
+        } else if starting.contains(key) {
+            // Waiting for the server's first answer.
+            status.state = .buffering
         } else if let failure = failures[key] {
             status.state = .failed
             status.error = failure.message
@@ -252,7 +262,7 @@ public final class MediaSession: @unchecked Sendable {
         try checkPlayable(item)
         // Only a start reads the saved position (a pause or resume answers at once).
         if lock.withLock({ players[key].map { $0.currentState.isFinal } ?? true }) { await refreshSavedPosition(item) }
-        enum Step { case done, close(any PlaybackHandle), start(Double) }
+        enum Step { case done, join, close(any PlaybackHandle), start(Double) }
         let step: Step = lock.withLock {
             if let player = players[key] {
                 if pauseOrResumeLocked(item, player) { return .done }
@@ -276,12 +286,23 @@ public final class MediaSession: @unchecked Sendable {
                     return .start(savedPositionLocked(item))
                 }
             }
-            if downloads[key] != nil || starting.contains(key) { return .done }
+            if starting.contains(key) { return .join }
+            if downloads[key] != nil { return .done }
             return .start(savedPositionLocked(item))
         }
         switch step {
         case .done:
             announce(key, .state)
+            return status(of: item)
+        case .join:
+            await withCheckedContinuation { continuation in
+                let waits = lock.withLock { () -> Bool in
+                    guard starting.contains(key) else { return false }
+                    startWaiters[key, default: []].append(continuation)
+                    return true
+                }
+                if !waits { continuation.resume() }
+            }
             return status(of: item)
         case let .close(player):
             player.stop()
@@ -373,8 +394,9 @@ public final class MediaSession: @unchecked Sendable {
         guard let player = lock.withLock({ players[key] }), !player.currentState.isFinal else {
             throw CommandError(.badRequest, "item \(item(for: key)?.position ?? 0) is not playing or paused")
         }
-        // The player reports the new position itself.
-        player.seek(to: max(seconds, 0))
+        // The player reports the new position itself (clamped to the media
+        // there, or to a sane bound when its length is unknown).
+        player.seek(to: CheckedNumber.position(seconds))
     }
 
     /// Moves by `seconds` (back when negative) from where the item stands.
@@ -382,7 +404,7 @@ public final class MediaSession: @unchecked Sendable {
         guard let player = lock.withLock({ players[key] }) else {
             throw CommandError(.badRequest, "item \(item(for: key)?.position ?? 0) is not playing or paused")
         }
-        try seek(key, to: player.currentPosition + seconds)
+        try seek(key, to: CheckedNumber.position(player.currentPosition + seconds))
     }
 
     /// Volume and mute as they stand.
@@ -398,7 +420,8 @@ public final class MediaSession: @unchecked Sendable {
     /// Moves the volume by `step` percentage points.
     @discardableResult
     public func changeVolume(by step: Int) -> AudioSettings {
-        changeShaping { $0 = AudioSettings(volume: $0.volume + step, muted: $0.muted, speed: $0.speed) }
+        let step = CheckedNumber.clamped(step, to: -AudioSettings.range.upperBound...AudioSettings.range.upperBound)
+        return changeShaping { $0 = AudioSettings(volume: $0.volume + step, muted: $0.muted, speed: $0.speed) }
     }
 
     /// Sets the speed (0.25–4, clamped; the pitch is kept) for every player:
@@ -634,6 +657,11 @@ public final class MediaSession: @unchecked Sendable {
             starting.insert(key)
             cancelledStarts.remove(key)
         }
+        // However it ends, the toggles that joined it hear the outcome.
+        defer {
+            let waiting = lock.withLock { startWaiters.removeValue(forKey: key) ?? [] }
+            for continuation in waiting { continuation.resume() }
+        }
         /// Whether a stop came, ending the start (once).
         func cancelled() -> Bool {
             lock.withLock {
@@ -653,6 +681,8 @@ public final class MediaSession: @unchecked Sendable {
                 announce(key, .state)
                 return status(of: item)
             }
+            // Listeners heard "buffering" while it started: the start is over.
+            announce(key, .state)
             throw error
         }
         // Window input goes to the item's commands while this player is its

@@ -3,17 +3,52 @@ import GRDB
 import MediaModel
 import Synchronization
 
+/// Why the state database cannot be used (its folder is not this user's).
+public struct PositionStoreError: Error, CustomStringConvertible {
+    public let description: String
+}
+
+/// Removes what stands at `path` unless it is a regular file.
+private func removeNonRegular(_ path: String) {
+    var info = stat()
+    guard lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG else { return }
+    _ = info.st_mode & S_IFMT == S_IFDIR ? rmdir(path) : unlink(path)
+}
+
 /// Resume positions, by media URL, and the player's settings (volume, mute)
 /// in a small SQLite database in the state directory: they outlive the
 /// background player (and a kill -9 of it, up to the last save).
 public final class PositionStore: Sendable {
     let queue: DatabaseQueue
 
-    public init(path: String) throws {
-        // What a user played is theirs alone: the folder 0700, the files 0600.
+    /// Where a damaged database was moved before this one was made anew
+    /// (nil: it was fine).
+    public let recoveredFrom: String?
+
+    /// Opens the database at `path`; a damaged one (not a database, corrupt)
+    /// is moved aside as `positions.sqlite.corrupt-DATE` and started anew:
+    /// resume positions are worth less than a player that starts.
+    public convenience init(path: String) throws {
+        do {
+            try self.init(opening: path, recoveredFrom: nil)
+        } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
+            let date = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false)).replacingOccurrences(of: ":", with: "")
+            let aside = path + ".corrupt-" + date
+            for suffix in ["", "-wal", "-shm", "-journal"] { rename(path + suffix, aside + suffix) }
+            try self.init(opening: path, recoveredFrom: aside)
+        }
+    }
+
+    private init(opening path: String, recoveredFrom: String?) throws {
+        self.recoveredFrom = recoveredFrom
+        // What a user played is theirs alone: the folder 0700 when new (an
+        // existing one is used as it is, if it is this user's), the files 0600.
         let folder = (path as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        chmod(folder, 0o700)
+        if let problem = OwnFolder.prepare(folder, privateOnly: false) {
+            throw PositionStoreError(description: "cannot use the state folder \(folder): \(problem)")
+        }
+        // Only regular files: a link planted there is not followed.
+        for suffix in ["", "-wal", "-shm", "-journal"] { removeNonRegular(path + suffix) }
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { _ in
@@ -67,10 +102,17 @@ public final class PositionStore: Sendable {
     public func position(for url: String) -> Double? {
         try? queue.read { db in
             try Double.fetchOne(db, sql: "SELECT seconds FROM position WHERE url = ?", arguments: [url])
-        }
+        }.flatMap(Self.usable)
+    }
+
+    /// A stored position as a time: one that is not finite or out of range
+    /// (written by an older version, or by hand) is dropped, never played.
+    static func usable(_ seconds: Double) -> Double? {
+        seconds.isFinite && seconds > 0 && seconds <= CheckedNumber.longestTime ? seconds : nil
     }
 
     public func save(_ seconds: Double, for url: String) {
+        guard let seconds = Self.usable(seconds) else { return remove(for: url) }
         try? queue.write { db in
             try db.execute(
                 sql: "INSERT INTO position (url, seconds, updated) VALUES (?, ?, ?) ON CONFLICT(url) DO UPDATE SET seconds = excluded.seconds, updated = excluded.updated",
@@ -92,7 +134,7 @@ extension PositionStore {
         }
         var positions: [String: Double] = [:]
         for row in rows ?? [] {
-            if let url: String = row["url"], let seconds: Double = row["seconds"] { positions[url] = seconds }
+            if let url: String = row["url"], let seconds: Double = row["seconds"], let usable = Self.usable(seconds) { positions[url] = usable }
         }
         return positions
     }

@@ -32,7 +32,9 @@ public struct Canvas: Sendable {
         var x = column
         for character in text {
             let characterWidth = max(1, DisplayWidth.of(character))
-            let isControl = character.unicodeScalars.contains { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) }
+            // A control moves the cursor; a bidirectional override reorders
+            // the rest of the row: neither reaches the terminal.
+            let isControl = character.unicodeScalars.contains { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) || DisplayWidth.isDirectionControl($0) }
             guard x + characterWidth <= column + limit else { break }
             let shown = isControl ? " " : String(character)
             release(row, x)

@@ -92,7 +92,7 @@ public enum DisplayWidth {
             case 0x0D: result += "\\r"
             case 0x09: result += "\\t"
             case 0x1B: result += "\\e"
-            case 0..<0x20, 0x7F..<0xA0, 0x2028, 0x2029, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
+            case 0..<0x20, 0x7F..<0xA0, 0x2028, 0x2029, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
                 result += "\\u{" + String(value, radix: 16, uppercase: true) + "}"
             default: result.unicodeScalars.append(scalar)
             }
@@ -101,12 +101,44 @@ public enum DisplayWidth {
         return result
     }
 
+    /// The marks that change the direction text is laid out in (U+202A–E
+    /// embeddings and overrides, U+2066–9 isolates, LRM, RLM, ALM): from a
+    /// title, U+202E would show the rest of a table row backwards.
+    public static func isDirectionControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
+        }
+    }
+
+    /// Text from a file's tags or a feed for a peer that shows it (MPRIS
+    /// metadata): control characters (escape sequences, OSC 52 included)
+    /// and direction marks removed, line breaks and tabs made spaces.
+    public static func plainText(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x09, 0x0A, 0x0D, 0x2028, 0x2029: result.unicodeScalars.append(" ")
+            case 0..<0x20, 0x7F..<0xA0: continue
+            default:
+                if !isDirectionControl(scalar) { result.unicodeScalars.append(scalar) }
+            }
+        }
+        return result
+    }
+
     /// Replaces line breaks, tabs and other control characters with spaces, so
-    /// that text from a feed can never break a table row or move the cursor.
+    /// that text from a feed can never break a table row or move the cursor;
+    /// direction marks are shown as `\u{202E}` (visible, and inert).
     public static func singleLine(_ text: String) -> String {
         var result = ""
         var lastWasSpace = false
         for scalar in text.unicodeScalars {
+            if isDirectionControl(scalar) {
+                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+                lastWasSpace = false
+                continue
+            }
             let isControl = scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value)
                 || scalar.value == 0x2028 || scalar.value == 0x2029
             if isControl || scalar == " " {

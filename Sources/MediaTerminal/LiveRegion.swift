@@ -4,12 +4,13 @@ import Foundation
 /// progress display of long work. Each frame is one write, lines are cut to
 /// the width (so they never wrap and break the cursor arithmetic).
 public final class LiveRegion {
-    private let output: FileHandle
+    private let output: Int32
     private let width: Int?
     private var drawnLines = 0
     private var lastFrame: [String] = []
 
-    public init(output: FileHandle = .standardError, width: Int?) {
+    /// `output` is a descriptor: standard error unless told.
+    public init(output: Int32 = STDERR_FILENO, width: Int?) {
         self.output = output
         self.width = width
     }
@@ -28,7 +29,7 @@ public final class LiveRegion {
             for _ in lines.count..<drawnLines { frame += "\u{1B}[2K\n" }
             frame += "\u{1B}[\(drawnLines - lines.count)A"
         }
-        output.write(Data(frame.utf8))
+        StandardStream.write(Array(frame.utf8), to: output)
         drawnLines = lines.count
         lastFrame = lines
     }
@@ -50,7 +51,8 @@ public func formatRate(_ bytesPerSecond: Double) -> String {
 
 /// "1:05:03", "3:20" or "0:07"
 public func formatDuration(_ seconds: Double) -> String {
-    let total = Int(seconds.rounded(.down))
+    // Clamped first: a file's garbage duration (2^63 µs, NaN) must not trap.
+    let total = Int((seconds.isNaN ? 0 : min(max(seconds, 0), 1e12)).rounded(.down))
     let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
     let ss = s < 10 ? "0\(s)" : "\(s)"
     if h > 0 { return "\(h):\(m < 10 ? "0" : "")\(m):\(ss)" }

@@ -51,6 +51,6 @@ extension CLIError {
     /// `mediaplay: message` on stderr, on one line: a message quotes titles,
     /// URLs and member names from outside, so it is escaped and bounded.
     public func report() {
-        FileHandle.standardError.write(Data("mediaplay: \(DisplayWidth.escaped(message))\n".utf8))
+        StandardStream.error("mediaplay: \(DisplayWidth.escaped(message))\n")
     }
 }

@@ -51,8 +51,10 @@ public struct GlobalOptions: ParsableArguments {
     }
 
     public static func runtimeDirectory(option: String?, _ environment: (String) -> String?) -> String {
-        if let option, !option.isEmpty { return absolutePath(option) }
-        if let dir = environment("MEDIAPLAY_RUNTIME_DIR"), !dir.isEmpty { return absolutePath(dir) }
+        // Its own last component is never resolved: a link there must be
+        // seen (and refused) as a link, not followed to a shared folder.
+        if let option, !option.isEmpty { return absolutePath(option, resolvingLast: false) }
+        if let dir = environment("MEDIAPLAY_RUNTIME_DIR"), !dir.isEmpty { return absolutePath(dir, resolvingLast: false) }
         if let dir = environment("XDG_RUNTIME_DIR"), dir.hasPrefix("/") { return dir + "/mediaplay" }
         return "/tmp/mediaplay-\(getuid())"
     }
@@ -90,13 +92,22 @@ public func runningExecutable() -> String {
 /// `path` made absolute (from the working directory, `~` from $HOME), with
 /// symbolic links, `.` and `..` resolved; a path that does not exist yet is
 /// tidied as written.
-public func absolutePath(_ path: String) -> String {
+public func absolutePath(_ path: String, resolvingLast: Bool = true) -> String {
     let expanded = path.hasPrefix("~") ? (path as NSString).expandingTildeInPath : path
     var absolute = expanded
     if !expanded.hasPrefix("/") {
         guard let folder = getcwd(nil, 0) else { return (expanded as NSString).standardizingPath }
         defer { free(folder) }
         absolute = String(cString: folder) + "/" + expanded
+    }
+    if !resolvingLast {
+        // The folder above resolved; the last name kept as it is.
+        var trimmed = absolute
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        let name = (trimmed as NSString).lastPathComponent
+        guard trimmed != "/", name != "..", name != "." else { return absolutePath(trimmed) }
+        let folder = absolutePath(parentFolder(trimmed))
+        return (folder == "/" ? "" : folder) + "/" + name
     }
     if let resolved = realpath(absolute, nil) {
         defer { free(resolved) }

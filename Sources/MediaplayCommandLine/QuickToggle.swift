@@ -54,6 +54,7 @@ public enum QuickToggle {
         var json = JSONWriter(pretty: false)
         json.beginObject()
         json.key(JSONWriter.Key("cmd")); json.string("toggle")
+        json.key(JSONWriter.Key("expires")); json.number(ClientTimeout.expiry(after: ClientTimeout.seconds()))
         json.key(JSONWriter.Key("feed")); json.string(feed)
         json.key(JSONWriter.Key("id")); json.number(1)
         // ItemSelector's rule: a number is a position in the list, else an id.

@@ -51,7 +51,7 @@ public struct StatusCommand: ParsableCommand {
             if !json { printSummary(status) }
             // The summary showed these seconds already.
             var shown: [ItemKey: Int] = [:]
-            for item in status.items + [status.current].compactMap({ $0 }) { shown[item.id] = Int(item.position.rounded(.down)) }
+            for item in status.items + [status.current].compactMap({ $0 }) { shown[item.id] = Int(CheckedNumber.position(item.position).rounded(.down)) }
             fflush(nil)
             if follow { try followEvents(client, shown: shown) }
         }
@@ -77,7 +77,7 @@ public struct StatusCommand: ParsableCommand {
     private func followEvents(_ client: ControlClient, shown: [ItemKey: Int]) throws(CLIError) {
         let terminal = TerminalInfo.detect(fd: 1, environment: global.environment)
         let encoder = ModelJSON.encoder()
-        let live = terminal.animates && !json ? LiveRegion(output: .standardOutput, width: terminal.width) : nil
+        let live = terminal.animates && !json ? LiveRegion(output: STDOUT_FILENO, width: terminal.width) : nil
         var shownSecond = shown
         while true {
             let event: ItemEvent
@@ -89,16 +89,16 @@ public struct StatusCommand: ParsableCommand {
             }
             // Written at once (print would buffer a pipe's lines).
             if json {
-                FileHandle.standardOutput.write((try? encoder.encode(event)) ?? Data())
-                FileHandle.standardOutput.write(Data("\n".utf8))
+                // A reader gone (`| head`): nothing left to follow for.
+                guard StandardStream.output(((try? encoder.encode(event)) ?? Data()) + Data("\n".utf8)) else { return }
             } else if let live {
                 live.draw([StatusText.line(event.status)])
             } else {
-                let second = Int(event.status.position.rounded(.down))
+                let second = Int(CheckedNumber.position(event.status.position).rounded(.down))
                 let moved = event.event == .position && event.status.state == .playing && shownSecond[event.status.id] != second
                 guard event.event == .state || moved else { continue }
                 shownSecond[event.status.id] = second
-                FileHandle.standardOutput.write(Data((StatusText.line(event.status) + "\n").utf8))
+                guard StandardStream.output((StatusText.line(event.status) + "\n").utf8) else { return }
             }
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaTerminal
 import MediaModel
 import MediaControl
 import MediaFeed
@@ -46,7 +47,7 @@ public struct QuitCommand: ParsableCommand {
     public func run() throws {
         try runReportingErrors {
             guard let client = try BackgroundPlayer.connect(global, start: false) else {
-                FileHandle.standardError.write(Data("mediaplay: the background player is not running\n".utf8))
+                StandardStream.error("mediaplay: the background player is not running\n")
                 return
             }
             do {
@@ -54,9 +55,11 @@ public struct QuitCommand: ParsableCommand {
             } catch {
                 throw BackgroundPlayer.cliError(error)
             }
-            // The daemon closes the connection once it has stopped.
-            _ = try? client.nextEvent()
-            FileHandle.standardError.write(Data("mediaplay: background player stopped\n".utf8))
+            // The daemon closes the connection once it has stopped, and lets
+            // its lock go as it exits: a toggle right after starts anew.
+            _ = try? client.nextLine()
+            ControlClient.waitForRelease(of: BackgroundPlayer.paths(global), seconds: ClientTimeout.seconds())
+            StandardStream.error("mediaplay: background player stopped\n")
         }
     }
 }

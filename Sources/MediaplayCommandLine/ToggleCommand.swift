@@ -74,7 +74,7 @@ public struct ToggleCommand: ParsableCommand {
         _ = line.withUTF8 { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
         // A video in a background player with no display: its sound only. Say so, and how to watch.
         if status.kind == "video", [.playing, .downloading, .buffering].contains(status.state), let problem = display() {
-            FileHandle.standardError.write(Data("mediaplay: the background player shows no pictures: \(problem); it plays the sound (to watch here: mediaplay play \(status.item))\n".utf8))
+            StandardStream.error("mediaplay: the background player shows no pictures: \(problem); it plays the sound (to watch here: mediaplay play \(status.item))\n")
         }
     }
 }
@@ -97,7 +97,7 @@ final class ProgressLine {
         guard let region else {
             if !announced {
                 announced = true
-                FileHandle.standardError.write(Data("mediaplay: downloading item \(status.item) \"\(DisplayWidth.escaped(status.title))\" before playing it\n".utf8))
+                StandardStream.error("mediaplay: downloading item \(status.item) \"\(DisplayWidth.escaped(status.title))\" before playing it\n")
             }
             return
         }
@@ -105,7 +105,7 @@ final class ProgressLine {
         guard Date().timeIntervalSince(lastDraw) >= 0.08 else { return }
         lastDraw = Date()
         tick += 1
-        let percent = status.progress.map { " \(Int($0 * 100))%" } ?? ""
+        let percent = status.progress.map { " \(Percent.text($0))" } ?? ""
         region.draw(["\(Spinner.frame(tick)) downloading \(status.item) \"\(status.title)\"\(percent)"])
     }
 

@@ -35,7 +35,8 @@ public struct VolumeCommand: ParsableCommand {
         try runReportingErrors {
             var request = ControlRequest(id: nil, cmd: .volume)
             if let word = level.first {
-                guard level.count == 1, let number = Int(word), AudioSettings.range.contains(abs(number)) else {
+                let limit = AudioSettings.range.upperBound
+                guard level.count == 1, let number = Int(word), (-limit...limit).contains(number) else {
                     throw CLIError("volume takes N (0–150), +N or -N, not \"\(level.joined(separator: " "))\"", exitCode: .usage)
                 }
                 if word.hasPrefix("+") || word.hasPrefix("-") { request.step = number } else { request.level = number }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaTerminal
 import MediaCacheCommands
 import MediaplayCommandLine
 
@@ -17,6 +18,7 @@ struct MediaplayCache: AsyncParsableCommand {
     )
 
     static func main() async {
+        StandardStream.reserveStandardDescriptors()
         // A write over a file size limit must fail with EFBIG (reported as a
         // full disk, partial file kept), not kill the process.
         signal(SIGXFSZ, SIG_IGN)

@@ -42,6 +42,10 @@ struct Mediaplay: AsyncParsableCommand {
     )
 
     static func main() async {
+        StandardStream.reserveStandardDescriptors()
+        // A reader gone from a pipe is a failed write (ignored on stderr,
+        // an error on a listing), not the end of a playback or the daemon.
+        signal(SIGPIPE, SIG_IGN)
         // A write over a file size limit must fail with EFBIG (reported as a
         // full disk, partial file kept), not kill the process.
         signal(SIGXFSZ, SIG_IGN)
@@ -62,7 +66,7 @@ struct Mediaplay: AsyncParsableCommand {
         if arguments.count > 1 {
             let names = configuration.subcommands.compactMap { command in command.configuration.commandName }
             if let message = UnknownCommand.message(for: arguments[1], commands: names) {
-                FileHandle.standardError.write(Data("mediaplay: \(DisplayWidth.escaped(message))\n".utf8))
+                StandardStream.error("mediaplay: \(DisplayWidth.escaped(message))\n")
                 Foundation.exit(SysExit.usage.rawValue)
             }
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MediaListing
 import MediaplayCommandLine
+import MediaTerminal
 
 // The `mediaplay` program. The background player's client commands run here,
 // in a process that loads no media libraries, so a `toggle` bound to a key
@@ -30,6 +31,7 @@ func helperPath(_ name: String) -> String? {
     return nil
 }
 
+StandardStream.reserveStandardDescriptors()
 let arguments = CommandLine.arguments
 
 if let status = QuickToggle.run(arguments) {
@@ -43,11 +45,11 @@ if let status = QuickToggle.run(arguments) {
     // too in an install that lacks mediaplay-cache, in mediaplay-core.
     let cacheCommand = arguments.count > 1 && ["fetch", "cache"].contains(arguments[1])
     guard let path = (cacheCommand ? helperPath("mediaplay-cache") : nil) ?? helperPath("mediaplay-core") else {
-        FileHandle.standardError.write(Data("mediaplay: mediaplay-core is missing beside this program (reinstall with 'make install')\n".utf8))
+        StandardStream.error("mediaplay: mediaplay-core is missing beside this program (reinstall with 'make install')\n")
         exit(SysExit.unavailable.rawValue)
     }
     let argv = arguments.map { strdup($0) } + [nil]
     execv(path, argv)
-    FileHandle.standardError.write(Data("mediaplay: cannot run \(path): \(String(cString: strerror(errno)))\n".utf8))
+    StandardStream.error("mediaplay: cannot run \(path): \(String(cString: strerror(errno)))\n")
     exit(SysExit.unavailable.rawValue)
 }

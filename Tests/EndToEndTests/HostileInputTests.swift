@@ -115,6 +115,6 @@ import TestKit
         environment["XDG_STATE_HOME"] = "/proc/mediaplay-no-such-folder"  // not even root can write there
         let result = try await Mediaplay.run(["toggle", "1"], environment: environment)
         #expect(result.status == 69, "\(result.stderr)")
-        #expect(result.stderr.contains("cannot write the background player's log at /proc/mediaplay-no-such-folder/mediaplay/daemon.log"), "\(result.stderr)")
+        #expect(result.stderr.contains("cannot use the state folder /proc/mediaplay-no-such-folder/mediaplay"), "\(result.stderr)")
     }
 }

@@ -34,8 +34,13 @@ import TestKit
             var line = QuickToggle.request(item: item, feed: feed, noWait: noWait)
             #expect(line.last == 0x0A)
             line.removeLast()
-            let expected = ControlRequest(id: 1, cmd: .toggle, item: ItemSelector(item), wait: noWait ? false : nil, feed: feed)
-            #expect(try ControlRequest.decode(line: line).get() == expected, "\(String(decoding: line, as: UTF8.self))")
+            var expected = ControlRequest(id: 1, cmd: .toggle, item: ItemSelector(item), wait: noWait ? false : nil, feed: feed)
+            let decoded = try ControlRequest.decode(line: line).get()
+            // It expires when the client stops waiting: within its timeout from now.
+            let expires = try #require(decoded.expires)
+            #expect(abs(expires - ClientTimeout.expiry(after: ClientTimeout.standard)) < 2000)
+            expected.expires = expires
+            #expect(decoded == expected, "\(String(decoding: line, as: UTF8.self))")
         }
     }
 

@@ -277,17 +277,25 @@ private final class Tally: @unchecked Sendable {
         } catch {
             #expect("\(error)".contains("belongs to uid 65534"), "\(error)")
         }
-        // The directory made ours (and open to all): its mode is closed, and
-        // the daemon in it is still nobody's: refused by its peer uid.
+        // The directory made ours but open to all: refused, and left as it
+        // is (it may be a shared folder a setting pointed at: never chmod).
         chown(paths.runtimeDirectory, 0, 0)
+        do {
+            _ = try ControlClient.connect(paths)
+            Issue.record("used a runtime directory open to others")
+        } catch {
+            #expect("\(error)".contains("others can enter it (mode 777)"), "\(error)")
+        }
+        var info = stat()
+        #expect(lstat(paths.runtimeDirectory, &info) == 0 && info.st_mode & 0o777 == 0o777)
+        // Closed by its owner: the daemon in it is still nobody's, refused by its peer uid.
+        chmod(paths.runtimeDirectory, 0o700)
         do {
             _ = try ControlClient.connect(paths)
             Issue.record("connected to a daemon of uid 65534")
         } catch {
             #expect("\(error)".contains("runs as uid 65534"), "\(error)")
         }
-        var info = stat()
-        #expect(lstat(paths.runtimeDirectory, &info) == 0 && info.st_mode & 0o777 == 0o700)
         withExtendedLifetime(holder) {}
     }
 
@@ -313,7 +321,7 @@ private final class Tally: @unchecked Sendable {
         let folder = try TemporaryDirectory()
         let paths = ControlPaths(runtimeDirectory: folder.path + "/run")
         // A socket file with nobody behind it, as a crash leaves it.
-        try FileManager.default.createDirectory(atPath: paths.runtimeDirectory, withIntermediateDirectories: true)
+        mkdir(paths.runtimeDirectory, 0o700)
         _ = try UnixSocket.listening(at: paths.socket)
         #expect(FileManager.default.fileExists(atPath: paths.socket))
         #expect(throws: SocketError.self) { try UnixSocket.connected(to: paths.socket) }

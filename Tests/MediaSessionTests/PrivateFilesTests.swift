@@ -1,6 +1,7 @@
 import Foundation
 import MediaCache
-import MediaSession
+@testable import MediaSession
+import GRDB
 import Testing
 import TestKit
 
@@ -14,9 +15,6 @@ import TestKit
 
     @Test func positionsAndTheCacheIndexAreNotWorldReadable() throws {
         let folder = try TemporaryDirectory()
-        // An existing state folder left open by an older version is closed too.
-        try FileManager.default.createDirectory(atPath: folder.path + "/state/mediaplay", withIntermediateDirectories: true)
-        chmod(folder.path + "/state/mediaplay", 0o755)
         let positions = try PositionStore(path: folder.path + "/state/mediaplay/positions.sqlite")
         positions.save(12.5, for: "file:///a.mp3")
         #expect(Self.mode(folder.path + "/state/mediaplay") == 0o700)
@@ -29,5 +27,55 @@ import TestKit
             if FileManager.default.fileExists(atPath: path) { #expect(Self.mode(path) == 0o600, "\(path)") }
         }
         withExtendedLifetime(cache) {}
+    }
+
+    /// A folder mediaplay did not make is used as it is, never changed (a
+    /// setting or a link may point at a shared one); its files are still 0600.
+    @Test func anExistingFolderKeepsItsMode() throws {
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.path + "/state", withIntermediateDirectories: true)
+        chmod(folder.path + "/state", 0o755)
+        let positions = try PositionStore(path: folder.path + "/state/positions.sqlite")
+        positions.save(1, for: "file:///a.mp3")
+        #expect(Self.mode(folder.path + "/state") == 0o755)
+        #expect(Self.mode(folder.path + "/state/positions.sqlite") == 0o600)
+    }
+
+    /// A link in place of the state folder is refused, its target untouched.
+    @Test func aLinkedStateFolderIsRefused() throws {
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.path + "/shared", withIntermediateDirectories: true)
+        chmod(folder.path + "/shared", 0o777)
+        symlink(folder.path + "/shared", folder.path + "/state")
+        #expect(throws: (any Error).self) { try PositionStore(path: folder.path + "/state/positions.sqlite") }
+        #expect(Self.mode(folder.path + "/shared") == 0o777)
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/shared/positions.sqlite"))
+    }
+
+    /// A damaged positions file is moved aside and started anew: the
+    /// player starts (it refused every toggle before).
+    @Test func aCorruptPositionsFileIsMovedAsideAndRebuilt() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path + "/positions.sqlite"
+        try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))
+        let positions = try PositionStore(path: path)
+        let aside = try #require(positions.recoveredFrom)
+        #expect(aside.hasPrefix(path + ".corrupt-"))
+        #expect(FileManager.default.fileExists(atPath: aside))
+        positions.save(5, for: "file:///b.mp3")
+        #expect(positions.position(for: "file:///b.mp3") == 5)
+    }
+
+    /// A position that is not a time (written by an older version) is
+    /// dropped on read, and never written.
+    @Test func aNonFinitePositionIsDropped() throws {
+        let folder = try TemporaryDirectory()
+        let positions = try PositionStore(path: folder.path + "/positions.sqlite")
+        positions.save(.infinity, for: "file:///c.mp3")
+        #expect(positions.position(for: "file:///c.mp3") == nil)
+        positions.save(7, for: "file:///d.mp3")
+        try positions.queue.write { db in try db.execute(sql: "UPDATE position SET seconds = 1e999") }
+        #expect(positions.position(for: "file:///d.mp3") == nil)
+        #expect(positions.all().isEmpty)
     }
 }

@@ -13,7 +13,8 @@ import Synchronization
 /// the ring, so playback continues with the next sample either way.
 final class SDLAudioDevice: @unchecked Sendable {
     let format: AudioFormat
-    let ring = AudioRing(capacity: 1 << 18)
+    /// At least a second of sound (256 KiB, 1.5 s of CD audio, at the least).
+    let ring: AudioRing
     /// Bytes a second, and the seconds one device buffer plays for.
     let bytesPerSecond: Double
     /// Set once, when the device first opens.
@@ -29,8 +30,12 @@ final class SDLAudioDevice: @unchecked Sendable {
     private let releaseQueue = DispatchQueue(label: "mediaplay.audio-device")
 
     init(format: AudioFormat) throws {
+        if let problem = format.problem { throw problem }
         self.format = format
         bytesPerSecond = Double(format.bytesPerFrame * format.sampleRate)
+        var capacity = 1 << 18
+        while Double(capacity) < bytesPerSecond { capacity <<= 1 }
+        ring = AudioRing(capacity: capacity)
         deviceBuffer = try lock.withLock { try openDevice() }
     }
 
@@ -44,11 +49,11 @@ final class SDLAudioDevice: @unchecked Sendable {
         var wanted = SDL_AudioSpec()
         wanted.freq = Int32(format.sampleRate)
         wanted.format = mp_sdl_audio_s16sys()
-        wanted.channels = UInt8(format.channels)
+        wanted.channels = UInt8(clamping: format.channels)
         // The volume applies from the next callback: a change is heard within
         // this (23 ms at 44.1 kHz). 512 measured slower on SDL's disk driver
         // (docs/PERFORMANCE.md).
-        wanted.samples = 1024
+        wanted.samples = Self.bufferSamples(rate: format.sampleRate)
         wanted.callback = sdlAudioCallback
         wanted.userdata = Unmanaged.passUnretained(ring).toOpaque()
         var obtained = SDL_AudioSpec()
@@ -58,6 +63,16 @@ final class SDLAudioDevice: @unchecked Sendable {
             throw FFmpegError(context: "cannot open the audio device", message: String(cString: SDL_GetError()))
         }
         return Double(obtained.samples) / Double(max(obtained.freq, 1))
+    }
+
+    /// One device buffer in samples, sized in time: the largest power of
+    /// two that lasts at most 25 ms (1024 at 44.1 and 48 kHz), 64 at the
+    /// least. In samples alone, 1024 lasted 128 s at 8 Hz, and a stop
+    /// waited for SDL's thread that long.
+    static func bufferSamples(rate: Int) -> UInt16 {
+        var samples = 64
+        while samples * 2 * 40 <= rate && samples < 16384 { samples *= 2 }
+        return UInt16(samples)
     }
 
     /// Whether the device is still there to play (not discarded or closed).
@@ -159,7 +174,7 @@ final class SDLAudioDevice: @unchecked Sendable {
         guard canDrain else { return discard() }
         ring.waitUntilFill(atMost: 0)
         // What SDL and the sound server still hold.
-        SDL_Delay(UInt32(1000 * 2048 / max(format.sampleRate, 1)))
+        SDL_Delay(UInt32(min(1000 * 2048 / max(format.sampleRate, 1), 250)))
         discard()
     }
 }

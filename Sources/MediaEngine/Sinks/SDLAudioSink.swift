@@ -12,6 +12,10 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
     private let current = Mutex<(device: SDLAudioDevice?, base: Int)>((nil, 0))
     private let gain = Atomic<Int>(100)
     private let handsOn = Atomic<Bool>(false)
+    /// Paused before the device opened (a toggle of the next item came
+    /// first): the device opens paused, and goes as a paused one does.
+    /// Left open, fifteen quick toggles used up SDL's sixteen devices.
+    private let pausedEarly = Atomic<Bool>(false)
 
     /// Fails when SDL's audio cannot start at all. With `probe`, also when no
     /// device opens (a headless machine), so the caller can fall back to
@@ -60,6 +64,7 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
         let device = try handoff?.take(format) ?? SDLAudioDevice(format: format)
         device.ring.gainPercent.store(gain.load(ordering: .relaxed), ordering: .relaxed)
         current.withLock { $0 = (device, device.ring.produced.load(ordering: .acquiring)) }
+        if pausedEarly.load(ordering: .acquiring) { device.pause() }
     }
 
     public func write(_ samples: UnsafeRawBufferPointer) throws {
@@ -96,8 +101,15 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
         }
     }
 
-    public func pause() { device?.pause() }
-    public func resume() { device?.resume() }
+    public func pause() {
+        pausedEarly.store(true, ordering: .releasing)
+        device?.pause()
+    }
+
+    public func resume() {
+        pausedEarly.store(false, ordering: .releasing)
+        device?.resume()
+    }
 
     public func discard() {
         current.withLock { $0.device }?.discard()

@@ -1,6 +1,7 @@
 import CFFmpeg
 import CSDL2
 import Foundation
+import MediaModel
 import Synchronization
 
 /// What the user asked for in the video window.
@@ -267,7 +268,8 @@ private struct WindowState {
         let height = Double(frame.pointee.height)
         let aspect = frame.pointee.sample_aspect_ratio
         if aspect.num > 0 && aspect.den > 0 { width *= Double(aspect.num) / Double(aspect.den) }
-        let size = (width: Int32(width.rounded()), height: Int32(height))
+        // From the file: clamped, never trapped on (an aspect of 2^31:1).
+        let size = (width: Int32(CheckedNumber.clamped(width, to: 1...32768)), height: Int32(CheckedNumber.clamped(height, to: 1...32768)))
         return rotation % 180 == 90 ? (size.height, size.width) : size
     }
 

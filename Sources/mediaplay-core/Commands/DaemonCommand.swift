@@ -58,12 +58,12 @@ struct DaemonCommand: AsyncParsableCommand {
     private func startDetached(feed: String) throws(CLIError) {
         if let client = try BackgroundPlayer.connect(global, start: false),
            let status = try? client.call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self) {
-            FileHandle.standardError.write(Data("mediaplay: the background player already runs (pid \(status.pid), feed \(DisplayWidth.escaped(status.feed)))\n".utf8))
+            StandardStream.error("mediaplay: the background player already runs (pid \(status.pid), feed \(DisplayWidth.escaped(status.feed)))\n")
             return
         }
         guard let client = try BackgroundPlayer.connect(global, start: true, daemonOptions: ["--save-interval", String(saveInterval)]) else { return }
         let status = try? client.call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self)
-        FileHandle.standardError.write(Data("mediaplay: background player started (pid \(status.map { String($0.pid) } ?? "?"), log: \(BackgroundPlayer.logPath(global)))\n".utf8))
+        StandardStream.error("mediaplay: background player started (pid \(status.map { String($0.pid) } ?? "?"), log: \(BackgroundPlayer.logPath(global)))\n")
     }
 
     /// MPRIS on the session bus, so media keys and `playerctl` reach the
@@ -118,6 +118,11 @@ struct DaemonCommand: AsyncParsableCommand {
         let positions: PositionStore
         do {
             positions = try PositionStore(path: positionsPath)
+            if let aside = positions.recoveredFrom {
+                let notice = "the resume positions were damaged and have been started anew (the old file is kept at \(aside))"
+                logger.warning("\(notice)")
+                StandardStream.error("mediaplay: \(notice)\n")
+            }
         } catch {
             throw CLIError("cannot open the resume positions at \(positionsPath): \(error)", exitCode: .ioError)
         }
@@ -145,7 +150,7 @@ struct DaemonCommand: AsyncParsableCommand {
             mpris?.refresh()
         }
         defer { mpris?.stop() }
-        FileHandle.standardError.write(Data("mediaplay: background player listening on \(daemon.paths.socket) (log: \(logPath))\n".utf8))
+        StandardStream.error("mediaplay: background player listening on \(daemon.paths.socket) (log: \(logPath))\n")
         do {
             try await daemon.serve(
                 session: session, feed: feed, version: Mediaplay.version, saveInterval: saveInterval, reloadFeed: { follower.changedFeed() },

@@ -179,11 +179,11 @@ struct PlayCommand: AsyncParsableCommand {
     private func printStatistics(_ statistics: PlaybackStatistics) {
         let drift = statistics.drift
         func ms(_ seconds: Double) -> String { String(format: "%.1f", seconds * 1000) }
-        FileHandle.standardError.write(Data("frames shown \(statistics.framesPresented), dropped \(statistics.framesDropped), A/V drift p50 \(ms(drift.percentile(0.5))) ms, p99 \(ms(drift.percentile(0.99))) ms, max \(ms(drift.maximum)) ms\n".utf8))
+        StandardStream.error("frames shown \(statistics.framesPresented), dropped \(statistics.framesDropped), A/V drift p50 \(ms(drift.percentile(0.5))) ms, p99 \(ms(drift.percentile(0.99))) ms, max \(ms(drift.maximum)) ms\n")
     }
 
     fileprivate static func warn(_ text: String) {
-        FileHandle.standardError.write(Data("mediaplay: \(DisplayWidth.escaped(text))\n".utf8))
+        StandardStream.error("mediaplay: \(DisplayWidth.escaped(text))\n")
     }
 
     /// What to play and a title: a path as is, a URL or a feed item through
@@ -249,6 +249,6 @@ private final class DisplayOutcome: @unchecked Sendable {
 
     func missing(_ warning: String?) {
         lock.withLock { missingFlag = true }
-        if let warning { FileHandle.standardError.write(Data("mediaplay: \(DisplayWidth.escaped(warning))\n".utf8)) }
+        if let warning { StandardStream.error("mediaplay: \(DisplayWidth.escaped(warning))\n") }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaTerminal
 import MediaListing
 import MediaplayCommandLine
 import MediaEngine
@@ -81,7 +82,7 @@ struct ScriptCommand: AsyncParsableCommand {
             let engine = PlayerEngine(clock: virtual ? .virtual : .realTime, audio: audio, video: video) { _ in }
             let session = MediaSession(feed: loaded.feed, store: cache, positions: nil, engine: engine)
             let runner = ScriptRunner(session: session, virtualClock: virtual) { line in
-                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                StandardStream.output((line + "\n").utf8)
             }
             var failure: ScriptRunner.Failure?
             do {

@@ -100,7 +100,7 @@ enum PlaybackView {
                 return .failed(error)
             case .stoppedBeforeStart:
                 region?.draw([])
-                if region == nil { FileHandle.standardError.write(Data("stopped \"\(DisplayWidth.escaped(item.title))\"\n".utf8)) }
+                if region == nil { StandardStream.error("stopped \"\(DisplayWidth.escaped(item.title))\"\n") }
                 return .finished
             case let .event(event):
                 status = event.status
@@ -114,7 +114,7 @@ enum PlaybackView {
                     // A closed picture reads idle: for `play`, it stopped.
                     let state = status.state == .idle && lastState != nil ? .stopped : status.state
                     if region == nil, screen?.isShowingPictures != true, state != lastState, let word = word(for: state) {
-                        FileHandle.standardError.write(Data("\(word) \"\(DisplayWidth.escaped(item.title))\"\n".utf8))
+                        StandardStream.error("\(word) \"\(DisplayWidth.escaped(item.title))\"\n")
                     }
                     lastState = state
                     show(line(status, title: item.title, tick: tick, audio: session.audioShaping, notice: notice))
@@ -158,7 +158,7 @@ enum PlaybackView {
         if audio.muted { name += "  🔇" } else if audio.volume != 100 { name += "  🔉 \(audio.volume) %" }
         if audio.speed != 1 { name += "  \(SpeedText.text(audio.speed))" }
         let time = status.duration.map { "\(StatusText.clock(status.position)) / \(StatusText.clock($0))" } ?? StatusText.clock(status.position)
-        let percent = status.progress.map { " \(Int(($0 * 100).rounded(.down)))%" } ?? ""
+        let percent = status.progress.map { " \(Percent.text($0))" } ?? ""
         switch status.state {
         case .downloading: return "\(Spinner.frame(tick)) downloading\(percent)  \(name)   q quit"
         case .buffering: return "\(Spinner.frame(tick)) buffering\(percent) at \(time)  \(name)   space pause · q quit"
