@@ -211,7 +211,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        .testTarget(name: "MediaFeedTests", dependencies: ["MediaFeed"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaFeedTests", dependencies: ["MediaFeed", "MediaModel", "MediaTerminal"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaTerminalTests", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaBrowseTests", dependencies: ["MediaModel", "MediaBrowse", "MediaTerminal", "MediaFeed", "MediaEngine"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaCacheTests", dependencies: ["MediaCache", "TestKit"], swiftSettings: swiftSettings),

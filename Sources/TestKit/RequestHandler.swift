@@ -76,6 +76,7 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
         var headers = HTTPHeaders([("Content-Type", file.contentType), ("Accept-Ranges", "bytes")])
         if let etag = file.etag { headers.add(name: "ETag", value: etag) }
+        if let encoding = file.contentEncoding { headers.add(name: "Content-Encoding", value: encoding) }
         if let lastModified = file.lastModified { headers.add(name: "Last-Modified", value: lastModified) }
 
         if let ifNoneMatch = headerMap["if-none-match"], ifNoneMatch == file.etag {

@@ -39,6 +39,9 @@ public final class TestHTTPServer: Sendable {
         var etag: String?
         var lastModified: String?
         var contentType: String
+        /// A `Content-Encoding` sent whatever the client asked for (a
+        /// server that compresses anyway).
+        var contentEncoding: String?
     }
 
     struct State: Sendable {
@@ -84,9 +87,14 @@ public final class TestHTTPServer: Sendable {
     }
 
     /// Serves `bytes` at `path`. A new call replaces the file (and its ETag).
-    public func serve(_ path: String, bytes: [UInt8], etag: String? = nil, lastModified: String? = "Sat, 01 Nov 2025 10:00:00 GMT", contentType: String = "application/octet-stream") {
+    public func serve(
+        _ path: String, bytes: [UInt8], etag: String? = nil, lastModified: String? = "Sat, 01 Nov 2025 10:00:00 GMT",
+        contentType: String = "application/octet-stream", contentEncoding: String? = nil
+    ) {
         let tag = etag ?? "\"\(bytes.count)-\(Self.checksum(bytes))\""
-        shared.state.withLock { $0.files[path] = File(bytes: bytes, etag: tag, lastModified: lastModified, contentType: contentType) }
+        shared.state.withLock {
+            $0.files[path] = File(bytes: bytes, etag: tag, lastModified: lastModified, contentType: contentType, contentEncoding: contentEncoding)
+        }
     }
 
     /// Serves without any validator (no ETag, no Last-Modified).
