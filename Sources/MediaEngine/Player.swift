@@ -238,7 +238,8 @@ public final class Player: @unchecked Sendable {
         audioSink?.setGain(percent: options.shaping.muted ? 0 : options.shaping.volume)
         self.makeVideoSink = makeVideoSink
         self.options = options
-        let start = max(options.start, 0)
+        // A start from a saved position, a script or the command line: a time in the item.
+        let start = CheckedNumber.position(options.start)
         audioShaping = options.shaping
         serialSpeed = options.shaping.speed
         masterClock.setInitialRate(options.shaping.speed)

@@ -145,8 +145,8 @@ import TestKit
     /// with one line naming its pid, and what they asked is not done when
     /// it continues.
     @Test func clientsOfAStoppedPlayerGiveUpAndTheirRequestsLapse() async throws {
-        let toneFixture = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
-        let tone = try await Fixtures.make(toneFixture.name, toneFixture.arguments)
+        // A minute long: it must not end while the test looks at it.
+        let tone = try await Fixtures.make("minute.wav", ["-f", "lavfi", "-i", "sine=duration=60", "-c:a", "pcm_s16le"])
         let home = try await UserHome()
         home.feed = try home.folder.write("feed.json", #"[{"type": 1, "title": "Tone", "url": "file://\#(tone)"}]"#)
         #expect(try await home.run("toggle", "1").status == 0)
