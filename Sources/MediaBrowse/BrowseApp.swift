@@ -35,10 +35,13 @@ public final class BrowseApp: @unchecked Sendable {
     public struct Options: Sendable {
         public var imageMode: ImageMode
         public var colors: Bool
+        /// What the keys browse does not use itself do.
+        public var keymap: Keymap
 
-        public init(imageMode: ImageMode, colors: Bool) {
+        public init(imageMode: ImageMode, colors: Bool, keymap: Keymap = .standard) {
             self.imageMode = imageMode
             self.colors = colors
+            self.keymap = keymap
         }
     }
 
@@ -274,23 +277,13 @@ public final class BrowseApp: @unchecked Sendable {
         case .home, .character("g"): select(layout.move(selection, by: .first))
         case .end, .character("G"): select(layout.move(selection, by: .last))
         case .enter, .character(" "): activate()
-        case .character("9"): changeAudio(volumeStep: -VideoWindowInput.volumeStep)
-        case .character("0"): changeAudio(volumeStep: VideoWindowInput.volumeStep)
-        case .character("m"): changeAudio(volumeStep: nil)
-        case .character(">"): step(forward: true)
-        case .character("<"): step(forward: false)
-        case .character("["): changeSpeed(by: 1 / 1.1)
-        case .character("]"): changeSpeed(by: 1.1)
-        case .backspace: changeSpeed(by: nil)
-        case .character("b"): seek(by: -Self.seekStep)
-        case .character("f"): seek(by: Self.seekStep)
         case .character("i"): openDetail()
         case .character("r"): refresh()
         case .character("?"): mode = .help
         case .character("q"), .escape: quit(status: 0)
         case let .click(column, row):
             if row >= 1, let index = layout.cell(atColumn: column, row: row - 1 + scrollTop) { select(index) }
-        default: break
+        default: performBound(key)
         }
     }
 
@@ -304,34 +297,38 @@ public final class BrowseApp: @unchecked Sendable {
         case .left, .character("h"): selectInDetail(selection - 1)
         case .right, .character("l"): selectInDetail(selection + 1)
         case .enter, .character(" "): togglePlayback()
-        case .character("9"): changeAudio(volumeStep: -VideoWindowInput.volumeStep)
-        case .character("0"): changeAudio(volumeStep: VideoWindowInput.volumeStep)
-        case .character("m"): changeAudio(volumeStep: nil)
-        case .character("["): changeSpeed(by: 1 / 1.1)
-        case .character("]"): changeSpeed(by: 1.1)
-        case .character(">"): step(forward: true)
-        case .character("<"): step(forward: false)
-        case .character("b"): seek(by: -Self.seekStep)
-        case .character("f"): seek(by: Self.seekStep)
         case .character("r"): refresh()
         case .character("?"): mode = .help
-        default: break
+        default: performBound(key)
         }
     }
 
-    /// What b and f move the current item by (the arrows move the selection).
-    static let seekStep = 10.0
-
-    /// b and f: back and forward in what plays.
-    private func seek(by seconds: Double) {
+    /// A key that is not browse's own: its command in the keymap, through
+    /// the backend (this process or the background player, the same value),
+    /// its outcome said on the status bar. `quit` ends browse.
+    private func performBound(_ key: Key) {
+        guard let command = options.keymap.command(for: key) else { return }
+        if command == .quit { return quit(status: 0) }
         let backend = backend
         Task { [self] in
             do {
-                let status = try await backend.seek(by: seconds)
-                self.queue.async { self.received(status) }
+                let outcome = try await backend.perform(command)
+                self.queue.async { self.said(outcome) }
             } catch {
                 self.queue.async { self.show("✗ " + Self.message(of: error)) }
             }
+        }
+    }
+
+    /// What a command left, on the status bar.
+    private func said(_ outcome: PlayerOutcome) {
+        switch outcome {
+        case let .item(status?): received(status)
+        case .item(nil): break
+        case let .audio(settings):
+            let speed = settings.speed == 1 ? "" : " · speed \(SpeedText.text(settings.speed))"
+            show((settings.muted ? "🔇 muted (volume \(settings.volume) %)" : "🔊 volume \(settings.volume) %") + speed)
+        case let .playlist(mode): show(mode.line)
         }
     }
 
@@ -340,45 +337,6 @@ public final class BrowseApp: @unchecked Sendable {
         if let error = error as? CommandError { return error.message }
         if case let .refused(refusal)? = error as? ControlClientError { return refusal.message }
         return "\(error)"
-    }
-
-    /// [ and ]: slower and faster; backspace (nil): 1×.
-    private func changeSpeed(by factor: Double?) {
-        let backend = backend
-        Task { [self] in
-            do {
-                let settings = try await backend.changeSpeed(by: factor)
-                self.queue.async { self.show("speed \(SpeedText.text(settings.speed))") }
-            } catch {
-                self.queue.async { self.show("✗ \(error)") }
-            }
-        }
-    }
-
-    /// > and <: the playlist's next and previous item.
-    private func step(forward: Bool) {
-        let backend = backend
-        Task { [self] in
-            do {
-                let status = try await backend.step(forward: forward)
-                self.queue.async { self.received(status) }
-            } catch {
-                self.queue.async { self.show("✗ " + Self.message(of: error)) }
-            }
-        }
-    }
-
-    /// 9 and 0: the volume down and up; m: mute. Said on the status bar.
-    private func changeAudio(volumeStep step: Int?) {
-        let backend = backend
-        Task { [self] in
-            do {
-                let settings = try await backend.changeAudio(volumeStep: step)
-                self.queue.async { self.show(settings.muted ? "🔇 muted (volume \(settings.volume) %)" : "🔊 volume \(settings.volume) %") }
-            } catch {
-                self.queue.async { self.show("✗ \(error)") }
-            }
-        }
     }
 
     private func select(_ index: Int) {

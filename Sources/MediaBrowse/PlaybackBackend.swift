@@ -17,14 +17,9 @@ public protocol PlaybackBackend: Sendable {
     func toggle(_ item: FeedItem) async throws -> ItemStatus
     /// Status changes as they happen.
     func events() -> AsyncStream<ItemEvent>
-    /// Moves the volume by `step` points (nil: toggles mute); the setting now.
-    func changeAudio(volumeStep step: Int?) async throws -> AudioSettings
-    /// Plays the playlist's next (or previous) item.
-    func step(forward: Bool) async throws -> ItemStatus
-    /// Multiplies the speed by `factor` (nil: back to 1×); the settings now.
-    func changeSpeed(by factor: Double?) async throws -> AudioSettings
-    /// Moves the current item `seconds` on (back when negative); its status.
-    func seek(by seconds: Double) async throws -> ItemStatus
+    /// Carries out a control (a key's command): the session's one entry
+    /// point, here or in the background player, the same value either way.
+    func perform(_ command: PlayerCommand) async throws -> PlayerOutcome
     /// The feed was re-read: follow it. Returns what had to stop.
     func update(feed: Feed) async -> [FeedItem]
     /// `browse` ends.
@@ -47,24 +42,10 @@ public final class SessionBackend: PlaybackBackend {
     public func toggle(_ item: FeedItem) async throws -> ItemStatus { try await session.toggle(item.key) }
     public func events() -> AsyncStream<ItemEvent> { session.events() }
 
-    public func changeAudio(volumeStep step: Int?) async throws -> AudioSettings {
-        if let step { return session.changeVolume(by: step) }
-        return session.setMuted(nil)
+    public func perform(_ command: PlayerCommand) async throws -> PlayerOutcome {
+        try await session.perform(command)
     }
 
-    public func step(forward: Bool) async throws -> ItemStatus {
-        forward ? try await session.next() : try await session.previous()
-    }
-
-    public func changeSpeed(by factor: Double?) async throws -> AudioSettings {
-        factor.map { session.changeSpeed(by: $0) } ?? session.setSpeed(1)
-    }
-
-    public func seek(by seconds: Double) async throws -> ItemStatus {
-        guard let current = session.currentStatus() else { throw CommandError(.badRequest, "nothing is playing or paused to seek in") }
-        try session.seek(current.id, by: seconds)
-        return session.status(of: current.id) ?? current
-    }
     public func update(feed: Feed) async -> [FeedItem] { session.update(feed: feed) }
     public func shutdown() async { await session.shutdown() }
 }
@@ -118,23 +99,19 @@ public final class DaemonBackend: PlaybackBackend {
         try await call(ControlRequest(id: nil, cmd: .toggle, item: .id(item.id), wait: false, feed: feedIdentity), as: ItemStatus.self)
     }
 
-    public func step(forward: Bool) async throws -> ItemStatus {
-        try await call(ControlRequest(id: nil, cmd: forward ? .next : .prev), as: ItemStatus.self)
-    }
-
-    public func changeSpeed(by factor: Double?) async throws -> AudioSettings {
-        guard let factor else { return try await call(ControlRequest(id: nil, cmd: .speed, value: 1), as: AudioSettings.self) }
-        let now = try await call(ControlRequest(id: nil, cmd: .speed), as: AudioSettings.self)
-        return try await call(ControlRequest(id: nil, cmd: .speed, value: min(max(((now.speed * factor) * 100).rounded() / 100, 0.25), 4)), as: AudioSettings.self)
-    }
-
-    public func seek(by seconds: Double) async throws -> ItemStatus {
-        try await call(ControlRequest(id: nil, cmd: .seek, by: seconds), as: ItemStatus.self)
-    }
-
-    public func changeAudio(volumeStep step: Int?) async throws -> AudioSettings {
-        let request = step.map { ControlRequest(id: nil, cmd: .volume, step: $0) } ?? ControlRequest(id: nil, cmd: .mute)
-        return try await call(request, as: AudioSettings.self)
+    /// The command as one request; its reply read in the shape its kind has.
+    public func perform(_ command: PlayerCommand) async throws -> PlayerOutcome {
+        let request = ControlRequest(command)
+        switch command {
+        case .volume, .mute, .speed:
+            return .audio(try await call(request, as: AudioSettings.self))
+        case .setRepeat, .shuffle, .autoplay:
+            return .playlist(try await call(request, as: PlaylistMode.self))
+        case .stop, .quit, .pause:
+            return .item(try await call(request, as: StopResult.self).stopped)
+        case .toggle, .play, .seek, .next, .previous:
+            return .item(try await call(request, as: ItemStatus.self))
+        }
     }
 
     public func events() -> AsyncStream<ItemEvent> {

@@ -44,6 +44,8 @@ public let maximumRequestLength = 64 * 1024
 public struct ControlRequest: Codable, Sendable, Equatable {
     public enum Command: String, Codable, Sendable, CaseIterable {
         case toggle, status, seek, stop, volume, mute, speed, next, prev, playlist, observe, quit
+        /// Any control, as its command line (`"command": "speed *1.1"`).
+        case command
     }
 
     public var id: Int?
@@ -53,6 +55,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     /// `seek`: the time to go to; or `by`, seconds to move (back when negative).
     public var seconds: Double?
     public var by: Double?
+    /// `seek`: a share of the item's length, 0–100.
+    public var percent: Double?
     /// `toggle`: false replies at once instead of after any download.
     public var wait: Bool?
     /// `volume`: the level to set, 0–150; or `step`, a change (+5, -5).
@@ -60,8 +64,12 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var step: Int?
     /// `mute`: true mutes, false unmutes, absent toggles.
     public var on: Bool?
-    /// `speed`: the factor to set, 0.25–4 (absent: just read).
+    /// `speed`: the factor to set, 0.25–4 (absent: just read); or
+    /// `factor`, what to multiply the speed by.
     public var value: Double?
+    public var factor: Double?
+    /// `command`: a control as typed after `mediaplay` ("seek +20").
+    public var command: PlayerCommand?
     /// `playlist`: the modes to change (absent ones stay).
     public var autoplay: Bool?
     public var `repeat`: PlaylistMode.Repeat?

@@ -91,80 +91,15 @@ public final class ControlService: Sendable {
         // This thread may wait for the feed file; the pool never does.
         if command != .quit { feedQueue.sync { followFeedNow() } }
         let session = session
+        if let commands = try request.playerCommands() {
+            return try control(command, commands, request, on: connection)
+        }
         switch command {
-        case .toggle:
-            let key = try item(request).key
-            if request.wait == false {
-                return later(id) { [self] () throws(CommandError) in ControlJSON.line(ControlReply.success(id, try await toggleWithoutWaiting(key))) }
-            }
-            // A pause or resume is done here; a start waits for the player.
-            if let status = try session.toggleAtOnce(key) { return .now(ControlJSON.line(ControlReply.success(id, status))) }
-            let beat = Self.heartbeat(until: request.expires)
-            return later(id) { () throws(CommandError) in
-                // While the start waits (a server slow to answer), the
-                // client hears the item's state now and then, so it knows
-                // the player is alive and does not give up on it.
-                let heartbeat = Task {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: .seconds(beat))
-                        guard !Task.isCancelled else { return }
-                        if let status = session.status(of: key) { connection.send(ControlJSON.line(ItemEvent(.progress, status))) }
-                    }
-                }
-                defer { heartbeat.cancel() }
-                let status = try await session.toggle(key) { progress in
-                    connection.send(ControlJSON.line(ItemEvent(.progress, progress)))
-                }
-                return ControlJSON.line(ControlReply.success(id, status))
-            }
         case .status:
             if request.item != nil {
                 return .now(ControlJSON.line(ControlReply.success(id, session.status(of: try item(request)))))
             }
             return .now(ControlJSON.line(ControlReply.success(id, daemonStatus())))
-        case .seek:
-            // The item named, else the current one.
-            let item: FeedItem
-            if request.item != nil {
-                item = try self.item(request)
-            } else if let current = session.currentStatus(), let found = session.item(for: current.id) {
-                item = found
-            } else {
-                throw CommandError(.badRequest, "nothing is playing or paused to seek in (name an item with \"item\")")
-            }
-            switch (request.seconds, request.by) {
-            case let (seconds?, nil) where seconds.isFinite && seconds >= 0: try session.seek(item.key, to: seconds)
-            case let (nil, offset?) where offset.isFinite: try session.seek(item.key, by: offset)
-            default: throw CommandError(.badRequest, "seek needs \"seconds\" (a time, 0 or more) or \"by\" (seconds to move), a number")
-            }
-            return .now(ControlJSON.line(ControlReply.success(id, session.status(of: item))))
-        case .stop:
-            return later(id) { ControlJSON.line(ControlReply.success(id, StopResult(stopped: await session.stop()))) }
-        case .volume:
-            let shaping: AudioSettings
-            switch (request.level, request.step) {
-            case let (level?, nil) where AudioSettings.range.contains(level): shaping = session.setVolume(level)
-            case let (nil, step?) where (-AudioSettings.range.upperBound...AudioSettings.range.upperBound).contains(step):
-                shaping = session.changeVolume(by: step)
-            case (nil, nil): shaping = session.audioShaping
-            case (_?, _?): throw CommandError(.badRequest, "volume takes \"level\" or \"step\", not both")
-            case (_?, nil): throw CommandError(.badRequest, "volume \"level\" must be from 0 to 150")
-            case (nil, _?): throw CommandError(.badRequest, "volume \"step\" must be a change from −150 to 150")
-            }
-            return .now(ControlJSON.line(ControlReply.success(id, shaping)))
-        case .mute:
-            return .now(ControlJSON.line(ControlReply.success(id, session.setMuted(request.on))))
-        case .speed:
-            guard let value = request.value else { return .now(ControlJSON.line(ControlReply.success(id, session.audioShaping))) }
-            guard AudioSettings.speeds.contains(value) else { throw CommandError(.badRequest, "speed takes \"value\", a factor from 0.25 to 4") }
-            return .now(ControlJSON.line(ControlReply.success(id, session.setSpeed(value))))
-        case .next:
-            return later(id) { () throws(CommandError) in ControlJSON.line(ControlReply.success(id, try await session.next())) }
-        case .prev:
-            return later(id) { () throws(CommandError) in ControlJSON.line(ControlReply.success(id, try await session.previous())) }
-        case .playlist:
-            let mode = session.setPlaylist(autoplay: request.autoplay, repeat: request.repeat, shuffle: request.shuffle)
-            return .now(ControlJSON.line(ControlReply.success(id, mode)))
         case .observe:
             connection.markObserving()
             let events = session.events()
@@ -179,6 +114,75 @@ public final class ControlService: Sendable {
                 await onQuit()
                 return ControlJSON.line(ControlReply.success(id, EmptyResult()))
             }
+        default:
+            throw CommandError(.badRequest, "\(request.cmd) is not a request this daemon reads")
+        }
+    }
+
+    /// A control: its commands through the session's one entry point. What
+    /// waits for nothing (a pause, a seek, the volume) is done and answered
+    /// on the client's thread; a start, a stop or a step runs as a task.
+    private func control(
+        _ kind: ControlRequest.Command, _ commands: [PlayerCommand], _ request: ControlRequest, on connection: ControlConnection
+    ) throws(CommandError) -> ControlAnswer {
+        let id = request.id
+        let session = session
+        if kind == .toggle, request.wait == false, let selector = request.item {
+            let key = try session.item(selector).key
+            return later(id) { [self] () throws(CommandError) in ControlJSON.line(ControlReply.success(id, try await toggleWithoutWaiting(key))) }
+        }
+        var outcome: PlayerOutcome?
+        var waiting: ArraySlice<PlayerCommand> = []
+        for (index, command) in commands.enumerated() {
+            guard let done = try session.performAtOnce(command) else {
+                waiting = commands[index...]
+                break
+            }
+            outcome = done
+        }
+        if waiting.isEmpty { return .now(reply(kind, outcome, id)) }
+        let watched = try request.item.map { selector throws(CommandError) in try session.item(selector).key }
+        let beat = Self.heartbeat(until: request.expires)
+        let (doneSoFar, rest) = (outcome, Array(waiting))
+        return later(id) { [self] () throws(CommandError) in
+            // While a start waits (a server slow to answer), the client
+            // hears the item's state now and then, so it knows the player
+            // is alive and does not give up on it.
+            let heartbeat = Task {
+                while !Task.isCancelled, let watched {
+                    try? await Task.sleep(for: .seconds(beat))
+                    guard !Task.isCancelled else { return }
+                    if let status = session.status(of: watched) { connection.send(ControlJSON.line(ItemEvent(.progress, status))) }
+                }
+            }
+            defer { heartbeat.cancel() }
+            var last = doneSoFar
+            for command in rest {
+                last = try await session.perform(command) { progress in
+                    connection.send(ControlJSON.line(ItemEvent(.progress, progress)))
+                }
+            }
+            return reply(kind, last, id)
+        }
+    }
+
+    /// The reply to a control, in the shape its request has always had:
+    /// the item's status, the stopped item, the audio settings or the modes.
+    private func reply(_ kind: ControlRequest.Command, _ outcome: PlayerOutcome?, _ id: Int?) -> [UInt8] {
+        switch (kind, outcome) {
+        case (.volume, _), (.mute, _), (.speed, _):
+            return ControlJSON.line(ControlReply.success(id, outcome?.audio ?? session.audioShaping))
+        case (.playlist, _):
+            return ControlJSON.line(ControlReply.success(id, outcome?.playlist ?? session.playlistMode))
+        case let (_, .audio(settings)?):
+            return ControlJSON.line(ControlReply.success(id, settings))
+        case let (_, .playlist(mode)?):
+            return ControlJSON.line(ControlReply.success(id, mode))
+        case let (_, .item(status)?):
+            // A stop's `{}` when nothing was active; an item's status otherwise.
+            return status.map { ControlJSON.line(ControlReply.success(id, $0)) } ?? ControlJSON.line(ControlReply.success(id, StopResult(stopped: nil)))
+        case (_, nil):
+            return ControlJSON.line(ControlReply.success(id, StopResult(stopped: nil)))
         }
     }
 
@@ -216,7 +220,8 @@ public final class ControlService: Sendable {
             }
             Task {
                 do throws(CommandError) {
-                    answer.resume(.success(try await session.toggle(key)))
+                    let outcome = try await session.perform(.toggle(.id(key.rawValue)))
+                    answer.resume(.success(outcome.item ?? session.status(of: key) ?? ItemStatus(item: 0, id: key, title: "", kind: nil, state: .idle, position: 0)))
                 } catch {
                     answer.resume(.failure(error))
                 }

@@ -262,24 +262,20 @@ public final class MPRISService: @unchecked Sendable {
             guard let value = reader.double(), value.isFinite else { return -EINVAL }
             // Volume 1.0 is 100 %; a level above 0 unmutes.
             let level = CheckedNumber.clamped(value * 100, to: 0...150)
-            _ = session.setVolume(level)
-            if level > 0 && session.audioShaping.muted { _ = session.setMuted(false) }
+            run(.volume(.to(level)))
+            if level > 0 && session.audioShaping.muted { run(.mute(false)) }
         case "Rate":
             guard let value = reader.double(), value.isFinite else { return -EINVAL }
             // The specification: a rate of 0 acts as Pause.
-            if value <= 0 {
-                if let status = Reading(session).current?.status { session.pause(status.id) }
-            } else {
-                _ = session.setSpeed(value)
-            }
+            run(value <= 0 ? .pause : .speed(.to(value)))
         case "Shuffle":
             guard let value = reader.bool() else { return -EINVAL }
-            _ = session.setPlaylist(shuffle: value)
+            run(.shuffle(value))
         case "LoopStatus":
             switch reader.string() {
-            case "None"?: _ = session.setPlaylist(repeat: .off)
-            case "Track"?: _ = session.setPlaylist(repeat: .one)
-            case "Playlist"?: _ = session.setPlaylist(repeat: .all)
+            case "None"?: run(.setRepeat(.off))
+            case "Track"?: run(.setRepeat(.one))
+            case "Playlist"?: run(.setRepeat(.all))
             default: return -EINVAL
             }
         default:
@@ -299,24 +295,24 @@ public final class MPRISService: @unchecked Sendable {
         case "Raise": break
         case "Quit": quit()
         case "PlayPause":
-            if let status = current?.status, status.state.isActive { session.togglePause(status.id) } else { play(current?.item) }
+            if let status = current?.status, status.state.isActive { run(.toggle(.id(status.id.rawValue))) } else { play(current?.item) }
         case "Play":
-            if let status = current?.status, status.state == .paused { session.resume(status.id) } else if current?.status.state.isActive != true { play(current?.item) }
+            if let status = current?.status, status.state == .paused { run(.play(.id(status.id.rawValue))) } else if current?.status.state.isActive != true { play(current?.item) }
         case "Pause":
-            if let status = current?.status { session.pause(status.id) }
+            run(.pause)
         case "Stop":
-            waitBriefly { _ = await session.stop() }
+            run(.stop(nil))
         case "Next", "Previous":
-            waitBriefly { _ = member == "Next" ? try? await session.next() : try? await session.previous() }
+            run(member == "Next" ? .next : .previous)
         case "Seek":
             guard let offset = reader.int64() else { return -EINVAL }
             if let status = current?.status, reading.canSeek {
                 let target = status.position + Double(offset) / 1e6
                 // Past the end is the next item, as the specification says.
                 if let duration = status.duration, target >= duration {
-                    waitBriefly { _ = try? await session.next() }
+                    run(.next)
                 } else {
-                    try? session.seek(status.id, to: max(target, 0))
+                    run(.seek(.to(max(target, 0)), .id(status.id.rawValue)))
                 }
             }
         case "SetPosition":
@@ -324,7 +320,7 @@ public final class MPRISService: @unchecked Sendable {
             // A stale track id (another item now) is ignored, as specified.
             if let status = current?.status, track == Self.trackID(status.id), position >= 0, reading.canSeek,
                status.duration.map({ Double(position) / 1e6 <= $0 }) ?? true {
-                try? session.seek(status.id, to: Double(position) / 1e6)
+                run(.seek(.to(Double(position) / 1e6), .id(status.id.rawValue)))
             }
         case "OpenUri":
             guard let uri = reader.string() else { return -EINVAL }
@@ -332,7 +328,7 @@ public final class MPRISService: @unchecked Sendable {
             guard let item = session.feed.items.first(where: { $0.source?.description == uri || $0.source?.description == path }) else {
                 return -ENOENT
             }
-            waitBriefly { _ = try? await session.play(item.key) }
+            run(.play(.id(item.id)))
         default:
             return -ENOENT
         }
@@ -341,12 +337,16 @@ public final class MPRISService: @unchecked Sendable {
 
     /// Plays `item`, or else the first item of the playlist.
     private func play(_ item: FeedItem?) {
-        let session = self.session
-        if let item {
-            waitBriefly { _ = try? await session.toggle(item.key) }
-        } else {
-            waitBriefly { _ = try? await session.next() }
-        }
+        run(item.map { .toggle(.id($0.id)) } ?? .next)
+    }
+
+    /// A method or property as the one vocabulary's command, through the
+    /// session's one entry point: at once when it waits for nothing, else
+    /// waited for briefly (see `waitBriefly`).
+    private func run(_ command: PlayerCommand) {
+        let session = session
+        if (try? session.performAtOnce(command)) != nil { return }
+        waitBriefly { _ = try? await session.perform(command) }
     }
 
     /// Runs a command of the session and waits for it, up to two seconds

@@ -51,6 +51,7 @@ public final class MediaSession: @unchecked Sendable {
     /// How the feed plays on; with shuffle, the order it plays in.
     private var playlist: PlaylistMode
     private var shuffleOrder: [ItemKey] = []
+    private var windowKeymap = Keymap.standard
     private let subscribers = Broadcaster<ItemEvent>(buffering: .bufferingNewest(256))
 
     /// Blocking engine calls (the virtual clock, waiting for a player to
@@ -769,15 +770,33 @@ public final class MediaSession: @unchecked Sendable {
     /// A window's keys and its close button, as commands on its item.
     private func windowInput(_ input: VideoWindowInput, for key: ItemKey, from player: any PlaybackHandle) {
         guard lock.withLock({ players[key] === player }) else { return }
-        switch input {
-        case .togglePause: togglePause(key)
-        case let .seek(by: seconds): try? seek(key, by: seconds)
-        case let .volume(by: step): changeVolume(by: step)
-        case let .speed(by: factor): if factor == 0 { setSpeed(1) } else { changeSpeed(by: factor) }
-        case .toggleMute: setMuted(nil)
-        case let .step(forward): Task { _ = try? await step(by: forward ? 1 : -1) }
-        case .quit: _ = requestStop(key)
+        guard case let .key(pressed) = input, let command = keymap.command(for: pressed) else {
+            if input == .closed { _ = requestStop(key) }
+            return
         }
+        // The window's own item is what its keys act on.
+        let item = ItemSelector.id(key.rawValue)
+        switch command {
+        case .quit: _ = requestStop(key)
+        case .toggle(nil): togglePause(key)
+        case let .seek(seek, nil): run(.seek(seek, item))
+        case .stop(nil): run(.stop(item))
+        case .play(nil): run(.play(item))
+        default: run(command)
+        }
+    }
+
+    /// A window key's command: at once on the window's thread when it waits
+    /// for nothing, else as a task.
+    private func run(_ command: PlayerCommand) {
+        if (try? performAtOnce(command)) != nil { return }
+        Task { _ = try? await perform(command) }
+    }
+
+    /// What keys in a window do (the front end's keymap; config.toml's [keys]).
+    public var keymap: Keymap {
+        get { lock.withLock { windowKeymap } }
+        set { lock.withLock { windowKeymap = newValue } }
     }
 
     /// For an audio or video item not yet cached: a reader of its download,

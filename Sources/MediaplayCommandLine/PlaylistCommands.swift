@@ -34,7 +34,7 @@ public struct PrevCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     public func run() throws {
-        try runReportingErrors { try PlaylistText.step(.prev, global: global) }
+        try runReportingErrors { try PlaylistText.step(.previous, global: global) }
     }
 }
 
@@ -57,11 +57,7 @@ public struct RepeatCommand: ParsableCommand {
 
     public func run() throws {
         try runReportingErrors {
-            var request = ControlRequest(id: nil, cmd: .playlist)
-            if let mode {
-                guard let value = PlaylistMode.Repeat(rawValue: mode) else { throw CLIError("repeat takes off, one or all, not \"\(mode)\"", exitCode: .usage) }
-                request.repeat = value
-            }
+            let request = try mode.map { mode throws(CLIError) in ControlRequest(try ControlLine.command("repeat", mode)) } ?? ControlRequest(id: nil, cmd: .playlist)
             try PlaylistText.send(request, global: global, json: json)
         }
     }
@@ -86,8 +82,7 @@ public struct ShuffleCommand: ParsableCommand {
 
     public func run() throws {
         try runReportingErrors {
-            var request = ControlRequest(id: nil, cmd: .playlist)
-            request.shuffle = try OnOff.parse(state, command: "shuffle")
+            let request = try state.map { state throws(CLIError) in ControlRequest(try ControlLine.command("shuffle", state)) } ?? ControlRequest(id: nil, cmd: .playlist)
             try PlaylistText.send(request, global: global, json: json)
         }
     }
@@ -112,28 +107,31 @@ public struct AutoplayCommand: ParsableCommand {
 
     public func run() throws {
         try runReportingErrors {
-            var request = ControlRequest(id: nil, cmd: .playlist)
-            request.autoplay = try OnOff.parse(state, command: "autoplay")
+            let request = try state.map { state throws(CLIError) in ControlRequest(try ControlLine.command("autoplay", state)) } ?? ControlRequest(id: nil, cmd: .playlist)
             try PlaylistText.send(request, global: global, json: json)
         }
     }
 }
 
-/// `on` or `off` on the command line (nil: not given): mute, shuffle, autoplay.
-enum OnOff {
-    static func parse(_ word: String?, command: String) throws(CLIError) -> Bool? {
-        switch word {
-        case nil: return nil
-        case "on": return true
-        case "off": return false
-        case let other?: throw CLIError("\(command) takes on or off, not \"\(other)\"", exitCode: .usage)
+/// A client command's words as the one vocabulary's command (`volume -5`,
+/// `repeat cycle`): what a key binding or a script says the same way.
+public enum ControlLine {
+    public static func command(_ words: String...) throws(CLIError) -> PlayerCommand {
+        try command(words)
+    }
+
+    public static func command(_ words: [String]) throws(CLIError) -> PlayerCommand {
+        do {
+            return try PlayerCommand(parsing: words.joined(separator: " "))
+        } catch {
+            throw CLIError(error.message, exitCode: .usage)
         }
     }
 }
 
 enum PlaylistText {
-    static func step(_ command: ControlRequest.Command, global: GlobalOptions) throws(CLIError) {
-        print(StatusText.line(try BackgroundPlayer.call(ControlRequest(id: nil, cmd: command), as: ItemStatus.self, global)))
+    static func step(_ command: PlayerCommand, global: GlobalOptions) throws(CLIError) {
+        print(StatusText.line(try BackgroundPlayer.call(ControlRequest(command), as: ItemStatus.self, global)))
     }
 
     static func send(_ request: ControlRequest, global: GlobalOptions, json: Bool) throws(CLIError) {

@@ -28,35 +28,12 @@ public struct SeekCommand: ParsableCommand {
     @Argument(parsing: .allUnrecognized, help: ArgumentHelp("SECONDS, MM:SS, +N or -N.", valueName: "time"))
     var time: [String] = []
 
-    /// "90", "1:30", "1:02:03" → seconds; nil for anything else.
-    static func seconds(_ text: String) -> Double? {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard (1...3).contains(parts.count) else { return nil }
-        var total = 0.0
-        for (index, part) in parts.enumerated() {
-            guard let value = Double(part), value.isFinite, value >= 0, index == 0 || value < 60 else { return nil }
-            total = total * 60 + value
-        }
-        return total <= 7 * 24 * 3600 ? total : nil
-    }
-
     public func run() throws {
         try runReportingErrors {
-            guard time.count == 1, let word = time.first else {
-                throw CLIError("seek takes one time: SECONDS, MM:SS, +N or -N", exitCode: .usage)
+            guard time.count == 1 else {
+                throw CLIError("seek takes one time: SECONDS, MM:SS, +N, -N or N%", exitCode: .usage)
             }
-            var request = ControlRequest(id: nil, cmd: .seek)
-            if word.hasPrefix("+") || word.hasPrefix("-") {
-                guard let amount = Self.seconds(String(word.dropFirst())) else {
-                    throw CLIError("cannot read \"\(word)\" as a time (like +30, -10 or -1:00)", exitCode: .usage)
-                }
-                request.by = word.hasPrefix("-") ? -amount : amount
-            } else {
-                guard let seconds = Self.seconds(word) else {
-                    throw CLIError("cannot read \"\(word)\" as a time (like 90, 1:30 or 1:02:03)", exitCode: .usage)
-                }
-                request.seconds = seconds
-            }
+            let request = ControlRequest(try ControlLine.command(["seek"] + time))
             let status = try BackgroundPlayer.call(request, as: ItemStatus.self, global)
             print(StatusText.line(status))
         }

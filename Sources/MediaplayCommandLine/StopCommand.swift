@@ -24,7 +24,7 @@ public struct StopCommand: ParsableCommand {
             }
             let result: StopResult
             do {
-                result = try client.call(ControlRequest(id: nil, cmd: .stop), as: StopResult.self)
+                result = try client.call(ControlRequest(.stop(nil)), as: StopResult.self)
             } catch {
                 throw BackgroundPlayer.cliError(error)
             }

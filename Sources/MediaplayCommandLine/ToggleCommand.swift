@@ -48,7 +48,9 @@ public struct ToggleCommand: ParsableCommand {
             guard let client = try BackgroundPlayer.connect(global, start: true) else { return }
             let terminal = TerminalInfo.detect(fd: 2, environment: global.environment)
             let progress = ProgressLine(terminal: terminal)
-            let request = ControlRequest(id: nil, cmd: .toggle, item: ItemSelector(item), wait: noWait ? false : nil, feed: feed)
+            var request = ControlRequest(.toggle(ItemSelector(item)))
+            request.wait = noWait ? false : nil
+            request.feed = feed
             let status: ItemStatus
             do {
                 status = try client.call(request, as: ItemStatus.self) { event in

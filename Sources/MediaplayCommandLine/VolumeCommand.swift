@@ -33,14 +33,7 @@ public struct VolumeCommand: ParsableCommand {
 
     public func run() throws {
         try runReportingErrors {
-            var request = ControlRequest(id: nil, cmd: .volume)
-            if let word = level.first {
-                let limit = AudioSettings.range.upperBound
-                guard level.count == 1, let number = Int(word), (-limit...limit).contains(number) else {
-                    throw CLIError("volume takes N (0–150), +N or -N, not \"\(level.joined(separator: " "))\"", exitCode: .usage)
-                }
-                if word.hasPrefix("+") || word.hasPrefix("-") { request.step = number } else { request.level = number }
-            }
+            let request = level.isEmpty ? ControlRequest(id: nil, cmd: .volume) : ControlRequest(try ControlLine.command(["volume"] + level))
             try AudioSettingsText.send(request, global: global, json: json)
         }
     }
@@ -71,9 +64,7 @@ public struct MuteCommand: ParsableCommand {
 
     public func run() throws {
         try runReportingErrors {
-            var request = ControlRequest(id: nil, cmd: .mute)
-            request.on = try OnOff.parse(state, command: "mute")
-            try AudioSettingsText.send(request, global: global, json: json)
+            try AudioSettingsText.send(ControlRequest(try ControlLine.command("mute", state ?? "")), global: global, json: json)
         }
     }
 }
@@ -105,13 +96,7 @@ public struct SpeedCommand: ParsableCommand {
 
     public func run() throws {
         try runReportingErrors {
-            var request = ControlRequest(id: nil, cmd: .speed)
-            if let factor {
-                guard let value = Double(factor), AudioSettings.speeds.contains(value) else {
-                    throw CLIError("speed takes a factor from 0.25 to 4 (like 1.5), not \"\(factor)\"", exitCode: .usage)
-                }
-                request.value = value
-            }
+            let request = try factor.map { factor throws(CLIError) in ControlRequest(try ControlLine.command("speed", factor)) } ?? ControlRequest(id: nil, cmd: .speed)
             try AudioSettingsText.send(request, global: global, json: json)
         }
     }

@@ -52,7 +52,7 @@ import TestKit
             let player = Player(path: path, audioSink: nil, options: options) { info, player in
                 let sink = try? SDLVideoSink(title: "test", rotation: info.rotation)
                 // What the session's handler does: it reaches the player only weakly.
-                sink?.onInput { [weak player] input in if input == .quit { player?.stop() } }
+                sink?.onInput { [weak player] input in if input == .closed { player?.stop() } }
                 window.withLock { $0 = sink }
                 return sink
             }

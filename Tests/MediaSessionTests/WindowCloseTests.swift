@@ -24,7 +24,7 @@ import TestKit
         func holdUntilDismissed() { held.withLock { while !dismissed { held.wait() } } }
         func dismiss() { held.withLock { dismissed = true; held.broadcast() } }
         /// What the window's close button does.
-        func closeByUser() { controls.withLock { $0 }?(.quit) }
+        func closeByUser() { controls.withLock { $0 }?(.closed) }
         var isOpen: Bool { controls.withLock { $0 != nil } }
     }
 

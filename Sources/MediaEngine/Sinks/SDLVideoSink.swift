@@ -2,25 +2,16 @@ import CFFmpeg
 import CSDL2
 import Foundation
 import MediaModel
+import MediaTerminal
 import Synchronization
 
 /// What the user asked for in the video window.
 public enum VideoWindowInput: Sendable, Equatable {
-    case togglePause
-    case seek(by: Double)
-    /// 9 and 0: down and up by `volumeStep` percentage points.
-    case volume(by: Int)
-    /// m: mute or unmute.
-    case toggleMute
-    /// [ and ]: the speed times 1/1.1 or 1.1; backspace: 0, back to 1.
-    case speed(by: Double)
-    /// < and >: the playlist's previous or next item (true: next).
-    case step(forward: Bool)
-    /// The window was closed, or q / Esc pressed.
-    case quit
-
-    /// What 9 and 0 change the volume by, in `play` and in a window alike.
-    public static let volumeStep = 5
+    /// A key pressed in the window, as a terminal would name it: the
+    /// keymap (the front end's) says what it does, not the engine.
+    case key(Key)
+    /// The window was closed.
+    case closed
 }
 
 /// Shows pictures in an SDL window: scaled to fit with the aspect kept, never
@@ -192,39 +183,29 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
         let input: VideoWindowInput?
         switch event.type {
         case SDL_QUIT.rawValue:
-            input = .quit
+            input = .closed
         case SDL_WINDOWEVENT.rawValue:
             let kind = UInt32(event.window.event)
             if kind == SDL_WINDOWEVENT_CLOSE.rawValue {
-                input = .quit
+                input = .closed
             } else {
                 if kind == SDL_WINDOWEVENT_SIZE_CHANGED.rawValue || kind == SDL_WINDOWEVENT_EXPOSED.rawValue { window.redraw() }
                 input = nil
             }
         case SDL_KEYDOWN.rawValue:
-            switch Int(event.key.keysym.sym) {
-            case Int(SDLK_SPACE.rawValue), Int(SDLK_p.rawValue): input = .togglePause
-            case Int(SDLK_LEFT.rawValue): input = .seek(by: -5)
-            case Int(SDLK_RIGHT.rawValue): input = .seek(by: 5)
-            case Int(SDLK_9.rawValue): input = .volume(by: -VideoWindowInput.volumeStep)
-            case Int(SDLK_0.rawValue): input = .volume(by: VideoWindowInput.volumeStep)
-            case Int(SDLK_m.rawValue): input = .toggleMute
-            case Int(SDLK_LEFTBRACKET.rawValue): input = .speed(by: 1 / 1.1)
-            case Int(SDLK_RIGHTBRACKET.rawValue): input = .speed(by: 1.1)
-            case Int(SDLK_BACKSPACE.rawValue): input = .speed(by: 0)
-            // < and > are shifted , and . on most layouts: the character typed.
-            case Int(SDLK_LESS.rawValue): input = .step(forward: false)
-            case Int(SDLK_GREATER.rawValue): input = .step(forward: true)
-            case Int(SDLK_COMMA.rawValue) where event.key.keysym.mod & UInt16(KMOD_SHIFT.rawValue) != 0: input = .step(forward: false)
-            case Int(SDLK_PERIOD.rawValue) where event.key.keysym.mod & UInt16(KMOD_SHIFT.rawValue) != 0: input = .step(forward: true)
-            case Int(SDLK_q.rawValue), Int(SDLK_ESCAPE.rawValue): input = .quit
-            default: input = nil
+            input = windowKey(event.key.keysym).map(VideoWindowInput.key)
+        case SDL_TEXTINPUT.rawValue:
+            // What the key typed, with the layout and shift applied ("<" is
+            // shift-comma on most layouts): the same characters as a terminal.
+            let text = withUnsafeBytes(of: event.text.text) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
+            input = text.count == 1 && text != " " ? .key(.character(text.first!)) : nil
         default:
             input = nil
         }
         guard let input else { return }
-        if input == .quit {
+        if input == .closed {
             lock.withLock {
                 dismissed = true
                 lock.broadcast()
@@ -284,6 +265,8 @@ private struct WindowState {
         }
         let flags = SDL_WINDOW_SHOWN.rawValue | SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_ALLOW_HIGHDPI.rawValue
         guard let window = SDL_CreateWindow(title, mp_sdl_windowpos_centered(), mp_sdl_windowpos_centered(), width, height, flags) else { return false }
+        // Keys that type a character arrive as text (layout and shift applied).
+        SDL_StartTextInput()
         self.window = window
         renderer = SDL_CreateRenderer(window, -1, 0)
         guard let renderer else { return false }
@@ -401,5 +384,30 @@ private struct WindowState {
         var destination: [UnsafeMutablePointer<UInt8>?] = [pixels.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
         var destinationStrides: [Int32] = [pitch, 0, 0, 0]
         return sws_scale(scaler, sourcePlanes, sourceStrides, 0, frame.pointee.height, &destination, &destinationStrides) > 0
+    }
+}
+
+/// The keys that type no text (arrows, space, Escape...) and Ctrl with
+/// a letter, named as the terminal's keys are; text comes as text input.
+private func windowKey(_ symbol: SDL_Keysym) -> Key? {
+    let code = Int(symbol.sym)
+    if symbol.mod & UInt16(KMOD_CTRL.rawValue) != 0, code >= Int(SDLK_a.rawValue), code <= Int(SDLK_z.rawValue) {
+        return .control(Character(Unicode.Scalar(UInt8(code))))
+    }
+    switch code {
+    case Int(SDLK_SPACE.rawValue): return .character(" ")
+    case Int(SDLK_LEFT.rawValue): return .left
+    case Int(SDLK_RIGHT.rawValue): return .right
+    case Int(SDLK_UP.rawValue): return .up
+    case Int(SDLK_DOWN.rawValue): return .down
+    case Int(SDLK_PAGEUP.rawValue): return .pageUp
+    case Int(SDLK_PAGEDOWN.rawValue): return .pageDown
+    case Int(SDLK_HOME.rawValue): return .home
+    case Int(SDLK_END.rawValue): return .end
+    case Int(SDLK_RETURN.rawValue): return .enter
+    case Int(SDLK_ESCAPE.rawValue): return .escape
+    case Int(SDLK_BACKSPACE.rawValue): return .backspace
+    case Int(SDLK_TAB.rawValue): return .tab
+    default: return nil
     }
 }

@@ -36,8 +36,14 @@ enum PlaybackView {
         let followed = FollowedItem(first.key)
         var item = first
         let (steps, stepSink) = AsyncStream.makeStream(of: Step.self)
-        let terminal = TerminalInfo.detect(fd: STDERR_FILENO, environment: ProcessInfo.processInfo.environment)
-        let keys = terminal.animates && isatty(STDIN_FILENO) == 1
+        // Interactive means the terminal the user sees: keys whenever stdin
+        // is one, and the status line on stderr's terminal, else on
+        // stdout's (`play song.mp3 2>err.txt` keeps both).
+        let environment = ProcessInfo.processInfo.environment
+        let onStderr = TerminalInfo.detect(fd: STDERR_FILENO, environment: environment)
+        let (terminal, statusOutput) = onStderr.animates
+            ? (onStderr, STDERR_FILENO) : (TerminalInfo.detect(fd: STDOUT_FILENO, environment: environment), STDOUT_FILENO)
+        let keys = isatty(STDIN_FILENO) == 1
             ? KeyReader(session: session, current: { followed.key }) { forward in
                 Task {
                     do throws(CommandError) {
@@ -48,7 +54,7 @@ enum PlaybackView {
                 }
             }
             : nil
-        let region = terminal.animates ? LiveRegion(width: terminal.width) : nil
+        let region = terminal.animates ? LiveRegion(output: statusOutput, width: terminal.width) : nil
         /// The status line: on the pictures' screen while it shows them.
         func show(_ line: String) {
             if let screen, screen.isShowingPictures { screen.setStatus(line) } else { region?.draw([line]) }
@@ -190,10 +196,12 @@ final class KeyReader: @unchecked Sendable {
     private let current: @Sendable () -> ItemKey
     /// `<` and `>`: the feed's previous or next item (true: next).
     private let step: @Sendable (Bool) -> Void
+    private let keymap: Keymap
     private var key: ItemKey { current() }
 
-    init(session: MediaSession, current: @escaping @Sendable () -> ItemKey, step: @escaping @Sendable (Bool) -> Void) {
+    init(session: MediaSession, keymap: Keymap = .standard, current: @escaping @Sendable () -> ItemKey, step: @escaping @Sendable (Bool) -> Void) {
         self.session = session
+        self.keymap = keymap
         self.current = current
         self.step = step
         tcgetattr(STDIN_FILENO, &saved)
@@ -205,26 +213,28 @@ final class KeyReader: @unchecked Sendable {
         thread.start()
     }
 
+    /// Keys decoded once (`KeyDecoder`), each looked up in the keymap and
+    /// carried out by the session's one entry point, on this thread when it
+    /// waits for nothing, so keys act in the order they were pressed.
     private func loop() {
-        var byte: UInt8 = 0
-        while read(STDIN_FILENO, &byte, 1) == 1 {
-            switch byte {
-            case UInt8(ascii: " "), UInt8(ascii: "p"): session.togglePause(key)
-            case UInt8(ascii: "9"): session.changeVolume(by: -VideoWindowInput.volumeStep)
-            case UInt8(ascii: "0"): session.changeVolume(by: VideoWindowInput.volumeStep)
-            case UInt8(ascii: "m"): session.setMuted(nil)
-            case UInt8(ascii: "["): session.changeSpeed(by: 1 / 1.1)
-            case UInt8(ascii: "]"): session.changeSpeed(by: 1.1)
-            case 0x7F, 0x08: session.setSpeed(1)
-            case UInt8(ascii: ">"): step(true)
-            case UInt8(ascii: "<"): step(false)
-            case UInt8(ascii: "q"): return stop()
-            case 0x1B:
-                // An arrow key is ESC [ C / ESC [ D; ESC alone quits.
-                guard let next = readSoon(), next == UInt8(ascii: "["), let code = readSoon() else { return stop() }
-                if code == UInt8(ascii: "C") { try? session.seek(key, by: 5) }
-                if code == UInt8(ascii: "D") { try? session.seek(key, by: -5) }
-            default: break
+        var decoder = KeyDecoder()
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while true {
+            let count = read(STDIN_FILENO, &buffer, buffer.count)
+            guard count > 0 else { return }
+            for key in decoder.decode(buffer[0..<count]) {
+                guard let command = keymap.command(for: key) else { continue }
+                switch command {
+                case .quit: return stop()
+                // The feed's items, in `play`'s own order.
+                case .next: step(true)
+                case .previous: step(false)
+                default:
+                    let session = session
+                    if (try? session.performAtOnce(command)) == nil {
+                        Task { _ = try? await session.perform(command) }
+                    }
+                }
             }
         }
     }
@@ -232,14 +242,6 @@ final class KeyReader: @unchecked Sendable {
     private func stop() {
         let (session, key) = (session, key)
         Task { await session.stop(key) }
-    }
-
-    /// The next byte if one arrives within 50 ms (the rest of an escape sequence).
-    private func readSoon() -> UInt8? {
-        var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, 50) == 1 else { return nil }
-        var byte: UInt8 = 0
-        return read(STDIN_FILENO, &byte, 1) == 1 ? byte : nil
     }
 
     func restore() {

@@ -1,0 +1,207 @@
+/// Every control of playback, named once. The command line, the keys (the
+/// keymap binds a key to a command line), the control socket, scripts and
+/// MPRIS all make one of these, and `MediaSession.perform(_:)` carries it
+/// out. Its text is what a user types after `mediaplay`: `seek +20`,
+/// `volume -2`, `speed *1.1`, `repeat` (that is also its Codable form).
+public enum PlayerCommand: Sendable, Equatable {
+    /// Plays, pauses or resumes the item; without one, pauses or resumes
+    /// the current item (space).
+    case toggle(ItemSelector?)
+    /// Plays the item from where it stands (the current one when nil).
+    case play(ItemSelector?)
+    /// Pauses what plays.
+    case pause
+    /// Stops the item (what plays when nil); its position is kept.
+    case stop(ItemSelector?)
+    /// Moves the item (the current one when nil).
+    case seek(Seek, ItemSelector?)
+    case volume(Level)
+    /// Mutes, unmutes, or (nil) toggles.
+    case mute(Bool?)
+    case speed(Speed)
+    case next
+    case previous
+    /// Sets the repeat mode, or (nil, `repeat cycle`) cycles off → all → one → off.
+    case setRepeat(PlaylistMode.Repeat?)
+    /// Turns shuffle on or off, or (nil, `shuffle toggle`) the other way.
+    case shuffle(Bool?)
+    /// Turns autoplay on or off, or (nil, `autoplay toggle`) the other way.
+    case autoplay(Bool?)
+    /// Ends the front end that reads it: `play` and a window stop and
+    /// close, the background player quits.
+    case quit
+
+    public enum Seek: Sendable, Equatable, Hashable {
+        /// To a time, in seconds.
+        case to(Double)
+        /// By seconds from where the item stands (back when negative).
+        case by(Double)
+        /// To a share of the item's length, 0–100.
+        case percent(Double)
+    }
+
+    public enum Level: Sendable, Equatable, Hashable {
+        /// To a volume, 0–150.
+        case to(Int)
+        /// By points, −150 to 150.
+        case by(Int)
+    }
+
+    public enum Speed: Sendable, Equatable, Hashable {
+        /// To a factor, 0.25–4.
+        case to(Double)
+        /// Times a factor (mpv's `multiply speed`): 1.1 faster, 1/1.1 slower.
+        case times(Double)
+        /// Back to 1×.
+        case reset
+    }
+}
+
+extension PlayerCommand: CustomStringConvertible {
+    /// The command line that reads back as this command.
+    public var description: String {
+        func item(_ selector: ItemSelector?) -> String { selector.map { " \($0)" } ?? "" }
+        func onOff(_ value: Bool?) -> String { value.map { $0 ? " on" : " off" } ?? "" }
+        func number(_ value: Double) -> String { value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value) }
+        switch self {
+        case let .toggle(selector): return "toggle" + item(selector)
+        case let .play(selector): return "play" + item(selector)
+        case .pause: return "pause"
+        case let .stop(selector): return "stop" + item(selector)
+        case let .seek(.to(seconds), selector): return "seek \(number(seconds))" + item(selector)
+        case let .seek(.by(seconds), selector): return "seek \(seconds < 0 ? "-" : "+")\(number(abs(seconds)))" + item(selector)
+        case let .seek(.percent(share), selector): return "seek \(number(share))%" + item(selector)
+        case let .volume(.to(level)): return "volume \(level)"
+        case let .volume(.by(step)): return "volume \(step < 0 ? "-" : "+")\(abs(step))"
+        case let .mute(on): return "mute" + onOff(on)
+        case let .speed(.to(factor)): return "speed \(number(factor))"
+        case let .speed(.times(factor)): return factor < 1 ? "speed /\(number((1 / factor * 1000).rounded() / 1000))" : "speed *\(number(factor))"
+        case .speed(.reset): return "speed reset"
+        case .next: return "next"
+        case .previous: return "prev"
+        case let .setRepeat(mode): return "repeat " + (mode?.rawValue ?? "cycle")
+        case let .shuffle(on): return "shuffle" + (on == nil ? " toggle" : onOff(on))
+        case let .autoplay(on): return "autoplay" + (on == nil ? " toggle" : onOff(on))
+        case .quit: return "quit"
+        }
+    }
+}
+
+extension PlayerCommand: Codable {
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        do {
+            self = try PlayerCommand(parsing: text)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.message))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+extension PlayerCommand {
+    /// The command names, as typed.
+    public static let names = ["toggle", "play", "pause", "stop", "seek", "volume", "mute", "speed", "next", "prev", "repeat", "shuffle", "autoplay", "quit"]
+
+    /// Reads a command line as typed after `mediaplay` (a key binding's
+    /// value, a script step, a socket's `command`): one line of error, with
+    /// the nearest command for a misspelt one.
+    public init(parsing text: String) throws(CommandError) {
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        guard let name = words.first else { throw CommandError(.badRequest, "an empty command (expected one of \(Self.names.joined(separator: ", ")))") }
+        let arguments = Array(words.dropFirst())
+        func usage(_ form: String) -> CommandError { CommandError(.badRequest, "\(name) takes \(form), not \"\(arguments.joined(separator: " "))\"") }
+        func none() throws(CommandError) { if !arguments.isEmpty { throw usage("nothing") } }
+        func optionalItem() throws(CommandError) -> ItemSelector? {
+            guard arguments.count <= 1 else { throw usage("an item number or id, or nothing") }
+            return arguments.first.map(ItemSelector.init)
+        }
+        func onOff() throws(CommandError) -> Bool? {
+            switch arguments {
+            case []: return nil
+            case ["on"]: return true
+            case ["off"]: return false
+            default: throw usage("on, off or nothing")
+            }
+        }
+        switch name {
+        case "toggle": self = .toggle(try optionalItem())
+        case "play": self = .play(try optionalItem())
+        case "pause": try none(); self = .pause
+        case "stop": self = .stop(try optionalItem())
+        case "next": try none(); self = .next
+        case "prev", "previous": try none(); self = .previous
+        case "quit": try none(); self = .quit
+        case "mute": self = .mute(try onOff())
+        case "shuffle", "autoplay":
+            // Without a word the command line only reads the modes: a
+            // control says what it does.
+            guard arguments.count == 1, ["on", "off", "toggle"].contains(arguments[0]) else { throw usage("on, off or toggle") }
+            let on: Bool? = arguments[0] == "toggle" ? nil : arguments[0] == "on"
+            self = name == "shuffle" ? .shuffle(on) : .autoplay(on)
+        case "repeat":
+            guard arguments.count == 1 else { throw usage("off, one, all or cycle") }
+            if arguments[0] == "cycle" {
+                self = .setRepeat(nil)
+            } else {
+                guard let mode = PlaylistMode.Repeat(rawValue: arguments[0]) else { throw usage("off, one, all or cycle") }
+                self = .setRepeat(mode)
+            }
+        case "seek":
+            guard (1...2).contains(arguments.count), let seek = Self.seek(arguments[0]) else {
+                throw usage("a time (90, 1:30), +N, -N or N%, and an item or nothing")
+            }
+            self = .seek(seek, arguments.count == 2 ? ItemSelector(arguments[1]) : nil)
+        case "volume":
+            let limit = AudioSettings.range.upperBound
+            guard arguments.count == 1, let number = Int(arguments[0]), (-limit...limit).contains(number) else { throw usage("N (0–150), +N or -N") }
+            let relative = arguments[0].hasPrefix("+") || arguments[0].hasPrefix("-")
+            guard relative || number >= 0 else { throw usage("N (0–150), +N or -N") }
+            self = .volume(relative ? .by(number) : .to(number))
+        case "speed":
+            guard arguments.count == 1, let speed = Self.speed(arguments[0]) else { throw usage("a factor from 0.25 to 4, *F, /F or reset") }
+            self = .speed(speed)
+        default:
+            let hint = NearestWord.suggestion(for: name, among: Self.names).map { " (did you mean \"\($0)\"?)" } ?? ""
+            throw CommandError(.unknownCommand, "unknown command \"\(name)\"\(hint); the commands are \(Self.names.joined(separator: ", "))")
+        }
+    }
+
+    /// "90", "1:30", "1:02:03" → seconds (a week at most); nil otherwise.
+    public static func seconds(_ text: String) -> Double? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count) else { return nil }
+        var total = 0.0
+        for (index, part) in parts.enumerated() {
+            guard let value = Double(part), value.isFinite, value >= 0, index == 0 || value < 60 else { return nil }
+            total = total * 60 + value
+        }
+        return total <= 7 * 24 * 3600 ? total : nil
+    }
+
+    private static func seek(_ word: String) -> Seek? {
+        if word.hasSuffix("%") {
+            guard let share = Double(word.dropLast()), share.isFinite, (0...100).contains(share) else { return nil }
+            return .percent(share)
+        }
+        if let sign = word.first, sign == "+" || sign == "-" {
+            guard let amount = seconds(String(word.dropFirst())) else { return nil }
+            return .by(sign == "-" ? -amount : amount)
+        }
+        return seconds(word).map(Seek.to)
+    }
+
+    private static func speed(_ word: String) -> Speed? {
+        if word == "reset" { return .reset }
+        if let operation = word.first, operation == "*" || operation == "/" {
+            guard let factor = Double(word.dropFirst()), factor.isFinite, factor >= 0.25, factor <= 4 else { return nil }
+            return .times(operation == "*" ? factor : 1 / factor)
+        }
+        guard let factor = Double(word), AudioSettings.speeds.contains(factor) else { return nil }
+        return .to(factor)
+    }
+}

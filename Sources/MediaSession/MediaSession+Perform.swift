@@ -1,0 +1,124 @@
+import MediaFeed
+import MediaModel
+
+/// What a command did: the item it acted on (nil: nothing was active), or
+/// the settings it changed, as they stand after it.
+public enum PlayerOutcome: Sendable, Equatable {
+    case item(ItemStatus?)
+    case audio(AudioSettings)
+    case playlist(PlaylistMode)
+
+    public var audio: AudioSettings? {
+        if case let .audio(settings) = self { return settings }
+        return nil
+    }
+
+    public var playlist: PlaylistMode? {
+        if case let .playlist(mode) = self { return mode }
+        return nil
+    }
+
+    public var item: ItemStatus? {
+        if case let .item(status) = self { return status }
+        return nil
+    }
+}
+
+extension MediaSession {
+    /// The one entry point of every control: the socket, the keys of `play`,
+    /// a window and browse, scripts and MPRIS all come here with a
+    /// `PlayerCommand` (docs/ARCHITECTURE.md, "One command path").
+    @discardableResult
+    public func perform(_ command: PlayerCommand, onProgress: (@Sendable (ItemStatus) -> Void)? = nil) async throws(CommandError) -> PlayerOutcome {
+        if let outcome = try performAtOnce(command) { return outcome }
+        switch command {
+        case let .toggle(selector):
+            return .item(try await toggle(try target(selector).key, onProgress: onProgress))
+        case let .play(selector):
+            let item = try target(selector)
+            if let status = status(of: item.key), status.state == .paused {
+                resume(item.key)
+                return .item(self.status(of: item.key))
+            }
+            return .item(try await play(item.key, onProgress: onProgress))
+        case let .stop(selector):
+            let key = try selector.map { selector throws(CommandError) in try item(selector).key }
+            return .item(await stop(key))
+        case .quit:
+            return .item(await stop())
+        case .next:
+            return .item(try await next())
+        case .previous:
+            return .item(try await previous())
+        default:
+            // performAtOnce answered every other command.
+            throw CommandError(.badRequest, "\(command) cannot be carried out here")
+        }
+    }
+
+    /// A command that waits for nothing (a pause or resume, a seek, the
+    /// volume, speed and modes) carried out on the caller's thread, with no
+    /// task; nil for one that has to start, stop or step, which only
+    /// `perform` does.
+    public func performAtOnce(_ command: PlayerCommand) throws(CommandError) -> PlayerOutcome? {
+        switch command {
+        case .toggle(nil):
+            // The current item paused or resumed (space): never started
+            // anew, nor a picture closed.
+            let item = try target(nil)
+            togglePause(item.key)
+            return .item(status(of: item.key))
+        case let .toggle(selector?):
+            return try toggleAtOnce(try item(selector).key).map { .item($0) }
+        case let .play(selector):
+            let item = try target(selector)
+            guard status(of: item.key)?.state == .paused else { return nil }
+            resume(item.key)
+            return .item(status(of: item.key))
+        case .pause:
+            guard let current = currentStatus() else { return .item(nil) }
+            pause(current.id)
+            return .item(status(of: current.id))
+        case let .seek(seek, selector):
+            let item = try target(selector, "to seek in")
+            switch seek {
+            case let .to(seconds): try self.seek(item.key, to: seconds)
+            case let .by(seconds): try self.seek(item.key, by: seconds)
+            case let .percent(share):
+                guard let duration = status(of: item.key)?.duration else {
+                    throw CommandError(.badRequest, "item \(item.position) has no known length to seek \(share)% into")
+                }
+                try self.seek(item.key, to: duration * share / 100)
+            }
+            return .item(status(of: item.key))
+        case let .volume(.to(level)): return .audio(setVolume(level))
+        case let .volume(.by(step)): return .audio(changeVolume(by: step))
+        case let .mute(on): return .audio(setMuted(on))
+        case let .speed(.to(factor)): return .audio(setSpeed(factor))
+        case let .speed(.times(factor)): return .audio(changeSpeed(by: factor))
+        case .speed(.reset): return .audio(setSpeed(1))
+        case let .setRepeat(mode):
+            let next: PlaylistMode.Repeat = mode ?? {
+                switch playlistMode.repeat {
+                case .off: return .all
+                case .all: return .one
+                case .one: return .off
+                }
+            }()
+            return .playlist(setPlaylist(repeat: next))
+        case let .shuffle(on): return .playlist(setPlaylist(shuffle: on ?? !playlistMode.shuffle))
+        case let .autoplay(on): return .playlist(setPlaylist(autoplay: on ?? !playlistMode.autoplay))
+        case .stop, .quit, .next, .previous:
+            return nil
+        }
+    }
+
+    /// The item a command names, else the current one.
+    private func target(_ selector: ItemSelector?, _ purpose: String = "") throws(CommandError) -> FeedItem {
+        if let selector { return try item(selector) }
+        guard let current = currentStatus(), let found = item(for: current.id) else {
+            throw CommandError(.badRequest, "nothing is playing or paused\(purpose.isEmpty ? "" : " " + purpose) (name an item)")
+        }
+        return found
+    }
+}
