@@ -68,8 +68,9 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     /// `factor`, what to multiply the speed by.
     public var value: Double?
     public var factor: Double?
-    /// `command`: a control as typed after `mediaplay` ("seek +20").
-    public var command: PlayerCommand?
+    /// `command`: a control as typed after `mediaplay` ("seek +20"), read
+    /// by the daemon (so a mistake gets its own one-line reason).
+    public var command: String?
     /// `playlist`: the modes to change (absent ones stay).
     public var autoplay: Bool?
     public var `repeat`: PlaylistMode.Repeat?

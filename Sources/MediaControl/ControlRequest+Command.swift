@@ -12,8 +12,8 @@ extension ControlRequest {
         guard let kind = Command(rawValue: cmd) else { return nil }
         switch kind {
         case .command:
-            guard let command = self.command else { throw CommandError(.badRequest, "command needs \"command\": a command line, like \"seek +20\"") }
-            return [command]
+            guard let line = self.command else { throw CommandError(.badRequest, "command needs \"command\": a command line, like \"seek +20\"") }
+            return [try PlayerCommand(parsing: line)]
         case .toggle:
             guard let item else { throw CommandError(.badRequest, "toggle needs \"item\": a number from 'mediaplay list' or an id") }
             return [.toggle(item)]
@@ -84,7 +84,7 @@ extension ControlRequest {
             // percentage seek, and the cycling modes: one line, done by the
             // daemon as one step (no read-modify-write across two requests).
             self.init(id: nil, cmd: .command)
-            self.command = command
+            self.command = command.description
         }
     }
 }

@@ -14,7 +14,10 @@ public final class ControlService: Sendable {
     /// The feed the session plays, as clients name it.
     public let feed: String
     public let version: String
-    private let reloadFeed: @Sendable () -> Feed?
+    /// Takes the feed file's changes in (the daemon's one `FeedFollowing`,
+    /// which MPRIS shares): before an item is resolved, the session follows
+    /// the file, so the number a client sends means what `list` shows now.
+    private let followFeed: @Sendable () -> Void
     /// An item's file's duration, tags and format: kept in the cache's
     /// index, probed once per file when not (blocking: run on the feed queue).
     private let details: @Sendable (FeedItem) -> MediaDetails?
@@ -24,19 +27,16 @@ public final class ControlService: Sendable {
     /// Feed reloads run here: they read a file, never on the cooperative pool.
     private let feedQueue = DispatchQueue(label: "mediaplay.feed")
 
-    /// `reloadFeed` returns the feed when it changed since it was last
-    /// read (nil otherwise): before an item is resolved, the session follows
-    /// it, so the number a client sends means what `list` shows now.
     public init(
         session: MediaSession, feed: String, version: String,
-        reloadFeed: @escaping @Sendable () -> Feed? = { nil }, details: @escaping @Sendable (FeedItem) -> MediaDetails? = { _ in nil },
+        followFeed: @escaping @Sendable () -> Void = {}, details: @escaping @Sendable (FeedItem) -> MediaDetails? = { _ in nil },
         onQuit: @escaping @Sendable () async -> Void
     ) {
         self.details = details
         self.session = session
         self.feed = feed
         self.version = version
-        self.reloadFeed = reloadFeed
+        self.followFeed = followFeed
         self.onQuit = onQuit
     }
 
@@ -89,7 +89,7 @@ public final class ControlService: Sendable {
         }
         // Every reply speaks of the feed as it is now (numbers included).
         // This thread may wait for the feed file; the pool never does.
-        if command != .quit { feedQueue.sync { followFeedNow() } }
+        if command != .quit { followFeed() }
         let session = session
         if let commands = try request.playerCommands() {
             return try control(command, commands, request, on: connection)
@@ -103,10 +103,17 @@ public final class ControlService: Sendable {
         case .observe:
             connection.markObserving()
             let events = session.events()
+            let settings = session.settingsEvents()
             let forward = Task {
                 for await event in events { connection.send(ControlJSON.line(event)) }
             }
-            connection.whenFinished { forward.cancel() }
+            let forwardSettings = Task {
+                for await event in settings { connection.send(ControlJSON.line(event)) }
+            }
+            connection.whenFinished {
+                forward.cancel()
+                forwardSettings.cancel()
+            }
             return .now(ControlJSON.line(ControlReply.success(id, daemonStatus())))
         case .quit:
             let onQuit = onQuit
@@ -239,12 +246,6 @@ public final class ControlService: Sendable {
         return try session.item(selector)
     }
 
-    /// Takes the feed file's changes in (reordered, added, removed items),
-    /// on the feed queue, where the session follows them too: a request that
-    /// finds the file unchanged also finds the session up to date.
-    private func followFeedNow() {
-        if let changed = reloadFeed() { session.update(feed: changed) }
-    }
 
     /// The current item's details are looked up on the feed queue first;
     /// the session's state is read after, all at one moment.

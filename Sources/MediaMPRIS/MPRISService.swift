@@ -30,6 +30,7 @@ public final class MPRISService: @unchecked Sendable {
     /// What was last announced, per signalled property (bus thread only).
     private var announced: [String: PropertySnapshot] = [:]
     private var watcher: Task<Void, Never>?
+    private var settingsWatcher: Task<Void, Never>?
 
     /// Connects and publishes; throws the reason when there is no session
     /// bus (the caller logs it once and goes on without).
@@ -70,6 +71,14 @@ public final class MPRISService: @unchecked Sendable {
         let reading = Reading(session)
         for property in Self.signalled { announced[property] = snapshot(property, reading) }
         bus.start()
+        // Settings changed by any front end: MPRIS listens like any other.
+        let settings = session.settingsEvents()
+        settingsWatcher = Task { [weak self] in
+            for await _ in settings {
+                guard let self else { return }
+                self.refresh()
+            }
+        }
         let events = session.events()
         watcher = Task { [weak self] in
             var seeks = SeekDetector()
@@ -100,6 +109,7 @@ public final class MPRISService: @unchecked Sendable {
     /// Waits for the bus thread to end: nothing calls back into this after.
     public func stop() {
         watcher?.cancel()
+        settingsWatcher?.cancel()
         bus.stop { [self] _ in
             sd_bus_slot_unref(slots.root)
             sd_bus_slot_unref(slots.player)

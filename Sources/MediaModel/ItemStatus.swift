@@ -112,3 +112,35 @@ public struct ItemEvent: Codable, Sendable, Equatable {
         try status.encode(to: encoder)
     }
 }
+
+/// The player's settings after a change of the volume, mute, speed or the
+/// playlist's modes, from any front end: an `observe` client hears it as
+/// `{"event": "settings", "audio": {...}, "playlist": {...}}`, MPRIS and the
+/// daemon's store listen to it like any other listener.
+public struct SettingsEvent: Codable, Sendable, Equatable {
+    public var audio: AudioSettings
+    public var playlist: PlaylistMode
+
+    public init(audio: AudioSettings, playlist: PlaylistMode) {
+        self.audio = audio
+        self.playlist = playlist
+    }
+
+    private enum CodingKeys: String, CodingKey { case event, audio, playlist }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard try container.decode(String.self, forKey: .event) == "settings" else {
+            throw DecodingError.dataCorruptedError(forKey: .event, in: container, debugDescription: "not a settings event")
+        }
+        audio = try container.decode(AudioSettings.self, forKey: .audio)
+        playlist = try container.decode(PlaylistMode.self, forKey: .playlist)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode("settings", forKey: .event)
+        try container.encode(audio, forKey: .audio)
+        try container.encode(playlist, forKey: .playlist)
+    }
+}

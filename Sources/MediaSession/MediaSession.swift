@@ -53,6 +53,8 @@ public final class MediaSession: @unchecked Sendable {
     private var shuffleOrder: [ItemKey] = []
     private var windowKeymap = Keymap.standard
     private let subscribers = Broadcaster<ItemEvent>(buffering: .bufferingNewest(256))
+    /// Each event carries the whole settings: a slow listener needs only the newest.
+    private let settingsSubscribers = Broadcaster<SettingsEvent>(buffering: .bufferingNewest(8))
 
     /// Blocking engine calls (the virtual clock, waiting for a player to
     /// stop) run here, never on Swift's cooperative threads.
@@ -448,19 +450,19 @@ public final class MediaSession: @unchecked Sendable {
     private func changeShaping(_ change: (inout AudioSettings) -> Void) -> AudioSettings {
         let (changed, all) = lock.withLock {
             change(&shaping)
+            // Under the lock: every listener hears the changes in one order.
+            settingsSubscribers.send(SettingsEvent(audio: shaping, playlist: playlist))
             return (shaping, Array(players.values))
         }
         for player in all { player.setShaping(changed) }
-        settingsChanged?(changed)
         return changed
     }
 
-    /// Called after each change of volume or mute (the daemon keeps them).
-    public var settingsChanged: (@Sendable (AudioSettings) -> Void)? {
-        get { lock.withLock { onSettings } }
-        set { lock.withLock { onSettings = newValue } }
+    /// The settings after each change of the volume, mute, speed or the
+    /// playlist's modes, whoever made it.
+    public func settingsEvents() -> AsyncStream<SettingsEvent> {
+        settingsSubscribers.subscribe()
     }
-    private var onSettings: (@Sendable (AudioSettings) -> Void)?
 
     // MARK: - Playlist
 
@@ -479,18 +481,11 @@ public final class MediaSession: @unchecked Sendable {
                 shuffleOrder = shuffle ? playableKeysLocked().shuffled() : []
             }
             if let key = current, let player = players[key], let item = itemLocked(key) { player.setFollowed(successorLocked(after: item) != nil) }
+            settingsSubscribers.send(SettingsEvent(audio: shaping, playlist: playlist))
             return playlist
         }
-        playlistChanged?(changed)
         return changed
     }
-
-    /// Called after each change of the playlist's modes (the daemon keeps them).
-    public var playlistChanged: (@Sendable (PlaylistMode) -> Void)? {
-        get { lock.withLock { onPlaylist } }
-        set { lock.withLock { onPlaylist = newValue } }
-    }
-    private var onPlaylist: (@Sendable (PlaylistMode) -> Void)?
 
     /// Plays the item after the current one (in the playlist's order; past
     /// the last, the first when repeating all).

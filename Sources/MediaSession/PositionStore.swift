@@ -74,6 +74,20 @@ public final class PositionStore: Sendable {
         try migrator.migrate(queue)
     }
 
+    /// Saves each change of the settings as it comes, for the next start
+    /// (SQLite on a queue of its own, never the cooperative pool).
+    public static func keep(_ events: AsyncStream<SettingsEvent>, in store: PositionStore) -> Task<Void, Never> {
+        let writes = DispatchQueue(label: "mediaplay.settings")
+        return Task {
+            for await event in events {
+                writes.async {
+                    store.save(event.audio)
+                    store.save(event.playlist)
+                }
+            }
+        }
+    }
+
     /// The volume and mute last set, if any.
     public func audioSettings() -> AudioSettings? {
         setting("audio", as: AudioSettings.self)

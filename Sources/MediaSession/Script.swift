@@ -17,26 +17,16 @@ public enum ScriptStep: Sendable, Equatable {
         }
     }
 
-    case toggle(item: ItemSelector)
-    case stop(item: ItemSelector?)
+    /// A control, in the one vocabulary (`toggle 3`, `volume 60`, `seek +5`,
+    /// `repeat all`); also `seek N SECONDS`, a script's older order.
+    case command(PlayerCommand)
     case wait(seconds: Double)
     case waitUntil(goal: Goal, item: ItemSelector, timeout: Double)
-    case seek(item: ItemSelector, seconds: Double)
     case expectState(item: ItemSelector, state: ItemState)
     case expectPosition(item: ItemSelector, seconds: Double, tolerance: Double)
-    /// `volume N`: set it; `mute` toggles, `mute on|off` sets.
-    case volume(Int)
-    case mute(Bool?)
     case expectVolume(Int)
-    case speed(Double)
     case expectSpeed(Double)
-    /// The playlist: `next`, `prev`, `autoplay on|off`, `repeat off|one|all`,
-    /// `shuffle on|off`, and `expect item N` (N is the current item).
-    case next
-    case previous
-    case autoplay(Bool)
-    case repeatMode(PlaylistMode.Repeat)
-    case shuffle(Bool)
+    /// `expect item N`: N is the current item.
     case expectItem(ItemSelector)
     case status
 }
@@ -97,17 +87,20 @@ public struct Script: Sendable {
             return value
         }
         switch (words.first ?? "", words.count) {
-        case ("toggle", 2):
-            return .toggle(item: ItemSelector(words[1]))
-        case ("stop", 1), ("stop", 2):
-            return .stop(item: words.count == 2 ? ItemSelector(words[1]) : nil)
+        case ("seek", 3):
+            // A script's own order: the item, then the time it goes to.
+            return .command(.seek(.to(try seconds(words[2])), ItemSelector(words[1])))
+        case let (name, _) where PlayerCommand.names.contains(name) || name == "previous":
+            do {
+                return .command(try PlayerCommand(parsing: text))
+            } catch {
+                throw fail(error.message)
+            }
         case ("wait", 2):
             return .wait(seconds: try seconds(words[1]))
         case ("wait-until", 3), ("wait-until", 4):
             guard let goal = waitGoals[words[1]] else { throw fail("wait-until takes playing, paused, stopped, ended or cached, not \"\(words[1])\"") }
             return .waitUntil(goal: goal, item: ItemSelector(words[2]), timeout: words.count == 4 ? try seconds(words[3]) : 10)
-        case ("seek", 3):
-            return .seek(item: ItemSelector(words[1]), seconds: try seconds(words[2]))
         case ("expect", 4) where words[1] == "state":
             guard let state = ItemState(rawValue: words[3]) else {
                 throw fail("unknown state \"\(words[3])\" (\(ItemState.allCases.map(\.rawValue).joined(separator: ", ")))")
@@ -122,37 +115,17 @@ public struct Script: Sendable {
                 tolerance = try seconds(trimmed)
             }
             return .expectPosition(item: ItemSelector(words[2]), seconds: try seconds(words[3]), tolerance: tolerance)
-        case ("volume", 2):
-            guard let level = Int(words[1]), AudioSettings.range.contains(level) else { throw fail("volume takes 0 to 150, not \"\(words[1])\"") }
-            return .volume(level)
-        case ("mute", 1):
-            return .mute(nil)
-        case ("mute", 2):
-            guard words[1] == "on" || words[1] == "off" else { throw fail("mute takes on or off, not \"\(words[1])\"") }
-            return .mute(words[1] == "on")
         case ("expect", 3) where words[1] == "volume":
             guard let level = Int(words[2]), AudioSettings.range.contains(level) else { throw fail("expect volume takes 0 to 150, not \"\(words[2])\"") }
             return .expectVolume(level)
-        case ("speed", 2):
-            return .speed(try speed(words[1]))
         case ("expect", 3) where words[1] == "speed":
             return .expectSpeed(try speed(words[2]))
-        case ("next", 1):
-            return .next
-        case ("prev", 1):
-            return .previous
-        case ("autoplay", 2), ("shuffle", 2):
-            guard words[1] == "on" || words[1] == "off" else { throw fail("\(words[0]) takes on or off, not \"\(words[1])\"") }
-            return words[0] == "autoplay" ? .autoplay(words[1] == "on") : .shuffle(words[1] == "on")
-        case ("repeat", 2):
-            guard let mode = PlaylistMode.Repeat(rawValue: words[1]) else { throw fail("repeat takes off, one or all, not \"\(words[1])\"") }
-            return .repeatMode(mode)
         case ("expect", 3) where words[1] == "item":
             return .expectItem(ItemSelector(words[2]))
         case ("status", 1):
             return .status
         default:
-            throw fail("cannot read \"\(text)\": expected toggle N, stop [N], wait 1.5s, wait-until STATE N [TIMEOUT], seek N SECONDS, expect state N STATE, expect position N SECONDS ±TOL, volume N, mute [on|off], expect volume N, speed X, expect speed X, next, prev, autoplay on|off, repeat off|one|all, shuffle on|off, expect item N, status or # comment")
+            throw fail("cannot read \"\(text)\": expected a command (\(PlayerCommand.names.joined(separator: ", "))), wait 1.5s, wait-until STATE N [TIMEOUT], seek N SECONDS, expect state N STATE, expect position N SECONDS ±TOL, expect volume N, expect speed X, expect item N, status or # comment")
         }
     }
 }

@@ -62,11 +62,12 @@ public struct ScriptRunner: Sendable {
     /// Each step is one call of the command layer (or a read of its state).
     private func perform(_ step: ScriptStep) async throws -> (ItemStatus?, [ItemStatus]?) {
         switch step {
-        case let .toggle(selector):
-            return (try await session.toggle(try session.item(selector).key), nil)
-        case let .stop(selector):
-            let key = try selector.map { selector throws(CommandError) in try session.item(selector).key }
-            return (await session.stop(key), nil)
+        case let .command(command):
+            // The one entry point, as every front end; a control that acts
+            // on no item reports the current one.
+            let outcome = try await session.perform(command)
+            if case let .item(status) = outcome { return (status, nil) }
+            return (session.currentStatus(), nil)
         case let .wait(seconds):
             try await pass(seconds)
             return (session.currentStatus(), nil)
@@ -97,10 +98,6 @@ public struct ScriptRunner: Sendable {
                 }
             }
             return (session.status(of: item), nil)
-        case let .seek(selector, seconds):
-            let item = try session.item(selector)
-            try session.seek(item.key, to: seconds)
-            return (session.status(of: item), nil)
         case let .expectState(selector, expected):
             let item = try session.item(selector)
             let status = session.status(of: item)
@@ -115,37 +112,15 @@ public struct ScriptRunner: Sendable {
                 throw Unmet(description: "expected item \(item.position) at \(format(seconds)) ±\(format(tolerance)) s, it is at \(format(status.position)) s")
             }
             return (status, nil)
-        case let .volume(level):
-            session.setVolume(level)
-            return (session.currentStatus(), nil)
-        case let .mute(on):
-            session.setMuted(on)
-            return (session.currentStatus(), nil)
         case let .expectVolume(level):
             let settings = session.audioShaping
             guard settings.volume == level else {
                 throw Unmet(description: "expected the volume at \(level) %, it is \(settings.volume) %\(settings.muted ? " (muted)" : "")")
             }
             return (session.currentStatus(), nil)
-        case let .speed(value):
-            session.setSpeed(value)
-            return (session.currentStatus(), nil)
         case let .expectSpeed(value):
             let speed = session.audioShaping.speed
             guard abs(speed - value) < 1e-9 else { throw Unmet(description: "expected speed \(value), it is \(speed)") }
-            return (session.currentStatus(), nil)
-        case .next:
-            return (try await session.next(), nil)
-        case .previous:
-            return (try await session.previous(), nil)
-        case let .autoplay(on):
-            session.setPlaylist(autoplay: on)
-            return (session.currentStatus(), nil)
-        case let .repeatMode(mode):
-            session.setPlaylist(repeat: mode)
-            return (session.currentStatus(), nil)
-        case let .shuffle(on):
-            session.setPlaylist(shuffle: on)
             return (session.currentStatus(), nil)
         case let .expectItem(selector):
             let item = try session.item(selector)

@@ -146,10 +146,10 @@ import TestKit
     @Test func anUnreadableScriptExits65() async throws {
         let folder = try TemporaryDirectory()
         let feed = try await Self.feed(in: folder)
-        let script = try folder.write("bad.txt", "toggle 1\nplay 2\n")
+        let script = try folder.write("bad.txt", "toggle 1\ndance 2\n")
         let result = try await Mediaplay.run(["script", script, "--feed", feed])
         #expect(result.status == 65)
-        #expect(result.stderr.hasPrefix("mediaplay: \(script): line 2: cannot read \"play 2\""), "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("mediaplay: \(script): line 2: cannot read \"dance 2\""), "\(result.stderr)")
     }
 
     @Test func noSuchItemFails() async throws {

@@ -161,3 +161,30 @@ private func errorMessage(_ reply: [String: Any]?) -> String? {
         #expect((try FileManager.default.contentsOfDirectory(atPath: shared)).isEmpty, "nothing was put in it")
     }
 }
+
+/// One vocabulary on the socket: any control as its command line, and the
+/// settings it changes heard by every observer.
+@Suite(.serialized) struct VocabularyTests {
+    @Test func anObserverHearsAVolumeChangeAndACommandLineIsOneRequest() async throws {
+        let daemon = try await DaemonUnderTest()
+        let observer = try RawClient(daemon.paths)
+        try observer.send(#"{"id":1,"cmd":"observe"}"# + "\n")
+        #expect(await observer.reply()?["ok"] as? Bool == true)
+        let client = try RawClient(daemon.paths)
+        try client.send(#"{"id":2,"cmd":"volume","step":-10}"# + "\n")
+        #expect((await client.reply()?["result"] as? [String: Any])?["volume"] as? Int == 90)
+        var heard: [String: Any]?
+        while let line = await observer.next() {
+            if line["event"] as? String == "settings" { heard = line; break }
+        }
+        #expect((heard?["audio"] as? [String: Any])?["volume"] as? Int == 90, "\(String(describing: heard))")
+        // A relative speed is one request, done by the daemon in one step.
+        try client.send(#"{"id":3,"cmd":"command","command":"speed *2"}"# + "\n")
+        #expect((await client.reply()?["result"] as? [String: Any])?["speed"] as? Double == 2)
+        try client.send(#"{"id":4,"cmd":"command","command":"repeat cycle"}"# + "\n")
+        #expect((await client.reply()?["result"] as? [String: Any])?["repeat"] as? String == "all")
+        try client.send(#"{"id":5,"cmd":"command","command":"volme 5"}"# + "\n")
+        #expect(((await client.reply()?["error"] as? [String: Any])?["message"] as? String)?.contains("did you mean") == true)
+        await daemon.stop()
+    }
+}

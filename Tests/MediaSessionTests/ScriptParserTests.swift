@@ -33,18 +33,18 @@ import Testing
             expect speed 0.75
             """)
         #expect(script.lines.map(\.step) == [
-            .toggle(item: .number(3)), .wait(seconds: 1.5), .wait(seconds: 0.25),
-            .waitUntil(goal: .state(.ended), item: .id("song"), timeout: 30), .seek(item: .number(3), seconds: 12),
+            .command(.toggle(.number(3))), .wait(seconds: 1.5), .wait(seconds: 0.25),
+            .waitUntil(goal: .state(.ended), item: .id("song"), timeout: 30), .command(.seek(.to(12), .number(3))),
             .expectState(item: .number(3), state: .paused), .expectPosition(item: .number(3), seconds: 1.5, tolerance: 0.05),
-            .expectPosition(item: .number(3), seconds: 2, tolerance: 0.1), .status, .stop(item: nil), .stop(item: .number(3)),
-            .expectState(item: .number(3), state: .stopped), .volume(60), .mute(nil), .mute(false), .expectVolume(60),
-            .next, .previous, .autoplay(true), .repeatMode(.all), .shuffle(false), .expectItem(.number(2)),
-            .speed(1.5), .expectSpeed(0.75),
+            .expectPosition(item: .number(3), seconds: 2, tolerance: 0.1), .status, .command(.stop(nil)), .command(.stop(.number(3))),
+            .expectState(item: .number(3), state: .stopped), .command(.volume(.to(60))), .command(.mute(nil)), .command(.mute(false)), .expectVolume(60),
+            .command(.next), .command(.previous), .command(.autoplay(true)), .command(.setRepeat(.all)), .command(.shuffle(false)), .expectItem(.number(2)),
+            .command(.speed(.to(1.5))), .expectSpeed(0.75),
         ])
         #expect(script.lines.map(\.number) == Array(3...26))
     }
 
-    @Test(arguments: ["play 1", "wait soon", "wait 1e300s", "seek 1 1e20", "wait-until playing 1 1e300", "wait-until sleeping 1", "expect state 1 asleep", "toggle", "seek 1 -3", "volume 151", "mute maybe", "expect volume loud", "repeat twice", "shuffle yes", "next 2", "speed 5", "speed fast"])
+    @Test(arguments: ["dance 1", "wait soon", "wait 1e300s", "seek 1 1e20", "wait-until playing 1 1e300", "wait-until sleeping 1", "expect state 1 asleep", "toggle 1 2", "seek 1 -3", "volume 151", "mute maybe", "expect volume loud", "repeat twice", "shuffle yes", "next 2", "speed 5", "speed fast"])
     func namesTheLineOfAMistake(_ line: String) {
         #expect(throws: Script.ParseError.self) { try Script("toggle 1\n" + line) }
         do {

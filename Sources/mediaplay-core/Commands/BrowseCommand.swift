@@ -93,10 +93,7 @@ struct BrowseCommand: AsyncParsableCommand {
             feed: feed, store: cache, positions: positions, engine: PlayerEngine(video: .window(fallback: video.terminalSink)) { relay.post("\($0)") },
             shaping: positions?.audioSettings() ?? AudioSettings(), playlist: positions?.playlistMode() ?? PlaylistMode()
         )
-        if let positions {
-            let settingsQueue = DispatchQueue(label: "mediaplay.settings")
-            session.settingsChanged = { settings in settingsQueue.async { positions.save(settings) } }
-        }
+        if let positions { _ = PositionStore.keep(session.settingsEvents(), in: positions) }
         return SessionBackend(session: session)
     }
 }

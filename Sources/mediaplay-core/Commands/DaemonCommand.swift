@@ -135,25 +135,20 @@ struct DaemonCommand: AsyncParsableCommand {
         // An item's duration, tags and format, probed once per file (MPRIS
         // metadata and status).
         let details: @Sendable (FeedItem) -> MediaDetails? = { item in ItemDetails.lookup([item], cache: cache).first ?? nil }
-        let mpris = Self.publishOnTheSessionBus(session, cache: cache, daemon: daemon, logger: logger, details: details) {
-            if let changed = follower.changedFeed() { session.update(feed: changed) }
+        // One follower of the feed file for the socket and MPRIS alike.
+        let following = FeedFollowing(session: session) { follower.changedFeed() }
+        let mpris = Self.publishOnTheSessionBus(session, cache: cache, daemon: daemon, logger: logger, details: details, followFeed: following.follow)
+        // Volume, mute, speed and the playlist's modes are kept for the next
+        // start, whoever changed them (MPRIS hears them on its own).
+        let keeper = PositionStore.keep(session.settingsEvents(), in: positions)
+        defer {
+            keeper.cancel()
+            mpris?.stop()
         }
-        // Volume, mute and the playlist's modes are kept for the next start
-        // (written off the pool), and told to MPRIS clients.
-        let settingsQueue = DispatchQueue(label: "mediaplay.settings")
-        session.settingsChanged = { settings in
-            settingsQueue.async { positions.save(settings) }
-            mpris?.refresh()
-        }
-        session.playlistChanged = { mode in
-            settingsQueue.async { positions.save(mode) }
-            mpris?.refresh()
-        }
-        defer { mpris?.stop() }
         StandardStream.error("mediaplay: background player listening on \(daemon.paths.socket) (log: \(logPath))\n")
         do {
             try await daemon.serve(
-                session: session, feed: feed, version: Mediaplay.version, saveInterval: saveInterval, reloadFeed: { follower.changedFeed() },
+                session: session, feed: feed, version: Mediaplay.version, saveInterval: saveInterval, followFeed: following.follow,
                 details: details
             )
         } catch {

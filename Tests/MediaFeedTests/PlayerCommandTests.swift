@@ -1,0 +1,49 @@
+import MediaModel
+import MediaTerminal
+import Testing
+
+/// The one vocabulary: a command reads as it is typed after `mediaplay`,
+/// and writes back as the same line.
+@Suite struct PlayerCommandTests {
+    @Test(arguments: [
+        ("toggle", PlayerCommand.toggle(nil)), ("toggle 3", .toggle(.number(3))), ("play sintel", .play(.id("sintel"))),
+        ("pause", .pause), ("stop", .stop(nil)), ("stop 2", .stop(.number(2))),
+        ("seek 90", .seek(.to(90), nil)), ("seek 1:30", .seek(.to(90), nil)), ("seek +20", .seek(.by(20), nil)),
+        ("seek -10", .seek(.by(-10), nil)), ("seek 50%", .seek(.percent(50), nil)), ("seek 12 3", .seek(.to(12), .number(3))),
+        ("volume 60", .volume(.to(60))), ("volume -2", .volume(.by(-2))), ("volume +5", .volume(.by(5))),
+        ("mute", .mute(nil)), ("mute on", .mute(true)), ("speed 1.5", .speed(.to(1.5))), ("speed *1.1", .speed(.times(1.1))),
+        ("speed reset", .speed(.reset)), ("next", .next), ("prev", .previous), ("repeat all", .setRepeat(.all)),
+        ("repeat cycle", .setRepeat(nil)), ("shuffle toggle", .shuffle(nil)), ("autoplay off", .autoplay(false)), ("quit", .quit),
+    ])
+    func readsAsTyped(_ line: String, _ expected: PlayerCommand) throws {
+        #expect(try PlayerCommand(parsing: line) == expected)
+        // And back: its text reads as the same command.
+        #expect(try PlayerCommand(parsing: expected.description) == expected, "\(expected)")
+    }
+
+    @Test(arguments: ["volume 151", "volume -151", "volume -9223372036854775808", "seek 1:75", "seek 1e300", "speed 5", "speed *0", "repeat twice", "shuffle", "mute maybe", "pause 2", ""])
+    func refusesWithOneLine(_ line: String) {
+        #expect(throws: CommandError.self) { try PlayerCommand(parsing: line) }
+    }
+
+    @Test func aMisspeltCommandGetsTheNearest() {
+        do {
+            _ = try PlayerCommand(parsing: "volme 5")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.code == .unknownCommand && error.message.contains("did you mean \"volume\"?"), "\(error.message)")
+        }
+    }
+
+    /// The keys are mpv's, and every binding is a command line.
+    @Test func theStandardKeymap() {
+        let keys = Keymap.standard
+        #expect(keys.command(for: .character(" ")) == .toggle(nil))
+        #expect(keys.command(for: .right) == .seek(.by(5), nil))
+        #expect(keys.command(for: .character("9")) == .volume(.by(-5)))
+        #expect(keys.command(for: .character(">")) == .next)
+        #expect(keys.command(for: .backspace) == .speed(.reset))
+        #expect(keys.command(for: .character("z")) == nil)
+        #expect(Keymap.name(of: .control("x")) == "ctrl+x" && Keymap.isKeyName("ctrl+x") && Keymap.isKeyName("pgup") && !Keymap.isKeyName("ctrl+"))
+    }
+}
