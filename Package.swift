@@ -33,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // C libraries from Debian's -dev packages. Each shim header wraps the
@@ -73,6 +74,8 @@ let package = Package(
         // their human and JSON forms (docs/ARCHITECTURE.md).
         .target(name: "MediaModel", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
         .target(name: "MediaFeed", dependencies: ["MediaModel", "MediaTerminal"], swiftSettings: swiftSettings),
+        // config.toml: defaults and keys, read with TOMLKit (docs/CONFIG.md).
+        .target(name: "MediaConfig", dependencies: ["MediaModel", .product(name: "TOMLKit", package: "TOMLKit")], swiftSettings: swiftSettings),
         // The cache folder on disk: entries, index, kept feeds and probed
         // details, read without the network (list runs without libcurl).
         .target(
@@ -166,7 +169,7 @@ let package = Package(
         // before a download could start).
         .executableTarget(
             name: "mediaplay-cache",
-            dependencies: ["MediaCacheCommands", "MediaplayCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["MediaCacheCommands", "MediaplayCommandLine", "MediaConfig", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings,
             linkerSettings: staticSwift(positionIndependent: true)
         ),
@@ -174,7 +177,7 @@ let package = Package(
             name: "mediaplay-core",
             dependencies: [
                 "MediaModel", "MediaFeed", "MediaTerminal", "MediaCache", "MediaEngine", "MediaSession", "MediaControl", "MediaDaemon",
-                "MediaMPRIS", "MediaBrowse", "MediaplayCommandLine", "MediaListing", "MediaCacheCommands", "CLinux",
+                "MediaMPRIS", "MediaBrowse", "MediaplayCommandLine", "MediaListing", "MediaCacheCommands", "MediaConfig", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -213,6 +216,7 @@ let package = Package(
 
         .testTarget(name: "MediaFeedTests", dependencies: ["MediaFeed", "MediaModel", "MediaTerminal"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaTerminalTests", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaConfigTests", dependencies: ["MediaConfig", "MediaModel"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaBrowseTests", dependencies: ["MediaModel", "MediaBrowse", "MediaTerminal", "MediaFeed", "MediaEngine"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaCacheTests", dependencies: ["MediaCache", "TestKit"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaModel", "MediaEngine", "TestKit"], swiftSettings: swiftSettings),

@@ -40,8 +40,11 @@ package struct FetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Downloads running at once.")
     var jobs = 4
 
-    @Option(name: .customLong("max-size"), help: ArgumentHelp("Refuse files larger than this (e.g. 500M, 4G).", valueName: "size"))
-    var maxSize = "4G"
+    @Option(name: .customLong("max-size"), help: ArgumentHelp("Refuse files larger than this (e.g. 500M, 4G; config [cache] max-size; default 4G).", valueName: "size"))
+    var maxSizeOption: String?
+
+    /// --max-size, else config.toml's, else 4G.
+    var maxSize: String { maxSizeOption ?? ConfiguredDefaults.values.maxSize ?? "4G" }
 
     package func validate() throws {
         if items.isEmpty && !all { throw ValidationError("name the items to fetch, or pass --all") }

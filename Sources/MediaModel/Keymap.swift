@@ -39,7 +39,10 @@ public struct Keymap: Sendable, Equatable {
     }
 
     /// The keys a command line names, as `Key.name` spells them.
-    public static let namedKeys = ["space", "left", "right", "up", "down", "pgup", "pgdn", "home", "end", "enter", "escape", "backspace", "tab"]
+    public static let namedKeys = [
+        "space", "left", "right", "up", "down", "pgup", "pgdn", "home", "end", "enter", "escape", "backspace", "tab",
+        "ctrl+left", "ctrl+right", "ctrl+up", "ctrl+down",
+    ]
 
     /// A key's name in a binding: the character itself ("9", "[", "A"), or
     /// one of `namedKeys`, or "ctrl+x"; nil for what cannot be bound (a click).
@@ -60,6 +63,10 @@ public struct Keymap: Sendable, Equatable {
         case .backspace: return "backspace"
         case .tab: return "tab"
         case let .control(letter): return "ctrl+\(letter)"
+        case .controlLeft: return "ctrl+left"
+        case .controlRight: return "ctrl+right"
+        case .controlUp: return "ctrl+up"
+        case .controlDown: return "ctrl+down"
         case .click, .wheel: return nil
         }
     }
@@ -69,6 +76,7 @@ public struct Keymap: Sendable, Equatable {
     public static func isKeyName(_ name: String) -> Bool {
         if name.count == 1 || namedKeys.contains(name) { return true }
         if name.hasPrefix("ctrl+"), name.count == 6, let letter = name.last, letter.isLetter { return true }
+        if ["ctrl+left", "ctrl+right", "ctrl+up", "ctrl+down"].contains(name) { return true }
         return false
     }
 }

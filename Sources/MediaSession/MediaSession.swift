@@ -52,6 +52,7 @@ public final class MediaSession: @unchecked Sendable {
     private var playlist: PlaylistMode
     private var shuffleOrder: [ItemKey] = []
     private var windowKeymap = Keymap.standard
+    private var resumes = true
     private let subscribers = Broadcaster<ItemEvent>(buffering: .bufferingNewest(256))
     /// Each event carries the whole settings: a slow listener needs only the newest.
     private let settingsSubscribers = Broadcaster<SettingsEvent>(buffering: .bufferingNewest(8))
@@ -788,6 +789,14 @@ public final class MediaSession: @unchecked Sendable {
         Task { _ = try? await perform(command) }
     }
 
+    /// Whether a start resumes where the item was left (config.toml's
+    /// `start = "beginning"` makes every start begin at 0; positions are
+    /// still kept).
+    public var resumesItems: Bool {
+        get { lock.withLock { resumes } }
+        set { lock.withLock { resumes = newValue } }
+    }
+
     /// What keys in a window do (the front end's keymap; config.toml's [keys]).
     public var keymap: Keymap {
         get { lock.withLock { windowKeymap } }
@@ -886,7 +895,7 @@ public final class MediaSession: @unchecked Sendable {
     }
 
     private func savedPositionLocked(_ item: FeedItem) -> Double {
-        guard item.kind != .image, let url = item.source?.description else { return 0 }
+        guard resumes, item.kind != .image, let url = item.source?.description else { return 0 }
         return positions.position(for: url) ?? 0
     }
 

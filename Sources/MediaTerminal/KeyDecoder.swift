@@ -6,6 +6,8 @@ public enum Key: Sendable, Equatable {
     case enter, escape, backspace, tab
     /// Ctrl and a letter ("z" for Ctrl-Z).
     case control(Character)
+    /// Ctrl and an arrow (xterm's ESC [ 1 ; 5 C): mpv's long seeks.
+    case controlLeft, controlRight, controlUp, controlDown
     /// A left click at a 0-based column and row (SGR mouse reporting).
     case click(column: Int, row: Int)
     /// The mouse wheel, up or down.
@@ -100,6 +102,16 @@ public struct KeyDecoder: Sendable {
             default: return (nil, length)
             }
         default:
+            // Ctrl (modifier 5) and an arrow.
+            if parameters == "1;5" {
+                switch ss3(final) {
+                case .left?: return (.controlLeft, length)
+                case .right?: return (.controlRight, length)
+                case .up?: return (.controlUp, length)
+                case .down?: return (.controlDown, length)
+                default: break
+                }
+            }
             return (ss3(final), length)
         }
     }

@@ -27,6 +27,7 @@ public struct GlobalOptions: ParsableArguments {
     public var cacheDirectory: String {
         if let cacheDir, !cacheDir.isEmpty { return absolutePath(cacheDir) }
         if let dir = environment["MEDIAPLAY_CACHE_DIR"], !dir.isEmpty { return absolutePath(dir) }
+        if let dir = ConfiguredDefaults.values.cacheFolder, !dir.isEmpty { return absolutePath(dir) }
         return XDG.cacheHome(environment) + "/mediaplay"
     }
 
@@ -43,6 +44,7 @@ public struct GlobalOptions: ParsableArguments {
     public static func feedLocation(option: String?, _ environment: (String) -> String?) throws(CLIError) -> String {
         if let option, !option.isEmpty { return option }
         if let feed = environment("MEDIAPLAY_FEED"), !feed.isEmpty { return feed }
+        if let feed = ConfiguredDefaults.values.feed, !feed.isEmpty { return feed.hasPrefix("~") ? absolutePath(feed) : feed }
         if let bundled = BundledFeed.path() { return bundled }
         throw CLIError(
             "no feed given and the bundled media.json was not found next to the program (pass --feed PATH or set MEDIAPLAY_FEED)",

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MediaTerminal
 import MediaCacheCommands
+import MediaConfig
 import MediaplayCommandLine
 
 // The `mediaplay-cache` program: `mediaplay fetch` and `mediaplay cache`,
@@ -19,6 +20,8 @@ struct MediaplayCache: AsyncParsableCommand {
 
     static func main() async {
         StandardStream.reserveStandardDescriptors()
+        let config = LoadedConfig.loadOrExit()
+        ConfiguredDefaults.set(.init(feed: config.feed, cacheFolder: config.cacheFolder, maxSize: config.maxSize))
         // A write over a file size limit must fail with EFBIG (reported as a
         // full disk, partial file kept), not kill the process.
         signal(SIGXFSZ, SIG_IGN)

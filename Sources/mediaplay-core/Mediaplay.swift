@@ -4,6 +4,7 @@ import Foundation
 import MediaplayCommandLine
 import MediaTerminal
 import MediaCacheCommands
+import MediaConfig
 
 @main
 struct Mediaplay: AsyncParsableCommand {
@@ -36,7 +37,7 @@ struct Mediaplay: AsyncParsableCommand {
         subcommands: [
             ListCommand.self, BrowseCommand.self, PlayCommand.self, ToggleCommand.self, StatusCommand.self, StopCommand.self, SeekCommand.self, VolumeCommand.self, MuteCommand.self, SpeedCommand.self,
             NextCommand.self, PrevCommand.self, RepeatCommand.self, ShuffleCommand.self, AutoplayCommand.self, QuitCommand.self,
-            ScriptCommand.self, FetchCommand.self, CacheCommand.self, DaemonCommand.self,
+            ScriptCommand.self, FetchCommand.self, CacheCommand.self, ConfigCommand.self, DaemonCommand.self,
         ],
         defaultSubcommand: ListCommand.self
     )
@@ -46,6 +47,8 @@ struct Mediaplay: AsyncParsableCommand {
         // A reader gone from a pipe is a failed write (ignored on stderr,
         // an error on a listing), not the end of a playback or the daemon.
         signal(SIGPIPE, SIG_IGN)
+        let config = LoadedConfig.loadOrExit()
+        ConfiguredDefaults.set(.init(feed: config.feed, cacheFolder: config.cacheFolder, maxSize: config.maxSize))
         // A write over a file size limit must fail with EFBIG (reported as a
         // full disk, partial file kept), not kill the process.
         signal(SIGXFSZ, SIG_IGN)

@@ -34,11 +34,21 @@ func helperPath(_ name: String) -> String? {
 StandardStream.reserveStandardDescriptors()
 let arguments = CommandLine.arguments
 
-if let status = QuickToggle.run(arguments) {
+/// Whether the user has a config.toml: its defaults (the feed, the cache)
+/// are read by mediaplay-core and mediaplay-cache, which link the TOML
+/// library; this small client then hands every command to them.
+func hasConfigFile() -> Bool {
+    func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+    let base = variable("XDG_CONFIG_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? ((variable("HOME") ?? "") + "/.config")
+    return access(base + "/mediaplay/config.toml", F_OK) == 0
+}
+
+let configured = hasConfigFile()
+if !configured, let status = QuickToggle.run(arguments) {
     exit(status)
-} else if arguments.count > 1, arguments[1] == "list", let status = QuickList.run(Array(arguments.dropFirst(2))) {
+} else if !configured, arguments.count > 1, arguments[1] == "list", let status = QuickList.run(Array(arguments.dropFirst(2))) {
     exit(status)
-} else if arguments.count > 1, ClientCommands.configuration.subcommands.contains(where: { $0.configuration.commandName == arguments[1] }) {
+} else if !configured, arguments.count > 1, ClientCommands.configuration.subcommands.contains(where: { $0.configuration.commandName == arguments[1] }) {
     ClientCommands.main()
 } else {
     // `fetch` and `cache` run in mediaplay-cache; everything else, and these

@@ -391,8 +391,15 @@ private struct WindowState {
 /// a letter, named as the terminal's keys are; text comes as text input.
 private func windowKey(_ symbol: SDL_Keysym) -> Key? {
     let code = Int(symbol.sym)
-    if symbol.mod & UInt16(KMOD_CTRL.rawValue) != 0, code >= Int(SDLK_a.rawValue), code <= Int(SDLK_z.rawValue) {
-        return .control(Character(Unicode.Scalar(UInt8(code))))
+    if symbol.mod & UInt16(KMOD_CTRL.rawValue) != 0 {
+        if code >= Int(SDLK_a.rawValue), code <= Int(SDLK_z.rawValue) { return .control(Character(Unicode.Scalar(UInt8(code)))) }
+        switch code {
+        case Int(SDLK_LEFT.rawValue): return .controlLeft
+        case Int(SDLK_RIGHT.rawValue): return .controlRight
+        case Int(SDLK_UP.rawValue): return .controlUp
+        case Int(SDLK_DOWN.rawValue): return .controlDown
+        default: break
+        }
     }
     switch code {
     case Int(SDLK_SPACE.rawValue): return .character(" ")

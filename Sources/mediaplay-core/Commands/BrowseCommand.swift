@@ -9,6 +9,7 @@ import MediaSession
 import MediaTerminal
 import MediaplayCommandLine
 import MediaCacheCommands
+import MediaConfig
 
 struct BrowseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -61,7 +62,11 @@ struct BrowseCommand: AsyncParsableCommand {
             let video = VideoRelay()
             let backend = try makeBackend(feed: loaded.feed, cache: cache, relay: relay, video: video)
             let terminal = TerminalInfo.detect(fd: STDOUT_FILENO, environment: environment)
-            let options = BrowseApp.Options(imageMode: images ?? ImageMode.detect(environment: environment), colors: terminal.colors)
+            let configured = LoadedConfig.current
+            let options = BrowseApp.Options(
+                imageMode: images ?? configured.images.flatMap(ImageMode.init(rawValue:)) ?? ImageMode.detect(environment: environment),
+                colors: terminal.colors, keymap: configured.keymap
+            )
             let app = BrowseApp(feed: loaded.feed, offline: loaded.offlineNotice, cache: cache, backend: backend, relay: relay, video: video, options: options, screen: screen) {
                 let reloaded = try FeedLoading.load(location, cacheDirectory: cacheDirectory, announce: false)
                 return (reloaded.feed, reloaded.offlineNotice)
@@ -91,8 +96,11 @@ struct BrowseCommand: AsyncParsableCommand {
         // The background player's settings, so browse plays alike.
         let session = MediaSession(
             feed: feed, store: cache, positions: positions, engine: PlayerEngine(video: .window(fallback: video.terminalSink)) { relay.post("\($0)") },
-            shaping: positions?.audioSettings() ?? AudioSettings(), playlist: positions?.playlistMode() ?? PlaylistMode()
+            shaping: LoadedConfig.current.audioSettings(kept: positions?.audioSettings()),
+            playlist: LoadedConfig.current.playlistMode(kept: positions?.playlistMode())
         )
+        session.keymap = LoadedConfig.current.keymap
+        session.resumesItems = LoadedConfig.current.resumes
         if let positions { _ = PositionStore.keep(session.settingsEvents(), in: positions) }
         return SessionBackend(session: session)
     }

@@ -13,6 +13,7 @@ import MediaFeed
 import MediaMPRIS
 import MediaSession
 import MediaCacheCommands
+import MediaConfig
 
 struct DaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -129,8 +130,12 @@ struct DaemonCommand: AsyncParsableCommand {
         let engine = PlayerEngine { logger.warning("\($0)") }
         let session = MediaSession(
             feed: loaded.feed, store: cache, positions: positions, engine: engine,
-            shaping: positions.audioSettings() ?? AudioSettings(), playlist: positions.playlistMode() ?? PlaylistMode()
+            shaping: LoadedConfig.current.audioSettings(kept: positions.audioSettings()),
+            playlist: LoadedConfig.current.playlistMode(kept: positions.playlistMode())
         )
+        // The keys of its windows, and where items start: config.toml's.
+        session.keymap = LoadedConfig.current.keymap
+        session.resumesItems = LoadedConfig.current.resumes
         let follower = FeedFollower(location: feed, cacheDirectory: global.cacheDirectory, cache: cache)
         // An item's duration, tags and format, probed once per file (MPRIS
         // metadata and status).

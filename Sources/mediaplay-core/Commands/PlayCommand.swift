@@ -9,6 +9,7 @@ import MediaModel
 import MediaSession
 import MediaTerminal
 import MediaCacheCommands
+import MediaConfig
 
 struct PlayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -64,23 +65,34 @@ struct PlayCommand: AsyncParsableCommand {
         case auto, window, terminal, none
     }
 
-    @Option(name: .long, help: ArgumentHelp("Pictures in a window, in the terminal, or none; auto: a window where there is a display, else the terminal when it is one.", valueName: "auto|window|terminal|none"))
-    var vo: VideoOutput = .auto
+    @Option(name: .customLong("vo"), help: ArgumentHelp("Pictures in a window, in the terminal, or none; auto: a window where there is a display, else the terminal when it is one.", valueName: "auto|window|terminal|none"))
+    var voOption: VideoOutput?
 
-    @Option(name: .long, help: ArgumentHelp("Terminal pictures as kitty, sixel or blocks (default: what the terminal supports).", valueName: "mode"))
-    var images: ImageMode?
+    @Option(name: .customLong("images"), help: ArgumentHelp("Terminal pictures as kitty, sixel or blocks (default: what the terminal supports).", valueName: "mode"))
+    var imagesOption: ImageMode?
 
     @Option(name: .long, help: ArgumentHelp("Start this many seconds in.", valueName: "seconds"))
     var start: Double = 0
 
-    @Option(name: .long, help: ArgumentHelp("Volume in percent, 0–150 (a linear gain: 50 halves every sample).", valueName: "percent"))
-    var volume: Int = 100
+    @Option(name: .customLong("volume"), help: ArgumentHelp("Volume in percent, 0–150 (a linear gain: 50 halves every sample).", valueName: "percent"))
+    var volumeOption: Int?
 
-    @Flag(name: .long, help: "Start muted (m unmutes).")
-    var mute = false
+    @Flag(name: .customLong("mute"), inversion: .prefixedNo, help: "Start muted (m unmutes).")
+    var muteOption: Bool?
 
-    @Option(name: .long, help: ArgumentHelp("Speed, 0.25–4, with the pitch kept ([ and ] change it, backspace resets).", valueName: "x"))
-    var speed: Double = 1
+    @Option(name: .customLong("speed"), help: ArgumentHelp("Speed, 0.25–4, with the pitch kept ([ and ] change it, backspace resets).", valueName: "x"))
+    var speedOption: Double?
+
+    // The command line, else config.toml's [playback] (not for a recording,
+    // which takes only what its command line says: it stays comparable
+    // with ffmpeg's decoding), else the built-in default.
+    private var recordsOnly: Bool { recording.audioOut != nil || recording.videoOut != nil }
+    private var config: Config { recordsOnly ? Config() : LoadedConfig.current }
+    var vo: VideoOutput { voOption ?? config.videoOutput.flatMap(VideoOutput.init(rawValue:)) ?? .auto }
+    var images: ImageMode? { imagesOption ?? config.images.flatMap(ImageMode.init(rawValue:)) }
+    var volume: Int { volumeOption ?? config.volume ?? 100 }
+    var mute: Bool { muteOption ?? config.mute ?? false }
+    var speed: Double { speedOption ?? config.speed ?? 1 }
 
     @Flag(name: .long, help: "At the end, print frames shown and dropped and the A/V drift (p50, p99, largest).")
     var stats = false
@@ -137,6 +149,8 @@ struct PlayCommand: AsyncParsableCommand {
             // A session of its own, with the command layer every front end uses.
             let store = item.source?.isRemote == true ? try CacheAccess.open(global) : nil
             let session = MediaSession(feed: feed, store: store, positions: nil, engine: engine, shaping: AudioSettings(volume: volume, muted: mute, speed: speed))
+            // The keys of the terminal and the window: config.toml's [keys].
+            session.keymap = LoadedConfig.current.keymap
             let outcome = await PlaybackView.run(session, item: item, from: start, screen: screen)
             let statistics = session.statistics(of: item.key)
             await session.shutdown()

@@ -44,7 +44,7 @@ enum PlaybackView {
         let (terminal, statusOutput) = onStderr.animates
             ? (onStderr, STDERR_FILENO) : (TerminalInfo.detect(fd: STDOUT_FILENO, environment: environment), STDOUT_FILENO)
         let keys = isatty(STDIN_FILENO) == 1
-            ? KeyReader(session: session, current: { followed.key }) { forward in
+            ? KeyReader(session: session, keymap: session.keymap, current: { followed.key }) { forward in
                 Task {
                     do throws(CommandError) {
                         _ = forward ? try await session.next() : try await session.previous()

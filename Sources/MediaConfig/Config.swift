@@ -1,0 +1,209 @@
+import Foundation
+import MediaModel
+import TOMLKit
+
+/// `$XDG_CONFIG_HOME/mediaplay/config.toml`: the user's defaults and keys
+/// (docs/CONFIG.md). Read whole or not at all: a file with a mistake is one
+/// line, `config.toml:LINE:COL: reason`, and nothing starts with half of it.
+/// Precedence, highest first: a command-line option, the environment, this
+/// file, the built-in default.
+public struct Config: Sendable, Equatable {
+    /// Where a setting came from (`mediaplay config` says it).
+    public enum Source: String, Sendable, Codable {
+        case builtIn = "default"
+        case file = "config.toml"
+    }
+
+    /// `[playback]`: defaults for what users set often.
+    public var volume: Int?
+    public var speed: Double?
+    public var mute: Bool?
+    public var autoplay: Bool?
+    public var `repeat`: PlaylistMode.Repeat?
+    public var shuffle: Bool?
+    /// `auto`, `window`, `terminal` or `none`.
+    public var videoOutput: String?
+    /// `kitty`, `sixel` or `blocks`.
+    public var images: String?
+    /// `resume` (an item starts where it was left) or `beginning`.
+    public var start: String?
+    /// `[feed] default`: a path or URL.
+    public var feed: String?
+    /// `[cache] folder`, and `max-size`, the largest file a download keeps.
+    public var cacheFolder: String?
+    public var maxSize: String?
+    /// `[keys]` over the standard keymap; where each binding came from.
+    public var keymap: Keymap = .standard
+    public var changedKeys: Set<String> = []
+    /// The file read (nil: there is none).
+    public var path: String?
+
+    public init() {}
+
+    /// The settings a player starts with: those kept from the last run (the
+    /// user changed them), else this file's, else the built-in ones.
+    public func audioSettings(kept: AudioSettings?) -> AudioSettings {
+        kept ?? AudioSettings(volume: volume ?? 100, muted: mute ?? false, speed: speed ?? 1)
+    }
+
+    public func playlistMode(kept: PlaylistMode?) -> PlaylistMode {
+        kept ?? PlaylistMode(autoplay: autoplay ?? true, repeat: self.repeat ?? .off, shuffle: shuffle ?? false)
+    }
+
+    /// Whether an item starts where it was left (`start = "resume"`, the default).
+    public var resumes: Bool { start != "beginning" }
+
+    /// The file's path for this environment.
+    public static func path(_ environment: [String: String]) -> String {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
+        return base + "/mediaplay/config.toml"
+    }
+
+    /// The user's config, or the built-in defaults when there is no file.
+    public static func load(_ environment: [String: String]) throws(ConfigError) -> Config {
+        let path = path(environment)
+        guard FileManager.default.fileExists(atPath: path) else { return Config() }
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigError(path: path, line: 1, column: 1, message: "cannot be read: \(error.localizedDescription)")
+        }
+        var config = try parse(text, path: path)
+        config.path = path
+        return config
+    }
+
+    static let sections: [String: [String]] = [
+        "playback": ["volume", "speed", "mute", "autoplay", "repeat", "shuffle", "video-output", "images", "start"],
+        "feed": ["default"],
+        "cache": ["folder", "max-size"],
+        "keys": [],
+    ]
+
+    /// Reads a config file's text (`path` names it in errors).
+    public static func parse(_ text: String, path: String) throws(ConfigError) -> Config {
+        let name = (path as NSString).lastPathComponent
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw ConfigError(path: name, line: error.source.begin.line, column: error.source.begin.column, message: error.description)
+        } catch {
+            throw ConfigError(path: name, line: 1, column: 1, message: "\(error)")
+        }
+        let locate = KeyLocator(text)
+        func fail(_ section: String?, _ key: String, _ message: String) -> ConfigError {
+            let (line, column) = locate.position(of: key, in: section)
+            return ConfigError(path: name, line: line, column: column, message: message)
+        }
+        var config = Config()
+        for (section, value) in table {
+            guard let known = sections[section] else {
+                let hint = NearestWord.suggestion(for: section, among: Array(sections.keys)).map { " (did you mean [\($0)]?)" } ?? ""
+                throw fail(nil, section, "unknown section [\(section)]\(hint); the sections are [playback], [feed], [cache] and [keys]")
+            }
+            guard let entries = value.table else { throw fail(nil, section, "[\(section)] must be a table") }
+            for (key, entry) in entries {
+                if section == "keys" {
+                    guard Keymap.isKeyName(key) else {
+                        throw fail(section, key, "\"\(key)\" is not a key (a character, ctrl+LETTER, or one of \(Keymap.namedKeys.joined(separator: ", ")))")
+                    }
+                    guard let line = entry.string else { throw fail(section, key, "a key's value is a command line in quotes, like \"seek +20\", or \"\" to unbind it") }
+                    if line.trimmingCharacters(in: .whitespaces).isEmpty {
+                        config.keymap.bind(key, to: nil)
+                    } else {
+                        do {
+                            config.keymap.bind(key, to: try PlayerCommand(parsing: line))
+                        } catch {
+                            throw fail(section, key, "\(key) = \"\(line)\": \(error.message)")
+                        }
+                    }
+                    config.changedKeys.insert(key)
+                    continue
+                }
+                guard known.contains(key) else {
+                    let hint = NearestWord.suggestion(for: key, among: known).map { " (did you mean \"\($0)\"?)" } ?? ""
+                    throw fail(section, key, "unknown key \"\(key)\" in [\(section)]\(hint); it takes \(known.joined(separator: ", "))")
+                }
+                try config.set(section, key, entry) { message throws(ConfigError) in throw fail(section, key, message) }
+            }
+        }
+        return config
+    }
+
+    private mutating func set(_ section: String, _ key: String, _ entry: TOMLValueConvertible, _ fail: (String) throws(ConfigError) -> Never) throws(ConfigError) {
+        func string(_ allowed: [String]? = nil) throws(ConfigError) -> String {
+            guard let text = entry.string else { try fail("\(key) takes a string in quotes") }
+            if let allowed, !allowed.contains(text) { try fail("\(key) takes \(allowed.map { "\"\($0)\"" }.joined(separator: ", ")), not \"\(text)\"") }
+            return text
+        }
+        func bool() throws(ConfigError) -> Bool {
+            guard let value = entry.bool else { try fail("\(key) takes true or false") }
+            return value
+        }
+        switch (section, key) {
+        case ("playback", "volume"):
+            guard let value = entry.int, AudioSettings.range.contains(value) else { try fail("volume takes a whole number from 0 to 150") }
+            volume = value
+        case ("playback", "speed"):
+            guard let value = entry.double ?? entry.int.map(Double.init), AudioSettings.speeds.contains(value) else { try fail("speed takes a number from 0.25 to 4") }
+            speed = value
+        case ("playback", "mute"): mute = try bool()
+        case ("playback", "autoplay"): autoplay = try bool()
+        case ("playback", "shuffle"): shuffle = try bool()
+        case ("playback", "repeat"): self.repeat = PlaylistMode.Repeat(rawValue: try string(PlaylistMode.Repeat.allCases.map(\.rawValue)))
+        case ("playback", "video-output"): videoOutput = try string(["auto", "window", "terminal", "none"])
+        case ("playback", "images"): images = try string(["kitty", "sixel", "blocks"])
+        case ("playback", "start"): start = try string(["resume", "beginning"])
+        case ("feed", "default"): feed = try string()
+        case ("cache", "folder"): cacheFolder = try string()
+        case ("cache", "max-size"):
+            let text = try string()
+            let number = text.last.map { "KMGTkmgt".contains($0) } == true ? String(text.dropLast()) : text
+            guard let value = Double(number), value.isFinite, value > 0 else { try fail("max-size takes a size like \"500M\" or \"4G\", not \"\(text)\"") }
+            maxSize = text
+        default: try fail("unknown key \"\(key)\"")
+        }
+    }
+}
+
+/// A mistake in the config file: `config.toml:LINE:COL: reason`, exit 78.
+public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var path: String
+    public var line: Int
+    public var column: Int
+    public var message: String
+
+    public var description: String { "\(path):\(line):\(column): \(message)" }
+}
+
+/// Where a key stands in the text, for an error about its value (the TOML
+/// library gives positions of syntax errors only). It reads section headers
+/// and `key =` at the start of lines; the values are TOMLKit's.
+struct KeyLocator {
+    let lines: [Substring]
+
+    init(_ text: String) {
+        lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    }
+
+    func position(of key: String, in section: String?) -> (line: Int, column: Int) {
+        var current: String?
+        for (index, raw) in lines.enumerated() {
+            let line = raw.drop { $0 == " " || $0 == "\t" }
+            let column = raw.count - line.count + 1
+            if line.hasPrefix("[") {
+                let name = line.dropFirst().prefix { $0 != "]" }.trimmingCharacters(in: .whitespaces)
+                current = name
+                if section == nil && name == key { return (index + 1, column) }
+                continue
+            }
+            guard current == section, let section, !section.isEmpty else { continue }
+            let name = line.prefix { $0 != "=" }.trimmingCharacters(in: .whitespaces)
+            if name == key || name == "\"\(key)\"" || name == "'\(key)'" { return (index + 1, column) }
+        }
+        return (1, 1)
+    }
+}

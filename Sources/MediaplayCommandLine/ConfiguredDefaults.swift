@@ -1,0 +1,27 @@
+import Synchronization
+
+/// What config.toml says of the options every command shares, set once at a
+/// program's start (mediaplay-core and mediaplay-cache read the file; the
+/// small client hands every command to mediaplay-core when one exists).
+/// Below the command line and the environment, above the built-in defaults.
+public enum ConfiguredDefaults {
+    public struct Values: Sendable, Equatable {
+        public var feed: String?
+        public var cacheFolder: String?
+        public var maxSize: String?
+
+        public init(feed: String? = nil, cacheFolder: String? = nil, maxSize: String? = nil) {
+            self.feed = feed
+            self.cacheFolder = cacheFolder
+            self.maxSize = maxSize
+        }
+    }
+
+    private static let current = Mutex(Values())
+
+    public static var values: Values { current.withLock { $0 } }
+
+    public static func set(_ values: Values) {
+        current.withLock { $0 = values }
+    }
+}

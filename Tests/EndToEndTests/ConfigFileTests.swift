@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+import TestKit
+
+/// config.toml: its defaults and keys apply, `mediaplay config` says where
+/// each came from, and a mistake stops every command with its position.
+@Suite struct ConfigFileTests {
+    final class Home: UserHome, @unchecked Sendable {
+        override var environment: [String: String] {
+            super.environment.merging(["XDG_CONFIG_HOME": folder.path + "/config"]) { $1 }
+        }
+
+        func writeConfig(_ text: String) throws {
+            try FileManager.default.createDirectory(atPath: folder.path + "/config/mediaplay", withIntermediateDirectories: true)
+            try text.write(toFile: folder.path + "/config/mediaplay/config.toml", atomically: true, encoding: .utf8)
+        }
+    }
+
+    static func home() async throws -> Home {
+        let tone = try await Fixtures.make("tone.wav", Fixtures.audioCodecs.first { $0.name == "tone.wav" }!.arguments)
+        let home = try await Home()
+        home.feed = try home.folder.write("feed.json", #"[{"type": 1, "title": "Tone", "url": "file://\#(tone)"}]"#)
+        return home
+    }
+
+    @Test func aMistakeIsExit78WithItsLineAndColumn() async throws {
+        let home = try await Self.home()
+        try home.writeConfig("[playback]\nvolume = 80\n  volum = 3\n")
+        for command in [["list"], ["toggle", "1"], ["fetch", "1"], ["config"]] {
+            let result = try await Mediaplay.run(command, environment: home.environment)
+            #expect(result.status == 78, "\(command): \(result.stderr)")
+            #expect(result.stderr.hasPrefix(#"mediaplay: config.toml:3:3: unknown key "volum" in [playback] (did you mean "volume"?)"#), "\(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1)
+        }
+    }
+
+    @Test func configShowsEachValueWithItsSource() async throws {
+        let home = try await Self.home()
+        try home.writeConfig("[playback]\nvolume = 80\n[keys]\nx = \"seek +20\"\n\"ctrl+right\" = \"seek +60\"\nm = \"\"\n")
+        let result = try await Mediaplay.run(["config", "--json"], environment: home.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let settings = document["settings"] as? [[String: String]] ?? []
+        #expect(settings.contains { $0["key"] == "volume" && $0["value"] == "80" && $0["source"] == "config.toml" })
+        #expect(settings.contains { $0["key"] == "speed" && $0["source"] == "default" })
+        #expect(settings.contains { $0["key"] == "default" && $0["source"] == "environment (MEDIAPLAY_FEED)" })
+        let keys = document["keys"] as? [[String: String]] ?? []
+        #expect(keys.contains { $0["key"] == "x" && $0["command"] == "seek +20" && $0["source"] == "config.toml" })
+        #expect(keys.contains { $0["key"] == "ctrl+right" && $0["command"] == "seek +60" })
+        #expect(keys.contains { $0["key"] == "m" && $0["command"] == "" && $0["source"] == "config.toml" }, "unbound")
+        #expect(keys.contains { $0["key"] == "space" && $0["command"] == "toggle" && $0["source"] == "default" })
+        let text = try await Mediaplay.run(["config"], environment: home.environment)
+        #expect(text.stdout.contains("volume        80") && text.stdout.contains("config.toml"), "\(text.stdout)")
+    }
+
+    /// The daemon starts with the file's defaults when nothing was kept.
+    @Test func theBackgroundPlayerStartsWithTheFilesDefaults() async throws {
+        let home = try await Self.home()
+        try home.writeConfig("[playback]\nvolume = 70\nrepeat = \"all\"\n")
+        #expect(try await home.run("toggle", "1").status == 0)
+        #expect(try await home.run("volume").stdout == "🔊 volume 70 %\n")
+        #expect(try await home.run("repeat").stdout.contains("repeat all"))
+        _ = try await home.run("quit")
+    }
+
+    /// A key bound in the file works in browse.
+    @Test func aBoundKeyWorksInBrowse() async throws {
+        let home = try await Self.home()
+        try home.writeConfig("[keys]\nx = \"volume 42\"\n")
+        let session = try await TerminalSession(columns: 80, rows: 24, [Mediaplay.executable, "browse", "--images", "blocks"], environment: home.environment)
+        #expect(await session.shows { $0.joined().contains("Tone") })
+        await session.send("x")
+        let said = await session.waitForScreen { $0.last?.contains("volume 42 %") == true }
+        #expect(said.matched, "\(said.screen.joined(separator: "\n"))")
+        await session.send("q")
+        #expect(await session.waitForExit()?.status == 0)
+    }
+}

@@ -1,0 +1,72 @@
+import MediaConfig
+import MediaModel
+import Testing
+
+/// config.toml: read whole or refused with its line and column.
+@Suite struct ConfigTests {
+    @Test func everySectionReads() throws {
+        let config = try Config.parse("""
+            [playback]
+            volume = 80
+            speed = 1.25
+            mute = false
+            autoplay = false
+            repeat = "all"
+            shuffle = true
+            video-output = "terminal"
+            images = "blocks"
+            start = "beginning"
+
+            [feed]
+            default = "~/podcasts.json"
+
+            [cache]
+            folder = "/tmp/media-cache"
+            max-size = "500M"
+
+            [keys]
+            x = "seek +20"
+            "ctrl+right" = "seek +60"
+            9 = "volume -2"
+            m = ""
+            """, path: "/home/me/.config/mediaplay/config.toml")
+        #expect(config.volume == 80 && config.speed == 1.25 && config.mute == false && config.autoplay == false)
+        #expect(config.repeat == .all && config.shuffle == true && config.videoOutput == "terminal" && config.images == "blocks" && config.start == "beginning")
+        #expect(config.feed == "~/podcasts.json" && config.cacheFolder == "/tmp/media-cache" && config.maxSize == "500M")
+        #expect(config.keymap.bindings["x"] == .seek(.by(20), nil))
+        #expect(config.keymap.bindings["ctrl+right"] == .seek(.by(60), nil))
+        #expect(config.keymap.bindings["9"] == .volume(.by(-2)))
+        #expect(config.keymap.bindings["m"] == nil, "unbound with \"\"")
+        #expect(config.keymap.bindings["0"] == .volume(.by(5)), "the rest stay standard")
+        #expect(config.changedKeys == ["x", "ctrl+right", "9", "m"])
+    }
+
+    @Test(arguments: [
+        ("[playback]\nvolume = 80\nvolum = 3\n", 3, 1, "unknown key \"volum\" in [playback] (did you mean \"volume\"?)"),
+        ("[playbak]\n", 1, 1, "unknown section [playbak] (did you mean [playback]?)"),
+        ("[keys]\nx = \"seek +20\"\n  y = \"volme 5\"\n", 3, 3, "y = \"volme 5\": unknown command \"volme\" (did you mean \"volume\"?)"),
+        ("[playback]\nvolume = 151\n", 2, 1, "volume takes a whole number from 0 to 150"),
+        ("[playback]\nrepeat = \"twice\"\n", 2, 1, "repeat takes \"off\", \"one\", \"all\", not \"twice\""),
+        ("[keys]\n\"shift+x\" = \"next\"\n", 2, 1, "\"shift+x\" is not a key"),
+        ("[cache]\nmax-size = \"lots\"\n", 2, 1, "max-size takes a size"),
+        ("a = [\n", 1, 7, "encountered end-of-file"),
+    ])
+    func aMistakeIsOneLineWithItsPosition(_ text: String, _ line: Int, _ column: Int, _ message: String) {
+        do {
+            _ = try Config.parse(text, path: "/x/config.toml")
+            Issue.record("accepted: \(text)")
+        } catch {
+            #expect(error.path == "config.toml")
+            #expect(error.line == line && (column == 0 || error.column == column), "\(error)")
+            #expect(error.message.contains(message), "\(error)")
+            #expect(error.description.hasPrefix("config.toml:\(error.line):\(error.column): "))
+        }
+    }
+
+    @Test func noFileIsTheDefaults() throws {
+        let config = try Config.load(["XDG_CONFIG_HOME": "/nonexistent-\(UInt32.random(in: 0...UInt32.max))"])
+        #expect(config == Config())
+        #expect(Config.path(["XDG_CONFIG_HOME": "/c", "HOME": "/h"]) == "/c/mediaplay/config.toml")
+        #expect(Config.path(["HOME": "/h"]) == "/h/.config/mediaplay/config.toml")
+    }
+}
