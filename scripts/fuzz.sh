@@ -53,7 +53,8 @@ for name in feed request script keys numbers media; do
     case "$name" in numbers|media) [ "$seconds" -ge 60 ] && limits="-runs=1000000 -max_total_time=$((seconds * 4))" ;; esac
     echo "fuzz $name: $limits"
     # shellcheck disable=SC2086
-    "$out/fuzz-$name" $limits -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+    maxlen=8192; [ "$name" = numbers ] && maxlen=512
+    "$out/fuzz-$name" $limits -max_len=$maxlen -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$out/crash-$name-" -print_final_stats=1 "$out/corpus/$name" "Fuzz/corpus/$name" 2>&1 \
         | grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|ERROR|SUMMARY|Test unit written" | grep -v "JXL_" || true
     if ls "$out"/crash-"$name"-* >/dev/null 2>&1; then

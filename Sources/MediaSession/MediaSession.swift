@@ -525,9 +525,35 @@ public final class MediaSession: @unchecked Sendable {
         // After the target starts: a front end following the current item
         // (play's view) sees the new one start before the old one stop.
         let skipped = lock.withLock { current }
+        // Heard before the skipped item's stop: its first state (playing, at
+        // the first output, or buffering) is what play's view follows; a stop
+        // heard first ended `play` after `>` (4 times in 14).
+        let events = events()
         let status = try await play(target, from: 0)
-        if let skipped, skipped != target { await stop(skipped) }
+        if let skipped, skipped != target {
+            let heard = lastAnnounced(target)
+            if heard != .playing && heard != .buffering && heard != .downloading { await firstState(of: target, in: events, within: 2) }
+            await stop(skipped)
+        }
         return status
+    }
+
+    /// The state last announced for `key`, if any.
+    private func lastAnnounced(_ key: ItemKey) -> ItemState? {
+        lock.withLock { announced[key] }
+    }
+
+    /// Waits until `key`'s first state event, or `seconds` (a player that
+    /// never outputs must not hold the step).
+    private func firstState(of key: ItemKey, in events: AsyncStream<ItemEvent>, within seconds: Double) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in events where event.status.id == key && event.event == .state { return }
+            }
+            group.addTask { try? await Task.sleep(for: .seconds(seconds)) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     /// When an item played to its end: the next one, as the modes say.

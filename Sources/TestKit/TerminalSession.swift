@@ -41,7 +41,7 @@ public final class TerminalSession: @unchecked Sendable {
         _ = try? Self.tmuxBlocking(socket: socket, folder: folder.path, ["kill-server"])
     }
 
-    static func quote(_ text: String) -> String {
+    public static func quote(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
