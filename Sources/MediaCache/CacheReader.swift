@@ -1,4 +1,5 @@
 import Foundation
+import MediaCacheFolder
 import Synchronization
 
 #if canImport(Glibc)

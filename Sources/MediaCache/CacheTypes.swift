@@ -1,4 +1,5 @@
 import Foundation
+import MediaCacheFolder
 
 /// Knobs of the downloader. The defaults suit people; tests shorten the waits.
 public struct CacheConfiguration: Sendable {

@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import MediaCacheFolder
 
 /// libcurl's global set-up, done once before the first handle is made.
 enum CurlGlobal {

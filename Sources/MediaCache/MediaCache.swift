@@ -1,4 +1,4 @@
-@_exported import MediaCacheFolder
+import MediaCacheFolder
 import Foundation
 import MediaModel
 import GRDB

@@ -1,4 +1,5 @@
 import Foundation
+import MediaCacheFolder
 
 /// What an in-flight download holds, shared by its transfers (on the
 /// transfer thread) and its readers (on players' reader threads).

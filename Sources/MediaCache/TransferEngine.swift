@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import MediaCacheFolder
 
 #if canImport(Glibc)
 import Glibc

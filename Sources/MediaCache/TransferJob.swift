@@ -1,6 +1,7 @@
 import CCurl
 import CLinux
 import Foundation
+import MediaCacheFolder
 
 #if canImport(Glibc)
 import Glibc

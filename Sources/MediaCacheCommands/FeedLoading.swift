@@ -4,6 +4,7 @@ import Synchronization
 import MediaTerminal
 import MediaplayCommandLine
 import MediaCache
+import MediaCacheFolder
 import MediaFeed
 
 /// Reads a feed from a path or an http(s) URL, turning every failure into a
@@ -34,7 +35,11 @@ package enum FeedLoading {
             throw CLIError("unsupported feed URL \"\(location)\" (use a file path, or an http or https URL)", exitCode: .usage)
         }
         let path = location.hasPrefix("file://") ? (URL(string: location)?.path ?? location) : location
-        return try FeedFile.load(absolutePath(path), shownAs: location)
+        do {
+            return try FeedFile.load(absolutePath(path), shownAs: location)
+        } catch {
+            throw CLIError(error)
+        }
     }
 
     private static func loadRemote(_ location: String, cacheDirectory: String?, refresh: Bool) throws(CLIError) -> LoadedFeed {
@@ -65,9 +70,18 @@ package enum FeedLoading {
         }
         if response.notModified, let kept {
             cache?.confirmKeptFeed(for: url, at: Date())
-            return try FeedFile.decode(kept.body, origin: .remote(url), name: location)
+            do {
+                return try FeedFile.decode(kept.body, origin: .remote(url), name: location)
+            } catch {
+                throw CLIError(error)
+            }
         }
-        let loaded = try FeedFile.decode(response.body, origin: .remote(url), name: location)
+        let loaded: LoadedFeed
+        do {
+            loaded = try FeedFile.decode(response.body, origin: .remote(url), name: location)
+        } catch {
+            throw CLIError(error)
+        }
         // Only a feed that reads is kept: a broken one never replaces the last good copy.
         try? cache?.keep(KeptFeed(
             url: url.absoluteString, body: response.body, etag: response.etag, lastModified: response.lastModified,

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MediaplayCommandLine
 import MediaCache
+import MediaCacheFolder
 import MediaListing
 import MediaFeed
 import MediaTerminal

@@ -4,7 +4,6 @@ import MediaFeed
 import MediaModel
 import MediaControl
 import MediaSession
-import MediaEngine
 
 /// The socket's front end to the command layer: decodes a request, resolves
 /// its item against the feed as it is now, calls the session, encodes the
@@ -18,6 +17,9 @@ public final class ControlService: Sendable {
     /// which MPRIS shares): before an item is resolved, the session follows
     /// the file, so the number a client sends means what `list` shows now.
     private let followFeed: @Sendable () -> Void
+    /// Why this player can show no pictures (nil: it can), as its owner
+    /// knows it: the service reads no engine.
+    private let displayProblem: @Sendable () -> String?
     /// An item's file's duration, tags and format: kept in the cache's
     /// index, probed once per file when not (blocking: run on the feed queue).
     private let details: @Sendable (FeedItem) -> MediaDetails?
@@ -29,7 +31,7 @@ public final class ControlService: Sendable {
 
     public init(
         session: MediaSession, feed: String, version: String,
-        followFeed: @escaping @Sendable () -> Void = {}, details: @escaping @Sendable (FeedItem) -> MediaDetails? = { _ in nil },
+        followFeed: @escaping @Sendable () -> Void = {}, displayProblem: @escaping @Sendable () -> String? = { nil }, details: @escaping @Sendable (FeedItem) -> MediaDetails? = { _ in nil },
         onQuit: @escaping @Sendable () async -> Void
     ) {
         self.details = details
@@ -37,6 +39,7 @@ public final class ControlService: Sendable {
         self.feed = feed
         self.version = version
         self.followFeed = followFeed
+        self.displayProblem = displayProblem
         self.onQuit = onQuit
     }
 
@@ -255,7 +258,7 @@ public final class ControlService: Sendable {
         let current = session.currentStatus()
         return DaemonStatus(
             current: current, items: session.activeStatuses(), feed: feed, pid: getpid(), version: version,
-            audio: session.audioShaping, playlist: session.playlistMode, display: SDLVideoSink.displayProblem.map { "no display (\($0))" },
+            audio: session.audioShaping, playlist: session.playlistMode, display: displayProblem().map { "no display (\($0))" },
             media: current?.id == item.map(\.key) ? media : nil
         )
     }

@@ -78,7 +78,7 @@ public final class Daemon: @unchecked Sendable {
     /// SIGTERM and SIGINT). The lock must be held (`claim`).
     public func serve(
         session: MediaSession, feed: String, version: String, saveInterval: Double, handleSignals: Bool = true,
-        followFeed: @escaping @Sendable () -> Void = {}, details: @escaping @Sendable (FeedItem) -> MediaDetails? = { _ in nil }
+        followFeed: @escaping @Sendable () -> Void = {}, displayProblem: @escaping @Sendable () -> String? = { nil }, details: @escaping @Sendable (FeedItem) -> MediaDetails? = { _ in nil }
     ) async throws(SocketError) {
         precondition(lockDescriptor >= 0, "claim() first")
         // We hold the lock, so a socket file left here belongs to a daemon
@@ -86,7 +86,7 @@ public final class Daemon: @unchecked Sendable {
         if unlink(paths.socket) == 0 { logger.info("replaced a stale socket at \(paths.socket)") }
         let listener = try UnixSocket.listening(at: paths.socket)
         let ended = Ending()
-        let service = ControlService(session: session, feed: feed, version: version, followFeed: followFeed, details: details) { [quitRequests] in
+        let service = ControlService(session: session, feed: feed, version: version, followFeed: followFeed, displayProblem: displayProblem, details: details) { [quitRequests] in
             quitRequests.continuation.yield()
             await ended.wait()
         }

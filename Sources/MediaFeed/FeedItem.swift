@@ -60,10 +60,6 @@ public struct FeedItem: Sendable, Hashable, Identifiable {
     /// The item's identity in every layer (see `ItemKey`).
     public var key: ItemKey { ItemKey(id) }
 
-    /// A valid item with words only and no media (a facts-feed row without
-    /// an image): shown, never downloaded or played.
-    public var isTextOnly: Bool { isValid && source == nil }
-
     public init(
         position: Int, id: String, title: String, kind: MediaKind?, source: MediaSource?,
         description: String? = nil, thumbnail: MediaSource? = nil, invalidReason: String? = nil,
@@ -92,8 +88,6 @@ public struct Feed: Sendable, Hashable {
         self.title = title
         self.items = items
     }
-
-    public var validItems: [FeedItem] { items.filter(\.isValid) }
 
     /// The item a user means by `selector`: a 1-based position, else an id.
     /// A number is always read as a position, so ids made only of digits are

@@ -18,30 +18,58 @@ public struct LoadedFeed {
     }
 }
 
+/// Why a feed file could not be had: it is missing or unreadable, or it
+/// does not read as a feed (one line each; the CLI gives them exit 66 and 65).
+public struct FeedFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// Not there, not a file, not readable.
+        case unavailable
+        /// There, but not a feed (too large, malformed at `name:line:col`).
+        case malformed
+    }
+
+    public var kind: Kind
+    public var message: String
+    public var description: String { message }
+
+    init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+}
+
+extension CLIError {
+    /// A feed file's failure with the exit code the documentation promises:
+    /// missing 66 (EX_NOINPUT), malformed 65 (EX_DATAERR).
+    public init(_ error: FeedFileError) {
+        self.init(error.message, exitCode: error.kind == .malformed ? .dataError : .noInput)
+    }
+}
+
 /// A feed file on this machine, read and decoded with every failure as a
-/// one-line error with its exit code (missing 66, malformed 65).
+/// one-line error.
 public enum FeedFile {
     /// Far above any hand-kept feed; 100,000 items take about 40 MB.
     public static let maximumBytes: Int64 = 64 << 20
 
-    public static func load(_ path: String, shownAs name: String) throws(CLIError) -> LoadedFeed {
+    public static func load(_ path: String, shownAs name: String) throws(FeedFileError) -> LoadedFeed {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CLIError("feed not found: \(name) (check the path, or pass --feed PATH)", exitCode: .noInput)
+            throw FeedFileError(.unavailable, "feed not found: \(name) (check the path, or pass --feed PATH)")
         }
         if isDirectory.boolValue {
-            throw CLIError("feed \(name) is a folder, not a JSON file (pass --feed FOLDER/media.json)", exitCode: .noInput)
+            throw FeedFileError(.unavailable, "feed \(name) is a folder, not a JSON file (pass --feed FOLDER/media.json)")
         }
         // A FIFO or device would block the read forever (and opening a FIFO
         // waits for a writer): only regular files are feeds.
         var info = stat()
         if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
-            throw CLIError("feed \(name) is not a regular file (a FIFO or device); pass --feed FILE", exitCode: .noInput)
+            throw FeedFileError(.unavailable, "feed \(name) is not a regular file (a FIFO or device); pass --feed FILE")
         }
         // Read straight into the bytes the parser takes (no Data in between).
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw CLIError("cannot read feed \(name): \(String(cString: strerror(errno))) (check its permissions)", exitCode: .noInput)
+            throw FeedFileError(.unavailable, "cannot read feed \(name): \(String(cString: strerror(errno))) (check its permissions)")
         }
         defer { close(fd) }
         var bytes: [UInt8] = []
@@ -51,22 +79,22 @@ public enum FeedFile {
             let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             guard count >= 0 else {
-                throw CLIError("cannot read feed \(name): \(String(cString: strerror(errno))) (check its permissions)", exitCode: .noInput)
+                throw FeedFileError(.unavailable, "cannot read feed \(name): \(String(cString: strerror(errno))) (check its permissions)")
             }
             if count == 0 { break }
             bytes.append(contentsOf: chunk[0..<count])
             if bytes.count > maximumBytes {
-                throw CLIError("feed \(name) is larger than \(maximumBytes >> 20) MiB; is it really a feed?", exitCode: .dataError)
+                throw FeedFileError(.malformed, "feed \(name) is larger than \(maximumBytes >> 20) MiB; is it really a feed?")
             }
         }
         return try decode(bytes, origin: .file(path: path), name: name)
     }
 
-    public static func decode(_ bytes: [UInt8], origin: FeedOrigin, name: String) throws(CLIError) -> LoadedFeed {
+    public static func decode(_ bytes: [UInt8], origin: FeedOrigin, name: String) throws(FeedFileError) -> LoadedFeed {
         do {
             return LoadedFeed(feed: try FeedDecoder.decode(bytes, origin: origin), source: name)
         } catch {
-            throw CLIError("\(name):\(error.position.line):\(error.position.column): \(error.message)", exitCode: .dataError)
+            throw FeedFileError(.malformed, "\(name):\(error.position.line):\(error.position.column): \(error.message)")
         }
     }
 }

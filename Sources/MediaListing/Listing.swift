@@ -116,8 +116,13 @@ public enum QuickList {
         guard let options = quickOptions(arguments), !options.refresh,
               let location = try? options.global.feedLocation(), !location.contains("://")
         else { return nil }
-        do {
-            let loaded = try FeedFile.load(absolutePath(location), shownAs: location)
+        do throws(CLIError) {
+            let loaded: LoadedFeed
+            do {
+                loaded = try FeedFile.load(absolutePath(location), shownAs: location)
+            } catch {
+                throw CLIError(error)
+            }
             // A cache that cannot be read is left to mediaplay-core to say.
             let (surroundings, problem) = Listing.surroundings(options.global, writable: false)
             guard problem == nil else { return nil }

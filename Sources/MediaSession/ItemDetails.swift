@@ -1,5 +1,6 @@
 import Foundation
 import MediaCache
+import MediaCacheFolder
 import MediaEngine
 import MediaFeed
 

@@ -1,3 +1,4 @@
+import MediaCacheFolder
 import Foundation
 import MediaCache
 import TestKit

@@ -1,5 +1,6 @@
 import Foundation
 import MediaCache
+import MediaCacheFolder
 import MediaEngine
 import MediaFeed
 import MediaModel
@@ -54,8 +55,18 @@ final class FakePlayer: PlaybackHandle, @unchecked Sendable {
         if new.isFinal { subscribers.finish() }
     }
 
-    func play() { set(.playing) }
-    func pause() { if currentState == .playing { set(.paused) } }
+    func play() {
+        lock.withLock { played = true }
+        set(.playing)
+    }
+
+    /// Whether `play()` was ever called: a player the session opened but
+    /// never started reads false.
+    private(set) var played = false
+    var wasPlayed: Bool { lock.withLock { played } }
+    /// As `Player.pause`: a player still starting (idle) or buffering is
+    /// paused too, not only a playing one.
+    func pause() { if [.idle, .playing, .buffering].contains(currentState) { set(.paused) } }
     func resume() { if currentState == .paused { set(.playing) } }
     func seek(to seconds: Double) {
         lock.withLock {

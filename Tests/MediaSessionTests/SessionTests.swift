@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import MediaCache
+import MediaCacheFolder
 import MediaEngine
 import MediaFeed
 import MediaModel
@@ -122,7 +123,9 @@ import TestKit
         session.update(feed: Feed(title: "t", items: [feed.items[0]]))
         slow.release(Self.remotePicture)
         _ = try await toggling.value
-        #expect(engine.player("remote-pic").map { $0.currentState == .stopped } ?? true, "not left playing")
+        // Opened after its download, perhaps, but never played, and not left open.
+        #expect(engine.player("remote-pic")?.wasPlayed != true, "it never played")
+        #expect(engine.player("remote-pic").map { $0.currentState.isFinal } != false, "not left open")
         #expect(session.currentStatus() == nil)
     }
 

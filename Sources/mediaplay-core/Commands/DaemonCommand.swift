@@ -153,7 +153,7 @@ struct DaemonCommand: AsyncParsableCommand {
         StandardStream.error("mediaplay: background player listening on \(daemon.paths.socket) (log: \(logPath))\n")
         do {
             try await daemon.serve(
-                session: session, feed: feed, version: Mediaplay.version, saveInterval: saveInterval, followFeed: following.follow,
+                session: session, feed: feed, version: Mediaplay.version, saveInterval: saveInterval, followFeed: following.follow, displayProblem: { SDLVideoSink.displayProblem },
                 details: details
             )
         } catch {
