@@ -6,6 +6,19 @@ import TestKit
 /// careless neighbour), through the built programs: none crashes, hangs,
 /// loses a position or changes a folder mediaplay does not own.
 @Suite struct HostileRoundThreeTests {
+    /// The test tone, made once by ffmpeg.
+    static func tone() async throws -> String {
+        let fixture = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
+        return try await Fixtures.make(fixture.name, fixture.arguments)
+    }
+
+    /// A user whose feed is one item playing `file` titled `title`.
+    static func home(playing file: String, title: String = "Tone") async throws -> UserHome {
+        let home = try await UserHome()
+        home.feed = try home.folder.write("feed.json", #"[{"type": 1, "title": "\#(title)", "url": "file://\#(file)"}]"#)
+        return home
+    }
+
     /// A WAV header by hand: any channel count and rate, `frames` of silence.
     static func wav(channels: Int, rate: UInt32, frames: Int) -> [UInt8] {
         var bytes: [UInt8] = []
@@ -65,10 +78,8 @@ import TestKit
     /// exit status stands; with stderr closed, `quit` writes nothing into
     /// the socket (it got descriptor 2).
     @Test func aFullOrClosedStderrIsNoCrash() async throws {
-        let toneFixture = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
-        let tone = try await Fixtures.make(toneFixture.name, toneFixture.arguments)
-        let home = try await UserHome()
-        home.feed = try home.folder.write("feed.json", #"[{"type": 1, "title": "Tone", "url": "file://\#(tone)"}]"#)
+        let tone = try await Self.tone()
+        let home = try await Self.home(playing: tone)
         var environment = home.environment
         environment["PATH"] = "/usr/bin:/bin"
         environment["HOME"] = home.folder.path
@@ -90,8 +101,7 @@ import TestKit
     /// FIFO in the cache is replaced by the real download (`open` blocked
     /// for ever and ignored SIGTERM).
     @Test func aFIFOIsNeverOpened() async throws {
-        let toneFixture = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
-        let tone = try await Fixtures.make(toneFixture.name, toneFixture.arguments)
+        let tone = try await Self.tone()
         let folder = try TemporaryDirectory()
         let fifo = folder.path + "/fifo.wav"
         mkfifo(fifo, 0o600)
@@ -147,8 +157,7 @@ import TestKit
     @Test func clientsOfAStoppedPlayerGiveUpAndTheirRequestsLapse() async throws {
         // A minute long: it must not end while the test looks at it.
         let tone = try await Fixtures.make("minute.wav", ["-f", "lavfi", "-i", "sine=duration=60", "-c:a", "pcm_s16le"])
-        let home = try await UserHome()
-        home.feed = try home.folder.write("feed.json", #"[{"type": 1, "title": "Tone", "url": "file://\#(tone)"}]"#)
+        let home = try await Self.home(playing: tone)
         #expect(try await home.run("toggle", "1").status == 0)
         #expect(try await home.run("toggle", "1").stdout.hasPrefix("⏸ paused"))
         let pid = try #require(home.daemonPID)
@@ -171,8 +180,7 @@ import TestKit
     /// Text from a feed cannot turn a table row around: a right-to-left
     /// override shows as `\u{202E}`, in list and in status.
     @Test func directionOverridesAreShownNotObeyed() async throws {
-        let toneFixture = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
-        let tone = try await Fixtures.make(toneFixture.name, toneFixture.arguments)
+        let tone = try await Self.tone()
         let home = try await UserHome()
         home.feed = try home.folder.write("feed.json", #"[{"type": 1, "title": "abc\u202Edef\u2066x", "url": "file://\#(tone)"}]"#)
         let list = try await home.run("list")
@@ -200,10 +208,8 @@ import TestKit
     /// Twenty toggles of a cold player at once: one player, and no client
     /// told "stopped" while the item started.
     @Test func parallelColdTogglesAllSayWhatTheItemBecame() async throws {
-        let toneFixture = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
-        let tone = try await Fixtures.make(toneFixture.name, toneFixture.arguments)
-        let home = try await UserHome()
-        home.feed = try home.folder.write("feed.json", #"[{"type": 1, "title": "Tone", "url": "file://\#(tone)"}]"#)
+        let tone = try await Self.tone()
+        let home = try await Self.home(playing: tone)
         let environment = home.environment
         let results = try await withThrowingTaskGroup(of: RunResult.self) { group in
             for _ in 0..<20 { group.addTask { try await Mediaplay.run(["toggle", "1"], environment: environment) } }
@@ -221,8 +227,7 @@ import TestKit
     /// items paused along the way are let go; the 16th failed with "Too
     /// many open audio devices").
     @Test func manyQuickTogglesReleaseTheirDevices() async throws {
-        let toneFixture = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
-        let tone = try await Fixtures.make(toneFixture.name, toneFixture.arguments)
+        let tone = try await Self.tone()
         let home = try await UserHome()
         var items: [String] = []
         for index in 1...20 {
