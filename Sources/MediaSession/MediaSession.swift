@@ -49,8 +49,7 @@ public final class MediaSession: @unchecked Sendable {
     /// Volume and mute, for every player of the session.
     private var shaping: AudioSettings
     /// How the feed plays on; with shuffle, the order it plays in.
-    private var playlist: PlaylistMode
-    private var shuffleOrder: [ItemKey] = []
+    private var playlist: Playlist
     private var windowKeymap = Keymap.standard
     private var resumes = true
     private let subscribers = Broadcaster<ItemEvent>(buffering: .bufferingNewest(256))
@@ -67,12 +66,11 @@ public final class MediaSession: @unchecked Sendable {
     ) {
         currentFeed = feed
         self.shaping = shaping
-        self.playlist = playlist
+        self.playlist = Playlist(items: feed.items, mode: playlist)
         self.store = store
         self.positions = ResumePositions(store: positions)
         self.engine = engine
         index = Self.index(feed)
-        if playlist.shuffle { shuffleOrder = playableKeysLocked().shuffled() }
     }
 
     private static func index(_ feed: Feed) -> [ItemKey: Int] {
@@ -239,15 +237,9 @@ public final class MediaSession: @unchecked Sendable {
             announced = announced.filter { survives($0.key) }
             currentFeed = newFeed
             index = newIndex
-            if let key = current, let player = players[key], let item = itemLocked(key) { player.setFollowed(successorLocked(after: item) != nil) }
-            if playlist.shuffle {
-                // The order stays; new items join it at random places.
-                let known = Set(shuffleOrder)
-                shuffleOrder = shuffleOrder.filter { newIndex[$0] != nil }
-                for key in playableKeysLocked() where !known.contains(key) {
-                    shuffleOrder.insert(key, at: Int.random(in: 0...shuffleOrder.count))
-                }
-            }
+            // The order stays; new items join it (at random places under shuffle).
+            playlist.update(items: newFeed.items)
+            if let key = current, let player = players[key], let item = itemLocked(key) { player.setFollowed(playlist.successor(after: item) != nil) }
             // Said once more, as they stand now: stopped and out of the feed.
             for item in dropped { subscribers.send(ItemEvent(.state, statusLocked(item))) }
             return (dropped, stopped)
@@ -452,7 +444,7 @@ public final class MediaSession: @unchecked Sendable {
         let (changed, all) = lock.withLock {
             change(&shaping)
             // Under the lock: every listener hears the changes in one order.
-            settingsSubscribers.send(SettingsEvent(audio: shaping, playlist: playlist))
+            settingsSubscribers.send(SettingsEvent(audio: shaping, playlist: playlist.mode))
             return (shaping, Array(players.values))
         }
         for player in all { player.setShaping(changed) }
@@ -468,22 +460,17 @@ public final class MediaSession: @unchecked Sendable {
     // MARK: - Playlist
 
     /// Autoplay, repeat and shuffle as they stand.
-    public var playlistMode: PlaylistMode { lock.withLock { playlist } }
+    public var playlistMode: PlaylistMode { lock.withLock { playlist.mode } }
 
     /// Changes the playlist's modes (nil leaves one as it is); returns them.
     /// Turning shuffle on draws a new order, fixed until it is turned off.
     @discardableResult
     public func setPlaylist(autoplay: Bool? = nil, repeat mode: PlaylistMode.Repeat? = nil, shuffle: Bool? = nil) -> PlaylistMode {
         let changed = lock.withLock {
-            if let autoplay { playlist.autoplay = autoplay }
-            if let mode { playlist.repeat = mode }
-            if let shuffle, shuffle != playlist.shuffle {
-                playlist.shuffle = shuffle
-                shuffleOrder = shuffle ? playableKeysLocked().shuffled() : []
-            }
-            if let key = current, let player = players[key], let item = itemLocked(key) { player.setFollowed(successorLocked(after: item) != nil) }
-            settingsSubscribers.send(SettingsEvent(audio: shaping, playlist: playlist))
-            return playlist
+            playlist.set(autoplay: autoplay, repeat: mode, shuffle: shuffle)
+            if let key = current, let player = players[key], let item = itemLocked(key) { player.setFollowed(playlist.successor(after: item) != nil) }
+            settingsSubscribers.send(SettingsEvent(audio: shaping, playlist: playlist.mode))
+            return playlist.mode
         }
         return changed
     }
@@ -503,20 +490,11 @@ public final class MediaSession: @unchecked Sendable {
 
     /// Whether `next` and `previous` have an item to go to now.
     public var canStep: (next: Bool, previous: Bool) {
-        lock.withLock { (stepTargetLocked(1) != nil, stepTargetLocked(-1) != nil) }
-    }
-
-    private func stepTargetLocked(_ offset: Int) -> ItemKey? {
-        let order = orderLocked()
-        guard !order.isEmpty else { return nil }
-        guard let from = current, let at = order.firstIndex(of: from) else { return offset > 0 ? order.first : order.last }
-        let index = at + offset
-        if order.indices.contains(index) { return order[index] }
-        return playlist.repeat == .all ? order[(index + order.count) % order.count] : nil
+        lock.withLock { (playlist.step(from: current, by: 1) != nil, playlist.step(from: current, by: -1) != nil) }
     }
 
     private func step(by offset: Int) async throws(CommandError) -> ItemStatus {
-        let target: ItemKey? = lock.withLock { stepTargetLocked(offset) }
+        let target: ItemKey? = lock.withLock { playlist.step(from: current, by: offset) }
         guard let target else {
             throw CommandError(.noSuchItem, offset > 0 ? "no next item (the end of the playlist; 'mediaplay repeat all' goes round)" : "no previous item (the start of the playlist)")
         }
@@ -560,29 +538,10 @@ public final class MediaSession: @unchecked Sendable {
     private func playOn(after item: FeedItem) {
         let next: ItemKey? = lock.withLock {
             guard current == item.key else { return nil }
-            return successorLocked(after: item)
+            return playlist.successor(after: item)
         }
         guard let next else { return }
         Task { [weak self] in _ = try? await self?.play(next, from: next == item.key ? 0 : nil) }
-    }
-
-    /// What autoplay plays when `item` ends, as the modes stand.
-    private func successorLocked(after item: FeedItem) -> ItemKey? {
-        guard playlist.autoplay, item.kind == .audio || item.kind == .video else { return nil }
-        if playlist.repeat == .one { return item.key }
-        let order = orderLocked()
-        guard let at = order.firstIndex(of: item.key) else { return nil }
-        if at + 1 < order.count { return order[at + 1] }
-        return playlist.repeat == .all ? order.first : nil
-    }
-
-    /// The audio and video items, in the order they play.
-    private func orderLocked() -> [ItemKey] {
-        playlist.shuffle ? shuffleOrder : playableKeysLocked()
-    }
-
-    private func playableKeysLocked() -> [ItemKey] {
-        currentFeed.items.filter { $0.isValid && $0.source != nil && ($0.kind == .audio || $0.kind == .video) }.map(\.key)
     }
 
     /// Stops the item (the active one when nil): it is cut short, not ended,
@@ -732,7 +691,7 @@ public final class MediaSession: @unchecked Sendable {
             let replaced = players[key]
             players[key] = player
             current = key
-            player.setFollowed(successorLocked(after: now) != nil)
+            player.setFollowed(playlist.successor(after: now) != nil)
             failures[key] = nil
             return (replaced, true)
         }
