@@ -54,7 +54,7 @@ extension Player {
     /// With `condition` held: the first output of a playback moves it from
     /// idle to playing.
     func markPlaying() {
-        if state == .idle {
+        if state == .starting {
             state = .playing
             publish(.state(.playing))
         }

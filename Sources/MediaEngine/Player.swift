@@ -29,7 +29,7 @@ public enum PlayerEvent: Sendable, Equatable {
     /// The player's state, in the model's terms: idle until the first
     /// output, then playing, buffering or paused, and last stopped (by
     /// `stop()` before the end), ended or failed (`Player.failure` says why).
-    case state(ItemState)
+    case state(PlayerState)
     /// Seconds of media played (audio clock when there is audio), at most
     /// ten a second, and once after every seek; `Player.currentPosition` is
     /// always exact.
@@ -140,7 +140,7 @@ public final class Player: @unchecked Sendable {
     /// Guards everything below: one lock for the whole pipeline keeps the
     /// waits simple and deadlock-free (a few hundred operations a second).
     let condition = NSCondition()
-    var state: ItemState = .idle
+    var state: PlayerState = .starting
     var pauseRequested = false
     var stopRequested = false
     var info: MediaInfo?
@@ -249,7 +249,7 @@ public final class Player: @unchecked Sendable {
         virtualNow = start
     }
 
-    public var currentState: ItemState { condition.withLock { state } }
+    public var currentState: PlayerState { condition.withLock { state } }
     /// Why playback failed (state `failed`).
     public var failure: String? { condition.withLock { failureMessage } }
     public var currentPosition: Double { condition.withLock { currentPositionLocked() } }
@@ -389,7 +389,7 @@ public final class Player: @unchecked Sendable {
 
     /// Blocks until playback ends or fails; returns the final state.
     @discardableResult
-    public func waitUntilFinished() -> ItemState {
+    public func waitUntilFinished() -> PlayerState {
         condition.withLock {
             while !state.isFinal { condition.wait() }
             return state
@@ -431,7 +431,7 @@ public final class Player: @unchecked Sendable {
         videoSink = makeVideoSink?(info, self)
     }
 
-    func setState(_ new: ItemState) {
+    func setState(_ new: PlayerState) {
         condition.withLock {
             state = new
             publish(.state(new))

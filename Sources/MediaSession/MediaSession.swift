@@ -156,8 +156,8 @@ public final class MediaSession: @unchecked Sendable {
             // Starting counts as playing once the file is open: what the
             // user asked for is under way. Before (a server that has not
             // answered yet) nothing plays: buffering.
-            case .idle where player.mediaInfo == nil: status.state = .buffering
-            case .idle, .playing: status.state = .playing
+            case .starting where player.mediaInfo == nil: status.state = .buffering
+            case .starting, .playing: status.state = .playing
             case .buffering:
                 status.state = .buffering
                 status.progress = player.bufferFill
@@ -165,7 +165,6 @@ public final class MediaSession: @unchecked Sendable {
             // A closed picture is simply closed: nothing to resume.
             case .stopped: status.state = isImage ? .idle : .stopped
             case .ended: status.state = .ended
-            case .downloading: status.state = .downloading
             case .failed:
                 status.state = .failed
                 status.error = failures[key]?.message ?? player.failure
@@ -263,7 +262,7 @@ public final class MediaSession: @unchecked Sendable {
             if let player = players[key] {
                 if pauseOrResumeLocked(item, player) { return .done }
                 switch player.currentState {
-                case .idle, .playing, .buffering, .downloading:
+                case .starting, .playing, .buffering:
                     // A second toggle closes a picture.
                     if current == key { current = nil }
                     return .close(player)
@@ -327,7 +326,7 @@ public final class MediaSession: @unchecked Sendable {
     /// that shows (a toggle closes it).
     private func pauseOrResumeLocked(_ item: FeedItem, _ player: any PlaybackHandle) -> Bool {
         switch player.currentState {
-        case .idle, .playing, .buffering, .downloading:
+        case .starting, .playing, .buffering:
             guard player.mediaInfo?.isImage != true && item.kind != .image else { return false }
             player.pause()
             savePositionLocked(item, player)
@@ -366,7 +365,7 @@ public final class MediaSession: @unchecked Sendable {
 
     public func pause(_ key: ItemKey) {
         let changed: Bool = lock.withLock {
-            guard let player = players[key], let item = itemLocked(key), [.idle, .playing, .buffering].contains(player.currentState) else { return false }
+            guard let player = players[key], let item = itemLocked(key), [PlayerState.starting, .playing, .buffering].contains(player.currentState) else { return false }
             player.pause()
             savePositionLocked(item, player)
             return true
@@ -597,7 +596,7 @@ public final class MediaSession: @unchecked Sendable {
     /// this every few seconds of play).
     public func savePositions() {
         lock.withLock {
-            for (key, player) in players where player.currentState.isActive {
+            for (key, player) in players where [.playing, .buffering, .paused].contains(player.currentState) {
                 if let item = itemLocked(key) { savePositionLocked(item, player) }
             }
         }
@@ -719,9 +718,9 @@ public final class MediaSession: @unchecked Sendable {
     private func playerEvent(_ event: PlayerEvent, item: FeedItem, player: any PlaybackHandle) {
         let key = item.key
         switch event {
-        // Opening (and the idle state replayed before it) is not yet playing
+        // Opening (and the starting state replayed before it) is not yet playing
         // for the listeners: the first output's `playing` is.
-        case .opened, .state(.idle): return
+        case .opened, .state(.starting): return
         case .position: announce(key, .position)
         case .buffered: announce(key, .progress)
         case let .state(state):

@@ -8,7 +8,7 @@ import MediaModel
 /// What the session needs of a player: the engine's `Player`, or a test's
 /// stand-in. Only the session calls these (docs/ARCHITECTURE.md).
 public protocol PlaybackHandle: AnyObject, Sendable {
-    var currentState: ItemState { get }
+    var currentState: PlayerState { get }
     var currentPosition: Double { get }
     var mediaInfo: MediaInfo? { get }
     /// Why it failed, once it has.
@@ -32,7 +32,7 @@ public protocol PlaybackHandle: AnyObject, Sendable {
     func setFollowed(_ followed: Bool)
     func stop()
     /// Blocks until the final state (run off the cooperative pool).
-    func waitUntilFinished() -> ItemState
+    func waitUntilFinished() -> PlayerState
     /// Blocks while `seconds` of media play on the virtual clock.
     func advanceVirtualClock(by seconds: Double)
 }

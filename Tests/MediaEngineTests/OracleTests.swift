@@ -8,7 +8,7 @@ import TestKit
 /// Decoded output checked against the ffmpeg CLI, bit for bit (docs/ARCHITECTURE.md, Tests).
 @Suite struct OracleTests {
     /// Plays `path` untimed into file sinks; returns the PCM data and the frame hash lines.
-    static func decode(_ path: String, audio: Bool = true, video: Bool = true, start: Double = 0) async throws -> (pcm: [UInt8], hashes: [String], state: ItemState) {
+    static func decode(_ path: String, audio: Bool = true, video: Bool = true, start: Double = 0) async throws -> (pcm: [UInt8], hashes: [String], state: PlayerState) {
         let folder = try TemporaryDirectory()
         let wav = folder.path + "/out.wav"
         let hashes = folder.path + "/out.framemd5"

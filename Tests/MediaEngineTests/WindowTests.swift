@@ -13,7 +13,7 @@ import TestKit
     }
 
     /// Plays `path` to a window (no audio), in real time; returns the info and the window's size.
-    private func show(_ path: String, hold: Bool = false) async throws -> (info: MediaInfo?, size: (width: Int, height: Int)?, state: ItemState) {
+    private func show(_ path: String, hold: Bool = false) async throws -> (info: MediaInfo?, size: (width: Int, height: Int)?, state: PlayerState) {
         var options = PlaybackOptions()
         options.audio = false
         let window = Mutex<SDLVideoSink?>(nil)

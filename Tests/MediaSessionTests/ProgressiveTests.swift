@@ -13,10 +13,10 @@ import TestKit
     struct Outcome {
         var pcm: [UInt8]
         var hashes: [String]
-        var state: ItemState
+        var state: PlayerState
         /// The entry was still incomplete when the first output came.
         var startedBeforeDownloadEnded: Bool
-        var states: [ItemState]
+        var states: [PlayerState]
         /// What played; `bytesFetched` is the size when nothing came twice.
         var reader: CacheReader
     }
@@ -84,7 +84,7 @@ import TestKit
                 input: .source(reader), audioSink: WAVFileSink(path: folder.path + "/out.wav"), options: options
             ) { _, _ in video ? try? FrameHashSink(path: folder.path + "/out.framemd5") : nil }
             let early = Mutex<Bool?>(nil)
-            let states = Mutex<[ItemState]>([])
+            let states = Mutex<[PlayerState]>([])
             let events = player.events()
             player.play()
             for await event in events {

@@ -17,7 +17,7 @@ final class FakePlayer: PlaybackHandle, @unchecked Sendable {
     let start: Double
     let controls: @Sendable (VideoWindowInput) -> Void
     private let lock = NSCondition()
-    private var state: ItemState = .idle
+    private var state: PlayerState = .starting
     /// What the session last said about a next item (autoplay).
     private(set) var followed = false
     private var position: Double
@@ -34,7 +34,7 @@ final class FakePlayer: PlaybackHandle, @unchecked Sendable {
         info = MediaInfo(hasAudio: kind != .image, hasVideo: kind != .audio, isImage: kind == .image, rotation: 0, duration: kind == .image ? nil : 60)
     }
 
-    var currentState: ItemState { lock.withLock { state } }
+    var currentState: PlayerState { lock.withLock { state } }
     var currentPosition: Double { lock.withLock { position } }
     var mediaInfo: MediaInfo? { info }
     var failure: String? { lock.withLock { failureText } }
@@ -46,7 +46,7 @@ final class FakePlayer: PlaybackHandle, @unchecked Sendable {
         lock.withLock { subscribers.subscribe(replaying: [.opened(info), .state(state)]) }
     }
 
-    private func set(_ new: ItemState) {
+    private func set(_ new: PlayerState) {
         lock.withLock {
             state = new
             subscribers.send(.state(new))
@@ -66,7 +66,7 @@ final class FakePlayer: PlaybackHandle, @unchecked Sendable {
     var wasPlayed: Bool { lock.withLock { played } }
     /// As `Player.pause`: a player still starting (idle) or buffering is
     /// paused too, not only a playing one.
-    func pause() { if [.idle, .playing, .buffering].contains(currentState) { set(.paused) } }
+    func pause() { if [PlayerState.starting, .playing, .buffering].contains(currentState) { set(.paused) } }
     func resume() { if currentState == .paused { set(.playing) } }
     func seek(to seconds: Double) {
         lock.withLock {
@@ -78,7 +78,7 @@ final class FakePlayer: PlaybackHandle, @unchecked Sendable {
     private(set) var shaping = AudioSettings()
     func setShaping(_ shaping: AudioSettings) { lock.withLock { self.shaping = shaping } }
     func setFollowed(_ followed: Bool) { lock.withLock { self.followed = followed } }
-    func waitUntilFinished() -> ItemState { lock.withLock { while !state.isFinal { lock.wait() }; return state } }
+    func waitUntilFinished() -> PlayerState { lock.withLock { while !state.isFinal { lock.wait() }; return state } }
     func advanceVirtualClock(by seconds: Double) { advance(seconds) }
 
     /// Media time passes.
