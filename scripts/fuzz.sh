@@ -50,7 +50,7 @@ for name in feed request script keys numbers media; do
     # A full run (make fuzz) gives the media probe and the number
     # conversions a million inputs each, however long that takes them.
     limits="-max_total_time=$seconds"
-    case "$name" in numbers|media) [ "$seconds" -ge 60 ] && limits="-runs=1000000 -max_total_time=$((seconds * 4))" ;; esac
+    case "$name" in numbers|media) [ "$seconds" -ge 60 ] && limits="-runs=1000000 -max_total_time=$((seconds * 8))" ;; esac
     echo "fuzz $name: $limits"
     # shellcheck disable=SC2086
     maxlen=8192; [ "$name" = numbers ] && maxlen=512
