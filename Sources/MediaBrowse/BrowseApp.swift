@@ -50,7 +50,7 @@ public final class BrowseApp: @unchecked Sendable {
 
     private let queue = DispatchQueue(label: "mediaplay.browse", qos: .userInteractive)
     private let screen: FullScreen
-    private let backend: any PlaybackBackend
+    private let backend: any BrowsePlayback
     private let cache: MediaCache?
     /// Reads the feed again: the feed, and the offline notice when it is the kept copy.
     private let reload: @Sendable () throws -> (Feed, offline: String?)
@@ -100,7 +100,7 @@ public final class BrowseApp: @unchecked Sendable {
     }
 
     public init(
-        feed: Feed, offline: String? = nil, cache: MediaCache?, backend: any PlaybackBackend, relay: MessageRelay, video: VideoRelay? = nil,
+        feed: Feed, offline: String? = nil, cache: MediaCache?, backend: any BrowsePlayback, relay: MessageRelay, video: VideoRelay? = nil,
         options: Options, screen: FullScreen = FullScreen(), reload: @escaping @Sendable () throws -> (Feed, offline: String?)
     ) {
         self.feed = feed

@@ -181,7 +181,7 @@ public final class ControlService: Sendable {
     private func reply(_ kind: ControlRequest.Command, _ outcome: PlayerOutcome?, _ id: Int?) -> [UInt8] {
         switch (kind, outcome) {
         case (.volume, _), (.mute, _), (.speed, _):
-            return ControlJSON.line(ControlReply.success(id, outcome?.audio ?? session.audioShaping))
+            return ControlJSON.line(ControlReply.success(id, outcome?.audio ?? session.audioSettings))
         case (.playlist, _):
             return ControlJSON.line(ControlReply.success(id, outcome?.playlist ?? session.playlistMode))
         case let (_, .audio(settings)?):
@@ -258,7 +258,7 @@ public final class ControlService: Sendable {
         let current = session.currentStatus()
         return DaemonStatus(
             current: current, items: session.activeStatuses(), feed: feed, pid: getpid(), version: version,
-            audio: session.audioShaping, playlist: session.playlistMode, display: displayProblem().map { "no display (\($0))" },
+            audio: session.audioSettings, playlist: session.playlistMode, display: displayProblem().map { "no display (\($0))" },
             media: current?.id == item.map(\.key) ? media : nil
         )
     }

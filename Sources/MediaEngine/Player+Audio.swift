@@ -105,7 +105,7 @@ extension Player {
                     // Volume, mute and the serial's speed, read once per
                     // frame; a device applies the volume itself.
                     let shaping = condition.withLock {
-                        sinkGain ? AudioSettings(speed: serialSpeed) : AudioSettings(volume: audioShaping.volume, muted: audioShaping.muted, speed: serialSpeed)
+                        sinkGain ? AudioSettings(speed: serialSpeed) : AudioSettings(volume: audioSettings.volume, muted: audioSettings.muted, speed: serialSpeed)
                     }
                     var skip = 0
                     if let trim = trimBefore, let time {

@@ -184,7 +184,7 @@ public final class Player: @unchecked Sendable {
     /// Why playback failed, once it has.
     var failureMessage: String?
     /// Volume, mute and speed, read by the audio thread at every frame.
-    var audioShaping: AudioSettings
+    var audioSettings: AudioSettings
     /// The speed of the current serial: a change of speed starts a new
     /// serial where playback stands (see `setShaping`), so that every clock
     /// runs at one rate within a serial.
@@ -240,7 +240,7 @@ public final class Player: @unchecked Sendable {
         self.options = options
         // A start from a saved position, a script or the command line: a time in the item.
         let start = CheckedNumber.position(options.start)
-        audioShaping = options.shaping
+        audioSettings = options.shaping
         serialSpeed = options.shaping.speed
         masterClock.setInitialRate(options.shaping.speed)
         serialStart = start
@@ -309,8 +309,8 @@ public final class Player: @unchecked Sendable {
     public func setShaping(_ shaping: AudioSettings) {
         audioSink?.setGain(percent: shaping.muted ? 0 : shaping.volume)
         let newSpeed = condition.withLock {
-            defer { audioShaping = shaping }
-            return audioShaping.speed != shaping.speed && !state.isFinal
+            defer { audioSettings = shaping }
+            return audioSettings.speed != shaping.speed && !state.isFinal
         }
         // The sound goes on at the new speed at once: it does not wait for
         // the picture there, as a seek's does.
@@ -363,7 +363,7 @@ public final class Player: @unchecked Sendable {
             position = target
             videoWaitingFor = nil
             // A new speed takes effect here: the serial plays at one speed.
-            serialSpeed = audioShaping.speed
+            serialSpeed = audioSettings.speed
             masterClock.seek(to: target, now: Self.now(), rate: serialSpeed)
             virtualNow = target
             // Inside the lock: the audio thread cannot reach the new serial

@@ -92,7 +92,7 @@ public final class MPRISService: @unchecked Sendable {
                     self.refresh()
                 case .position:
                     guard event.status.id == self.session.currentStatus()?.id,
-                          seeks.isJump(event.status, speed: self.session.audioShaping.speed) else { break }
+                          seeks.isJump(event.status, speed: self.session.audioSettings.speed) else { break }
                     let microseconds = CheckedNumber.microseconds(event.status.position)
                     self.bus.perform { bus in _ = mp_emit_seeked(bus.bus, Self.path, microseconds) }
                 case .progress: break
@@ -154,7 +154,7 @@ public final class MPRISService: @unchecked Sendable {
             return (item, status)
         }()
         lazy var canStep = session.canStep
-        lazy var shaping = session.audioShaping
+        lazy var shaping = session.audioSettings
         lazy var playlist = session.playlistMode
 
         var playbackStatus: String {
@@ -273,7 +273,7 @@ public final class MPRISService: @unchecked Sendable {
             // Volume 1.0 is 100 %; a level above 0 unmutes.
             let level = CheckedNumber.clamped(value * 100, to: 0...150)
             run(.volume(.to(level)))
-            if level > 0 && session.audioShaping.muted { run(.mute(false)) }
+            if level > 0 && session.audioSettings.muted { run(.mute(false)) }
         case "Rate":
             guard let value = reader.double(), value.isFinite else { return -EINVAL }
             // The specification: a rate of 0 acts as Pause.

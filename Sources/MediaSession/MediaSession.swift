@@ -24,7 +24,7 @@ public final class MediaSession: @unchecked Sendable {
     public var feed: Feed { lock.withLock { currentFeed } }
     private let store: (any MediaStore)?
     private let positions: ResumePositions
-    private let engine: any PlaybackEngine
+    private let engine: any PlayerFactory
 
     /// Guards what follows. Nothing under it blocks: no file, database or
     /// network I/O, and no wait for a player.
@@ -32,7 +32,7 @@ public final class MediaSession: @unchecked Sendable {
     private var currentFeed: Feed
     /// Where each key's item is in `currentFeed.items`.
     private var index: [ItemKey: Int] = [:]
-    private var players: [ItemKey: any PlaybackHandle] = [:]
+    private var players: [ItemKey: any PlayerHandle] = [:]
     private var current: ItemKey?
     private var downloads: [ItemKey: Double?] = [:]
     private var failures: [ItemKey: CommandError] = [:]
@@ -61,7 +61,7 @@ public final class MediaSession: @unchecked Sendable {
     private let blockingQueue = DispatchQueue(label: "mediaplay.session", attributes: .concurrent)
 
     public init(
-        feed: Feed, store: (any MediaStore)?, positions: PositionStore?, engine: any PlaybackEngine,
+        feed: Feed, store: (any MediaStore)?, positions: StateStore?, engine: any PlayerFactory,
         shaping: AudioSettings = AudioSettings(), playlist: PlaylistMode = PlaylistMode(autoplay: false)
     ) {
         currentFeed = feed
@@ -215,13 +215,13 @@ public final class MediaSession: @unchecked Sendable {
     @discardableResult
     public func update(feed newFeed: Feed) -> [FeedItem] {
         let newIndex = Self.index(newFeed)
-        let (dropped, stopped): ([FeedItem], [any PlaybackHandle]) = lock.withLock {
+        let (dropped, stopped): ([FeedItem], [any PlayerHandle]) = lock.withLock {
             func survives(_ key: ItemKey) -> Bool {
                 guard let old = itemLocked(key), let now = newIndex[key] else { return false }
                 return newFeed.items[now].source == old.source
             }
             var dropped: [FeedItem] = []
-            var stopped: [any PlaybackHandle] = []
+            var stopped: [any PlayerHandle] = []
             for (key, player) in players where !survives(key) {
                 if let item = itemLocked(key) {
                     savePositionLocked(item, player)
@@ -257,7 +257,7 @@ public final class MediaSession: @unchecked Sendable {
         try checkPlayable(item)
         // Only a start reads the saved position (a pause or resume answers at once).
         if lock.withLock({ players[key].map { $0.currentState.isFinal } ?? true }) { await refreshSavedPosition(item) }
-        enum Step { case done, join, close(any PlaybackHandle), start(Double) }
+        enum Step { case done, join, close(any PlayerHandle), start(Double) }
         let step: Step = lock.withLock {
             if let player = players[key] {
                 if pauseOrResumeLocked(item, player) { return .done }
@@ -324,7 +324,7 @@ public final class MediaSession: @unchecked Sendable {
     /// Pauses a playing item or resumes a paused one (its position saved on
     /// a pause); false for a player that is not running, and for a picture
     /// that shows (a toggle closes it).
-    private func pauseOrResumeLocked(_ item: FeedItem, _ player: any PlaybackHandle) -> Bool {
+    private func pauseOrResumeLocked(_ item: FeedItem, _ player: any PlayerHandle) -> Bool {
         switch player.currentState {
         case .starting, .playing, .buffering:
             guard player.mediaInfo?.isImage != true && item.kind != .image else { return false }
@@ -348,7 +348,7 @@ public final class MediaSession: @unchecked Sendable {
         let item = try existing(key)
         try checkPlayable(item)
         await refreshSavedPosition(item)
-        let (old, from): ((any PlaybackHandle)?, Double) = lock.withLock {
+        let (old, from): ((any PlayerHandle)?, Double) = lock.withLock {
             let old = players.removeValue(forKey: key)
             return (old, position ?? savedPositionLocked(item))
         }
@@ -403,7 +403,7 @@ public final class MediaSession: @unchecked Sendable {
     }
 
     /// Volume and mute as they stand.
-    public var audioShaping: AudioSettings { lock.withLock { shaping } }
+    public var audioSettings: AudioSettings { lock.withLock { shaping } }
 
     /// Sets the volume (0–150 %, clamped; mute is kept) for every player,
     /// the playing one at once; returns the new setting.
@@ -557,8 +557,8 @@ public final class MediaSession: @unchecked Sendable {
     /// The part of `stop` that does not wait (a window's close, on its own
     /// thread). A start under way (a download, opening the file) is
     /// cancelled: it ends without playing.
-    private func requestStop(_ key: ItemKey?) -> (FeedItem, any PlaybackHandle)? {
-        let found: (FeedItem, any PlaybackHandle)? = lock.withLock {
+    private func requestStop(_ key: ItemKey?) -> (FeedItem, any PlayerHandle)? {
+        let found: (FeedItem, any PlayerHandle)? = lock.withLock {
             if let key, starting.contains(key), let item = itemLocked(key) {
                 cancelledStarts.insert(key)
                 if case let .remote(url)? = item.source { store?.cancel(url) }
@@ -681,7 +681,7 @@ public final class MediaSession: @unchecked Sendable {
         slot.player = player
         let events = player.events()
         let opening = player.events()
-        let registered: (replaced: (any PlaybackHandle)?, ok: Bool) = lock.withLock {
+        let registered: (replaced: (any PlayerHandle)?, ok: Bool) = lock.withLock {
             starting.remove(key)
             // Stopped meanwhile, or the feed dropped the item or changed its media.
             guard cancelledStarts.remove(key) == nil, let now = itemLocked(key), now.source == item.source else { return (nil, false) }
@@ -715,7 +715,7 @@ public final class MediaSession: @unchecked Sendable {
     }
 
     /// What a player reported: kept as the item's state, saved, announced.
-    private func playerEvent(_ event: PlayerEvent, item: FeedItem, player: any PlaybackHandle) {
+    private func playerEvent(_ event: PlayerEvent, item: FeedItem, player: any PlayerHandle) {
         let key = item.key
         switch event {
         // Opening (and the starting state replayed before it) is not yet playing
@@ -748,7 +748,7 @@ public final class MediaSession: @unchecked Sendable {
     }
 
     /// A window's keys and its close button, as commands on its item.
-    private func windowInput(_ input: VideoWindowInput, for key: ItemKey, from player: any PlaybackHandle) {
+    private func windowInput(_ input: VideoWindowInput, for key: ItemKey, from player: any PlayerHandle) {
         guard lock.withLock({ players[key] === player }) else { return }
         guard case let .key(pressed) = input, let command = keymap.command(for: pressed) else {
             if input == .closed { _ = requestStop(key) }
@@ -867,7 +867,7 @@ public final class MediaSession: @unchecked Sendable {
 
     /// Saves where the item stands (memory now, the database on its own
     /// queue); a finished player has nothing to resume.
-    private func savePositionLocked(_ item: FeedItem, _ player: any PlaybackHandle) {
+    private func savePositionLocked(_ item: FeedItem, _ player: any PlayerHandle) {
         guard let url = item.source?.description, !player.currentState.isFinal, player.mediaInfo?.isImage != true else { return }
         positions.save(player.currentPosition, for: url)
     }
@@ -894,9 +894,9 @@ public final class MediaSession: @unchecked Sendable {
 /// handler is made before the player).
 private final class PlayerSlot: @unchecked Sendable {
     private let lock = NSLock()
-    private weak var held: (any PlaybackHandle)?
+    private weak var held: (any PlayerHandle)?
 
-    var player: (any PlaybackHandle)? {
+    var player: (any PlayerHandle)? {
         get { lock.withLock { held } }
         set { lock.withLock { held = newValue } }
     }

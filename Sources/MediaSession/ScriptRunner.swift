@@ -113,13 +113,13 @@ public struct ScriptRunner: Sendable {
             }
             return (status, nil)
         case let .expectVolume(level):
-            let settings = session.audioShaping
+            let settings = session.audioSettings
             guard settings.volume == level else {
                 throw Unmet(description: "expected the volume at \(level) %, it is \(settings.volume) %\(settings.muted ? " (muted)" : "")")
             }
             return (session.currentStatus(), nil)
         case let .expectSpeed(value):
-            let speed = session.audioShaping.speed
+            let speed = session.audioSettings.speed
             guard abs(speed - value) < 1e-9 else { throw Unmet(description: "expected speed \(value), it is \(speed)") }
             return (session.currentStatus(), nil)
         case let .expectItem(selector):

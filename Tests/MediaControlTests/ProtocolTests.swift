@@ -26,7 +26,7 @@ final class DaemonUnderTest: Sendable {
             """.utf8))
         let session = MediaSession(
             feed: feed, store: nil, positions: nil,
-            engine: PlayerEngine(clock: .virtual, audio: .sink { NullSink() }, video: .off) { _ in }
+            engine: MediaPlayerFactory(clock: .virtual, audio: .sink { NullSink() }, video: .off) { _ in }
         )
         paths = ControlPaths(runtimeDirectory: folder.path + "/run")
         daemon = Daemon(paths: paths, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
@@ -337,7 +337,7 @@ private final class Tally: @unchecked Sendable {
         #expect { try second.claim(patience: 0.1) } throws: { ($0 as? DaemonError)?.kind == .alreadyRunning }
 
         let session = MediaSession(feed: try FeedDecoder.decode(Array("[]".utf8)), store: nil, positions: nil,
-                                   engine: PlayerEngine(clock: .virtual, audio: .off, video: .off) { _ in })
+                                   engine: MediaPlayerFactory(clock: .virtual, audio: .off, video: .off) { _ in })
         let serving = Task { try? await first.serve(session: session, feed: "f", version: "t", saveInterval: 5, handleSignals: false) }
         var client: RawClient?
         for _ in 0..<500 where client == nil {

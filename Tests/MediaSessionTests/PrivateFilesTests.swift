@@ -15,7 +15,7 @@ import TestKit
 
     @Test func positionsAndTheCacheIndexAreNotWorldReadable() throws {
         let folder = try TemporaryDirectory()
-        let positions = try PositionStore(path: folder.path + "/state/mediaplay/positions.sqlite")
+        let positions = try StateStore(path: folder.path + "/state/mediaplay/positions.sqlite")
         positions.save(12.5, for: "file:///a.mp3")
         #expect(Self.mode(folder.path + "/state/mediaplay") == 0o700)
         #expect(Self.mode(folder.path + "/state/mediaplay/positions.sqlite") == 0o600)
@@ -35,7 +35,7 @@ import TestKit
         let folder = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: folder.path + "/state", withIntermediateDirectories: true)
         chmod(folder.path + "/state", 0o755)
-        let positions = try PositionStore(path: folder.path + "/state/positions.sqlite")
+        let positions = try StateStore(path: folder.path + "/state/positions.sqlite")
         positions.save(1, for: "file:///a.mp3")
         #expect(Self.mode(folder.path + "/state") == 0o755)
         #expect(Self.mode(folder.path + "/state/positions.sqlite") == 0o600)
@@ -47,7 +47,7 @@ import TestKit
         try FileManager.default.createDirectory(atPath: folder.path + "/shared", withIntermediateDirectories: true)
         chmod(folder.path + "/shared", 0o777)
         symlink(folder.path + "/shared", folder.path + "/state")
-        #expect(throws: (any Error).self) { try PositionStore(path: folder.path + "/state/positions.sqlite") }
+        #expect(throws: (any Error).self) { try StateStore(path: folder.path + "/state/positions.sqlite") }
         #expect(Self.mode(folder.path + "/shared") == 0o777)
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/shared/positions.sqlite"))
     }
@@ -58,7 +58,7 @@ import TestKit
         let folder = try TemporaryDirectory()
         let path = folder.path + "/positions.sqlite"
         try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))
-        let positions = try PositionStore(path: path)
+        let positions = try StateStore(path: path)
         let aside = try #require(positions.recoveredFrom)
         #expect(aside.hasPrefix(path + ".corrupt-"))
         #expect(FileManager.default.fileExists(atPath: aside))
@@ -70,7 +70,7 @@ import TestKit
     /// dropped on read, and never written.
     @Test func aNonFinitePositionIsDropped() throws {
         let folder = try TemporaryDirectory()
-        let positions = try PositionStore(path: folder.path + "/positions.sqlite")
+        let positions = try StateStore(path: folder.path + "/positions.sqlite")
         positions.save(.infinity, for: "file:///c.mp3")
         #expect(positions.position(for: "file:///c.mp3") == nil)
         positions.save(7, for: "file:///d.mp3")

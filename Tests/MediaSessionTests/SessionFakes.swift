@@ -12,7 +12,7 @@ import Synchronization
 
 /// A player that plays nothing: the test moves it (`advance`, `finish`,
 /// `fail`), and it reports as the engine's player does.
-final class FakePlayer: PlaybackHandle, @unchecked Sendable {
+final class FakePlayer: PlayerHandle, @unchecked Sendable {
     let key: ItemKey
     let start: Double
     let controls: @Sendable (VideoWindowInput) -> Void
@@ -105,13 +105,13 @@ final class FakePlayer: PlaybackHandle, @unchecked Sendable {
 }
 
 /// Makes fake players and remembers them, in order.
-final class FakeEngine: PlaybackEngine, Sendable {
+final class FakeEngine: PlayerFactory, Sendable {
     var clock: PlaybackClock { .virtual }
     private let made = Mutex<[FakePlayer]>([])
 
     func makePlayer(
         for item: FeedItem, input: MediaInput, start: Double, shaping: AudioSettings, controls: @escaping @Sendable (VideoWindowInput) -> Void
-    ) -> any PlaybackHandle {
+    ) -> any PlayerHandle {
         let player = FakePlayer(key: item.key, kind: item.kind, start: start, controls: controls)
         player.setShaping(shaping)
         made.withLock { $0.append(player) }

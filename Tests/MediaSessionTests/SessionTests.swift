@@ -41,7 +41,7 @@ import TestKit
                            Self.remotePicture: .succeeds(path: picture)])
     }
 
-    func session(positions: PositionStore? = nil) -> MediaSession {
+    func session(positions: StateStore? = nil) -> MediaSession {
         MediaSession(feed: feed, store: store, positions: positions, engine: engine)
     }
 
@@ -91,7 +91,7 @@ import TestKit
     }
 
     @Test func anEndedItemStartsOverWhateverWasSaved() async throws {
-        let positions = try PositionStore(path: folder.path + "/positions.sqlite")
+        let positions = try StateStore(path: folder.path + "/positions.sqlite")
         let session = session(positions: positions)
         try await session.toggle("a")
         engine.player("a")?.advance(30)
@@ -158,7 +158,7 @@ import TestKit
     }
 
     @Test func positionsOutliveTheSessionAndAnEndForgetsThem() async throws {
-        let positions = try PositionStore(path: folder.path + "/positions.sqlite")
+        let positions = try StateStore(path: folder.path + "/positions.sqlite")
         let first = session(positions: positions)
         try await first.toggle("a")
         engine.player("a")?.advance(12)
@@ -166,7 +166,7 @@ import TestKit
         await first.shutdown()
         #expect(positions.position(for: feed.items[0].source!.description) == 12, "in the database")
 
-        let second = session(positions: try PositionStore(path: folder.path + "/positions.sqlite"))
+        let second = session(positions: try StateStore(path: folder.path + "/positions.sqlite"))
         #expect(second.status(of: "a")?.position == 12)
         try await second.toggle("a")
         #expect(engine.player("a")?.start == 12)
@@ -268,7 +268,7 @@ import TestKit
         #expect(engine.player("b")?.shaping == AudioSettings(volume: 150, muted: true), "a new player starts with them")
         engine.player("b")?.controls(.key(.character("m")))
         engine.player("b")?.controls(.key(.character("9")))
-        #expect(session.audioShaping == AudioSettings(volume: 145, muted: false), "the window's 9 and m, through the session")
+        #expect(session.audioSettings == AudioSettings(volume: 145, muted: false), "the window's 9 and m, through the session")
         #expect(engine.player("a")?.shaping == AudioSettings(volume: 145, muted: false))
     }
 
@@ -368,9 +368,9 @@ import TestKit
         #expect(engine.player("b")?.shaping.speed == 1.5, "the playing item at once")
         #expect(session.setSpeed(9).speed == 4, "clamped to 4")
         engine.player("b")?.controls(.key(.character("[")))
-        #expect(session.audioShaping.speed == 3.64, "[ in the window: 4 / 1.1, to two decimals")
+        #expect(session.audioSettings.speed == 3.64, "[ in the window: 4 / 1.1, to two decimals")
         engine.player("b")?.controls(.key(.backspace))
-        #expect(session.audioShaping.speed == 1, "backspace: back to 1")
-        #expect(session.audioShaping.volume == 100, "the volume untouched")
+        #expect(session.audioSettings.speed == 1, "backspace: back to 1")
+        #expect(session.audioSettings.volume == 100, "the volume untouched")
     }
 }

@@ -29,13 +29,13 @@ import TestKit
     }
 
     /// The real engine, with the stand-in window.
-    struct WindowEngine: PlaybackEngine {
+    struct WindowEngine: PlayerFactory {
         let window: Window
         var clock: PlaybackClock { .realTime }
         func makePlayer(
             for item: FeedItem, input: MediaInput, start: Double, shaping: AudioSettings,
             controls: @escaping @Sendable (VideoWindowInput) -> Void
-        ) -> any PlaybackHandle {
+        ) -> any PlayerHandle {
             var options = PlaybackOptions()
             options.start = start
             options.shaping = shaping
@@ -47,7 +47,7 @@ import TestKit
         }
     }
 
-    static func session(_ feed: Feed, positions: PositionStore, window: Window) -> MediaSession {
+    static func session(_ feed: Feed, positions: StateStore, window: Window) -> MediaSession {
         MediaSession(feed: feed, store: nil, positions: positions, engine: WindowEngine(window: window))
     }
 
@@ -68,7 +68,7 @@ import TestKit
             FeedItem(position: 1, id: "clip", title: "Clip", kind: .video, source: .file(clip)),
             FeedItem(position: 2, id: "pic", title: "Pic", kind: .image, source: .file(picture)),
         ])
-        let positions = try PositionStore(path: folder.path + "/positions.sqlite")
+        let positions = try StateStore(path: folder.path + "/positions.sqlite")
         let window = Window()
         let session = Self.session(feed, positions: positions, window: window)
 

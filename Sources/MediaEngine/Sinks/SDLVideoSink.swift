@@ -97,7 +97,7 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
     }
 
     /// Where keys and window events go: the session's commands (see
-    /// `PlaybackEngine`); the window never drives its player itself.
+    /// `PlayerFactory`); the window never drives its player itself.
     public func onInput(_ handler: @escaping @Sendable (VideoWindowInput) -> Void) {
         lock.withLock { inputHandler = handler }
     }

@@ -88,20 +88,20 @@ struct BrowseCommand: AsyncParsableCommand {
 
     /// The background player when one runs for this feed, else a session
     /// here (its videos in a window, or where there is none in their cells).
-    private func makeBackend(feed: Feed, cache: MediaCache, relay: MessageRelay, video: VideoRelay) throws(CLIError) -> any PlaybackBackend {
+    private func makeBackend(feed: Feed, cache: MediaCache, relay: MessageRelay, video: VideoRelay) throws(CLIError) -> any BrowsePlayback {
         let identity = try BackgroundPlayer.feedIdentity(global)
         if let daemon = DaemonBackend.connect(BackgroundPlayer.paths(global), feed: identity) { return daemon }
         let positionsPath = BackgroundPlayer.stateDirectory(global) + "/positions.sqlite"
-        let positions = try? PositionStore(path: positionsPath)
+        let positions = try? StateStore(path: positionsPath)
         // The background player's settings, so browse plays alike.
         let session = MediaSession(
-            feed: feed, store: cache, positions: positions, engine: PlayerEngine(video: .window(fallback: video.terminalSink)) { relay.post("\($0)") },
+            feed: feed, store: cache, positions: positions, engine: MediaPlayerFactory(video: .window(fallback: video.terminalSink)) { relay.post("\($0)") },
             shaping: LoadedConfig.current.audioSettings(kept: positions?.audioSettings()),
             playlist: LoadedConfig.current.playlistMode(kept: positions?.playlistMode())
         )
         session.keymap = LoadedConfig.current.keymap
         session.resumesItems = LoadedConfig.current.resumes
-        if let positions { _ = PositionStore.keep(session.settingsEvents(), in: positions) }
+        if let positions { _ = StateStore.keep(session.settingsEvents(), in: positions) }
         return SessionBackend(session: session)
     }
 }

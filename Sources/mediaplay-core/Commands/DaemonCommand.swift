@@ -116,9 +116,9 @@ struct DaemonCommand: AsyncParsableCommand {
             logger.warning("no download cache: \(error); only local items can play")
         }
         let positionsPath = BackgroundPlayer.stateDirectory(global) + "/positions.sqlite"
-        let positions: PositionStore
+        let positions: StateStore
         do {
-            positions = try PositionStore(path: positionsPath)
+            positions = try StateStore(path: positionsPath)
             if let aside = positions.recoveredFrom {
                 let notice = "the resume positions were damaged and have been started anew (the old file is kept at \(aside))"
                 logger.warning("\(notice)")
@@ -127,7 +127,7 @@ struct DaemonCommand: AsyncParsableCommand {
         } catch {
             throw CLIError("cannot open the resume positions at \(positionsPath): \(error)", exitCode: .ioError)
         }
-        let engine = PlayerEngine { logger.warning("\($0)") }
+        let engine = MediaPlayerFactory { logger.warning("\($0)") }
         let session = MediaSession(
             feed: loaded.feed, store: cache, positions: positions, engine: engine,
             shaping: LoadedConfig.current.audioSettings(kept: positions.audioSettings()),
@@ -145,7 +145,7 @@ struct DaemonCommand: AsyncParsableCommand {
         let mpris = Self.publishOnTheSessionBus(session, cache: cache, daemon: daemon, logger: logger, details: details, followFeed: following.follow)
         // Volume, mute, speed and the playlist's modes are kept for the next
         // start, whoever changed them (MPRIS hears them on its own).
-        let keeper = PositionStore.keep(session.settingsEvents(), in: positions)
+        let keeper = StateStore.keep(session.settingsEvents(), in: positions)
         defer {
             keeper.cancel()
             mpris?.stop()

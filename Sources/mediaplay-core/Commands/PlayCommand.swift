@@ -115,7 +115,7 @@ struct PlayCommand: AsyncParsableCommand {
         try await runReportingErrorsAsync {
             let (feed, item) = try resolveTarget()
             let display = DisplayOutcome()
-            let audio: PlayerEngine.Audio
+            let audio: MediaPlayerFactory.Audio
             if let file = recording.audioFileSink() {
                 audio = .sink { file }
             } else {
@@ -124,7 +124,7 @@ struct PlayCommand: AsyncParsableCommand {
             let hashSink = try recording.frameHashSink()
             let screen = makeScreen(recording: hashSink != nil)
             defer { screen?.close() }
-            let video: PlayerEngine.Video
+            let video: MediaPlayerFactory.Video
             switch (hashSink, noVideo ? .none : vo) {
             case let (hashSink?, .terminal): video = .terminal(screen!, record: { hashSink })
             case let (hashSink?, _): video = .sink { hashSink }
@@ -140,7 +140,7 @@ struct PlayCommand: AsyncParsableCommand {
                 if let screen { terminal = { _, rotation in TerminalVideoSink(screen: screen, rotation: rotation) } }
                 video = .window(fallback: terminal)
             }
-            let engine = PlayerEngine(clock: untimed ? .untimed : .realTime, audio: audio, video: video) { shortfall in
+            let engine = MediaPlayerFactory(clock: untimed ? .untimed : .realTime, audio: audio, video: video) { shortfall in
                 switch shortfall {
                 case .noAudioDevice: Self.warn("\(shortfall)")
                 case let .noDisplay(_, reason, audioOnly): display.missing(audioOnly ? "\(reason); playing the audio only" : nil)

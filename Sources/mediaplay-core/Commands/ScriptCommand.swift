@@ -76,10 +76,10 @@ struct ScriptCommand: AsyncParsableCommand {
             // One recording across every item the script plays.
             let audioRecord = recording.audioFileSink().map(ContinuousAudioSink.init)
             let videoRecord = try recording.frameHashSink().map(ContinuousVideoSink.init)
-            let audio: PlayerEngine.Audio = audioRecord.map { sink in .sink { sink } } ?? (virtual ? .sink { NullSink() } : .device)
-            let video: PlayerEngine.Video = videoRecord.map { sink in .sink { sink } } ?? (virtual ? .off : .window())
+            let audio: MediaPlayerFactory.Audio = audioRecord.map { sink in .sink { sink } } ?? (virtual ? .sink { NullSink() } : .device)
+            let video: MediaPlayerFactory.Video = videoRecord.map { sink in .sink { sink } } ?? (virtual ? .off : .window())
             // A script's transcript is its output: what is missing plays silently, unsaid.
-            let engine = PlayerEngine(clock: virtual ? .virtual : .realTime, audio: audio, video: video) { _ in }
+            let engine = MediaPlayerFactory(clock: virtual ? .virtual : .realTime, audio: audio, video: video) { _ in }
             let session = MediaSession(feed: loaded.feed, store: cache, positions: nil, engine: engine)
             let runner = ScriptRunner(session: session, virtualClock: virtual) { line in
                 StandardStream.output((line + "\n").utf8)

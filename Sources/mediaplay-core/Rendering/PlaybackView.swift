@@ -99,7 +99,7 @@ enum PlaybackView {
             switch step {
             case let .notice(text):
                 notice = text
-                if let status = session.status(of: item.key) { show(line(status, title: item.title, tick: tick, audio: session.audioShaping, notice: notice)) }
+                if let status = session.status(of: item.key) { show(line(status, title: item.title, tick: tick, audio: session.audioSettings, notice: notice)) }
                 continue
             case let .refused(error):
                 region?.draw([])
@@ -123,7 +123,7 @@ enum PlaybackView {
                         StandardStream.error("\(word) \"\(DisplayWidth.escaped(item.title))\"\n")
                     }
                     lastState = state
-                    show(line(status, title: item.title, tick: tick, audio: session.audioShaping, notice: notice))
+                    show(line(status, title: item.title, tick: tick, audio: session.audioSettings, notice: notice))
                     if state.isFinal {
                         // The pictures' screen first: the line below is on the shell's.
                         screen?.close()
@@ -137,12 +137,12 @@ enum PlaybackView {
                     // Redraw at most ~12 times a second.
                     if region != nil || screen?.isShowingPictures == true, abs(status.position - lastDrawn) >= 0.08 {
                         lastDrawn = status.position
-                        show(line(status, title: item.title, tick: tick, audio: session.audioShaping, notice: notice))
+                        show(line(status, title: item.title, tick: tick, audio: session.audioSettings, notice: notice))
                     }
                 case .progress:
                     // Up to ten a second while downloading or buffering: the spinner turns with them.
                     tick += 1
-                    show(line(status, title: item.title, tick: tick, audio: session.audioShaping, notice: notice))
+                    show(line(status, title: item.title, tick: tick, audio: session.audioSettings, notice: notice))
                 }
             }
         }

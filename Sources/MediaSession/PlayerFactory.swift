@@ -7,7 +7,7 @@ import MediaModel
 
 /// What the session needs of a player: the engine's `Player`, or a test's
 /// stand-in. Only the session calls these (docs/ARCHITECTURE.md).
-public protocol PlaybackHandle: AnyObject, Sendable {
+public protocol PlayerHandle: AnyObject, Sendable {
     var currentState: PlayerState { get }
     var currentPosition: Double { get }
     var mediaInfo: MediaInfo? { get }
@@ -37,24 +37,24 @@ public protocol PlaybackHandle: AnyObject, Sendable {
     func advanceVirtualClock(by seconds: Double)
 }
 
-extension Player: PlaybackHandle {}
+extension Player: PlayerHandle {}
 
 /// Makes the player for an item: the engine with its outputs, or a test's
 /// fake. `controls` is where a window's keys go: back into the session,
 /// never straight to the player.
-public protocol PlaybackEngine: Sendable {
+public protocol PlayerFactory: Sendable {
     /// The clock players run on (scripts advance a virtual one).
     var clock: PlaybackClock { get }
     func makePlayer(
         for item: FeedItem, input: MediaInput, start: Double, shaping: AudioSettings,
         controls: @escaping @Sendable (VideoWindowInput) -> Void
-    ) -> any PlaybackHandle
+    ) -> any PlayerHandle
     /// Blocks until what the last item left on the device has played (the
     /// session's end; run off the cooperative pool).
     func finish()
 }
 
-extension PlaybackEngine {
+extension PlayerFactory {
     public func finish() {}
 }
 

@@ -4,7 +4,7 @@ import MediaModel
 import Synchronization
 
 /// Why the state database cannot be used (its folder is not this user's).
-public struct PositionStoreError: Error, CustomStringConvertible {
+public struct StateStoreError: Error, CustomStringConvertible {
     public let description: String
 }
 
@@ -15,10 +15,10 @@ private func removeNonRegular(_ path: String) {
     _ = info.st_mode & S_IFMT == S_IFDIR ? rmdir(path) : unlink(path)
 }
 
-/// Resume positions, by media URL, and the player's settings (volume, mute)
-/// in a small SQLite database in the state directory: they outlive the
+/// What the player keeps between runs, by media URL: resume positions, and
+/// the settings (volume, mute, speed, the playlist's modes), in a small SQLite database in the state directory (positions.sqlite): they outlive the
 /// background player (and a kill -9 of it, up to the last save).
-public final class PositionStore: Sendable {
+public final class StateStore: Sendable {
     let queue: DatabaseQueue
 
     /// Where a damaged database was moved before this one was made anew
@@ -45,7 +45,7 @@ public final class PositionStore: Sendable {
         // existing one is used as it is, if it is this user's), the files 0600.
         let folder = (path as NSString).deletingLastPathComponent
         if let problem = OwnFolder.prepare(folder, privateOnly: false) {
-            throw PositionStoreError(description: "cannot use the state folder \(folder): \(problem)")
+            throw StateStoreError(description: "cannot use the state folder \(folder): \(problem)")
         }
         // Only regular files: a link planted there is not followed.
         for suffix in ["", "-wal", "-shm", "-journal"] { removeNonRegular(path + suffix) }
@@ -76,7 +76,7 @@ public final class PositionStore: Sendable {
 
     /// Saves each change of the settings as it comes, for the next start
     /// (SQLite on a queue of its own, never the cooperative pool).
-    public static func keep(_ events: AsyncStream<SettingsEvent>, in store: PositionStore) -> Task<Void, Never> {
+    public static func keep(_ events: AsyncStream<SettingsEvent>, in store: StateStore) -> Task<Void, Never> {
         let writes = DispatchQueue(label: "mediaplay.settings")
         return Task {
             for await event in events {
@@ -140,7 +140,7 @@ public final class PositionStore: Sendable {
     }
 }
 
-extension PositionStore {
+extension StateStore {
     /// Every saved position, by media URL (read once when a session starts).
     public func all() -> [String: Double] {
         let rows = try? queue.read { db in
@@ -160,11 +160,11 @@ extension PositionStore {
 /// URL: a position belongs to the file (the same file in two feeds resumes
 /// at one place; an item whose URL changed is another file and starts over).
 final class ResumePositions: Sendable {
-    private let store: PositionStore?
+    private let store: StateStore?
     private let known: Mutex<[String: Double]>
     private let writes = DispatchQueue(label: "mediaplay.positions")
 
-    init(store: PositionStore?) {
+    init(store: StateStore?) {
         self.store = store
         known = Mutex(store?.all() ?? [:])
     }

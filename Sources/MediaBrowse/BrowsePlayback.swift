@@ -6,7 +6,7 @@ import MediaSession
 
 /// What plays the items `browse` shows: a session in this process, or the
 /// background player when one runs (so `toggle` and `browse` agree).
-public protocol PlaybackBackend: Sendable {
+public protocol BrowsePlayback: Sendable {
     /// Where playback happens, as the help says it.
     var name: String { get }
     /// The items' statuses: every one that is not idle, and idle ones with
@@ -27,7 +27,7 @@ public protocol PlaybackBackend: Sendable {
 }
 
 /// Playback in this process: it ends when `browse` does.
-public final class SessionBackend: PlaybackBackend {
+public final class SessionBackend: BrowsePlayback {
     public let session: MediaSession
     public var name: String { "in this process (it stops when you quit)" }
 
@@ -53,7 +53,7 @@ public final class SessionBackend: PlaybackBackend {
 /// Playback in the background player: it goes on after `browse` ends. The
 /// client's calls block, so each runs on a thread of its own; events come
 /// on a second connection that observes.
-public final class DaemonBackend: PlaybackBackend {
+public final class DaemonBackend: BrowsePlayback {
     private let requests: ControlClient
     private let observer: ControlClient
     private let feedIdentity: String

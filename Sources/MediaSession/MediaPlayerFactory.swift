@@ -7,7 +7,7 @@ import MediaModel
 /// outputs (the audio device or a recording, a window or frame hashes, or
 /// none). `play`, the background player, browse and `script` all make
 /// their players here.
-public struct PlayerEngine: PlaybackEngine {
+public struct MediaPlayerFactory: PlayerFactory {
     public enum Audio: Sendable {
         /// The audio device; none found means silent real-time playback.
         case device
@@ -65,7 +65,7 @@ public struct PlayerEngine: PlaybackEngine {
     public func makePlayer(
         for item: FeedItem, input: MediaInput, start: Double, shaping: AudioSettings,
         controls: @escaping @Sendable (VideoWindowInput) -> Void
-    ) -> any PlaybackHandle {
+    ) -> any PlayerHandle {
         var options = PlaybackOptions()
         options.clock = clock
         options.shaping = shaping
