@@ -100,7 +100,7 @@ private func speedCPU(runs: Int) async throws {
     for _ in 1...runs {
         theirs.append(measured("/usr/bin/mpv", ["--no-config", "--no-terminal", "--vo=null", "--ao=sdl", "--speed=2", clip], environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": "/dev/null"]))
         var options = PlaybackOptions()
-        options.shaping = AudioSettings(speed: 2)
+        options.settings = AudioSettings(speed: 2)
         let cpuBefore = processCPU()
         let start = monotonic()
         let player = Player(path: clip, audioSink: try SDLAudioSink(), videoSink: NullSink(), options: options)

@@ -104,13 +104,13 @@ extension Player {
                     }
                     // Volume, mute and the serial's speed, read once per
                     // frame; a device applies the volume itself.
-                    let shaping = condition.withLock {
+                    let settings = condition.withLock {
                         sinkGain ? AudioSettings(speed: serialSpeed) : AudioSettings(volume: audioSettings.volume, muted: audioSettings.muted, speed: serialSpeed)
                     }
                     var skip = 0
                     if let trim = trimBefore, let time {
                         // Output samples: media seconds at the serial's speed.
-                        skip = CheckedNumber.clamped((trim - time) / shaping.speed * Double(format.sampleRate), to: 0...Int(Int32.max))
+                        skip = CheckedNumber.clamped((trim - time) / settings.speed * Double(format.sampleRate), to: 0...Int(Int32.max))
                     }
                     var keepGoing = true
                     func convert(_ frame: Frame) throws {
@@ -122,13 +122,13 @@ extension Player {
                             keepGoing = try emit(UnsafeRawBufferPointer(rebasing: samples[skipped...]), format)
                         }
                     }
-                    // Through the filter stage unless the shaping is the
+                    // Through the filter stage unless the settings is the
                     // identity (then the output is ffmpeg's plain decoding).
-                    if shaping.isIdentity {
+                    if settings.isIdentity {
                         try convert(frame)
                     } else {
                         if filter == nil { filter = try AudioFilter() }
-                        try filter!.filter(frame, shaping: shaping, convert)
+                        try filter!.filter(frame, settings: settings, convert)
                     }
                     return keepGoing
                 }

@@ -62,8 +62,8 @@ public struct PlaybackOptions: Sendable {
     public var video = true
     /// Media time to start at, in seconds.
     public var start: Double = 0
-    /// Volume and mute at the start (`Player.setShaping` changes them).
-    public var shaping = AudioSettings()
+    /// Volume and mute at the start (`Player.setAudioSettings` changes them).
+    public var settings = AudioSettings()
     public init() {}
 }
 
@@ -186,7 +186,7 @@ public final class Player: @unchecked Sendable {
     /// Volume, mute and speed, read by the audio thread at every frame.
     var audioSettings: AudioSettings
     /// The speed of the current serial: a change of speed starts a new
-    /// serial where playback stands (see `setShaping`), so that every clock
+    /// serial where playback stands (see `setAudioSettings`), so that every clock
     /// runs at one rate within a serial.
     var serialSpeed: Double
 
@@ -235,14 +235,14 @@ public final class Player: @unchecked Sendable {
             self.source = source
         }
         self.audioSink = audioSink
-        audioSink?.setGain(percent: options.shaping.muted ? 0 : options.shaping.volume)
+        audioSink?.setGain(percent: options.settings.muted ? 0 : options.settings.volume)
         self.makeVideoSink = makeVideoSink
         self.options = options
         // A start from a saved position, a script or the command line: a time in the item.
         let start = CheckedNumber.position(options.start)
-        audioSettings = options.shaping
-        serialSpeed = options.shaping.speed
-        masterClock.setInitialRate(options.shaping.speed)
+        audioSettings = options.settings
+        serialSpeed = options.settings.speed
+        masterClock.setInitialRate(options.settings.speed)
         serialStart = start
         videoPosition = start
         position = start
@@ -306,11 +306,11 @@ public final class Player: @unchecked Sendable {
     /// Volume and mute: a device applies them as it plays (heard within its
     /// buffer); a recording from the next decoded frame on. A new speed
     /// restarts the output exactly where playback stands (a seek there).
-    public func setShaping(_ shaping: AudioSettings) {
-        audioSink?.setGain(percent: shaping.muted ? 0 : shaping.volume)
+    public func setAudioSettings(_ settings: AudioSettings) {
+        audioSink?.setGain(percent: settings.muted ? 0 : settings.volume)
         let newSpeed = condition.withLock {
-            defer { audioSettings = shaping }
-            return audioSettings.speed != shaping.speed && !state.isFinal
+            defer { audioSettings = settings }
+            return audioSettings.speed != settings.speed && !state.isFinal
         }
         // The sound goes on at the new speed at once: it does not wait for
         // the picture there, as a seek's does.

@@ -154,7 +154,7 @@ public final class MPRISService: @unchecked Sendable {
             return (item, status)
         }()
         lazy var canStep = session.canStep
-        lazy var shaping = session.audioSettings
+        lazy var settings = session.audioSettings
         lazy var playlist = session.playlistMode
 
         var playbackStatus: String {
@@ -165,7 +165,7 @@ public final class MPRISService: @unchecked Sendable {
             }
         }
 
-        var volume: Double { shaping.muted ? 0 : Double(shaping.volume) / 100 }
+        var volume: Double { settings.muted ? 0 : Double(settings.volume) / 100 }
 
         var loopStatus: String {
             switch playlist.repeat {
@@ -224,7 +224,7 @@ public final class MPRISService: @unchecked Sendable {
         switch property {
         case "PlaybackStatus": return .string(reading.playbackStatus)
         case "LoopStatus": return .string(reading.loopStatus)
-        case "Rate": return .double(reading.shaping.speed)
+        case "Rate": return .double(reading.settings.speed)
         case "Shuffle": return .bool(reading.playlist.shuffle)
         case "Metadata": return .metadata(metadata(reading).map { "\($0.0)=\($0.1)" })
         case "Volume": return .double(reading.volume)
@@ -251,7 +251,7 @@ public final class MPRISService: @unchecked Sendable {
             writer.strings(["audio/mpeg", "audio/mp4", "audio/aac", "audio/ogg", "audio/opus", "audio/flac", "audio/wav", "video/mp4", "video/webm", "video/x-matroska", "image/jpeg", "image/png"])
         case "PlaybackStatus", "LoopStatus":
             writer.string(property == "PlaybackStatus" ? reading.playbackStatus : reading.loopStatus)
-        case "Rate": writer.double(reading.shaping.speed)
+        case "Rate": writer.double(reading.settings.speed)
         case "MinimumRate": writer.double(AudioSettings.speeds.lowerBound)
         case "MaximumRate": writer.double(AudioSettings.speeds.upperBound)
         case "Shuffle": writer.bool(reading.playlist.shuffle)

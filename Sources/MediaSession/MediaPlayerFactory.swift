@@ -63,12 +63,12 @@ public struct MediaPlayerFactory: PlayerFactory {
     }
 
     public func makePlayer(
-        for item: FeedItem, input: MediaInput, start: Double, shaping: AudioSettings,
+        for item: FeedItem, input: MediaInput, start: Double, settings: AudioSettings,
         controls: @escaping @Sendable (VideoWindowInput) -> Void
     ) -> any PlayerHandle {
         var options = PlaybackOptions()
         options.clock = clock
-        options.shaping = shaping
+        options.settings = settings
         options.start = item.kind == .image ? 0 : start
         if case .off = audio { options.audio = false }
         if case .off = video { options.video = false }

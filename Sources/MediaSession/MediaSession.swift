@@ -47,7 +47,7 @@ public final class MediaSession: @unchecked Sendable {
     /// "stopped" but the first).
     private var startWaiters: [ItemKey: [CheckedContinuation<Void, Never>]] = [:]
     /// Volume and mute, for every player of the session.
-    private var shaping: AudioSettings
+    private var settings: AudioSettings
     /// How the feed plays on; with shuffle, the order it plays in.
     private var playlist: Playlist
     private var windowKeymap = Keymap.standard
@@ -62,10 +62,10 @@ public final class MediaSession: @unchecked Sendable {
 
     public init(
         feed: Feed, store: (any MediaStore)?, positions: StateStore?, engine: any PlayerFactory,
-        shaping: AudioSettings = AudioSettings(), playlist: PlaylistMode = PlaylistMode(autoplay: false)
+        settings: AudioSettings = AudioSettings(), playlist: PlaylistMode = PlaylistMode(autoplay: false)
     ) {
         currentFeed = feed
-        self.shaping = shaping
+        self.settings = settings
         self.playlist = Playlist(items: feed.items, mode: playlist)
         self.store = store
         self.positions = ResumePositions(store: positions)
@@ -403,50 +403,50 @@ public final class MediaSession: @unchecked Sendable {
     }
 
     /// Volume and mute as they stand.
-    public var audioSettings: AudioSettings { lock.withLock { shaping } }
+    public var audioSettings: AudioSettings { lock.withLock { settings } }
 
     /// Sets the volume (0–150 %, clamped; mute is kept) for every player,
     /// the playing one at once; returns the new setting.
     @discardableResult
     public func setVolume(_ volume: Int) -> AudioSettings {
-        changeShaping { $0 = AudioSettings(volume: volume, muted: $0.muted, speed: $0.speed) }
+        changeAudioSettings { $0 = AudioSettings(volume: volume, muted: $0.muted, speed: $0.speed) }
     }
 
     /// Moves the volume by `step` percentage points.
     @discardableResult
     public func changeVolume(by step: Int) -> AudioSettings {
         let step = CheckedNumber.clamped(step, to: -AudioSettings.range.upperBound...AudioSettings.range.upperBound)
-        return changeShaping { $0 = AudioSettings(volume: $0.volume + step, muted: $0.muted, speed: $0.speed) }
+        return changeAudioSettings { $0 = AudioSettings(volume: $0.volume + step, muted: $0.muted, speed: $0.speed) }
     }
 
     /// Sets the speed (0.25–4, clamped; the pitch is kept) for every player:
     /// the playing one goes on from where it stands.
     @discardableResult
     public func setSpeed(_ speed: Double) -> AudioSettings {
-        changeShaping { $0 = AudioSettings(volume: $0.volume, muted: $0.muted, speed: speed) }
+        changeAudioSettings { $0 = AudioSettings(volume: $0.volume, muted: $0.muted, speed: speed) }
     }
 
     /// Multiplies the speed by `factor` (`[` and `]`: 1/1.1 and 1.1), to
     /// two decimals.
     @discardableResult
     public func changeSpeed(by factor: Double) -> AudioSettings {
-        changeShaping { $0 = AudioSettings(volume: $0.volume, muted: $0.muted, speed: (($0.speed * factor) * 100).rounded() / 100) }
+        changeAudioSettings { $0 = AudioSettings(volume: $0.volume, muted: $0.muted, speed: (($0.speed * factor) * 100).rounded() / 100) }
     }
 
     /// Mutes, unmutes (`muted`), or toggles mute (nil); the level is kept.
     @discardableResult
     public func setMuted(_ muted: Bool?) -> AudioSettings {
-        changeShaping { $0.muted = muted ?? !$0.muted }
+        changeAudioSettings { $0.muted = muted ?? !$0.muted }
     }
 
-    private func changeShaping(_ change: (inout AudioSettings) -> Void) -> AudioSettings {
+    private func changeAudioSettings(_ change: (inout AudioSettings) -> Void) -> AudioSettings {
         let (changed, all) = lock.withLock {
-            change(&shaping)
+            change(&settings)
             // Under the lock: every listener hears the changes in one order.
-            settingsSubscribers.send(SettingsEvent(audio: shaping, playlist: playlist.mode))
-            return (shaping, Array(players.values))
+            settingsSubscribers.send(SettingsEvent(audio: settings, playlist: playlist.mode))
+            return (settings, Array(players.values))
         }
-        for player in all { player.setShaping(changed) }
+        for player in all { player.setAudioSettings(changed) }
         return changed
     }
 
@@ -468,7 +468,7 @@ public final class MediaSession: @unchecked Sendable {
         let changed = lock.withLock {
             playlist.set(autoplay: autoplay, repeat: mode, shuffle: shuffle)
             if let key = current, let player = players[key], let item = itemLocked(key) { player.setFollowed(playlist.successor(after: item) != nil) }
-            settingsSubscribers.send(SettingsEvent(audio: shaping, playlist: playlist.mode))
+            settingsSubscribers.send(SettingsEvent(audio: settings, playlist: playlist.mode))
             return playlist.mode
         }
         return changed
@@ -670,10 +670,10 @@ public final class MediaSession: @unchecked Sendable {
         // own (a closing window of a replaced player changes nothing).
         let slot = PlayerSlot()
         let engine = engine
-        let shaping = lock.withLock { self.shaping }
+        let settings = lock.withLock { self.settings }
         let player = await blocking {
             // Off the pool: opening the device and probing the file block.
-            engine.makePlayer(for: item, input: input, start: position, shaping: shaping) { [weak self] input in
+            engine.makePlayer(for: item, input: input, start: position, settings: settings) { [weak self] input in
                 guard let self, let player = slot.player else { return }
                 self.windowInput(input, for: key, from: player)
             }
@@ -686,7 +686,7 @@ public final class MediaSession: @unchecked Sendable {
             // Stopped meanwhile, or the feed dropped the item or changed its media.
             guard cancelledStarts.remove(key) == nil, let now = itemLocked(key), now.source == item.source else { return (nil, false) }
             pauseCurrentLocked(except: key)
-            if self.shaping != shaping { player.setShaping(self.shaping) }
+            if self.settings != settings { player.setAudioSettings(self.settings) }
             let replaced = players[key]
             players[key] = player
             current = key

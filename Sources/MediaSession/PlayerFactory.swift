@@ -24,8 +24,8 @@ public protocol PlayerHandle: AnyObject, Sendable {
     func pause()
     func resume()
     func seek(to seconds: Double)
-    /// Volume, mute and speed (see `Player.setShaping`).
-    func setShaping(_ shaping: AudioSettings)
+    /// Volume, mute and speed (see `Player.setAudioSettings`).
+    func setAudioSettings(_ settings: AudioSettings)
     /// Whether autoplay will play another item after this one: its audio
     /// device is then handed on before its last samples play (gapless);
     /// otherwise it plays out, and the item ends when its last sample is heard.
@@ -46,7 +46,7 @@ public protocol PlayerFactory: Sendable {
     /// The clock players run on (scripts advance a virtual one).
     var clock: PlaybackClock { get }
     func makePlayer(
-        for item: FeedItem, input: MediaInput, start: Double, shaping: AudioSettings,
+        for item: FeedItem, input: MediaInput, start: Double, settings: AudioSettings,
         controls: @escaping @Sendable (VideoWindowInput) -> Void
     ) -> any PlayerHandle
     /// Blocks until what the last item left on the device has played (the

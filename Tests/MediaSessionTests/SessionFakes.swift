@@ -75,8 +75,8 @@ final class FakePlayer: PlayerHandle, @unchecked Sendable {
         }
     }
     func stop() { if !currentState.isFinal { set(.stopped) } }
-    private(set) var shaping = AudioSettings()
-    func setShaping(_ shaping: AudioSettings) { lock.withLock { self.shaping = shaping } }
+    private(set) var settings = AudioSettings()
+    func setAudioSettings(_ settings: AudioSettings) { lock.withLock { self.settings = settings } }
     func setFollowed(_ followed: Bool) { lock.withLock { self.followed = followed } }
     func waitUntilFinished() -> PlayerState { lock.withLock { while !state.isFinal { lock.wait() }; return state } }
     func advanceVirtualClock(by seconds: Double) { advance(seconds) }
@@ -110,10 +110,10 @@ final class FakeEngine: PlayerFactory, Sendable {
     private let made = Mutex<[FakePlayer]>([])
 
     func makePlayer(
-        for item: FeedItem, input: MediaInput, start: Double, shaping: AudioSettings, controls: @escaping @Sendable (VideoWindowInput) -> Void
+        for item: FeedItem, input: MediaInput, start: Double, settings: AudioSettings, controls: @escaping @Sendable (VideoWindowInput) -> Void
     ) -> any PlayerHandle {
         let player = FakePlayer(key: item.key, kind: item.kind, start: start, controls: controls)
-        player.setShaping(shaping)
+        player.setAudioSettings(settings)
         made.withLock { $0.append(player) }
         return player
     }

@@ -261,15 +261,15 @@ import TestKit
         let session = session()
         try await session.toggle("a")
         #expect(session.setVolume(60) == AudioSettings(volume: 60, muted: false))
-        #expect(engine.player("a")?.shaping.volume == 60, "the playing item at once")
+        #expect(engine.player("a")?.settings.volume == 60, "the playing item at once")
         #expect(session.changeVolume(by: 200).volume == 150, "clamped to 150")
         #expect(session.setMuted(nil) == AudioSettings(volume: 150, muted: true))
         try await session.toggle("b")
-        #expect(engine.player("b")?.shaping == AudioSettings(volume: 150, muted: true), "a new player starts with them")
+        #expect(engine.player("b")?.settings == AudioSettings(volume: 150, muted: true), "a new player starts with them")
         engine.player("b")?.controls(.key(.character("m")))
         engine.player("b")?.controls(.key(.character("9")))
         #expect(session.audioSettings == AudioSettings(volume: 145, muted: false), "the window's 9 and m, through the session")
-        #expect(engine.player("a")?.shaping == AudioSettings(volume: 145, muted: false))
+        #expect(engine.player("a")?.settings == AudioSettings(volume: 145, muted: false))
     }
 
     /// A feed for the playlist: audio, a picture (skipped), video, audio.
@@ -365,7 +365,7 @@ import TestKit
         let session = session()
         try await session.toggle("b")
         #expect(session.setSpeed(1.5).speed == 1.5)
-        #expect(engine.player("b")?.shaping.speed == 1.5, "the playing item at once")
+        #expect(engine.player("b")?.settings.speed == 1.5, "the playing item at once")
         #expect(session.setSpeed(9).speed == 4, "clamped to 4")
         engine.player("b")?.controls(.key(.character("[")))
         #expect(session.audioSettings.speed == 3.64, "[ in the window: 4 / 1.1, to two decimals")

@@ -33,12 +33,12 @@ import TestKit
         let window: Window
         var clock: PlaybackClock { .realTime }
         func makePlayer(
-            for item: FeedItem, input: MediaInput, start: Double, shaping: AudioSettings,
+            for item: FeedItem, input: MediaInput, start: Double, settings: AudioSettings,
             controls: @escaping @Sendable (VideoWindowInput) -> Void
         ) -> any PlayerHandle {
             var options = PlaybackOptions()
             options.start = start
-            options.shaping = shaping
+            options.settings = settings
             let window = window
             return Player(input: input, audioSink: item.kind == .image ? nil : NullSink(), options: options) { _, _ in
                 window.controls.withLock { $0 = controls }

@@ -16,9 +16,9 @@ extension AudioSettings {
 }
 
 /// The audio filter stage between the decoder and the resampler: a
-/// libavfilter graph (`abuffer` → the shaping filters → s16 → `abuffersink`),
+/// libavfilter graph (`abuffer` → the settings filters → s16 → `abuffersink`),
 /// the same filters and conversions as `ffmpeg -af …`, so the output can be
-/// checked against the ffmpeg CLI bit for bit. A new shaping takes effect at
+/// checked against the ffmpeg CLI bit for bit. A new settings takes effect at
 /// the next frame (the graph is rebuilt there: `volume` keeps no state).
 final class AudioFilter {
     /// libavfilter's functions, loaded once, on the first filter built.
@@ -36,7 +36,7 @@ final class AudioFilter {
     private var graph: UnsafeMutablePointer<AVFilterGraph>?
     private var source: UnsafeMutablePointer<AVFilterContext>?
     private var sink: UnsafeMutablePointer<AVFilterContext>?
-    private var built: (shaping: AudioSettings, format: Int32, rate: Int32, channels: Int32)?
+    private var built: (settings: AudioSettings, format: Int32, rate: Int32, channels: Int32)?
     private let output = Frame()
 
     init() throws(FFmpegError) {
@@ -47,13 +47,13 @@ final class AudioFilter {
         api.graph_free(&graph)
     }
 
-    /// Filters `frame` with `shaping`, passing each frame that comes out to
+    /// Filters `frame` with `settings`, passing each frame that comes out to
     /// `body` (a frame of the same samples, as s16).
-    func filter(_ frame: Frame, shaping: AudioSettings, _ body: (Frame) throws -> Void) throws {
+    func filter(_ frame: Frame, settings: AudioSettings, _ body: (Frame) throws -> Void) throws {
         let f = frame.pointer
-        let signature = (shaping, f.pointee.format, f.pointee.sample_rate, f.pointee.ch_layout.nb_channels)
+        let signature = (settings, f.pointee.format, f.pointee.sample_rate, f.pointee.ch_layout.nb_channels)
         if built == nil || built! != signature {
-            try build(for: f, shaping: shaping)
+            try build(for: f, settings: settings)
             built = signature
         }
         try check(api.buffersrc_add_frame_flags(source, f, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)), "audio filter input")
@@ -77,7 +77,7 @@ final class AudioFilter {
         }
     }
 
-    private func build(for f: UnsafeMutablePointer<AVFrame>, shaping: AudioSettings) throws {
+    private func build(for f: UnsafeMutablePointer<AVFrame>, settings: AudioSettings) throws {
         api.graph_free(&graph)
         guard let graph = api.graph_alloc() else { throw FFmpegError(context: "audio filter", message: "out of memory") }
         self.graph = graph
@@ -97,7 +97,7 @@ final class AudioFilter {
         try check(api.graph_create_filter(&sink, api.get_by_name("abuffersink"), "out", nil, nil, graph), "audio filter sink")
         // The filters, then s16 at the stream's own rate and layout (what the
         // ffmpeg CLI converts to for `-f s16le`).
-        let chain = "\(shaping.graphDescription),aformat=sample_fmts=s16:sample_rates=\(rate):channel_layouts=\(layout)"
+        let chain = "\(settings.graphDescription),aformat=sample_fmts=s16:sample_rates=\(rate):channel_layouts=\(layout)"
         var outputs = api.inout_alloc()
         var inputs = api.inout_alloc()
         defer {

@@ -96,7 +96,7 @@ struct BrowseCommand: AsyncParsableCommand {
         // The background player's settings, so browse plays alike.
         let session = MediaSession(
             feed: feed, store: cache, positions: positions, engine: MediaPlayerFactory(video: .window(fallback: video.terminalSink)) { relay.post("\($0)") },
-            shaping: LoadedConfig.current.audioSettings(kept: positions?.audioSettings()),
+            settings: LoadedConfig.current.audioSettings(kept: positions?.audioSettings()),
             playlist: LoadedConfig.current.playlistMode(kept: positions?.playlistMode())
         )
         session.keymap = LoadedConfig.current.keymap

@@ -130,7 +130,7 @@ struct DaemonCommand: AsyncParsableCommand {
         let engine = MediaPlayerFactory { logger.warning("\($0)") }
         let session = MediaSession(
             feed: loaded.feed, store: cache, positions: positions, engine: engine,
-            shaping: LoadedConfig.current.audioSettings(kept: positions.audioSettings()),
+            settings: LoadedConfig.current.audioSettings(kept: positions.audioSettings()),
             playlist: LoadedConfig.current.playlistMode(kept: positions.playlistMode())
         )
         // The keys of its windows, and where items start: config.toml's.

@@ -148,7 +148,7 @@ struct PlayCommand: AsyncParsableCommand {
             }
             // A session of its own, with the command layer every front end uses.
             let store = item.source?.isRemote == true ? try CacheAccess.open(global) : nil
-            let session = MediaSession(feed: feed, store: store, positions: nil, engine: engine, shaping: AudioSettings(volume: volume, muted: mute, speed: speed))
+            let session = MediaSession(feed: feed, store: store, positions: nil, engine: engine, settings: AudioSettings(volume: volume, muted: mute, speed: speed))
             // The keys of the terminal and the window: config.toml's [keys].
             session.keymap = LoadedConfig.current.keymap
             let outcome = await PlaybackView.run(session, item: item, from: start, screen: screen)
