@@ -22,7 +22,7 @@ module() {
 module MediaTerminal Sources/MediaTerminal/*.swift
 module MediaModel Sources/MediaModel/*.swift
 module MediaFeed Sources/MediaFeed/*.swift
-module MediaControl Sources/MediaControl/ControlProtocol.swift Sources/MediaControl/LineSplitter.swift
+module MediaControl Sources/MediaControl/ControlRequest.swift Sources/MediaControl/ControlReplies.swift Sources/MediaControl/ControlPaths.swift Sources/MediaControl/LineSplitter.swift
 module MediaSession Sources/MediaSession/Script.swift
 # The engine with its C libraries (FFmpeg, SDL, chafa), for the media probe.
 cflags=""

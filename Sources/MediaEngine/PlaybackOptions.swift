@@ -1,0 +1,31 @@
+import Foundation
+import MediaModel
+
+/// How media time relates to wall time.
+public enum PlaybackClock: Sendable, Equatable {
+    /// Real time: a device plays, or the system clock paces file sinks.
+    case realTime
+    /// As fast as decoding allows (only with file or null sinks).
+    case untimed
+    /// Media time moves only when `advanceVirtualClock(by:)` says so, then as
+    /// fast as decoding allows: scripted playback that is exact and quick.
+    case virtual
+}
+
+/// What a player reads: a file, or a byte source (a download in progress).
+public enum MediaInput: Sendable {
+    case file(String)
+    case source(any ByteSource)
+}
+
+/// Options of a playback.
+public struct PlaybackOptions: Sendable {
+    public var clock = PlaybackClock.realTime
+    public var audio = true
+    public var video = true
+    /// Media time to start at, in seconds.
+    public var start: Double = 0
+    /// Volume and mute at the start (`Player.setAudioSettings` changes them).
+    public var settings = AudioSettings()
+    public init() {}
+}
