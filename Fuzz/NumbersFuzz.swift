@@ -35,7 +35,7 @@ public func fuzzNumbers(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         _ = Percent.text(value)
         _ = SpeedText.text(AudioSettings(speed: value).speed)
         _ = SpeedText.text(value)
-        let status = ItemStatus(item: 1, id: ItemKey("k"), title: "t", kind: "audio", state: .buffering, position: value, duration: other, progress: value)
+        let status = ItemStatus(item: 1, id: ItemKey("k"), title: "t", kind: .audio, state: .buffering, position: value, duration: other, progress: value)
         _ = StatusText.line(status)
         _ = StatusText.brief(status)
     }

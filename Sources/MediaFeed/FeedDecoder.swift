@@ -1,4 +1,5 @@
 import Foundation
+import MediaModel
 
 /// Where a feed was read from; relative item URLs resolve against it.
 public enum FeedOrigin: Sendable, Hashable {

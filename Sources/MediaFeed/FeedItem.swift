@@ -1,20 +1,6 @@
 import Foundation
 import MediaModel
 
-/// What a feed record is: the `type` field of docs/FEED.md.
-public enum MediaKind: Int, Sendable, CaseIterable, Codable {
-    case image = 0
-    case audio = 1
-    case video = 2
-
-    public var name: String {
-        switch self {
-        case .image: return "image"
-        case .audio: return "audio"
-        case .video: return "video"
-        }
-    }
-}
 
 /// Where an item's bytes come from.
 public enum MediaSource: Sendable, Hashable, CustomStringConvertible {

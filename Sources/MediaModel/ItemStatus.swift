@@ -54,8 +54,8 @@ public struct ItemStatus: Codable, Sendable, Equatable {
     public var item: Int
     public var id: ItemKey
     public var title: String
-    /// "image", "audio" or "video" (nil for an invalid record).
-    public var kind: String?
+    /// Image, audio or video, by name on the wire (nil for an invalid record).
+    public var kind: MediaKind?
     public var state: ItemState
     /// Seconds of media played (or where it will resume).
     public var position: Double
@@ -66,7 +66,7 @@ public struct ItemStatus: Codable, Sendable, Equatable {
     public var error: String?
 
     public init(
-        item: Int, id: ItemKey, title: String, kind: String?, state: ItemState, position: Double,
+        item: Int, id: ItemKey, title: String, kind: MediaKind?, state: ItemState, position: Double,
         duration: Double? = nil, progress: Double? = nil, error: String? = nil
     ) {
         self.item = item

@@ -17,7 +17,7 @@ public enum StatusText {
     }
 
     private static func parts(_ status: ItemStatus) -> (verb: String, detail: String) {
-        let isImage = status.kind == "image"
+        let isImage = status.kind == .image
         let percent = status.progress.map { " \(Percent.text($0))" } ?? ""
         switch status.state {
         case .playing:

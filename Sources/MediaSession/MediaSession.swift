@@ -147,7 +147,7 @@ public final class MediaSession: @unchecked Sendable {
 
     private func statusLocked(_ item: FeedItem) -> ItemStatus {
         let key = item.key
-        var status = ItemStatus(item: item.position, id: key, title: item.title, kind: item.kind?.name, state: .idle, position: 0)
+        var status = ItemStatus(item: item.position, id: key, title: item.title, kind: item.kind, state: .idle, position: 0)
         if let player = players[key] {
             let isImage = player.mediaInfo?.isImage == true || item.kind == .image
             status.position = isImage ? 0 : player.currentPosition

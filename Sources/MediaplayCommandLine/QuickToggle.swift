@@ -121,7 +121,7 @@ public enum QuickToggle {
               let title = string(object["title"]), let state = string(object["state"]).flatMap({ ItemState(rawValue: $0) })
         else { return nil }
         return ItemStatus(
-            item: item, id: ItemKey(id), title: title, kind: string(object["kind"]), state: state,
+            item: item, id: ItemKey(id), title: title, kind: string(object["kind"]).flatMap(MediaKind.init(name:)), state: state,
             position: number(object["position"]) ?? 0, duration: number(object["duration"]),
             progress: number(object["progress"]), error: string(object["error"])
         )

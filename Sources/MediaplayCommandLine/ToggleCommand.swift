@@ -75,7 +75,7 @@ public struct ToggleCommand: ParsableCommand {
         var line = StatusText.line(status) + "\n"
         _ = line.withUTF8 { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
         // A video in a background player with no display: its sound only. Say so, and how to watch.
-        if status.kind == "video", [.playing, .downloading, .buffering].contains(status.state), let problem = display() {
+        if status.kind == .video, [.playing, .downloading, .buffering].contains(status.state), let problem = display() {
             StandardStream.error("mediaplay: the background player shows no pictures: \(problem); it plays the sound (to watch here: mediaplay play \(status.item))\n")
         }
     }

@@ -14,10 +14,10 @@ import TestKit
     /// need escapes.
     @Test func itReadsEveryStatusTheDaemonWrites() throws {
         let statuses = [
-            ItemStatus(item: 1, id: "a", title: "Tone", kind: "audio", state: .playing, position: 12.5, duration: 30),
-            ItemStatus(item: 12, id: "x\"y", title: "Quote \" back\\slash \n tab\t é 🎵", kind: "video", state: .buffering, position: 0, duration: nil, progress: 0.25),
+            ItemStatus(item: 1, id: "a", title: "Tone", kind: .audio, state: .playing, position: 12.5, duration: 30),
+            ItemStatus(item: 12, id: "x\"y", title: "Quote \" back\\slash \n tab\t é 🎵", kind: .video, state: .buffering, position: 0, duration: nil, progress: 0.25),
             ItemStatus(item: 3, id: "c", title: "", kind: nil, state: .failed, position: 0, error: "cannot decode: \u{1}"),
-            ItemStatus(item: 100_000, id: "d", title: "Big", kind: "image", state: .downloading, position: 0, progress: 1),
+            ItemStatus(item: 100_000, id: "d", title: "Big", kind: .image, state: .downloading, position: 0, progress: 1),
         ]
         for status in statuses {
             let text = try ModelJSON.encoder().encode(status)

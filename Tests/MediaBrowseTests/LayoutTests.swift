@@ -1,3 +1,4 @@
+import MediaModel
 import MediaEngine
 import MediaFeed
 import MediaTerminal

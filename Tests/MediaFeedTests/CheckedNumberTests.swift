@@ -40,7 +40,7 @@ import Testing
             _ = StatusText.clock(value)
             _ = formatDuration(value)
             _ = SpeedText.text(value)
-            let line = StatusText.line(ItemStatus(item: 1, id: ItemKey("k"), title: "t", kind: "audio", state: .buffering, position: value, duration: value, progress: value))
+            let line = StatusText.line(ItemStatus(item: 1, id: ItemKey("k"), title: "t", kind: .audio, state: .buffering, position: value, duration: value, progress: value))
             #expect(!line.isEmpty)
         }
         #expect(StatusText.clock(1e300) == "8784:00:00", "a year, the longest time kept")

@@ -1,3 +1,4 @@
+import MediaModel
 import Foundation
 import Testing
 
