@@ -51,6 +51,8 @@ public final class MediaSession: @unchecked Sendable {
     /// How the feed plays on; with shuffle, the order it plays in.
     private var playlist: Playlist
     private var windowKeymap = Keymap.standard
+    private var backgroundWork = 0
+    private var settleWaiters: [CheckedContinuation<Void, Never>] = []
     private var resumes = true
     private let subscribers = Broadcaster<ItemEvent>(buffering: .bufferingNewest(256))
     /// Each event carries the whole settings: a slow listener needs only the newest.
@@ -540,7 +542,38 @@ public final class MediaSession: @unchecked Sendable {
             return playlist.successor(after: item)
         }
         guard let next else { return }
-        Task { [weak self] in _ = try? await self?.play(next, from: next == item.key ? 0 : nil) }
+        background { [weak self] in _ = try? await self?.play(next, from: next == item.key ? 0 : nil) }
+    }
+
+    /// Work the session starts by itself (autoplay's next item, a window's
+    /// key), counted so that `settle()` can wait for it.
+    private func background(_ work: @escaping @Sendable () async -> Void) {
+        lock.withLock { backgroundWork += 1 }
+        Task { [weak self] in
+            await work()
+            guard let self else { return }
+            let waiting: [CheckedContinuation<Void, Never>] = self.lock.withLock {
+                self.backgroundWork -= 1
+                guard self.backgroundWork == 0 else { return [] }
+                defer { self.settleWaiters.removeAll() }
+                return self.settleWaiters
+            }
+            for continuation in waiting { continuation.resume() }
+        }
+    }
+
+    /// Returns once the work the session started by itself has finished:
+    /// a test's deterministic drain ("nothing more starts"), instead of
+    /// sleeping and hoping.
+    public func settle() async {
+        await withCheckedContinuation { continuation in
+            let done = lock.withLock { () -> Bool in
+                if backgroundWork == 0 { return true }
+                settleWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
     }
 
     /// Stops the item (the active one when nil): it is cut short, not ended,
@@ -770,7 +803,7 @@ public final class MediaSession: @unchecked Sendable {
     /// for nothing, else as a task.
     private func run(_ command: PlayerCommand) {
         if (try? performAtOnce(command)) != nil { return }
-        Task { _ = try? await perform(command) }
+        background { [weak self] in _ = try? await self?.perform(command) }
     }
 
     /// Whether a start resumes where the item was left (config.toml's

@@ -47,6 +47,16 @@ import TestKit
 
     /// Waits (at most two seconds) for what the session does after a
     /// player's event, which it handles on a task of its own.
+    /// Ends `key`'s player and waits, deterministically, for what the
+    /// session does about it: its `ended` event is sent after the session
+    /// decided what plays on, and `settle` waits for that work to finish.
+    func finishAndSettle(_ session: MediaSession, _ key: ItemKey) async throws {
+        let events = session.events()
+        engine.player(key)?.finish()
+        for await event in events where event.status.id == key && event.event == .state && event.status.state == .ended { break }
+        await session.settle()
+    }
+
     func eventually(_ condition: () -> Bool) async throws {
         for _ in 0..<400 where !condition() { try await Task.sleep(for: .milliseconds(5)) }
         #expect(condition())
@@ -249,11 +259,15 @@ import TestKit
         session.pause("a")
         try await eventually { seen.withLock { $0.count } >= 8 }
         // The player's own word of the pause comes after: no change, no event.
-        try await Task.sleep(for: .milliseconds(50))
+        // A drain, not a sleep: the player's events are handled in order, so
+        // once a later one is heard, the pause's was handled before it.
+        engine.player("a")?.seek(to: 5)
+        try await eventually { seen.withLock { $0.last } == "a position paused" }
         let summary = seen.withLock { $0 }
         #expect(summary == [
             "remote-pic state downloading", "remote-pic progress downloading", "remote-pic state playing",
             "remote-pic state idle", "a state playing", "a position playing", "a position playing", "a state paused",
+            "a position paused",
         ], "\(summary)")
     }
 
@@ -305,8 +319,7 @@ import TestKit
         #expect(engine.player("pic") == nil, "the picture was skipped")
         engine.player("b")?.finish()
         try await eventually { engine.player("remote")?.currentState == .playing }
-        engine.player("remote")?.finish()
-        try await Task.sleep(for: .milliseconds(50))
+        try await finishAndSettle(session, "remote")
         #expect(engine.players.count == 3, "the end of the playlist: nothing more")
         #expect(session.currentStatus()?.id == "remote" && session.currentStatus()?.state == .ended)
     }
@@ -314,8 +327,7 @@ import TestKit
     @Test func autoplayOffStopsAtTheEndOfTheItem() async throws {
         let session = playlistSession(PlaylistMode(autoplay: false))
         try await session.toggle("a")
-        engine.player("a")?.finish()
-        try await Task.sleep(for: .milliseconds(50))
+        try await finishAndSettle(session, "a")
         #expect(engine.players.count == 1)
     }
 
