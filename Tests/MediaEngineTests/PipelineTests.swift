@@ -1,3 +1,4 @@
+import TestKit
 @testable import MediaEngine
 import CFFmpeg
 import Testing
@@ -38,19 +39,6 @@ import Testing
         #expect(histogram.count == 6)
         #expect(histogram.maximum == .infinity)
         #expect(histogram.percentile(1.0) == .infinity)
-    }
-}
-
-/// A seeded generator (SplitMix64), so a failure can be run again.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

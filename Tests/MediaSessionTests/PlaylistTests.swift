@@ -2,22 +2,11 @@ import MediaFeed
 import MediaModel
 import MediaSession
 import Testing
+import TestKit
 
 /// The playlist alone: order, steps and successors under every mode, with
 /// a seeded generator for shuffle.
 @Suite struct PlaylistTests {
-    /// A generator with a seed, so a shuffled order is the same every run.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let feed = try! FeedDecoder.decode(Array("""
         [{"id": "a", "type": 1, "title": "A", "url": "file:///a.wav"},
          {"id": "pic", "type": 0, "title": "Picture", "url": "file:///p.png"},
@@ -49,7 +38,7 @@ import Testing
     }
 
     @Test func shuffleKeepsItsOrderUntilTurnedOff() {
-        var generator = Seeded(state: 7)
+        var generator = SplitMix(seed: 7)
         var playlist = Playlist(items: Self.feed.items, mode: PlaylistMode(shuffle: true), using: &generator)
         let order = playlist.order
         #expect(Set(order) == ["a", "b", "c"] && order.count == 3)
