@@ -94,6 +94,7 @@ bench: test-deps
 	.build/release/mediaplay-bench controls --runs 3
 	.build/release/mediaplay-bench terminal --runs 3
 	.build/release/mediaplay-bench memory --count 1000
+	.build/release/mediaplay-bench observers --seconds 60
 
 release: deps
 	for program in $(PROGRAMS); do $(SWIFT) build -c release --product $$program $(SWIFTFLAGS) || exit 1; done

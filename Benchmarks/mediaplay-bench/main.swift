@@ -132,6 +132,8 @@ case "memory":
     try await memoryBenchmark(count: option("--count", default: 1000))
 case "terminal":
     try await terminalBenchmark(runs: option("--runs", default: 3))
+case "observers":
+    try await observersBenchmark(seconds: option("--seconds", default: 60))
 default:
     print("unknown benchmark \(command)")
     exit(64)

@@ -244,4 +244,26 @@ import TestKit
         }
         _ = try await home.run("quit")
     }
+
+    /// A server that answers with headers and then nothing: `--no-wait`
+    /// returns at once (it waited 93 s), and the state says buffering, not
+    /// playing, while nothing is decoded.
+    @Test func noWaitReturnsAtOnceFromAServerThatSaysNothing() async throws {
+        let tone = try await Self.tone()
+        let server = try TestHTTPServer()
+        server.serve("/tone.wav", bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: tone))))
+        server.inject("/tone.wav", [.holdAfter(0)])
+        let home = try await UserHome()
+        home.feed = try home.folder.write("feed.json", #"[{"type": 1, "title": "Tone", "url": "\#(server.url("/tone.wav").absoluteString)"}]"#)
+        let started = Date()
+        let toggled = try await home.run("toggle", "--no-wait", "1")
+        let waited = Date().timeIntervalSince(started)
+        #expect(toggled.status == 0 && toggled.stdout.hasPrefix("◌ buffering 1"), "\(toggled.stdout)\(toggled.stderr)")
+        #expect(waited < 8, "answered at once (a cold start included): \(waited) s")
+        let status = try await home.run("status")
+        #expect(!status.stdout.contains("▶ playing"), "nothing decoded is not playing: \(status.stdout)")
+        server.release("/tone.wav")
+        _ = try await home.run("quit")
+    }
 }
+

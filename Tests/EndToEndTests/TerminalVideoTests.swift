@@ -164,6 +164,8 @@ extension TerminalVideoTests {
         await terminal.send("<")
         #expect(await terminal.shows { $0.joined().contains("▶") && $0.joined().contains("First tone") })
         await terminal.send("q")
-        #expect(await terminal.waitForExit()?.status == 0)
+        let exit = await terminal.waitForExit()
+        let screen = await terminal.screen().joined(separator: "\n")
+        #expect(exit?.status == 0, "\(String(describing: exit)): \(screen)")
     }
 }

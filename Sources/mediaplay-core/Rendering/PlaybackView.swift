@@ -59,7 +59,12 @@ enum PlaybackView {
         func show(_ line: String) {
             if let screen, screen.isShowingPictures { screen.setStatus(line) } else { region?.draw([line]) }
         }
-        let signals = StopOnSignals { _ in Task { await session.stop(followed.key) } }
+        let signals = StopOnSignals { _ in
+            Task {
+                await session.stop(followed.key)
+                await session.stop()
+            }
+        }
         defer {
             keys?.restore()
             signals.cancel()
@@ -239,9 +244,16 @@ final class KeyReader: @unchecked Sendable {
         }
     }
 
+    /// q: the item shown stops, and whatever the session plays now (a
+    /// step under way may have made another item current before the view
+    /// heard of it: stopping only the shown one left that one playing, and
+    /// `play` running).
     private func stop() {
         let (session, key) = (session, key)
-        Task { await session.stop(key) }
+        Task {
+            await session.stop(key)
+            await session.stop()
+        }
     }
 
     func restore() {
