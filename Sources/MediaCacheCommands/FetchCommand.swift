@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaModel
 import MediaplayCommandLine
 import MediaCache
 import MediaCacheFolder
@@ -139,21 +140,6 @@ package struct FetchCommand: AsyncParsableCommand {
     }
 }
 
-/// Sizes on the command line: 1024, 500K, 500M, 4G (binary units).
-package enum ByteSize {
-    package static func parse(_ text: String) -> Int64? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
-            .replacingOccurrences(of: "IB", with: "").replacingOccurrences(of: "B", with: "")
-        guard let last = trimmed.last else { return nil }
-        let multipliers: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
-        if let multiplier = multipliers[last] {
-            guard let number = Double(trimmed.dropLast()), number > 0 else { return nil }
-            return Int64(number * Double(multiplier))
-        }
-        guard let number = Int64(trimmed), number > 0 else { return nil }
-        return number
-    }
-}
 
 /// Opens the cache named by the global options, as a one-line error if it cannot.
 package enum CacheAccess {

@@ -161,8 +161,7 @@ public struct Config: Sendable, Equatable {
         case ("cache", "folder"): cacheFolder = try string()
         case ("cache", "max-size"):
             let text = try string()
-            let number = text.last.map { "KMGTkmgt".contains($0) } == true ? String(text.dropLast()) : text
-            guard let value = Double(number), value.isFinite, value > 0 else { try fail("max-size takes a size like \"500M\" or \"4G\", not \"\(text)\"") }
+            guard ByteSize.parse(text) != nil else { try fail("max-size takes a size like \"500M\" or \"4G\", not \"\(text)\"") }
             maxSize = text
         default: try fail("unknown key \"\(key)\"")
         }

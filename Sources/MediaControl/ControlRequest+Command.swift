@@ -62,6 +62,9 @@ extension ControlRequest {
         case let .stop(item): self.init(id: nil, cmd: .stop, item: item)
         case let .seek(.to(seconds), item): self.init(id: nil, cmd: .seek, item: item, seconds: seconds)
         case let .seek(.by(offset), item): self.init(id: nil, cmd: .seek, item: item, by: offset)
+        case let .seek(.percent(share), item):
+            self.init(id: nil, cmd: .seek, item: item)
+            percent = share
         case let .volume(.to(level)): self.init(id: nil, cmd: .volume, level: level)
         case let .volume(.by(step)): self.init(id: nil, cmd: .volume, step: step)
         case let .mute(on): self.init(id: nil, cmd: .mute, on: on)

@@ -138,8 +138,8 @@ public final class ControlService: Sendable {
         let id = request.id
         let session = session
         if kind == .toggle, request.wait == false, let selector = request.item {
-            let key = try session.item(selector).key
-            return later(id) { [self] () throws(CommandError) in ControlJSON.line(ControlReply.success(id, try await toggleWithoutWaiting(key))) }
+            let item = try session.item(selector)
+            return later(id) { [self] () throws(CommandError) in ControlJSON.line(ControlReply.success(id, try await toggleWithoutWaiting(item))) }
         }
         var outcome: PlayerOutcome?
         var waiting: ArraySlice<PlayerCommand> = []
@@ -166,11 +166,13 @@ public final class ControlService: Sendable {
                 }
             }
             defer { heartbeat.cancel() }
+            // The first was found to wait; any after it go the whole way.
             var last = doneSoFar
-            for command in rest {
-                last = try await session.perform(command) { progress in
-                    connection.send(ControlJSON.line(ItemEvent(.progress, progress)))
-                }
+            for (index, command) in rest.enumerated() {
+                let progress: @Sendable (ItemStatus) -> Void = { connection.send(ControlJSON.line(ItemEvent(.progress, $0))) }
+                last = index == 0
+                    ? try await session.performWaiting(command, onProgress: progress)
+                    : try await session.perform(command, onProgress: progress)
             }
             return reply(kind, last, id)
         }
@@ -207,8 +209,9 @@ public final class ControlService: Sendable {
     /// `toggle` with `wait: false`: the reply comes as soon as the item plays,
     /// pauses or fails, or its download has started (then it goes on without
     /// the client): the real state, and the real error.
-    private func toggleWithoutWaiting(_ key: ItemKey) async throws(CommandError) -> ItemStatus {
+    private func toggleWithoutWaiting(_ item: FeedItem) async throws(CommandError) -> ItemStatus {
         let session = session
+        let key = item.key
         let events = session.events()
         // Whichever comes first answers; the toggle goes on either way (a
         // task group would wait for the download to end).
@@ -230,8 +233,8 @@ public final class ControlService: Sendable {
             }
             Task {
                 do throws(CommandError) {
-                    let outcome = try await session.perform(.toggle(.id(key.rawValue)))
-                    answer.resume(.success(outcome.item ?? session.status(of: key) ?? ItemStatus(item: 0, id: key, title: "", kind: nil, state: .idle, position: 0)))
+                    let outcome = try await session.perform(.toggle(.id(item.id)))
+                    answer.resume(.success(outcome.item ?? session.status(of: item)))
                 } catch {
                     answer.resume(.failure(error))
                 }

@@ -29,10 +29,7 @@ final class FolderWatch: @unchecked Sendable {
     private func run(socketName: String, gone: @escaping @Sendable (String) -> Void) {
         let size = 64 * 1024
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
-        defer {
-            buffer.deallocate()
-            Glibc.close(descriptor)
-        }
+        defer { buffer.deallocate() }
         while true {
             let count = read(descriptor, buffer, size)
             if count < 0 && errno == EINTR { continue }
@@ -54,6 +51,11 @@ final class FolderWatch: @unchecked Sendable {
             }
         }
     }
+
+    // Closed here, not by the thread: `stop` may still remove the watch
+    // after the thread ended (the folder went away), and must not touch a
+    // descriptor number that another file may have taken by then.
+    deinit { Glibc.close(descriptor) }
 
     /// Stops watching (the daemon's own removal of its socket is not news).
     func stop() {

@@ -5,8 +5,7 @@ import MediaModel
 public enum PlayerEvent: Sendable, Equatable {
     /// The file is open: what it holds (whether or not every stream is played).
     case opened(MediaInfo)
-    /// The player's state, in the model's terms: idle until the first
-    /// output, then playing, buffering or paused, and last stopped (by
+    /// The player's state, its own: starting until the first output, then playing, buffering or paused, and last stopped (by
     /// `stop()` before the end), ended or failed (`Player.failure` says why).
     case state(PlayerState)
     /// Seconds of media played (audio clock when there is audio), at most

@@ -16,4 +16,7 @@ public enum PlayerState: String, Sendable, Equatable, CaseIterable {
 
     /// It will not play again.
     public var isFinal: Bool { self == .stopped || self == .ended || self == .failed }
+
+    /// It has output and not finished: playing, buffering or paused.
+    public var isActive: Bool { self == .playing || self == .buffering || self == .paused }
 }

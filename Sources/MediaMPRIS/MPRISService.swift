@@ -355,8 +355,12 @@ public final class MPRISService: @unchecked Sendable {
     /// waited for briefly (see `waitBriefly`).
     private func run(_ command: PlayerCommand) {
         let session = session
-        if (try? session.performAtOnce(command)) != nil { return }
-        waitBriefly { _ = try? await session.perform(command) }
+        do {
+            if try session.performAtOnce(command) != nil { return }
+        } catch {
+            return  // refused (nothing to seek in): once, not twice
+        }
+        waitBriefly { _ = try? await session.performWaiting(command) }
     }
 
     /// Runs a command of the session and waits for it, up to two seconds

@@ -75,8 +75,8 @@ public struct Keymap: Sendable, Equatable {
     /// ctrl+ and a letter).
     public static func isKeyName(_ name: String) -> Bool {
         if name.count == 1 || namedKeys.contains(name) { return true }
-        if name.hasPrefix("ctrl+"), name.count == 6, let letter = name.last, letter.isLetter { return true }
-        if ["ctrl+left", "ctrl+right", "ctrl+up", "ctrl+down"].contains(name) { return true }
+        // Ctrl and a letter, lower case: as both key decoders name it.
+        if name.hasPrefix("ctrl+"), name.count == 6, let letter = name.last, letter.isLetter, letter.isLowercase { return true }
         return false
     }
 }

@@ -68,9 +68,9 @@ extension PlayerCommand: CustomStringConvertible {
         case let .play(selector): return "play" + item(selector)
         case .pause: return "pause"
         case let .stop(selector): return "stop" + item(selector)
-        case let .seek(.to(seconds), selector): return "seek \(number(seconds))" + item(selector)
-        case let .seek(.by(seconds), selector): return "seek \(seconds < 0 ? "-" : "+")\(number(abs(seconds)))" + item(selector)
-        case let .seek(.percent(share), selector): return "seek \(number(share))%" + item(selector)
+        case let .seek(.to(seconds), selector): return "seek" + item(selector) + " \(number(seconds))"
+        case let .seek(.by(seconds), selector): return "seek" + item(selector) + " \(seconds < 0 ? "-" : "+")\(number(abs(seconds)))"
+        case let .seek(.percent(share), selector): return "seek" + item(selector) + " \(number(share))%"
         case let .volume(.to(level)): return "volume \(level)"
         case let .volume(.by(step)): return "volume \(step < 0 ? "-" : "+")\(abs(step))"
         case let .mute(on): return "mute" + onOff(on)
@@ -152,10 +152,11 @@ extension PlayerCommand {
                 self = .setRepeat(mode)
             }
         case "seek":
-            guard (1...2).contains(arguments.count), let seek = Self.seek(arguments[0]) else {
-                throw usage("a time (90, 1:30), +N, -N or N%, and an item or nothing")
+            // `seek TIME`, or `seek ITEM TIME` (a script's order, one order everywhere).
+            guard (1...2).contains(arguments.count), let seek = Self.seek(arguments[arguments.count - 1]) else {
+                throw usage("a time (90, 1:30), +N, -N or N%, after an item or alone")
             }
-            self = .seek(seek, arguments.count == 2 ? ItemSelector(arguments[1]) : nil)
+            self = .seek(seek, arguments.count == 2 ? ItemSelector(arguments[0]) : nil)
         case "volume":
             let limit = AudioSettings.range.upperBound
             guard arguments.count == 1, let number = Int(arguments[0]), (-limit...limit).contains(number) else { throw usage("N (0–150), +N or -N") }

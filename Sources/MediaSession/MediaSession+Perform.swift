@@ -31,16 +31,19 @@ extension MediaSession {
     @discardableResult
     public func perform(_ command: PlayerCommand, onProgress: (@Sendable (ItemStatus) -> Void)? = nil) async throws(CommandError) -> PlayerOutcome {
         if let outcome = try performAtOnce(command) { return outcome }
+        return try await performWaiting(command, onProgress: onProgress)
+    }
+
+    /// What `performAtOnce` left to wait for: a start, a stop, a step. A
+    /// front end that tried `performAtOnce` on its own thread runs this as a
+    /// task (calling `perform` there would try the at-once part twice).
+    @discardableResult
+    public func performWaiting(_ command: PlayerCommand, onProgress: (@Sendable (ItemStatus) -> Void)? = nil) async throws(CommandError) -> PlayerOutcome {
         switch command {
         case let .toggle(selector):
             return .item(try await toggle(try target(selector).key, onProgress: onProgress))
         case let .play(selector):
-            let item = try target(selector)
-            if let status = status(of: item.key), status.state == .paused {
-                resume(item.key)
-                return .item(self.status(of: item.key))
-            }
-            return .item(try await play(item.key, onProgress: onProgress))
+            return .item(try await play(try target(selector).key, onProgress: onProgress))
         case let .stop(selector):
             let key = try selector.map { selector throws(CommandError) in try item(selector).key }
             return .item(await stop(key))
@@ -50,9 +53,9 @@ extension MediaSession {
             return .item(try await next())
         case .previous:
             return .item(try await previous())
-        default:
-            // performAtOnce answered every other command.
-            throw CommandError(.badRequest, "\(command) cannot be carried out here")
+        case .pause, .seek, .volume, .mute, .speed, .setRepeat, .shuffle, .autoplay:
+            // Never waits: done at once here too.
+            return try performAtOnce(command) ?? .item(nil)
         }
     }
 

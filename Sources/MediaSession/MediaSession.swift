@@ -501,38 +501,12 @@ public final class MediaSession: @unchecked Sendable {
         }
         // The item skipped stops (its position kept), as in every player's
         // playlist: a paused one would hold its decoder and window for nothing.
-        // After the target starts: a front end following the current item
-        // (play's view) sees the new one start before the old one stop.
+        // After the target starts (it is current then): a front end that sees
+        // the skipped one stop follows what is current (play's view does).
         let skipped = lock.withLock { current }
-        // Heard before the skipped item's stop: its first state (playing, at
-        // the first output, or buffering) is what play's view follows; a stop
-        // heard first ended `play` after `>` (4 times in 14).
-        let events = events()
         let status = try await play(target, from: 0)
-        if let skipped, skipped != target {
-            let heard = lastAnnounced(target)
-            if heard != .playing && heard != .buffering && heard != .downloading { await firstState(of: target, in: events, within: 2) }
-            await stop(skipped)
-        }
+        if let skipped, skipped != target { await stop(skipped) }
         return status
-    }
-
-    /// The state last announced for `key`, if any.
-    private func lastAnnounced(_ key: ItemKey) -> ItemState? {
-        lock.withLock { announced[key] }
-    }
-
-    /// Waits until `key`'s first state event, or `seconds` (a player that
-    /// never outputs must not hold the step).
-    private func firstState(of key: ItemKey, in events: AsyncStream<ItemEvent>, within seconds: Double) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await event in events where event.status.id == key && event.event == .state { return }
-            }
-            group.addTask { try? await Task.sleep(for: .seconds(seconds)) }
-            await group.next()
-            group.cancelAll()
-        }
     }
 
     /// When an item played to its end: the next one, as the modes say.
@@ -629,7 +603,7 @@ public final class MediaSession: @unchecked Sendable {
     /// this every few seconds of play).
     public func savePositions() {
         lock.withLock {
-            for (key, player) in players where [.playing, .buffering, .paused].contains(player.currentState) {
+            for (key, player) in players where player.currentState.isActive {
                 if let item = itemLocked(key) { savePositionLocked(item, player) }
             }
         }
@@ -799,11 +773,22 @@ public final class MediaSession: @unchecked Sendable {
         }
     }
 
-    /// A window key's command: at once on the window's thread when it waits
-    /// for nothing, else as a task.
+    /// A window key's command, as every key's.
     private func run(_ command: PlayerCommand) {
-        if (try? performAtOnce(command)) != nil { return }
-        background { [weak self] in _ = try? await self?.perform(command) }
+        performDetached(command)
+    }
+
+    /// A command from a front end that waits for no reply (a key): at once on
+    /// the caller's thread when it waits for nothing, else as counted
+    /// background work (`settle`). A refusal (nothing to seek in) is dropped:
+    /// there is no one to tell, and it is never tried a second time.
+    public func performDetached(_ command: PlayerCommand) {
+        do {
+            if try performAtOnce(command) != nil { return }
+        } catch {
+            return
+        }
+        background { [weak self] in _ = try? await self?.performWaiting(command) }
     }
 
     /// Whether a start resumes where the item was left (config.toml's

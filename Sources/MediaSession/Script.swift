@@ -18,7 +18,7 @@ public enum ScriptStep: Sendable, Equatable {
     }
 
     /// A control, in the one vocabulary (`toggle 3`, `volume 60`, `seek +5`,
-    /// `repeat all`); also `seek N SECONDS`, a script's older order.
+    /// `seek 3 12`, `repeat all`).
     case command(PlayerCommand)
     case wait(seconds: Double)
     case waitUntil(goal: Goal, item: ItemSelector, timeout: Double)
@@ -87,8 +87,9 @@ public struct Script: Sendable {
             return value
         }
         switch (words.first ?? "", words.count) {
-        case ("seek", 3):
-            // A script's own order: the item, then the time it goes to.
+        case ("seek", 3) where (try? seconds(words[2])) != nil:
+            // The item, then the time, as every command line has it; here the
+            // time may also be a duration ("12s", "500ms").
             return .command(.seek(.to(try seconds(words[2])), ItemSelector(words[1])))
         case let (name, _) where PlayerCommand.names.contains(name) || name == "previous":
             do {

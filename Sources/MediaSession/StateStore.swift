@@ -1,18 +1,12 @@
 import Foundation
 import GRDB
+import MediaCacheFolder
 import MediaModel
 import Synchronization
 
 /// Why the state database cannot be used (its folder is not this user's).
 public struct StateStoreError: Error, CustomStringConvertible {
     public let description: String
-}
-
-/// Removes what stands at `path` unless it is a regular file.
-private func removeNonRegular(_ path: String) {
-    var info = stat()
-    guard lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG else { return }
-    _ = info.st_mode & S_IFMT == S_IFDIR ? rmdir(path) : unlink(path)
 }
 
 /// What the player keeps between runs, by media URL: resume positions, and
@@ -48,7 +42,7 @@ public final class StateStore: Sendable {
             throw StateStoreError(description: "cannot use the state folder \(folder): \(problem)")
         }
         // Only regular files: a link planted there is not followed.
-        for suffix in ["", "-wal", "-shm", "-journal"] { removeNonRegular(path + suffix) }
+        for suffix in ["", "-wal", "-shm", "-journal"] { EntryFile.removeIfNotRegular(path + suffix) }
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { _ in
@@ -122,7 +116,7 @@ public final class StateStore: Sendable {
     /// A stored position as a time: one that is not finite or out of range
     /// (written by an older version, or by hand) is dropped, never played.
     static func usable(_ seconds: Double) -> Double? {
-        seconds.isFinite && seconds > 0 && seconds <= CheckedNumber.longestTime ? seconds : nil
+        CheckedNumber.duration(seconds)
     }
 
     public func save(_ seconds: Double, for url: String) {

@@ -92,9 +92,14 @@ public enum DisplayWidth {
             case 0x0D: result += "\\r"
             case 0x09: result += "\\t"
             case 0x1B: result += "\\e"
-            case 0..<0x20, 0x7F..<0xA0, 0x2028, 0x2029, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
+            case 0..<0x20, 0x7F..<0xA0, 0x2028, 0x2029:
                 result += "\\u{" + String(value, radix: 16, uppercase: true) + "}"
-            default: result.unicodeScalars.append(scalar)
+            default:
+                if isDirectionControl(scalar) {
+                    result += "\\u{" + String(value, radix: 16, uppercase: true) + "}"
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
             }
             count += 1
         }

@@ -11,7 +11,8 @@ public struct SeekCommand: ParsableCommand {
         abstract: "Move the background player's current item to a time, or by some seconds.",
         discussion: """
             A time is seconds (90) or MM:SS (1:30, also H:MM:SS); +N and -N move by N \
-            seconds from where it stands. Works playing or paused. Prints the new state. \
+            seconds from where it stands; N% goes to that share of its length. Works \
+            playing or paused. Prints the new state. \
             Exit status 64 for a time that cannot be read or nothing to seek in, 69 when \
             the background player is not running.
 
@@ -25,7 +26,7 @@ public struct SeekCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     // Captured as is, so that "-10" is a value, not an option.
-    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("SECONDS, MM:SS, +N or -N.", valueName: "time"))
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("SECONDS, MM:SS, +N, -N or N%.", valueName: "time"))
     var time: [String] = []
 
     public func run() throws {

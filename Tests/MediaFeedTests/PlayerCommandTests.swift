@@ -9,7 +9,7 @@ import Testing
         ("toggle", PlayerCommand.toggle(nil)), ("toggle 3", .toggle(.number(3))), ("play sintel", .play(.id("sintel"))),
         ("pause", .pause), ("stop", .stop(nil)), ("stop 2", .stop(.number(2))),
         ("seek 90", .seek(.to(90), nil)), ("seek 1:30", .seek(.to(90), nil)), ("seek +20", .seek(.by(20), nil)),
-        ("seek -10", .seek(.by(-10), nil)), ("seek 50%", .seek(.percent(50), nil)), ("seek 12 3", .seek(.to(12), .number(3))),
+        ("seek -10", .seek(.by(-10), nil)), ("seek 50%", .seek(.percent(50), nil)), ("seek 3 12", .seek(.to(12), .number(3))),
         ("volume 60", .volume(.to(60))), ("volume -2", .volume(.by(-2))), ("volume +5", .volume(.by(5))),
         ("mute", .mute(nil)), ("mute on", .mute(true)), ("speed 1.5", .speed(.to(1.5))), ("speed *1.1", .speed(.times(1.1))),
         ("speed reset", .speed(.reset)), ("next", .next), ("prev", .previous), ("repeat all", .setRepeat(.all)),

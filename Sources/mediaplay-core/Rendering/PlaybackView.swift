@@ -127,6 +127,16 @@ enum PlaybackView {
                     if region == nil, screen?.isShowingPictures != true, state != lastState, let word = word(for: state) {
                         StandardStream.error("\(word) \"\(DisplayWidth.escaped(item.title))\"\n")
                     }
+                    // The item shown was skipped (`<`, `>`, here or in the
+                    // window): its stop may come before the next one's first
+                    // state. What the session plays now is followed; `play`
+                    // ends only when nothing plays on.
+                    if state.isFinal, let now = session.currentStatus(), now.id != status.id, !now.state.isFinal {
+                        followed.key = now.id
+                        item = session.item(for: now.id) ?? item
+                        lastState = nil
+                        continue
+                    }
                     lastState = state
                     show(line(status, title: item.title, tick: tick, audio: session.audioSettings, notice: notice))
                     if state.isFinal {
@@ -235,10 +245,7 @@ final class KeyReader: @unchecked Sendable {
                 case .next: step(true)
                 case .previous: step(false)
                 default:
-                    let session = session
-                    if (try? session.performAtOnce(command)) == nil {
-                        Task { _ = try? await session.perform(command) }
-                    }
+                    session.performDetached(command)
                 }
             }
         }
