@@ -80,7 +80,7 @@ let package = Package(
         // details, read without the network (list runs without libcurl).
         .target(
             name: "MediaCacheFolder",
-            dependencies: ["MediaFeed", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MediaModel", "MediaFeed", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -88,7 +88,10 @@ let package = Package(
             dependencies: ["MediaModel", "MediaFeed", "MediaCacheFolder", "CCurl", "CLinux", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
-        .target(name: "MediaEngine", dependencies: ["MediaModel", "MediaFeed", "MediaTerminal", "CFFmpeg", "CSDL2", "CChafa", "CLinux"], swiftSettings: swiftSettings),
+        .target(name: "MediaEngine", dependencies: ["MediaModel", "MediaFeed", "MediaTerminal", "CFFmpeg", "CSDL2", "CLinux"], swiftSettings: swiftSettings),
+        // Pictures in the terminal: the screen `play` draws video and its
+        // status line on (SIGWINCH), and libchafa's drawing, shared with browse.
+        .target(name: "MediaTerminalVideo", dependencies: ["MediaEngine", "MediaTerminal", "CFFmpeg", "CChafa"], swiftSettings: swiftSettings),
         .target(
             name: "MediaSession",
             dependencies: ["MediaModel", "MediaFeed", "MediaCache", "MediaEngine", .product(name: "GRDB", package: "GRDB.swift")],
@@ -113,7 +116,7 @@ let package = Package(
         .target(
             name: "MediaBrowse",
             dependencies: [
-                "CChafa", "MediaModel", "MediaTerminal", "MediaFeed", "MediaCache", "MediaEngine", "MediaSession", "MediaControl",
+                "CChafa", "MediaModel", "MediaTerminal", "MediaTerminalVideo", "MediaFeed", "MediaCache", "MediaEngine", "MediaSession", "MediaControl",
             ],
             swiftSettings: swiftSettings
         ),
@@ -177,7 +180,7 @@ let package = Package(
             name: "mediaplay-core",
             dependencies: [
                 "MediaModel", "MediaFeed", "MediaTerminal", "MediaCache", "MediaEngine", "MediaSession", "MediaControl", "MediaDaemon",
-                "MediaMPRIS", "MediaBrowse", "MediaplayCommandLine", "MediaListing", "MediaCacheCommands", "MediaConfig", "CLinux",
+                "MediaMPRIS", "MediaBrowse", "MediaTerminalVideo", "MediaplayCommandLine", "MediaListing", "MediaCacheCommands", "MediaConfig", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

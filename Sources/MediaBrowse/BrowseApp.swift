@@ -64,7 +64,9 @@ public final class BrowseApp: @unchecked Sendable {
     private var renderedFrames: [ItemKey: (columns: Int, rows: Int, image: TerminalImage?)] = [:]
 
     // Confined to `queue`.
-    private var feed: Feed
+    /// Feed, selection, mode and message: changed by keys in `BrowseState`.
+    private var state: BrowseState
+    private var feed: Feed { state.feed }
     private var statuses: [ItemKey: ItemStatus] = [:]
     /// Where each source's file is on this machine (a readable local file,
     /// or the cache's complete entry), or nil: looked up once, forgotten
@@ -78,11 +80,7 @@ public final class BrowseApp: @unchecked Sendable {
     private var lastWanted: [MediaSource] = []
     private var layout: GridLayout?
     private var layoutKey: LayoutKey?
-    private var selection = 0
     private var scrollTop = 0
-    private var mode: BrowseSnapshot.Mode = .grid
-    private var detailScroll = 0
-    private var message: String?
     private var offline: Bool
     private var frame = ScreenFrame()
     private var placed: [GraphicsPlacement] = []
@@ -103,9 +101,8 @@ public final class BrowseApp: @unchecked Sendable {
         feed: Feed, offline: String? = nil, cache: MediaCache?, backend: any BrowsePlayback, relay: MessageRelay, video: VideoRelay? = nil,
         options: Options, screen: FullScreen = FullScreen(), reload: @escaping @Sendable () throws -> (Feed, offline: String?)
     ) {
-        self.feed = feed
+        state = BrowseState(feed: feed, keymap: options.keymap, message: offline)
         self.offline = offline != nil
-        message = offline
         self.cache = cache
         self.backend = backend
         self.options = options
@@ -236,7 +233,7 @@ public final class BrowseApp: @unchecked Sendable {
     }
 
     private func show(_ text: String) {
-        message = text
+        state.message = text
         setNeedsDisplay()
     }
 
@@ -250,65 +247,25 @@ public final class BrowseApp: @unchecked Sendable {
     }
 
     private func handle(_ key: Key) {
-        if key == .control("c") { return quit(status: 130) }
-        if key == .control("z") { return suspend() }
-        if key == .control("l") { frame.invalidate(); placed = []; return }
-        message = nil
-        switch mode {
-        case .help:
-            mode = .grid
-        case .detail:
-            handleDetail(key)
-        case .grid:
-            handleGrid(key)
+        let effects = state.handle(key, on: BrowseState.Screen(layout: layout, rows: screen.size().rows, scrollTop: scrollTop))
+        for effect in effects {
+            switch effect {
+            case let .quit(status): quit(status: status)
+            case .suspend: suspend()
+            case .redrawAll:
+                frame.invalidate()
+                placed = []
+            case .refresh: refresh()
+            case let .toggle(item): toggle(item)
+            case let .perform(command): perform(command)
+            }
         }
     }
 
-    private func handleGrid(_ key: Key) {
-        guard let layout else { return }
-        let viewHeight = screen.size().rows - BrowseView.chromeRows
-        switch key {
-        case .left, .character("h"): select(layout.move(selection, by: .left))
-        case .right, .character("l"): select(layout.move(selection, by: .right))
-        case .up, .character("k"), .wheel(up: true): select(layout.move(selection, by: .up))
-        case .down, .character("j"), .wheel(up: false): select(layout.move(selection, by: .down))
-        case .pageUp: select(layout.move(selection, by: .rows(-layout.rowsPerPage(viewHeight: viewHeight))))
-        case .pageDown: select(layout.move(selection, by: .rows(layout.rowsPerPage(viewHeight: viewHeight))))
-        case .home, .character("g"): select(layout.move(selection, by: .first))
-        case .end, .character("G"): select(layout.move(selection, by: .last))
-        case .enter, .character(" "): activate()
-        case .character("i"): openDetail()
-        case .character("r"): refresh()
-        case .character("?"): mode = .help
-        case .character("q"), .escape: quit(status: 0)
-        case let .click(column, row):
-            if row >= 1, let index = layout.cell(atColumn: column, row: row - 1 + scrollTop) { select(index) }
-        default: performBound(key)
-        }
-    }
-
-    private func handleDetail(_ key: Key) {
-        switch key {
-        case .escape, .character("q"), .character("i"), .backspace: mode = .grid
-        case .up, .character("k"), .wheel(up: true): detailScroll = max(0, detailScroll - 1)
-        case .down, .character("j"), .wheel(up: false): detailScroll += 1
-        case .pageUp: detailScroll = max(0, detailScroll - max(1, screen.size().rows - 4))
-        case .pageDown: detailScroll += max(1, screen.size().rows - 4)
-        case .left, .character("h"): selectInDetail(selection - 1)
-        case .right, .character("l"): selectInDetail(selection + 1)
-        case .enter, .character(" "): togglePlayback()
-        case .character("r"): refresh()
-        case .character("?"): mode = .help
-        default: performBound(key)
-        }
-    }
-
-    /// A key that is not browse's own: its command in the keymap, through
-    /// the backend (this process or the background player, the same value),
-    /// its outcome said on the status bar. `quit` ends browse.
-    private func performBound(_ key: Key) {
-        guard let command = options.keymap.command(for: key) else { return }
-        if command == .quit { return quit(status: 0) }
+    /// A playback command from the keymap, through the backend (this process
+    /// or the background player, the same value), its outcome said on the
+    /// status bar.
+    private func perform(_ command: PlayerCommand) {
         let backend = backend
         Task { [self] in
             do {
@@ -333,43 +290,17 @@ public final class BrowseApp: @unchecked Sendable {
     }
 
     /// A refusal's own words, whichever backend said it.
-    private static func message(of error: any Error) -> String {
+    private static func refusal(of error: any Error) -> String? {
         if let error = error as? CommandError { return error.message }
         if case let .refused(refusal)? = error as? ControlClientError { return refusal.message }
-        return "\(error)"
+        return nil
     }
 
-    private func select(_ index: Int) {
-        guard feed.items.indices.contains(index) else { return }
-        selection = index
+    private static func message(of error: any Error) -> String {
+        refusal(of: error) ?? "\(error)"
     }
 
-    private func selectInDetail(_ index: Int) {
-        guard feed.items.indices.contains(index) else { return }
-        selection = index
-        detailScroll = 0
-    }
-
-    private func openDetail() {
-        guard feed.items.indices.contains(selection) else { return }
-        detailScroll = 0
-        mode = .detail
-    }
-
-    /// Enter or space on a cell: an image opens, audio and video play or pause.
-    private func activate() {
-        guard feed.items.indices.contains(selection) else { return }
-        if feed.items[selection].kind == .image { return openDetail() }
-        togglePlayback()
-    }
-
-    private func togglePlayback() {
-        guard feed.items.indices.contains(selection) else { return }
-        let item = feed.items[selection]
-        if let reason = item.invalidReason {
-            return show("item \(item.position) cannot be played: \(reason)")
-        }
-        if item.kind == .image { return }
+    private func toggle(_ item: FeedItem) {
         let backend = backend
         Task { [self] in
             do {
@@ -377,14 +308,7 @@ public final class BrowseApp: @unchecked Sendable {
                 self.queue.async { self.received(status) }
             } catch {
                 // The command layer's messages name the item already.
-                let message: String
-                if let refusal = error as? CommandError {
-                    message = refusal.message
-                } else if case let .refused(refusal)? = error as? ControlClientError {
-                    message = refusal.message
-                } else {
-                    message = "\(item.position) \"\(item.title)\": \(error)"
-                }
+                let message = Self.refusal(of: error) ?? "\(item.position) \"\(item.title)\": \(error)"
                 self.queue.async { self.show("✗ " + message) }
             }
         }
@@ -393,7 +317,6 @@ public final class BrowseApp: @unchecked Sendable {
     /// `r`: re-reads the feed, keeps the selection on the same item and
     /// what plays playing, and revalidates the pictures with their servers.
     private func refresh() {
-        show("re-reading the feed…")
         let reload = reload
         let backend = backend
         DispatchQueue.global().async { [self] in
@@ -404,9 +327,7 @@ public final class BrowseApp: @unchecked Sendable {
                     show("✗ refresh failed: \(error) (the feed shown is the last good one)")
                 case let .success((newFeed, offlineNotice)):
                     offline = offlineNotice != nil
-                    let selectedID = feed.items.indices.contains(selection) ? feed.items[selection].id : nil
-                    feed = newFeed
-                    selection = newFeed.items.firstIndex { $0.id == selectedID } ?? min(selection, max(0, newFeed.items.count - 1))
+                    state.replaceFeed(newFeed)
                     onDisk = [:]
                     details = [:]
                     feedGeneration += 1
@@ -454,7 +375,7 @@ public final class BrowseApp: @unchecked Sendable {
         if let known = onDisk[source] { return known }
         let path: String?
         switch source {
-        case let .file(file): path = FileManager.default.isReadableFile(atPath: file) ? file : nil
+        case let .file(file): path = LocalFile.isReadable(file) ? file : nil
         case let .remote(url): path = cache?.cachedFile(for: url)
         }
         onDisk[source] = .some(path)
@@ -494,13 +415,16 @@ public final class BrowseApp: @unchecked Sendable {
             }
         }
         let resume = status?.position ?? 0
-        switch item.source {
-        case let .file(path)?:
-            return localPath(.file(path)) != nil ? .local(resumeAt: resume) : .missing("no readable file at \(path)")
-        case let .remote(url)?:
-            return localPath(.remote(url)) != nil ? .cached(resumeAt: resume) : .notDownloaded(resumeAt: resume)
-        case nil:
-            return .textOnly
+        let (availability, detail) = item.availability(isReadable: { localPath(.file($0)) != nil }) { url in
+            localPath(.remote(url)) != nil ? .cached : .notDownloaded
+        }
+        switch availability {
+        case .local: return .local(resumeAt: resume)
+        case .cached: return .cached(resumeAt: resume)
+        case .textOnly: return .textOnly
+        case .missing: return .missing(detail ?? "")
+        case .invalid: return .invalid(detail ?? "")
+        case .notDownloaded, .downloading, .partial, .failed: return .notDownloaded(resumeAt: resume)
         }
     }
 
@@ -568,12 +492,11 @@ public final class BrowseApp: @unchecked Sendable {
         let size = screen.size()
         let layout = currentLayout(size)
         let viewHeight = size.rows - BrowseView.chromeRows
-        selection = max(0, min(selection, feed.items.count - 1))
-        scrollTop = layout.scrollTop(showing: selection, from: scrollTop, viewHeight: viewHeight)
+        scrollTop = layout.scrollTop(showing: state.selection, from: scrollTop, viewHeight: viewHeight)
         let snapshot = BrowseSnapshot(
             columns: size.columns, rows: size.rows, title: feed.title.isEmpty ? "mediaplay" : feed.title,
-            items: feed.items, layout: layout, state: { [self] index in cellState(index) }, selection: selection, scrollTop: scrollTop,
-            mode: mode, detailScroll: detailScroll, message: message, details: { [self] index in itemDetails(index) }, offline: offline,
+            items: feed.items, layout: layout, state: { [self] index in cellState(index) }, selection: state.selection, scrollTop: scrollTop,
+            mode: state.mode, detailScroll: state.detailScroll, message: state.message, details: { [self] index in itemDetails(index) }, offline: offline,
             backendName: backend.name,
             colors: options.colors, tick: Int(now / Self.spinnerInterval),
             picture: { [self] index, columns, rows in pictureCell(index, columns: columns, rows: rows, size: size) }
@@ -582,7 +505,7 @@ public final class BrowseApp: @unchecked Sendable {
         write(canvas.lines, graphics: graphics)
 
         // Pictures for the cells on screen first, then a screen ahead.
-        let visible = mode == .detail ? [selection] : layout.visible(scrollTop: scrollTop, viewHeight: viewHeight)
+        let visible = state.mode == .detail ? [state.selection] : layout.visible(scrollTop: scrollTop, viewHeight: viewHeight)
         let ahead = layout.visible(scrollTop: scrollTop + viewHeight, viewHeight: viewHeight)
         var wanted: [MediaSource] = []
         for index in visible + ahead {

@@ -53,11 +53,7 @@ struct GraphicsPlacement: Equatable {
 
 /// Everything a frame shows: the view is a function of it.
 struct BrowseSnapshot {
-    enum Mode: Equatable {
-        case grid
-        case detail
-        case help
-    }
+    typealias Mode = BrowseState.Mode
 
     var columns: Int
     var rows: Int

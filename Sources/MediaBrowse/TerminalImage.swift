@@ -2,6 +2,7 @@ import CChafa
 import Foundation
 import MediaEngine
 import MediaTerminal
+import MediaTerminalVideo
 
 /// A picture rendered for the terminal, `columns` × `rows` cells.
 public struct TerminalImage: Sendable, Equatable {

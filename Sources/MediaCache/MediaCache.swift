@@ -1,6 +1,7 @@
 import MediaCacheFolder
 import Foundation
 import MediaModel
+import MediaFeed
 import GRDB
 import Synchronization
 
@@ -166,7 +167,7 @@ public final class MediaCache: Sendable {
             return stream
         }
         if url.isFileURL {
-            return answered(Self.isReadableFile(url.path) ? .finished(path: url.path, alreadyCached: true) : .failed(.missingFile(url.path)))
+            return answered(LocalFile.isReadable(url.path) ? .finished(path: url.path, alreadyCached: true) : .failed(.missingFile(url.path)))
         }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             return answered(.failed(.unsupported("only http, https and file URLs can be used: \(url.absoluteString)")))
@@ -189,7 +190,7 @@ public final class MediaCache: Sendable {
     public func open(_ url: URL) throws(CacheError) -> CacheReader {
         let name = url.lastPathComponent.isEmpty ? (url.host ?? url.absoluteString) : url.lastPathComponent
         if url.isFileURL {
-            guard Self.isReadableFile(url.path) else { throw .missingFile(url.path) }
+            guard LocalFile.isReadable(url.path) else { throw .missingFile(url.path) }
             return CacheReader(name: name, path: url.path)
         }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
@@ -220,14 +221,6 @@ public final class MediaCache: Sendable {
             }.start()
         }
         return try result.get()
-    }
-
-    /// A local item's file: readable, and a regular file (links followed:
-    /// it is the user's own path), never a FIFO or a device that would
-    /// block whoever opens it.
-    static func isReadableFile(_ path: String) -> Bool {
-        var info = stat()
-        return access(path, R_OK) == 0 && stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 
     /// The in-process download of `url`: the one under way, or a new one the

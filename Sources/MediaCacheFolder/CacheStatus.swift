@@ -1,4 +1,5 @@
 import Foundation
+import MediaModel
 
 /// Why a download or cache operation failed, worded for the person reading it.
 public enum CacheError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -54,5 +55,15 @@ public enum EntryStatus: Sendable, Equatable {
     case partial(received: Int64, total: Int64?)
     case cached(size: Int64)
     case failed(reason: String, received: Int64)
+
+    public var availability: Availability {
+        switch self {
+        case .notDownloaded: return .notDownloaded
+        case .downloading: return .downloading
+        case .partial: return .partial
+        case .cached: return .cached
+        case .failed: return .failed
+        }
+    }
 }
 

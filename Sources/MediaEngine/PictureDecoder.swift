@@ -77,7 +77,7 @@ public enum PictureDecoder {
     /// by the stream's `rotation` (a video's frame shown where a picture
     /// goes: browse).
     public static func picture(from frame: Frame, maxWidth: Int, maxHeight: Int, rotation: Int = 0) throws -> RGBAPicture {
-        let upright = rotation == 0 ? nil : try TerminalScaler.upright(frame, rotation: rotation)
+        let upright = rotation == 0 ? nil : try frame.upright(rotation: rotation)
         return try scale(upright ?? frame, maxWidth: maxWidth, maxHeight: maxHeight, name: "a video frame")
     }
 

@@ -5,28 +5,7 @@ import MediaCacheFolder
 import MediaFeed
 import MediaTerminal
 
-/// Whether an item's media is at hand, as `list` shows it (what plays is
-/// the model's `ItemState`, in `playback`).
-public enum Availability: String, Codable, Sendable {
-    /// A remote item not in the cache yet.
-    case notDownloaded = "not-downloaded"
-    /// Some process is downloading it now.
-    case downloading
-    /// A download stopped part way; the next one resumes.
-    case partial
-    /// Complete and verified in the cache.
-    case cached
-    /// The last download failed; `detail` says why.
-    case failed
-    /// A local file, used in place.
-    case local
-    /// A local file that does not exist (or cannot be read).
-    case missing
-    /// A record that cannot be used; `detail` says why.
-    case invalid
-    /// Words only, no media (a facts-feed row without an image).
-    case textOnly = "text-only"
-
+extension Availability {
     var style: Style? {
         switch self {
         case .notDownloaded, .partial: return .dim
@@ -52,50 +31,34 @@ public struct ItemRow: Sendable {
     public var details: MediaDetails?
 
     public init(_ item: FeedItem, cache: CacheSnapshot?) {
-        if let reason = item.invalidReason {
-            state = .invalid
-            detail = reason
-            stateText = "invalid: \(reason)"
-            return
+        var entry = EntryStatus.notDownloaded
+        (state, detail) = item.availability { url in
+            entry = cache?.status(for: url) ?? .notDownloaded
+            return entry.availability
         }
-        switch item.source {
-        case let .file(path)?:
-            if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-               (attributes[.type] as? FileAttributeType) != .typeDirectory,
-               access(path, R_OK) == 0 {
-                state = .local
-                size = (attributes[.size] as? NSNumber)?.int64Value
-                stateText = "local file"
-            } else {
-                state = .missing
-                detail = "no readable file at \(path)"
-                stateText = "missing: \(detail!)"
+        switch state {
+        case .invalid: stateText = "invalid: \(detail ?? "")"
+        case .missing: stateText = "missing: \(detail ?? "")"
+        case .textOnly: stateText = "text only"
+        case .local:
+            stateText = "local file"
+            if case let .file(path)? = item.source {
+                var info = stat()
+                if stat(path, &info) == 0 { size = Int64(info.st_size) }
             }
-        case let .remote(url)?:
-            let status = cache?.status(for: url) ?? .notDownloaded
-            stateText = EntryText.describe(status).state
-            switch status {
-            case .notDownloaded:
-                state = .notDownloaded
-            case let .downloading(received, total):
-                state = .downloading
-                self.received = received
-                size = total
-            case let .partial(received, total):
-                state = .partial
+        case .notDownloaded, .downloading, .partial, .cached, .failed:
+            stateText = EntryText.describe(entry).state
+            switch entry {
+            case .notDownloaded: break
+            case let .downloading(received, total), let .partial(received, total):
                 self.received = received
                 size = total
             case let .cached(bytes):
-                state = .cached
                 size = bytes
             case let .failed(reason, received):
-                state = .failed
                 detail = reason
                 self.received = received
             }
-        case nil:
-            state = .textOnly
-            stateText = "text only"
         }
     }
 

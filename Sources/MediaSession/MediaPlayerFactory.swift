@@ -22,11 +22,9 @@ public struct MediaPlayerFactory: PlayerFactory {
         /// rotation) makes the output instead (pictures in the terminal);
         /// without one, a video plays its audio only.
         case window(fallback: (@Sendable (FeedItem, Int) -> any VideoSink)? = nil)
-        /// Pictures drawn in the terminal; with a recording, the RGBA frames
-        /// scaled for it are hashed there instead (`--vo terminal --video-out`).
-        case terminal(TerminalScreen, record: (@Sendable () -> any VideoSink)?)
-        /// A sink of the caller's (frame hashes).
-        case sink(@Sendable () -> any VideoSink)
+        /// A sink of the caller's (pictures in the terminal, frame hashes),
+        /// made for the video's rotation.
+        case sink(@Sendable (_ rotation: Int) -> any VideoSink)
         /// The video is not played at all.
         case off
     }
@@ -77,8 +75,7 @@ public struct MediaPlayerFactory: PlayerFactory {
         return Player(input: input, audioSink: audioSink, options: options) { info, _ in
             switch video {
             case .off: return nil
-            case let .sink(make): return make()
-            case let .terminal(screen, record): return TerminalVideoSink(screen: screen, rotation: info.rotation, record: record?())
+            case let .sink(make): return make(info.rotation)
             case let .window(fallback):
                 do {
                     let window = try SDLVideoSink(title: item.title, rotation: info.rotation)

@@ -836,7 +836,7 @@ public final class MediaSession: @unchecked Sendable {
         let key = item.key
         switch item.source {
         case let .file(path)?:
-            guard FileManager.default.isReadableFile(atPath: path) else {
+            guard LocalFile.isReadable(path) else {
                 lock.withLock { failures[key] = CommandError(.noSuchItem, "missing: no readable file at \(path)") }
                 announce(key, .state)
                 throw CommandError(.noSuchItem, "item \(item.position): no readable file at \(path)")

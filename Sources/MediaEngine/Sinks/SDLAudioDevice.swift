@@ -60,7 +60,7 @@ final class SDLAudioDevice: @unchecked Sendable {
         // SDL converts rate and channels to what the device takes (5.1 → stereo too).
         device = SDL_OpenAudioDevice(nil, 0, &wanted, &obtained, 0)
         if device == 0 {
-            throw FFmpegError(context: "cannot open the audio device", message: String(cString: SDL_GetError()))
+            throw OutputDeviceError(.audio, "cannot open the audio device", message: String(cString: SDL_GetError()))
         }
         return Double(obtained.samples) / Double(max(obtained.freq, 1))
     }

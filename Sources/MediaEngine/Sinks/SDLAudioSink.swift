@@ -26,14 +26,14 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
     public init(probe: Bool = false, handoff: AudioHandoff? = nil) throws {
         self.handoff = handoff
         if SDL_WasInit(UInt32(SDL_INIT_AUDIO)) == 0, SDL_InitSubSystem(UInt32(SDL_INIT_AUDIO)) != 0 {
-            throw FFmpegError(context: "no audio device", message: String(cString: SDL_GetError()))
+            throw OutputDeviceError(.audio, "no audio device", message: String(cString: SDL_GetError()))
         }
         if probe {
             let problem = Self.probeResult.withLock { known in
                 if known == nil { known = Self.probeDevice() }
                 return known!
             }
-            if !problem.isEmpty { throw FFmpegError(context: "no audio device", message: problem) }
+            if !problem.isEmpty { throw OutputDeviceError(.audio, "no audio device", message: problem) }
         }
     }
 

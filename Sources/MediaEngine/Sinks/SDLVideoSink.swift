@@ -58,7 +58,7 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
     public init(title: String, rotation: Int = 0) throws {
         self.title = title
         self.rotation = rotation
-        if let problem = Self.displayProblem { throw FFmpegError(context: "no display", message: problem) }
+        if let problem = Self.displayProblem { throw OutputDeviceError(.display, "no display", message: problem) }
         let requested = ProcessInfo.processInfo.environment["SDL_VIDEODRIVER"].map { $0.lowercased() }
         let started = DispatchSemaphore(value: 0)
         let failure = Mutex<String?>(nil)
@@ -86,7 +86,7 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
         thread.start()
         started.wait()
         if let message = failure.withLock({ $0 }) {
-            throw FFmpegError(context: "no display", message: message)
+            throw OutputDeviceError(.display, "no display", message: message)
         }
         waitsInSDL = waits.withLock { $0 }
     }

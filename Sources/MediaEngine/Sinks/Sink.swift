@@ -59,6 +59,12 @@ public struct VideoFrameInfo: Sendable {
     public var time: Double
     public var width: Int
     public var height: Int
+
+    public init(time: Double, width: Int, height: Int) {
+        self.time = time
+        self.width = width
+        self.height = height
+    }
 }
 
 /// Where decoded video goes.

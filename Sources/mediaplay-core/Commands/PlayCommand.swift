@@ -8,6 +8,7 @@ import MediaFeed
 import MediaModel
 import MediaSession
 import MediaTerminal
+import MediaTerminalVideo
 import MediaCacheCommands
 import MediaConfig
 
@@ -126,15 +127,15 @@ struct PlayCommand: AsyncParsableCommand {
             defer { screen?.close() }
             let video: MediaPlayerFactory.Video
             switch (hashSink, noVideo ? .none : vo) {
-            case let (hashSink?, .terminal): video = .terminal(screen!, record: { hashSink })
-            case let (hashSink?, _): video = .sink { hashSink }
+            case let (hashSink?, .terminal): video = .sink { TerminalVideoSink(screen: screen!, rotation: $0, record: hashSink) }
+            case let (hashSink?, _): video = .sink { _ in hashSink }
             case (nil, .none): video = .off
             case (nil, .window): video = .window()
             case (nil, .terminal):
                 guard let screen else {
                     throw CLIError("--vo terminal needs a terminal on standard output (or record frames with --video-out)", exitCode: .usage)
                 }
-                video = .terminal(screen, record: nil)
+                video = .sink { TerminalVideoSink(screen: screen, rotation: $0) }
             case (nil, .auto):
                 var terminal: (@Sendable (FeedItem, Int) -> any VideoSink)?
                 if let screen { terminal = { _, rotation in TerminalVideoSink(screen: screen, rotation: rotation) } }

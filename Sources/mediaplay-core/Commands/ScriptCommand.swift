@@ -77,7 +77,7 @@ struct ScriptCommand: AsyncParsableCommand {
             let audioRecord = recording.audioFileSink().map(ContinuousAudioSink.init)
             let videoRecord = try recording.frameHashSink().map(ContinuousVideoSink.init)
             let audio: MediaPlayerFactory.Audio = audioRecord.map { sink in .sink { sink } } ?? (virtual ? .sink { NullSink() } : .device)
-            let video: MediaPlayerFactory.Video = videoRecord.map { sink in .sink { sink } } ?? (virtual ? .off : .window())
+            let video: MediaPlayerFactory.Video = videoRecord.map { sink in .sink { _ in sink } } ?? (virtual ? .off : .window())
             // A script's transcript is its output: what is missing plays silently, unsaid.
             let engine = MediaPlayerFactory(clock: virtual ? .virtual : .realTime, audio: audio, video: video) { _ in }
             let session = MediaSession(feed: loaded.feed, store: cache, positions: nil, engine: engine)

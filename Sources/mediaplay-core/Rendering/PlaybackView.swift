@@ -6,6 +6,7 @@ import MediaFeed
 import MediaModel
 import MediaSession
 import MediaTerminal
+import MediaTerminalVideo
 import MediaCacheCommands
 
 /// `play`'s front end to its session: on a terminal, one status line

@@ -1,0 +1,164 @@
+import MediaFeed
+import MediaModel
+import MediaTerminal
+
+/// What browse shows and where the user is in it, changed by keys alone:
+/// a pure reducer. A key gives a new state and the effects the shell runs
+/// (play, refresh, quit); nothing here draws, reads a file or waits, so every
+/// key's meaning is testable without a terminal.
+struct BrowseState {
+    enum Mode: Equatable {
+        case grid
+        case detail
+        case help
+    }
+
+    /// Work only the shell can do, in the order given.
+    enum Effect: Equatable {
+        /// Play or pause the item (an image never reaches here).
+        case toggle(FeedItem)
+        /// A playback command from the keymap.
+        case perform(PlayerCommand)
+        /// Re-read the feed.
+        case refresh
+        /// Draw everything anew (ctrl+l).
+        case redrawAll
+        case suspend
+        case quit(status: Int32)
+    }
+
+    /// What the reducer needs of the screen: the grid as laid out, and rows.
+    struct Screen {
+        var layout: GridLayout?
+        var rows: Int
+        var scrollTop: Int
+    }
+
+    private(set) var feed: Feed
+    private(set) var selection = 0
+    private(set) var mode: Mode = .grid
+    private(set) var detailScroll = 0
+    /// The status bar's message; any key clears it.
+    var message: String?
+    let keymap: Keymap
+
+    init(feed: Feed, keymap: Keymap, message: String? = nil) {
+        self.feed = feed
+        self.keymap = keymap
+        self.message = message
+    }
+
+    var selectedItem: FeedItem? { feed.items.indices.contains(selection) ? feed.items[selection] : nil }
+
+    mutating func handle(_ key: Key, on screen: Screen) -> [Effect] {
+        if key == .control("c") { return [.quit(status: 130)] }
+        if key == .control("z") { return [.suspend] }
+        if key == .control("l") { return [.redrawAll] }
+        message = nil
+        switch mode {
+        case .help:
+            mode = .grid
+            return []
+        case .detail: return handleDetail(key, on: screen)
+        case .grid: return handleGrid(key, on: screen)
+        }
+    }
+
+    /// A feed read again: the selection stays on the same item (by id), or
+    /// as near its old place as the new feed allows.
+    mutating func replaceFeed(_ newFeed: Feed) {
+        let selectedID = selectedItem?.id
+        feed = newFeed
+        selection = newFeed.items.firstIndex { $0.id == selectedID } ?? min(selection, max(0, newFeed.items.count - 1))
+    }
+
+    private mutating func handleGrid(_ key: Key, on screen: Screen) -> [Effect] {
+        guard let layout = screen.layout else { return [] }
+        let page = layout.rowsPerPage(viewHeight: screen.rows - BrowseView.chromeRows)
+        switch key {
+        case .left, .character("h"): select(layout.move(selection, by: .left))
+        case .right, .character("l"): select(layout.move(selection, by: .right))
+        case .up, .character("k"), .wheel(up: true): select(layout.move(selection, by: .up))
+        case .down, .character("j"), .wheel(up: false): select(layout.move(selection, by: .down))
+        case .pageUp: select(layout.move(selection, by: .rows(-page)))
+        case .pageDown: select(layout.move(selection, by: .rows(page)))
+        case .home, .character("g"): select(layout.move(selection, by: .first))
+        case .end, .character("G"): select(layout.move(selection, by: .last))
+        case .enter, .character(" "): return activate()
+        case .character("i"): openDetail()
+        case .character("r"): return refresh()
+        case .character("?"): mode = .help
+        case .character("q"), .escape: return [.quit(status: 0)]
+        case let .click(column, row):
+            if row >= 1, let index = layout.cell(atColumn: column, row: row - 1 + screen.scrollTop) { select(index) }
+        default: return bound(key)
+        }
+        return []
+    }
+
+    private mutating func handleDetail(_ key: Key, on screen: Screen) -> [Effect] {
+        let page = max(1, screen.rows - 4)
+        switch key {
+        case .escape, .character("q"), .character("i"), .backspace: mode = .grid
+        case .up, .character("k"), .wheel(up: true): detailScroll = max(0, detailScroll - 1)
+        case .down, .character("j"), .wheel(up: false): detailScroll += 1
+        case .pageUp: detailScroll = max(0, detailScroll - page)
+        case .pageDown: detailScroll += page
+        case .left, .character("h"): selectInDetail(selection - 1)
+        case .right, .character("l"): selectInDetail(selection + 1)
+        case .enter, .character(" "): return togglePlayback()
+        case .character("r"): return refresh()
+        case .character("?"): mode = .help
+        default: return bound(key)
+        }
+        return []
+    }
+
+    /// A key that is not browse's own: its command in the keymap. `quit`
+    /// ends browse; every other command goes to the player.
+    private func bound(_ key: Key) -> [Effect] {
+        guard let command = keymap.command(for: key) else { return [] }
+        return command == .quit ? [.quit(status: 0)] : [.perform(command)]
+    }
+
+    private mutating func refresh() -> [Effect] {
+        message = "re-reading the feed…"
+        return [.refresh]
+    }
+
+    private mutating func select(_ index: Int) {
+        guard feed.items.indices.contains(index) else { return }
+        selection = index
+    }
+
+    private mutating func selectInDetail(_ index: Int) {
+        guard feed.items.indices.contains(index) else { return }
+        selection = index
+        detailScroll = 0
+    }
+
+    private mutating func openDetail() {
+        guard selectedItem != nil else { return }
+        detailScroll = 0
+        mode = .detail
+    }
+
+    /// Enter or space on a cell: an image opens, audio and video play or pause.
+    private mutating func activate() -> [Effect] {
+        guard let item = selectedItem else { return [] }
+        if item.kind == .image {
+            openDetail()
+            return []
+        }
+        return togglePlayback()
+    }
+
+    private mutating func togglePlayback() -> [Effect] {
+        guard let item = selectedItem else { return [] }
+        if let reason = item.invalidReason {
+            message = "item \(item.position) cannot be played: \(reason)"
+            return []
+        }
+        return item.kind == .image ? [] : [.toggle(item)]
+    }
+}
