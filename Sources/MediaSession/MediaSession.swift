@@ -22,7 +22,7 @@ import MediaModel
 public final class MediaSession: @unchecked Sendable {
     /// The feed as last given (`update(feed:)` replaces it).
     public var feed: Feed { lock.withLock { currentFeed } }
-    private let store: (any MediaStore)?
+    private let starter: ItemStarter
     private let positions: ResumePositions
     private let engine: any PlayerFactory
 
@@ -69,7 +69,7 @@ public final class MediaSession: @unchecked Sendable {
         currentFeed = feed
         self.settings = settings
         self.playlist = Playlist(items: feed.items, mode: playlist)
-        self.store = store
+        starter = ItemStarter(store: store)
         self.positions = ResumePositions(store: positions)
         self.engine = engine
         index = Self.index(feed)
@@ -568,7 +568,7 @@ public final class MediaSession: @unchecked Sendable {
         let found: (FeedItem, any PlayerHandle)? = lock.withLock {
             if let key, starting.contains(key), let item = itemLocked(key) {
                 cancelledStarts.insert(key)
-                if case let .remote(url)? = item.source { store?.cancel(url) }
+                starter.cancel(item)
             }
             guard let key = key ?? current, let player = players[key], let item = itemLocked(key) else { return nil }
             savePositionLocked(item, player)
@@ -580,7 +580,7 @@ public final class MediaSession: @unchecked Sendable {
         // A stopped item's download stops too (paused ones go on): it would
         // take bandwidth, and a connection, from what plays next. The part
         // downloaded stays and resumes the next time.
-        if case let .remote(url)? = item.source { store?.cancel(url) }
+        starter.cancel(item)
         return found
     }
 
@@ -618,11 +618,7 @@ public final class MediaSession: @unchecked Sendable {
 
     /// Whether the item's file is at hand (a local file, or in the cache).
     public func isCached(_ key: ItemKey) -> Bool {
-        switch item(for: key)?.source {
-        case let .file(path)?: return FileManager.default.fileExists(atPath: path)
-        case let .remote(url)?: return store?.cachedFile(for: url) != nil
-        case nil: return false
-        }
+        item(for: key).map(starter.isCached) ?? false
     }
 
     // MARK: - Starting
@@ -658,11 +654,9 @@ public final class MediaSession: @unchecked Sendable {
             }
         }
         let input: MediaInput
-        do throws(CommandError) {
-            if let reader = try await progressiveReader(for: item) {
-                input = .source(reader)
-            } else {
-                input = .file(try await localFile(for: item, onProgress: onProgress))
+        do throws(ItemStarter.Failure) {
+            input = try await starter.input(for: item) { [weak self] download in
+                self?.downloadWent(download, item: item, onProgress: onProgress)
             }
         } catch {
             if cancelled() {
@@ -670,8 +664,7 @@ public final class MediaSession: @unchecked Sendable {
                 return status(of: item)
             }
             // Listeners heard "buffering" while it started: the start is over.
-            announce(key, .state)
-            throw error
+            throw failedStart(item, error)
         }
         // Window input goes to the item's commands while this player is its
         // own (a closing window of a replaced player changes nothing).
@@ -805,69 +798,49 @@ public final class MediaSession: @unchecked Sendable {
         set { lock.withLock { windowKeymap = newValue } }
     }
 
-    /// For an audio or video item not yet cached: a reader of its download,
-    /// which starts (or joins) now, once the server has answered (a 404 is a
-    /// download error, not a decoding one). Playback then begins as soon as
-    /// the demuxer has what it needs. Nil for everything else (a picture is
-    /// shown whole, so it downloads first).
-    private func progressiveReader(for item: FeedItem) async throws(CommandError) -> (any ByteSource)? {
-        guard item.kind != .image, case let .remote(url)? = item.source,
-              let store, store.cachedFile(for: url) == nil else { return nil }
-        do {
-            return try await store.openReader(url)
-        } catch {
-            throw downloadFailed(item, "\(error)")
-        }
-    }
-
-    /// Records and announces a failed download; the error to throw names
-    /// the item (the status's error does not: front ends show it beside the item).
-    private func downloadFailed(_ item: FeedItem, _ reason: String) -> CommandError {
-        lock.withLock {
-            // A download a stop cancelled did not fail.
-            if !cancelledStarts.contains(item.key) { failures[item.key] = CommandError(.downloadFailed, "download failed: \(reason)") }
-        }
-        announce(item.key, .state)
-        return CommandError(.downloadFailed, "item \(item.position) \"\(item.title)\": download failed: \(reason)")
-    }
-
-    /// The file to play: a local path as is, a remote one through the cache.
-    private func localFile(for item: FeedItem, onProgress: (@Sendable (ItemStatus) -> Void)?) async throws(CommandError) -> String {
+    /// A whole-file download under way for `item`, kept for its status.
+    private func downloadWent(_ download: ItemStarter.Download, item: FeedItem, onProgress: (@Sendable (ItemStatus) -> Void)?) {
         let key = item.key
-        switch item.source {
-        case let .file(path)?:
-            guard LocalFile.isReadable(path) else {
-                lock.withLock { failures[key] = CommandError(.noSuchItem, "missing: no readable file at \(path)") }
-                announce(key, .state)
-                throw CommandError(.noSuchItem, "item \(item.position): no readable file at \(path)")
-            }
-            return path
-        case let .remote(url)?:
-            guard let store else { throw CommandError(.downloadFailed, "item \(item.position) needs a download and no cache is open") }
-            if let path = store.cachedFile(for: url) { return path }
+        switch download {
+        case .began:
             lock.withLock {
                 downloads[key] = .some(nil)
                 failures[key] = nil
             }
-            defer { lock.withLock { _ = downloads.removeValue(forKey: key) } }
             announce(key, .state)
-            for await event in store.downloadWhole(url) {
-                switch event {
-                case let .progress(progress):
-                    lock.withLock { downloads[key] = .some(progress.fraction) }
-                    announce(key, .progress)
-                    if let status = status(of: key) { onProgress?(status) }
-                case let .finished(path, _):
-                    return path
-                case let .failed(error):
-                    lock.withLock { downloads[key] = nil }
-                    throw downloadFailed(item, "\(error)")
-                }
-            }
-            throw downloadFailed(item, "stopped")
-        case nil:
-            throw CommandError(.invalidItem, "item \(item.position) \"\(item.title)\" is text only: it has no media to play")
+        case let .progress(fraction):
+            lock.withLock { downloads[key] = .some(fraction) }
+            announce(key, .progress)
+            if let status = status(of: key) { onProgress?(status) }
+        case .ended:
+            lock.withLock { _ = downloads.removeValue(forKey: key) }
         }
+    }
+
+    /// Records and announces why a start failed; the error to throw names
+    /// the item (the status's error does not: front ends show it beside the item).
+    private func failedStart(_ item: FeedItem, _ failure: ItemStarter.Failure) -> CommandError {
+        let key = item.key
+        let kept: CommandError?
+        let thrown: CommandError
+        switch failure {
+        case let .missing(path):
+            kept = CommandError(.noSuchItem, "missing: no readable file at \(path)")
+            thrown = CommandError(.noSuchItem, "item \(item.position): no readable file at \(path)")
+        case let .download(reason):
+            // A download a stop cancelled did not fail (`cancelled` said so before).
+            kept = CommandError(.downloadFailed, "download failed: \(reason)")
+            thrown = CommandError(.downloadFailed, "item \(item.position) \"\(item.title)\": download failed: \(reason)")
+        case .noCache:
+            kept = nil
+            thrown = CommandError(.downloadFailed, "item \(item.position) needs a download and no cache is open")
+        case .textOnly:
+            kept = nil
+            thrown = CommandError(.invalidItem, "item \(item.position) \"\(item.title)\" is text only: it has no media to play")
+        }
+        if let kept { lock.withLock { failures[key] = kept } }
+        announce(key, .state)
+        return thrown
     }
 
     // MARK: - Helpers (with `lock` held)
