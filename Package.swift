@@ -201,6 +201,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Stand-ins for the engine and the cache, for tests of the command
+        // layer (held to the engine's contract by PlayerConformanceTests).
+        .target(
+            name: "SessionFakes",
+            dependencies: ["MediaModel", "MediaFeed", "MediaEngine", "MediaCache", "MediaCacheFolder", "MediaSession"],
+            swiftSettings: swiftSettings
+        ),
         // Benchmarks (run on demand with `make bench`; figures in docs/PERFORMANCE.md).
         .executableTarget(
             name: "mediaplay-bench",
@@ -225,7 +232,7 @@ let package = Package(
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaModel", "MediaEngine", "TestKit"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MediaSessionTests",
-            dependencies: ["MediaModel", "MediaSession", "MediaEngine", "MediaFeed", "MediaCache", "TestKit", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MediaModel", "MediaSession", "MediaEngine", "MediaFeed", "MediaCache", "SessionFakes", "TestKit", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "MediaControlTests", dependencies: ["MediaModel", "MediaControl", "MediaDaemon", "MediaSession", "MediaFeed", "MediaEngine", "CLinux", "TestKit", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),

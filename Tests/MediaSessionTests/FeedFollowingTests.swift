@@ -3,6 +3,7 @@ import MediaEngine
 import MediaFeed
 import MediaModel
 import MediaSession
+import SessionFakes
 import Synchronization
 import Testing
 import TestKit

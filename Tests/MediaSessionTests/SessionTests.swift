@@ -6,6 +6,7 @@ import MediaEngine
 import MediaFeed
 import MediaModel
 import MediaSession
+import SessionFakes
 import Testing
 import TestKit
 

@@ -1,0 +1,29 @@
+import Foundation
+import MediaCache
+import MediaCacheFolder
+import MediaEngine
+import MediaFeed
+import MediaModel
+import MediaSession
+import Synchronization
+
+/// Makes fake players and remembers them, in order.
+public final class FakeEngine: PlayerFactory, Sendable {
+    public var clock: PlaybackClock { .virtual }
+
+    public init() {}
+    private let made = Mutex<[FakePlayer]>([])
+
+    public func makePlayer(
+        for item: FeedItem, input: MediaInput, start: Double, settings: AudioSettings, controls: @escaping @Sendable (VideoWindowInput) -> Void
+    ) -> any PlayerHandle {
+        let player = FakePlayer(key: item.key, kind: item.kind, start: start, controls: controls)
+        player.setAudioSettings(settings)
+        made.withLock { $0.append(player) }
+        return player
+    }
+
+    public var players: [FakePlayer] { made.withLock { $0 } }
+    /// The newest player of `key`.
+    public func player(_ key: ItemKey) -> FakePlayer? { players.last { $0.key == key } }
+}
