@@ -39,7 +39,9 @@ public final class SessionBackend: BrowsePlayback {
         session.feed.items.map(session.status(of:)).filter { $0.state != .idle || $0.position > 0 }
     }
 
-    public func toggle(_ item: FeedItem) async throws -> ItemStatus { try await session.toggle(item.key) }
+    public func toggle(_ item: FeedItem) async throws -> ItemStatus {
+        try await session.perform(.toggle(.id(item.id))).item ?? session.status(of: item)
+    }
     public func events() -> AsyncStream<ItemEvent> { session.events() }
 
     public func perform(_ command: PlayerCommand) async throws -> PlayerOutcome {

@@ -7,8 +7,9 @@ public enum PlayerCommand: Sendable, Equatable {
     /// Plays, pauses or resumes the item; without one, pauses or resumes
     /// the current item (space).
     case toggle(ItemSelector?)
-    /// Plays the item from where it stands (the current one when nil).
-    case play(ItemSelector?)
+    /// Plays the item (the current one when nil) from where it stands, or
+    /// from `from` seconds (`play 3 from 1:30`, `play --start`).
+    case play(ItemSelector?, from: Double? = nil)
     /// Pauses what plays.
     case pause
     /// Stops the item (what plays when nil); its position is kept.
@@ -65,7 +66,7 @@ extension PlayerCommand: CustomStringConvertible {
         func number(_ value: Double) -> String { value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value) }
         switch self {
         case let .toggle(selector): return "toggle" + item(selector)
-        case let .play(selector): return "play" + item(selector)
+        case let .play(selector, start): return "play" + item(selector) + (start.map { " from \(number($0))" } ?? "")
         case .pause: return "pause"
         case let .stop(selector): return "stop" + item(selector)
         case let .seek(.to(seconds), selector): return "seek" + item(selector) + " \(number(seconds))"
@@ -130,7 +131,17 @@ extension PlayerCommand {
         }
         switch name {
         case "toggle": self = .toggle(try optionalItem())
-        case "play": self = .play(try optionalItem())
+        case "play":
+            // `play [ITEM] [from TIME]`
+            let at = arguments.firstIndex(of: "from")
+            let items = at.map { Array(arguments[..<$0]) } ?? arguments
+            guard items.count <= 1, at.map({ $0 + 2 == arguments.count }) ?? true else { throw usage("an item, then from TIME, or nothing") }
+            var start: Double?
+            if let at {
+                guard let seconds = Self.seconds(arguments[at + 1]) else { throw usage("an item, then from TIME (90, 1:30), or nothing") }
+                start = seconds
+            }
+            self = .play(items.first.map(ItemSelector.init), from: start)
         case "pause": try none(); self = .pause
         case "stop": self = .stop(try optionalItem())
         case "next": try none(); self = .next

@@ -42,8 +42,8 @@ extension MediaSession {
         switch command {
         case let .toggle(selector):
             return .item(try await toggle(try target(selector).key, onProgress: onProgress))
-        case let .play(selector):
-            return .item(try await play(try target(selector).key, onProgress: onProgress))
+        case let .play(selector, start):
+            return .item(try await play(try target(selector).key, from: start, onProgress: onProgress))
         case let .stop(selector):
             let key = try selector.map { selector throws(CommandError) in try item(selector).key }
             return .item(await stop(key))
@@ -73,9 +73,9 @@ extension MediaSession {
             return .item(status(of: item.key))
         case let .toggle(selector?):
             return try toggleAtOnce(try item(selector).key).map { .item($0) }
-        case let .play(selector):
+        case let .play(selector, start):
             let item = try target(selector)
-            guard status(of: item.key)?.state == .paused else { return nil }
+            guard start == nil, status(of: item.key)?.state == .paused else { return nil }
             resume(item.key)
             return .item(status(of: item.key))
         case .pause:

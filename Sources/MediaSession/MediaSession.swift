@@ -761,7 +761,7 @@ public final class MediaSession: @unchecked Sendable {
         case .toggle(nil): togglePause(key)
         case let .seek(seek, nil): run(.seek(seek, item))
         case .stop(nil): run(.stop(item))
-        case .play(nil): run(.play(item))
+        case let .play(nil, start): run(.play(item, from: start))
         default: run(command)
         }
     }

@@ -7,6 +7,7 @@ import Testing
 @Suite struct PlayerCommandTests {
     @Test(arguments: [
         ("toggle", PlayerCommand.toggle(nil)), ("toggle 3", .toggle(.number(3))), ("play sintel", .play(.id("sintel"))),
+        ("play 3 from 1:30", .play(.number(3), from: 90)), ("play from 12", .play(nil, from: 12)),
         ("pause", .pause), ("stop", .stop(nil)), ("stop 2", .stop(.number(2))),
         ("seek 90", .seek(.to(90), nil)), ("seek 1:30", .seek(.to(90), nil)), ("seek +20", .seek(.by(20), nil)),
         ("seek -10", .seek(.by(-10), nil)), ("seek 50%", .seek(.percent(50), nil)), ("seek 3 12", .seek(.to(12), .number(3))),
@@ -21,7 +22,8 @@ import Testing
         #expect(try PlayerCommand(parsing: expected.description) == expected, "\(expected)")
     }
 
-    @Test(arguments: ["volume 151", "volume -151", "volume -9223372036854775808", "seek 1:75", "seek 1e300", "speed 5", "speed *0", "repeat twice", "shuffle", "mute maybe", "pause 2", ""])
+    @Test(arguments: ["volume 151", "volume -151", "volume -9223372036854775808", "seek 1:75", "seek 1e300", "speed 5", "speed *0", "repeat twice", "shuffle", "mute maybe", "pause 2", "",
+                       "play 3 from", "play from 1:75", "play 3 4", "play 3 from 1 2"])
     func refusesWithOneLine(_ line: String) {
         #expect(throws: CommandError.self) { try PlayerCommand(parsing: line) }
     }

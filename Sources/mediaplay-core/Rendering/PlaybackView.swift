@@ -48,7 +48,7 @@ enum PlaybackView {
             ? KeyReader(session: session, keymap: session.keymap, current: { followed.key }) { forward in
                 Task {
                     do throws(CommandError) {
-                        _ = forward ? try await session.next() : try await session.previous()
+                        _ = try await session.perform(forward ? .next : .previous)
                     } catch {
                         stepSink.yield(.notice(error.message))
                     }
@@ -61,10 +61,7 @@ enum PlaybackView {
             if let screen, screen.isShowingPictures { screen.setStatus(line) } else { region?.draw([line]) }
         }
         let signals = StopOnSignals { _ in
-            Task {
-                await session.stop(followed.key)
-                await session.stop()
-            }
+            Task { await Self.stop(followed.key, in: session) }
         }
         defer {
             keys?.restore()
@@ -86,7 +83,7 @@ enum PlaybackView {
         }
         let starting = Task {
             do throws(CommandError) {
-                let status = try await session.play(first.key, from: start)
+                let status = try await session.perform(.play(.id(first.id), from: start)).item ?? session.status(of: first)
                 if status.state == .idle || status.state == .stopped { stepSink.yield(.stoppedBeforeStart) }
             } catch {
                 stepSink.yield(.refused(error))
@@ -190,6 +187,14 @@ enum PlaybackView {
         case .failed: return "✗ \(name)"
         }
     }
+
+    /// q or a signal: the item shown stops, and whatever the session plays
+    /// now (a step under way may have made another item current before the
+    /// view heard of it: stopping only the shown one left that one playing).
+    static func stop(_ shown: ItemKey, in session: MediaSession) async {
+        _ = try? await session.perform(.stop(.id(shown.rawValue)))
+        _ = try? await session.perform(.stop(nil))
+    }
 }
 
 /// The item `play` shows, shared by its view and its keys.
@@ -258,10 +263,7 @@ final class KeyReader: @unchecked Sendable {
     /// `play` running).
     private func stop() {
         let (session, key) = (session, key)
-        Task {
-            await session.stop(key)
-            await session.stop()
-        }
+        Task { await PlaybackView.stop(key, in: session) }
     }
 
     func restore() {
