@@ -62,6 +62,10 @@ let package = Package(
             providers: [.apt(["libchafa-dev"])]
         ),
 
+        // XML feeds (RSS, Atom, OPML) through libxml2, loaded with dlopen when
+        // the first one is read; its headers only at build time.
+        .target(name: "CXML", cSettings: [.unsafeFlags(["-I/usr/include/libxml2"])]),
+
         // Linux-only calls glibc hides behind _GNU_SOURCE (header only).
         .systemLibrary(name: "CLinux"),
 
@@ -73,7 +77,7 @@ let package = Package(
         // The one state model: item key, item states, events, errors, and
         // their human and JSON forms (docs/ARCHITECTURE.md).
         .target(name: "MediaModel", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
-        .target(name: "MediaFeed", dependencies: ["MediaModel", "MediaTerminal"], swiftSettings: swiftSettings),
+        .target(name: "MediaFeed", dependencies: ["MediaModel", "MediaTerminal", "CXML"], swiftSettings: swiftSettings),
         // config.toml: defaults and keys, read with TOMLKit (docs/CONFIG.md).
         .target(name: "MediaConfig", dependencies: ["MediaModel", .product(name: "TOMLKit", package: "TOMLKit")], swiftSettings: swiftSettings),
         // The cache folder on disk: entries, index, kept feeds and probed

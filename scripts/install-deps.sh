@@ -7,7 +7,7 @@
 # (EX_UNAVAILABLE), so nothing is half-installed behind the user's back.
 set -eu
 
-packages="pkg-config libavformat-dev libavcodec-dev libavutil-dev libavfilter-dev libswresample-dev libswscale-dev libsdl2-dev libcurl4-openssl-dev libsqlite3-dev libchafa-dev libsystemd-dev ca-certificates"
+packages="pkg-config libavformat-dev libavcodec-dev libavutil-dev libavfilter-dev libswresample-dev libswscale-dev libsdl2-dev libcurl4-openssl-dev libsqlite3-dev libchafa-dev libsystemd-dev libxml2-dev ca-certificates"
 if [ "${1:-}" = "--test" ]; then
     packages="$packages ffmpeg tmux dbus-daemon dbus-bin playerctl"
 fi

@@ -41,13 +41,29 @@ public enum FeedDecoder {
     /// Far beyond any feed a person keeps (100,000 items read in about a second).
     public static let maximumItems = 250_000
 
+    /// Any format mediaplay reads, told by its content (not its name):
+    /// our JSON, JSON Feed, RSS, Atom, M3U or PLS (docs/FEED.md).
     public static func decode(_ bytes: [UInt8], origin: FeedOrigin = .unknown) throws(FeedError) -> Feed {
+        switch FeedFormat.detect(bytes) {
+        case .json: return try decodeJSON(bytes, origin: origin)
+        case .xml: return try PodcastReader.decode(bytes, origin: origin)
+        case .m3u: return try PlaylistReader.m3u(bytes, origin: origin)
+        case .pls: return try PlaylistReader.pls(bytes, origin: origin)
+        case let .unknown(seen):
+            throw FeedError(position: SourcePosition(line: 1, column: 1), message: "not a feed mediaplay reads (it starts with \(seen)); \(FeedFormat.readable)")
+        }
+    }
+
+    private static func decodeJSON(_ bytes: [UInt8], origin: FeedOrigin) throws(FeedError) -> Feed {
         let root: JSONValue.Located
         let text = TextPositions(bytes)
         do {
             root = try JSONParser.parse(bytes, maximumArrayLength: maximumItems)
         } catch {
             throw FeedError(position: error.position, message: error.message)
+        }
+        if JSONFeedReader.isJSONFeed(root.value) {
+            return try JSONFeedReader.decode(root, text: text, origin: origin)
         }
 
         var title: String?
@@ -90,9 +106,9 @@ public enum FeedDecoder {
         // Every record's line and column in one pass (records come in file order).
         let locations = text.positions(of: records.map(\.offset))
         var notes: [String] = []
-        let drafts: [Draft]
+        let drafts: [FeedDraft]
         if rowShape {
-            var kept: [Draft] = []
+            var kept: [FeedDraft] = []
             for (offset, record) in records.enumerated() {
                 if let draft = rowDraft(record, position: kept.count + 1, location: locations[offset], origin: origin) {
                     kept.append(draft)
@@ -108,7 +124,7 @@ public enum FeedDecoder {
                 draft(records[offset], position: offset + 1, location: locations[offset], origin: origin)
             }
         }
-        let items = decodeItems(drafts)
+        let items = items(from: drafts)
         let feedTitle = title.map { $0.trimmedOfWhitespace }.flatMap { $0.isEmpty ? nil : $0 }
         var feed = Feed(title: feedTitle ?? origin.fallbackTitle, items: items)
         feed.notes = notes
@@ -117,20 +133,9 @@ public enum FeedDecoder {
 
     // MARK: - Records
 
-    /// A record's fields after the checks that need only the record itself.
-    private struct Draft {
-        var position: Int
-        var location: SourcePosition
-        var explicitID: String?
-        var title: String?
-        var kind: MediaKind?
-        var source: MediaSource?
-        var description: String?
-        var thumbnail: MediaSource?
-        var problem: String?
-    }
-
-    private static func decodeItems(_ drafts: [Draft]) -> [FeedItem] {
+    /// Items from drafts: explicit ids checked for duplicates, the others
+    /// derived from the URL; titles derived where the record has none.
+    static func items(from drafts: [FeedDraft]) -> [FeedItem] {
         var drafts = drafts
 
         // Explicit ids first, so that a derived id never takes one a user wrote.
@@ -147,7 +152,7 @@ public enum FeedDecoder {
         return drafts.indices.map { index in item(drafts[index], owners: &owners) }
     }
 
-    private static func item(_ draft: Draft, owners: inout [String: Int]) -> FeedItem {
+    private static func item(_ draft: FeedDraft, owners: inout [String: Int]) -> FeedItem {
         let id: String
         if let explicit = draft.explicitID, owners[explicit] == draft.position {
             id = explicit
@@ -159,7 +164,8 @@ public enum FeedDecoder {
             position: draft.position, id: id, title: title, kind: draft.kind,
             source: draft.problem == nil ? draft.source : nil,
             description: draft.description, thumbnail: draft.thumbnail,
-            invalidReason: draft.problem, location: draft.location
+            invalidReason: draft.problem, location: draft.location,
+            duration: draft.duration, published: draft.published
         )
     }
 
@@ -167,8 +173,8 @@ public enum FeedDecoder {
     /// description, any of them null. A row with an image is an image item;
     /// one with only words is a text-only item (no source, still valid); an
     /// empty row is nil (skipped, with a note).
-    private static func rowDraft(_ record: JSONValue.Located, position: Int, location: SourcePosition, origin: FeedOrigin) -> Draft? {
-        var draft = Draft(position: position, location: location)
+    private static func rowDraft(_ record: JSONValue.Located, position: Int, location: SourcePosition, origin: FeedOrigin) -> FeedDraft? {
+        var draft = FeedDraft(position: position, location: location)
         draft.kind = .image
         guard case .object = record.value else {
             if case .null = record.value { return nil }
@@ -193,8 +199,8 @@ public enum FeedDecoder {
         return draft
     }
 
-    private static func draft(_ record: JSONValue.Located, position: Int, location: SourcePosition, origin: FeedOrigin) -> Draft {
-        var draft = Draft(position: position, location: location)
+    private static func draft(_ record: JSONValue.Located, position: Int, location: SourcePosition, origin: FeedOrigin) -> FeedDraft {
+        var draft = FeedDraft(position: position, location: location)
         guard case .object = record.value else {
             draft.problem = "the record is \(record.value.typeName), not an object"
             return draft
@@ -215,7 +221,7 @@ public enum FeedDecoder {
 
         switch fields["type"]?.value {
         case nil, .null?:
-            problems.append("missing \"type\" (0 image, 1 audio, 2 video)")
+            problems.append("missing \"type\" (\"image\", \"audio\" or \"video\")")
         case let .number(text)?:
             if let number = Double(text), let whole = Int(exactly: number), let kind = MediaKind(rawValue: whole) {
                 draft.kind = kind
@@ -223,9 +229,14 @@ public enum FeedDecoder {
                 problems.append("unknown type \(text) (expected 0 image, 1 audio, 2 video)")
             }
         case let .string(text)?:
-            problems.append("\"type\" must be a number (0 image, 1 audio, 2 video), not the string \"\(text)\"")
+            let name = text.trimmedOfWhitespace.lowercased()
+            if let kind = MediaKind(name: name) ?? Int(name).flatMap(MediaKind.init(rawValue:)) {
+                draft.kind = kind
+            } else {
+                problems.append("unknown type \"\(text)\" (expected \"image\", \"audio\" or \"video\", or 0, 1, 2)")
+            }
         case let other?:
-            problems.append("\"type\" must be a number (0 image, 1 audio, 2 video), not \(other.typeName)")
+            problems.append("\"type\" must be \"image\", \"audio\" or \"video\" (or 0, 1, 2), not \(other.typeName)")
         }
 
         switch fields["url"]?.value {
@@ -376,7 +387,7 @@ public enum FeedDecoder {
 
     // MARK: - Derived ids and titles
 
-    private static func derivedTitle(for draft: Draft) -> String {
+    static func derivedTitle(for draft: FeedDraft) -> String {
         if let source = draft.source {
             let name: String
             switch source {
@@ -392,7 +403,7 @@ public enum FeedDecoder {
     /// A readable, stable id from the URL's file name ("BigBuckBunny.mp4" →
     /// "bigbuckbunny"); on a clash, a short hash of the URL keeps it unique and
     /// still stable.
-    private static func derivedID(for draft: Draft, taken: inout [String: Int]) -> String {
+    private static func derivedID(for draft: FeedDraft, taken: inout [String: Int]) -> String {
         let key = draft.source?.description ?? "item-\(draft.position)"
         var slug = ""
         if let source = draft.source {

@@ -40,6 +40,11 @@ public struct FeedItem: Sendable, Hashable, Identifiable {
     public var invalidReason: String?
     /// Where the record starts in the feed file.
     public var location: SourcePosition
+    /// Seconds, as the feed states it (a podcast's `itunes:duration`, an
+    /// M3U's `#EXTINF`); the probed file's own duration wins once known.
+    public var duration: Double?
+    /// When the feed says it was published (RSS `pubDate`, Atom, JSON Feed).
+    public var published: Date?
 
     public var isValid: Bool { invalidReason == nil }
 
@@ -49,7 +54,8 @@ public struct FeedItem: Sendable, Hashable, Identifiable {
     public init(
         position: Int, id: String, title: String, kind: MediaKind?, source: MediaSource?,
         description: String? = nil, thumbnail: MediaSource? = nil, invalidReason: String? = nil,
-        location: SourcePosition = SourcePosition(line: 1, column: 1)
+        location: SourcePosition = SourcePosition(line: 1, column: 1),
+        duration: Double? = nil, published: Date? = nil
     ) {
         self.position = position
         self.id = id
@@ -60,6 +66,8 @@ public struct FeedItem: Sendable, Hashable, Identifiable {
         self.thumbnail = thumbnail
         self.invalidReason = invalidReason
         self.location = location
+        self.duration = duration
+        self.published = published
     }
 }
 

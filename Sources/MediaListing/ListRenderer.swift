@@ -96,7 +96,7 @@ public enum ListRenderer {
         }
 
         // DURATION once some file has been probed (nothing cached: no column).
-        let durations = rows.contains { $0.details?.duration != nil }
+        let durations = rows.contains { $0.details?.duration != nil } || feed.items.contains { $0.duration != nil }
         var columns: [Table.Column] = [
             .init("#", alignRight: true),
             .init("KIND"),
@@ -109,11 +109,11 @@ public enum ListRenderer {
         for (item, row) in zip(feed.items, rows) {
             var cells = [
                 Table.Cell("\(item.position)"),
-                Table.Cell(item.kind?.name ?? "?", style: item.kind == nil ? .red : nil),
+                Table.Cell(item.kind?.name ?? (row.state == .textOnly ? "text" : "?"), style: item.kind == nil && row.state != .textOnly ? .red : nil),
                 Table.Cell(item.title),
                 Table.Cell(row.stateText, style: row.style),
             ]
-            if durations { cells.append(Table.Cell(row.details?.duration.map(StatusText.clock) ?? "")) }
+            if durations { cells.append(Table.Cell((row.details?.duration ?? item.duration).map(StatusText.clock) ?? "")) }
             cells.append(Table.Cell(row.sizeText))
             table.append(cells)
         }
@@ -145,6 +145,7 @@ public enum ListDocument {
         static let playback = JSONWriter.Key("playback")
         static let position = JSONWriter.Key("position")
         static let progress = JSONWriter.Key("progress")
+        static let published = JSONWriter.Key("published")
         static let received = JSONWriter.Key("received")
         static let sampleRate = JSONWriter.Key("sampleRate")
         static let schema = JSONWriter.Key("schema")
@@ -176,6 +177,7 @@ public enum ListDocument {
             let row = rows[index]
             json.beginObject()
             json.key(Key.description); json.string(item.description)
+            json.key(Key.duration); json.number(item.duration)
             json.key(Key.error); json.string(row.detail)
             json.key(Key.id); json.string(item.id)
             json.key(Key.kind); json.string(item.kind?.name)
@@ -194,6 +196,7 @@ public enum ListDocument {
                 json.null()
             }
             json.key(Key.position); json.number(item.position)
+            json.key(Key.published); json.string(item.published.map(FeedDates.text))
             json.key(Key.received); json.number(row.received)
             json.key(Key.size); json.number(row.size)
             json.key(Key.state); json.string(row.state.rawValue)

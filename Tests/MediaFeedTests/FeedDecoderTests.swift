@@ -178,12 +178,15 @@ private func decodeError(_ text: String) -> FeedError? {
     }
 
     @Test func missingType() throws {
-        #expect(try reason(#"{"url": "https://e.org/x"}"#) == #"missing "type" (0 image, 1 audio, 2 video)"#)
-        #expect(try reason(#"{"type": null, "url": "https://e.org/x"}"#) == #"missing "type" (0 image, 1 audio, 2 video)"#)
+        #expect(try reason(#"{"url": "https://e.org/x"}"#) == #"missing "type" ("image", "audio" or "video")"#)
+        #expect(try reason(#"{"type": null, "url": "https://e.org/x"}"#) == #"missing "type" ("image", "audio" or "video")"#)
     }
 
+    /// "audio" as well as 1 (and "1"): a name is what people write.
     @Test func typeAsAString() throws {
-        #expect(try reason(#"{"type": "1", "url": "https://e.org/x"}"#) == #""type" must be a number (0 image, 1 audio, 2 video), not the string "1""#)
+        let feed = try FeedDecoder.decode(Array(#"[{"type": "audio", "url": "https://e.org/a"}, {"type": "Video", "url": "https://e.org/b"}, {"type": "image", "url": "https://e.org/c"}, {"type": "1", "url": "https://e.org/d"}]"#.utf8))
+        #expect(feed.items.map(\.kind) == [.audio, .video, .image, .audio])
+        #expect(try reason(#"{"type": "song", "url": "https://e.org/x"}"#) == #"unknown type "song" (expected "image", "audio" or "video", or 0, 1, 2)"#)
         #expect(try reason(#"{"type": true, "url": "https://e.org/x"}"#)?.contains("not a boolean") == true)
     }
 
@@ -281,8 +284,8 @@ private func decodeError(_ text: String) -> FeedError? {
     @Test func emptyAndGarbage() {
         #expect(decodeError("")?.message == "the file is empty; expected a JSON object or array")
         #expect(decodeError("   \n  ")?.position == SourcePosition(line: 2, column: 3))
-        #expect(decodeError("hello")?.message == "unexpected 'h'; expected a value")
-        #expect(decodeError("\u{01}\u{02}")?.message.contains("control character") == true)
+        #expect(decodeError("hello")?.message == #"not a feed mediaplay reads (it starts with "hello"); mediaplay reads JSON (its own or JSON Feed), RSS, Atom, M3U and PLS, and folders of media"#)
+        #expect(decodeError("\u{01}\u{02}")?.message.contains(#"it starts with "\x01\x02""#) == true)
         #expect(decodeError("[] []")?.message.contains("after the end of the JSON document") == true)
     }
 

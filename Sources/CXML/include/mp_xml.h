@@ -1,0 +1,45 @@
+#ifndef MEDIAPLAY_CXML_H
+#define MEDIAPLAY_CXML_H
+
+#include <stddef.h>
+
+/// An XML document read by libxml2, which is loaded (dlopen) the first time
+/// an XML feed is read: a program that never reads one never maps it. The
+/// walk is over opaque nodes, so no libxml2 header is needed to use it.
+///
+/// Safe with hostile input: no network, no external DTD or entity is ever
+/// loaded, entities are never substituted (a document that declares its own
+/// is refused), and libxml2 prints nothing.
+typedef struct mp_xml_doc mp_xml_doc;
+typedef struct mp_xml_node mp_xml_node;
+
+typedef struct {
+    /// What went wrong, one line (empty when the library could not load).
+    char message[512];
+    int line;
+    int column;
+} mp_xml_error;
+
+/// Parses `length` bytes; NULL with `error` filled when they are not a
+/// well-formed document (or libxml2 cannot be loaded).
+mp_xml_doc *mp_xml_parse(const char *bytes, size_t length, mp_xml_error *error);
+void mp_xml_free(mp_xml_doc *doc);
+
+mp_xml_node *mp_xml_root(mp_xml_doc *doc);
+/// The first element child, and the next element sibling (text, comments
+/// and the rest are skipped).
+mp_xml_node *mp_xml_first_element(mp_xml_node *node);
+mp_xml_node *mp_xml_next_element(mp_xml_node *node);
+/// The local name, and the namespace URI or NULL.
+const char *mp_xml_name(mp_xml_node *node);
+const char *mp_xml_namespace(mp_xml_node *node);
+/// The line the element starts on.
+long mp_xml_line(mp_xml_node *node);
+/// The text of an element and its descendants (text and CDATA, in order;
+/// entity references are not expanded), malloc'ed: the caller frees it.
+char *mp_xml_text(mp_xml_node *node);
+/// An attribute's value by local name (any namespace when `namespace_uri`
+/// is NULL), malloc'ed, or NULL when absent.
+char *mp_xml_attribute(mp_xml_node *node, const char *name, const char *namespace_uri);
+
+#endif

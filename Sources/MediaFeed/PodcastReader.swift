@@ -1,0 +1,176 @@
+import Foundation
+import MediaModel
+
+/// Podcasts and news feeds in XML: RSS 2.0 (with the iTunes and content
+/// namespaces, and Media RSS) and Atom. Each `<item>` or `<entry>` is an
+/// item; its enclosure is the media, and one without is words only.
+enum PodcastReader {
+    enum Namespace {
+        static let itunes = "http://www.itunes.com/dtds/podcast-1.0.dtd"
+        static let content = "http://purl.org/rss/1.0/modules/content/"
+        static let atom = "http://www.w3.org/2005/Atom"
+        static let media = "http://search.yahoo.com/mrss/"
+    }
+
+    static func decode(_ bytes: [UInt8], origin: FeedOrigin) throws(FeedError) -> Feed {
+        let tree = try XMLTree(bytes)
+        guard let root = tree.root else {
+            throw FeedError(position: SourcePosition(line: 1, column: 1), message: "an XML document without an element")
+        }
+        switch (root.name, root.namespace) {
+        case ("rss", nil):
+            guard let channel = root.children.first(where: { $0.is("channel", in: nil) }) else {
+                throw FeedError(position: SourcePosition(line: root.line, column: 1), message: "the RSS feed has no <channel>")
+            }
+            return try rss(channel, origin: origin)
+        case ("feed", Namespace.atom?):
+            return try atom(root, origin: origin)
+        case ("opml", _):
+            throw FeedError(position: SourcePosition(line: root.line, column: 1), message: "an OPML list of subscriptions, not a feed (pass one of its feeds' URLs to --feed)")
+        default:
+            throw FeedError(position: SourcePosition(line: root.line, column: 1), message: "an XML document whose root is <\(root.name)>, not RSS's <rss> or Atom's <feed>; \(FeedFormat.readable)")
+        }
+    }
+
+    // MARK: - RSS 2.0
+
+    private static func rss(_ channel: XMLElement, origin: FeedOrigin) throws(FeedError) -> Feed {
+        var title: String?
+        var channelImage: String?
+        var records: [XMLElement] = []
+        for child in channel.children {
+            switch (child.name, child.namespace) {
+            case ("title", nil): title = child.text
+            case ("image", Namespace.itunes?): channelImage = channelImage ?? child.attribute("href")
+            case ("image", nil): channelImage = channelImage ?? child.children.first { $0.is("url", in: nil) }?.text
+            case ("item", nil): records.append(child)
+            default: break
+            }
+        }
+        try checkCount(records.count, line: channel.line)
+        let drafts = records.indices.map { index in
+            rssItem(records[index], position: index + 1, channelImage: channelImage, origin: origin)
+        }
+        return Feed(title: title ?? origin.fallbackTitle, items: FeedDecoder.items(from: drafts))
+    }
+
+    private static func rssItem(_ element: XMLElement, position: Int, channelImage: String?, origin: FeedOrigin) -> FeedDraft {
+        var draft = FeedDraft(position: position, location: SourcePosition(line: element.line, column: 1))
+        var problems: [String] = []
+        var enclosure: (url: String, type: String?)?
+        var mediaContent: (url: String, type: String?)?
+        var image: String?
+        var description: String?
+        var encoded: String?
+        for child in element.children {
+            switch (child.name, child.namespace) {
+            case ("title", nil): draft.title = child.text
+            case ("guid", nil): draft.explicitID = child.text
+            case ("enclosure", nil):
+                if enclosure == nil, let url = child.attribute("url") { enclosure = (url, child.attribute("type")) }
+            case ("content", Namespace.media?):
+                if mediaContent == nil, let url = child.attribute("url") { mediaContent = (url, child.attribute("type")) }
+            case ("pubDate", nil): draft.published = child.text.flatMap(FeedDates.rfc822)
+            case ("duration", Namespace.itunes?): draft.duration = child.text.flatMap(duration)
+            case ("image", Namespace.itunes?): image = image ?? child.attribute("href")
+            case ("thumbnail", Namespace.media?): image = image ?? child.attribute("url")
+            case ("description", nil): description = child.text
+            case ("encoded", Namespace.content?): encoded = child.text
+            case ("summary", Namespace.itunes?): description = description ?? child.text
+            default: break
+            }
+        }
+        draft.description = (encoded ?? description).map(HTMLText.plain).flatMap { $0.isEmpty ? nil : $0 }
+        if let media = enclosure ?? mediaContent {
+            fill(&draft, url: media.url, type: media.type, image: image ?? channelImage, origin: origin, problems: &problems)
+        }
+        // An id from the enclosure when there is no guid (FeedDecoder derives it from the URL).
+        draft.problem = problems.first
+        return draft
+    }
+
+    // MARK: - Atom
+
+    private static func atom(_ feed: XMLElement, origin: FeedOrigin) throws(FeedError) -> Feed {
+        var title: String?
+        var logo: String?
+        var records: [XMLElement] = []
+        for child in feed.children where child.namespace == Namespace.atom {
+            switch child.name {
+            case "title": title = child.text
+            case "logo", "icon": logo = logo ?? child.text
+            case "entry": records.append(child)
+            default: break
+            }
+        }
+        try checkCount(records.count, line: feed.line)
+        let drafts = records.indices.map { index in
+            atomEntry(records[index], position: index + 1, feedImage: logo, origin: origin)
+        }
+        return Feed(title: title ?? origin.fallbackTitle, items: FeedDecoder.items(from: drafts))
+    }
+
+    private static func atomEntry(_ element: XMLElement, position: Int, feedImage: String?, origin: FeedOrigin) -> FeedDraft {
+        var draft = FeedDraft(position: position, location: SourcePosition(line: element.line, column: 1))
+        var problems: [String] = []
+        var enclosure: (url: String, type: String?)?
+        var image: String?
+        var summary: String?
+        var content: String?
+        for child in element.children {
+            switch (child.name, child.namespace) {
+            case ("title", Namespace.atom?): draft.title = child.text.map(HTMLText.plain)
+            case ("id", Namespace.atom?): draft.explicitID = child.text
+            case ("link", Namespace.atom?):
+                if child.attribute("rel") == "enclosure", enclosure == nil, let href = child.attribute("href") {
+                    enclosure = (href, child.attribute("type"))
+                }
+            case ("published", Namespace.atom?): draft.published = child.text.flatMap(FeedDates.rfc3339)
+            case ("updated", Namespace.atom?): draft.published = draft.published ?? child.text.flatMap(FeedDates.rfc3339)
+            case ("summary", Namespace.atom?): summary = child.text
+            case ("content", Namespace.atom?): content = child.text
+            case ("duration", Namespace.itunes?): draft.duration = child.text.flatMap(duration)
+            case ("image", Namespace.itunes?): image = image ?? child.attribute("href")
+            case ("thumbnail", Namespace.media?): image = image ?? child.attribute("url")
+            default: break
+            }
+        }
+        draft.description = (content ?? summary).map(HTMLText.plain).flatMap { $0.isEmpty ? nil : $0 }
+        if let enclosure {
+            fill(&draft, url: enclosure.url, type: enclosure.type, image: image ?? feedImage, origin: origin, problems: &problems)
+        }
+        draft.problem = problems.first
+        return draft
+    }
+
+    // MARK: - Shared
+
+    /// The media of an item: its source, its kind (from the MIME type, else
+    /// the URL's extension) and its thumbnail.
+    private static func fill(_ draft: inout FeedDraft, url: String, type: String?, image: String?, origin: FeedOrigin, problems: inout [String]) {
+        switch FeedDecoder.resolve(url, origin: origin) {
+        case let .success(source):
+            draft.source = source
+            draft.kind = MediaKind.guess(mime: type, url: source)
+            if draft.kind == nil {
+                problems.append("enclosure \(type.map { "of type \($0)" } ?? "without a type") is not audio, video or an image")
+            }
+        case let .failure(problem):
+            problems.append("enclosure url: \(problem.message)")
+        }
+        if let image, draft.kind != .image, case let .success(source) = FeedDecoder.resolve(image, origin: origin) {
+            draft.thumbnail = source
+        }
+    }
+
+    /// `itunes:duration`: seconds, MM:SS or HH:MM:SS.
+    static func duration(_ text: String) -> Double? {
+        CheckedNumber.duration(PlayerCommand.seconds(text) ?? Double(text))
+    }
+
+    private static func checkCount(_ count: Int, line: Int) throws(FeedError) {
+        if count > FeedDecoder.maximumItems {
+            throw FeedError(position: SourcePosition(line: line, column: 1), message: "more than \(FeedDecoder.maximumItems) items; is it really a feed?")
+        }
+    }
+}
