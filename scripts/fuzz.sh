@@ -9,10 +9,11 @@ set -eu
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 SWIFTC="${SWIFTC:-$(command -v swiftc 2>/dev/null || echo /opt/swift/usr/bin/swiftc)}"
+CLANG="${CLANG:-$(dirname "$SWIFTC")/clang}"
 out=.build/fuzz
 mkdir -p "$out"
 rm -f "$out"/crash-*
-flags="-sanitize=fuzzer,address -O -parse-as-library -I $out"
+flags="-sanitize=fuzzer,address -O -parse-as-library -I $out -I Sources/CXML/include"
 
 # module NAME SOURCES...: one module's sources as an instrumented object.
 module() {
@@ -21,6 +22,8 @@ module() {
 }
 module MediaTerminal Sources/MediaTerminal/*.swift
 module MediaModel Sources/MediaModel/*.swift
+# libxml2's side of XML feeds (itself loaded with dlopen, uninstrumented).
+"$CLANG" -fsanitize=fuzzer-no-link,address -O1 -I Sources/CXML/include -I /usr/include/libxml2 -c Sources/CXML/mp_xml.c -o "$out/CXML.o"
 module MediaFeed Sources/MediaFeed/*.swift
 module MediaControl Sources/MediaControl/ControlRequest.swift Sources/MediaControl/ControlReplies.swift Sources/MediaControl/ControlPaths.swift Sources/MediaControl/LineSplitter.swift
 module MediaSession Sources/MediaSession/Script.swift
@@ -29,7 +32,7 @@ cflags=""
 for flag in $(pkg-config --cflags chafa); do cflags="$cflags -Xcc $flag"; done
 # shellcheck disable=SC2086
 module MediaEngine -I Sources/CFFmpeg -I Sources/CSDL2 -I Sources/CChafa -I Sources/CLinux $cflags $(find Sources/MediaEngine -name '*.swift')
-model="$out/MediaModel.o $out/MediaTerminal.o"
+model="$out/MediaModel.o $out/MediaTerminal.o $out/CXML.o"
 
 # target NAME HARNESS OBJECTS...
 target() {
