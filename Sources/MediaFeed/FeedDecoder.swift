@@ -160,13 +160,15 @@ public enum FeedDecoder {
             id = derivedID(for: draft, taken: &owners)
         }
         let title = draft.title ?? derivedTitle(for: draft)
-        return FeedItem(
+        var item = FeedItem(
             position: draft.position, id: id, title: title, kind: draft.kind,
             source: draft.problem == nil ? draft.source : nil,
             description: draft.description, thumbnail: draft.thumbnail,
             invalidReason: draft.problem, location: draft.location,
             duration: draft.duration, published: draft.published
         )
+        item.titleIsDerived = draft.title == nil
+        return item
     }
 
     /// A row of the facts-feed shape: a picture with a title and a

@@ -43,6 +43,9 @@ public struct FeedItem: Sendable, Hashable, Identifiable {
     /// Seconds, as the feed states it (a podcast's `itunes:duration`, an
     /// M3U's `#EXTINF`); the probed file's own duration wins once known.
     public var duration: Double?
+    /// The title was made from the file's name (the feed gave none): a
+    /// title tag, once probed, is better.
+    public var titleIsDerived = false
     /// When the feed says it was published (RSS `pubDate`, Atom, JSON Feed).
     public var published: Date?
 

@@ -58,7 +58,11 @@ public enum FeedFile {
             throw FeedFileError(.unavailable, "feed not found: \(name) (check the path, or pass --feed PATH)")
         }
         if isDirectory.boolValue {
-            throw FeedFileError(.unavailable, "feed \(name) is a folder, not a JSON file (pass --feed FOLDER/media.json)")
+            // A folder of media: its files, in path order.
+            guard access(path, R_OK | X_OK) == 0 else {
+                throw FeedFileError(.unavailable, "cannot read folder \(name): \(String(cString: strerror(errno))) (check its permissions)")
+            }
+            return LoadedFeed(feed: FolderFeed.read(path), source: name)
         }
         // A FIFO or device would block the read forever (and opening a FIFO
         // waits for a writer): only regular files are feeds.

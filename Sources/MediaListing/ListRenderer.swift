@@ -62,6 +62,12 @@ public struct ItemRow: Sendable {
         }
     }
 
+    /// The feed's title, or the file's title tag where the feed gave none.
+    func title(of item: FeedItem) -> String {
+        guard item.titleIsDerived, let tag = details?.title, !tag.isEmpty else { return item.title }
+        return tag
+    }
+
     /// Shows the background player's state first: `▶ playing 00:12/03:20 · cached`.
     public mutating func show(_ playback: ItemStatus) {
         self.playback = playback
@@ -110,7 +116,7 @@ public enum ListRenderer {
             var cells = [
                 Table.Cell("\(item.position)"),
                 Table.Cell(item.kind?.name ?? (row.state == .textOnly ? "text" : "?"), style: item.kind == nil && row.state != .textOnly ? .red : nil),
-                Table.Cell(item.title),
+                Table.Cell(row.title(of: item)),
                 Table.Cell(row.stateText, style: row.style),
             ]
             if durations { cells.append(Table.Cell((row.details?.duration ?? item.duration).map(StatusText.clock) ?? "")) }
@@ -201,7 +207,7 @@ public enum ListDocument {
             json.key(Key.size); json.number(row.size)
             json.key(Key.state); json.string(row.state.rawValue)
             json.key(Key.thumbnail); json.string(item.thumbnail?.description)
-            json.key(Key.title); json.string(item.title)
+            json.key(Key.title); json.string(row.title(of: item))
             json.key(Key.url); json.string(item.source?.description)
             json.endObject()
             if json.bytes.count >= 256 << 10, !json.flush(to: output) { return }

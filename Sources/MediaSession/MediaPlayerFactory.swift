@@ -100,9 +100,11 @@ public struct MediaPlayerFactory: PlayerFactory {
             // Only media with sound probe the device (the probe makes ALSA
             // talk on stderr where there is none).
             let hasSound: Bool
-            switch (item.kind, input) {
-            case (nil, let .file(path)): hasSound = (try? Demuxer(path: path))?.audioStreamIndex != nil
-            default: hasSound = item.kind != .image
+            // A local file says itself (a silent video, or text named .mp3,
+            // probes nothing).
+            switch input {
+            case let .file(path): hasSound = item.kind != .image && (try? Demuxer(path: path))?.audioStreamIndex != nil
+            case .source: hasSound = item.kind != .image
             }
             do {
                 return try SDLAudioSink(probe: hasSound, handoff: handoff)

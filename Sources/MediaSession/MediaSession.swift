@@ -463,6 +463,14 @@ public final class MediaSession: @unchecked Sendable {
     /// Autoplay, repeat and shuffle as they stand.
     public var playlistMode: PlaylistMode { lock.withLock { playlist.mode } }
 
+    /// Whether autoplay starts another item when `key`'s ends.
+    public func willPlayOn(after key: ItemKey) -> Bool {
+        lock.withLock {
+            guard playlist.mode.autoplay, let item = itemLocked(key) else { return false }
+            return playlist.successor(after: item) != nil
+        }
+    }
+
     /// Changes the playlist's modes (nil leaves one as it is); returns them.
     /// Turning shuffle on draws a new order, fixed until it is turned off.
     @discardableResult

@@ -83,7 +83,7 @@ import TestKit
         #expect(Set(raw.keys) == ["schema", "feed", "items"])
         #expect(Set((raw["feed"] as! [String: Any]).keys) == ["title", "source"])
         for item in raw["items"] as! [[String: Any]] {
-            #expect(Set(item.keys) == ["position", "id", "kind", "title", "url", "description", "thumbnail", "state", "size", "received", "error", "line", "playback", "media"])
+            #expect(Set(item.keys) == ["position", "id", "kind", "title", "url", "description", "thumbnail", "state", "size", "received", "error", "line", "playback", "media", "duration", "published"])
         }
     }
 
@@ -180,6 +180,8 @@ struct ListJSON: Codable, Equatable {
         var line: Int
         var playback: Playback?
         var media: Media?
+        var duration: Double?
+        var published: String?
     }
 
     struct Media: Codable, Equatable {

@@ -15,7 +15,7 @@ import MediaConfig
 struct PlayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "play",
-        abstract: "Play an item, a file or a URL in the foreground.",
+        abstract: "Play an item, files, folders, playlists or URLs in the foreground.",
         discussion: """
             Plays to the audio device and a video window (SDL); an image shows in a \
             window until you close it. Where there is no window (SSH, a console), \
@@ -36,9 +36,14 @@ struct PlayCommand: AsyncParsableCommand {
             and exit code 65; a download that fails, before or during playback, \
             with exit code 69.
 
+            Several files, a folder (its media files, in path order) or a playlist \
+            (M3U, PLS, a podcast feed) play one after the other; < and > move \
+            between them.
+
             Examples:
               mediaplay play 2
               mediaplay play ~/Music/song.flac
+              mediaplay play ~/Music/Album intro.mp3 radio.pls
               mediaplay play 5 --start 90
               mediaplay play 1 --audio-out out.wav --video-out frames.txt --untimed
               mediaplay play clip.mp4 --vo terminal
@@ -47,8 +52,10 @@ struct PlayCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("An item number or id from 'mediaplay list', a file path or an http(s) URL.", valueName: "n|id|path|url"))
-    var target: String
+    @Argument(help: ArgumentHelp("An item number or id from 'mediaplay list', or files, folders, playlists and http(s) URLs, played in turn.", valueName: "n|id|path|url"))
+    var targets: [String]
+
+    private var target: String { targets.joined(separator: " ") }
 
     @OptionGroup var recording: RecordingOptions
 
@@ -108,6 +115,7 @@ struct PlayCommand: AsyncParsableCommand {
         if recording.videoOut != nil && vo == .window { throw ValidationError("--video-out records instead of a window: drop --vo window") }
         if images == ImageMode.none { throw ValidationError("--images takes kitty, sixel or blocks (--vo none plays no pictures)") }
         if !(start >= 0) || !start.isFinite { throw ValidationError("--start must be a number of seconds, 0 or more") }
+        if targets.isEmpty { throw ValidationError("play takes an item, or files, folders, playlists or URLs") }
         if !AudioSettings.range.contains(volume) { throw ValidationError("--volume takes a percentage from 0 to 150") }
         if !AudioSettings.speeds.contains(speed) { throw ValidationError("--speed takes a factor from 0.25 to 4 (like 1.5)") }
     }
@@ -117,12 +125,15 @@ struct PlayCommand: AsyncParsableCommand {
             let (feed, item) = try resolveTarget()
             let display = DisplayOutcome()
             let audio: MediaPlayerFactory.Audio
-            if let file = recording.audioFileSink() {
-                audio = .sink { file }
+            // One recording across every item played in turn.
+            let audioRecord = recording.audioFileSink().map(ContinuousAudioSink.init)
+            if let audioRecord {
+                audio = .sink { audioRecord }
             } else {
                 audio = noAudio ? .off : .device
             }
-            let hashSink = try recording.frameHashSink()
+            let videoRecord = try recording.frameHashSink().map(ContinuousVideoSink.init)
+            let hashSink: (any VideoSink)? = videoRecord
             let screen = makeScreen(recording: hashSink != nil)
             defer { screen?.close() }
             let video: MediaPlayerFactory.Video
@@ -148,17 +159,28 @@ struct PlayCommand: AsyncParsableCommand {
                 }
             }
             // A session of its own, with the command layer every front end uses.
-            let store = item.source?.isRemote == true ? try CacheAccess.open(global) : nil
-            let session = MediaSession(feed: feed, store: store, positions: nil, engine: engine, settings: AudioSettings(volume: volume, muted: mute, speed: speed))
+            let store = feed.items.contains(where: { $0.source?.isRemote == true }) ? try CacheAccess.open(global) : nil
+            // Files, folders and playlists play in turn; a feed's item alone.
+            let inTurn = targets.count > 1 || Self.namesMedia(targets[0])
+            let session = MediaSession(
+                feed: feed, store: store, positions: nil, engine: engine, settings: AudioSettings(volume: volume, muted: mute, speed: speed),
+                playlist: PlaylistMode(autoplay: inTurn && feed.items.count > 1)
+            )
             // The keys of the terminal and the window: config.toml's [keys].
             session.keymap = LoadedConfig.current.keymap
             let outcome = await PlaybackView.run(session, item: item, from: start, screen: screen)
             let statistics = session.statistics(of: item.key)
             await session.shutdown()
+            do {
+                try audioRecord?.finish()
+                try videoRecord?.finish()
+            } catch {
+                throw CLIError("cannot finish the recording: \(error)", exitCode: .ioError)
+            }
             if case let .failed(error) = outcome {
                 switch error.code {
                 case .downloadFailed:
-                    let retry = feed.items.count > 1 ? "mediaplay fetch \(item.position)" : "mediaplay play \(target)"
+                    let retry = Self.namesMedia(targets[0]) ? "mediaplay play \(target)" : "mediaplay fetch \(item.position)"
                     // The status's words ("download failed: …"), with the title once.
                     let reason = session.failure(of: item.key)?.message ?? error.message
                     throw CLIError("\"\(item.title)\": \(reason) (the part downloaded is kept; retry: \(retry))", exitCode: .unavailable)
@@ -220,22 +242,59 @@ struct PlayCommand: AsyncParsableCommand {
         }
     }
 
-    /// The feed and the item to play: a feed item by number or id, or a
-    /// path or URL as a feed of one item.
+    /// The feed and the item to play: a feed item by number or id, or the
+    /// files, folders, playlists and URLs given, as one feed played in turn.
     private func resolveTarget() throws(CLIError) -> (Feed, FeedItem) {
-        func single(_ source: MediaSource, title: String) -> (Feed, FeedItem) {
-            let item = FeedItem(position: 1, id: source.description, title: title, kind: nil, source: source)
-            return (Feed(title: title, items: [item]), item)
+        if targets.count == 1, !Self.namesMedia(targets[0]) {
+            return try feedItem(targets[0])
         }
-        if target.hasPrefix("/") || target.hasPrefix(".") || target.hasPrefix("~") || FileManager.default.fileExists(atPath: target) {
-            let path = absolutePath(target)
-            try Self.checkPlayable(path)
-            return single(.file(path), title: (path as NSString).lastPathComponent)
+        var feeds: [Feed] = []
+        for target in targets {
+            feeds.append(try Self.feed(of: target, global: global))
         }
+        let feed = Feed.joined(feeds, title: feeds.count == 1 ? feeds[0].title : "\(targets.count) items")
+        for note in feed.notes { Self.warn("note: \(note)") }
+        guard let first = feed.items.first(where: { $0.source != nil && $0.isValid }) else {
+            throw CLIError("nothing to play in \(target): no media files", exitCode: .noInput)
+        }
+        return (feed, first)
+    }
+
+    /// Whether a target names media (a path or a URL) rather than a feed item.
+    private static func namesMedia(_ target: String) -> Bool {
+        if target.hasPrefix("/") || target.hasPrefix(".") || target.hasPrefix("~") || FileManager.default.fileExists(atPath: target) { return true }
+        if let scheme = FeedDecoder.schemeOf(target), scheme == "http" || scheme == "https" { return true }
+        return false
+    }
+
+    /// One target as a feed: a folder's media, a playlist's or feed's items,
+    /// a media file or a URL alone.
+    private static func feed(of target: String, global: GlobalOptions) throws(CLIError) -> Feed {
         if let scheme = FeedDecoder.schemeOf(target), scheme == "http" || scheme == "https" {
             guard let url = URL(string: target) else { throw CLIError("\"\(target)\" is not a valid URL", exitCode: .usage) }
-            return single(.remote(url), title: target)
+            // A playlist or feed on the web (radio.pls, a podcast) lists items.
+            if ["m3u", "m3u8", "pls", "xml", "rss", "atom", "json"].contains(url.pathExtension.lowercased()) {
+                var options = global
+                options.feed = target
+                return try FeedLoading.load(options).feed
+            }
+            return Feed.single(.remote(url))
         }
+        let path = absolutePath(target)
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue || FeedDecoder.isFeedFile(path) {
+            do {
+                return try FeedFile.load(path, shownAs: target).feed
+            } catch {
+                throw CLIError(error)
+            }
+        }
+        try checkPlayable(path)
+        return Feed.single(.file(path))
+    }
+
+    /// A feed item by number or id.
+    private func feedItem(_ target: String) throws(CLIError) -> (Feed, FeedItem) {
         let loaded = try FeedLoading.load(global)
         // Named like a file (a.mp3, dir/a.mp3) and neither a file nor an item: a missing file.
         if loaded.feed.item(matching: target) == nil, target.contains("/") || !(target as NSString).pathExtension.isEmpty {

@@ -75,7 +75,9 @@ enum PlaybackView {
                 // is off here) is followed from then on.
                 let id = event.status.id
                 if id != followed.key {
-                    guard event.event == .state, [.downloading, .buffering, .playing].contains(event.status.state) else { continue }
+                    // (A next item that fails to start is followed too: its
+                    // failure ends `play`, where waiting for it would hang.)
+                    guard event.event == .state, [.downloading, .buffering, .playing, .failed].contains(event.status.state) else { continue }
                     followed.key = id
                 }
                 stepSink.yield(.event(event))
@@ -133,6 +135,12 @@ enum PlaybackView {
                         followed.key = now.id
                         item = session.item(for: now.id) ?? item
                         lastState = nil
+                        continue
+                    }
+                    // Played to its end with more to play (files, a folder
+                    // or a playlist in turn): the next item's start is followed.
+                    if state == .ended, session.willPlayOn(after: status.id) {
+                        lastState = state
                         continue
                     }
                     lastState = state

@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+import TestKit
+
+/// The media people keep, as a user meets it: a folder of music, a podcast
+/// served over http, a playlist from the network, several files at once.
+@Suite struct FormatsTests {
+    /// A folder: two tagged tracks (numbered so that name order and number
+    /// order differ), an untagged FLAC in a subfolder, a cover, a text file,
+    /// a link out of the folder and a link loop.
+    static func musicFolder(in folder: TemporaryDirectory) async throws -> (root: String, files: [String]) {
+        let root = folder.path + "/Music"
+        try FileManager.default.createDirectory(atPath: root + "/Album/Disc", withIntermediateDirectories: true)
+        var files: [String] = []
+        for (number, frequency) in [(2, 440), (10, 660)] {
+            let made = try await Fixtures.make("track-\(number).mp3", [
+                "-f", "lavfi", "-i", "sine=frequency=\(frequency):duration=1", "-metadata", "title=Song \(number)", "-metadata", "artist=Björk",
+                "-c:a", "libmp3lame", "-b:a", "96k",
+            ])
+            let path = root + "/Album/\(number) Track.mp3"
+            try FileManager.default.copyItem(atPath: made, toPath: path)
+            files.append(path)
+        }
+        let flac = try await Fixtures.make("untagged-mono.flac", ["-f", "lavfi", "-i", "sine=frequency=330:duration=1", "-c:a", "flac"])
+        try FileManager.default.copyItem(atPath: flac, toPath: root + "/Album/Disc/zz.flac")
+        files.append(root + "/Album/Disc/zz.flac")
+        let cover = try await Fixtures.make("cover-64.jpg", ["-f", "lavfi", "-i", "testsrc2=size=64x64:duration=0.1", "-frames:v", "1"])
+        try FileManager.default.copyItem(atPath: cover, toPath: root + "/Album/cover.jpg")
+        _ = try folder.write("Music/Album/notes.txt", "liner notes")
+        symlink("/etc", root + "/etc")
+        symlink("..", root + "/Album/Disc/up")
+        return (root, files)
+    }
+
+    static func joinedPCM(_ files: [String]) async throws -> [UInt8] {
+        var joined: [UInt8] = []
+        for file in files { joined += try await Fixtures.referencePCM(file) }
+        return joined
+    }
+
+    @Test func aFolderListsItsMediaInPathOrderWithTagsAndCover() async throws {
+        let folder = try TemporaryDirectory()
+        let (root, _) = try await Self.musicFolder(in: folder)
+        let result = try await Mediaplay.run(["list", "--json", "--feed", root, "--cache-dir", folder.path + "/cache"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let document = try JSONDecoder().decode(ListJSON.self, from: Data(result.stdout.utf8))
+        #expect(document.feed.title == "Music")
+        #expect(document.items.map(\.title) == ["Song 2", "Song 10", "zz"], "title tags where the folder gives none; 2 before 10")
+        #expect(document.items.map(\.kind) == ["audio", "audio", "audio"])
+        #expect(document.items[0].thumbnail == root + "/Album/cover.jpg" && document.items[2].thumbnail == nil)
+        #expect(result.stderr.contains("etc links outside the folder; not followed"), "\(result.stderr)")
+        #expect(result.stderr.contains("a link loop"), "\(result.stderr)")
+    }
+
+    /// `play FOLDER` plays its items in turn: the recording is ffmpeg's
+    /// decodings of the files, joined.
+    @Test func playingAFolderRecordsEveryFileInTurn() async throws {
+        let folder = try TemporaryDirectory()
+        let (root, files) = try await Self.musicFolder(in: folder)
+        // The FLAC is mono at 44.1 kHz like the MP3s: one recording format.
+        let out = folder.path + "/out.wav"
+        let result = try await Mediaplay.run(["play", root, "--audio-out", out, "--untimed", "--cache-dir", folder.path + "/cache"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try await Fixtures.referencePCM(out) == (try await Self.joinedPCM(files)))
+        // Files and a folder on one command line, in the order given.
+        let both = try await Mediaplay.run(["play", files[2], root + "/Album/10 Track.mp3", "--audio-out", out, "--untimed"])
+        #expect(both.status == 0, "\(both.stderr)")
+        #expect(try await Fixtures.referencePCM(out) == (try await Self.joinedPCM([files[2], files[1]])))
+    }
+
+    static func podcast(_ server: TestHTTPServer) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd">
+          <channel>
+            <title>Loopback Radio</title>
+            <item>
+              <title>Episode 1</title>
+              <guid>ep1</guid>
+              <enclosure url="\(server.url("/ep1.mp3").absoluteString)" type="audio/mpeg"/>
+              <itunes:duration>0:01</itunes:duration>
+              <pubDate>Mon, 03 Nov 2025 06:00:00 +0000</pubDate>
+              <description>&lt;p&gt;Notes&lt;/p&gt;</description>
+            </item>
+            <item><title>Announcement</title><description>No audio</description></item>
+          </channel>
+        </rss>
+        """
+    }
+
+    /// A podcast from the network lists with its kinds and titles, and an
+    /// episode plays bit-exact against ffmpeg.
+    @Test func aPodcastEpisodePlaysExactly() async throws {
+        let server = try TestHTTPServer()
+        let folder = try TemporaryDirectory()
+        let episode = try await Fixtures.make("episode.mp3", ["-f", "lavfi", "-i", "sine=frequency=550:duration=1.5", "-c:a", "libmp3lame"])
+        server.serve("/ep1.mp3", bytes: Array(try Data(contentsOf: URL(fileURLWithPath: episode))), contentType: "audio/mpeg")
+        server.serve("/podcast", bytes: Array(Self.podcast(server).utf8), contentType: "application/rss+xml")
+        let feed = server.url("/podcast").absoluteString
+        let list = try await Mediaplay.run(["list", "--json", "--feed", feed, "--cache-dir", folder.path + "/cache"])
+        #expect(list.status == 0, "\(list.stderr)")
+        let document = try JSONDecoder().decode(ListJSON.self, from: Data(list.stdout.utf8))
+        #expect(document.feed.title == "Loopback Radio")
+        #expect(document.items.map(\.title) == ["Episode 1", "Announcement"])
+        #expect(document.items.map(\.state) == ["not-downloaded", "text-only"])
+        #expect(document.items[0].id == "ep1" && document.items[0].duration == 1 && document.items[0].published == "2025-11-03T06:00:00Z")
+        #expect(document.items[0].description == "Notes")
+        let out = folder.path + "/episode.wav"
+        let played = try await Mediaplay.run(["play", "1", "--feed", feed, "--audio-out", out, "--untimed", "--cache-dir", folder.path + "/cache"])
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(try await Fixtures.referencePCM(out) == (try await Fixtures.referencePCM(episode)))
+    }
+
+    /// A playlist from the network reaches no local file, whatever it names.
+    @Test func aRemotePlaylistCannotReachALocalFile() async throws {
+        let server = try TestHTTPServer()
+        let folder = try TemporaryDirectory()
+        let secret = try folder.write("secret.mp3", "not for the network")
+        server.serve("/lists/mix.m3u", bytes: Array("#EXTM3U\n\(secret)\nfile://\(secret)\n../../secret.mp3\n#EXTINF:5,Fine\nok.mp3\n".utf8), contentType: "audio/x-mpegurl")
+        let result = try await Mediaplay.run(["list", "--json", "--feed", server.url("/lists/mix.m3u").absoluteString, "--cache-dir", folder.path + "/cache"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let document = try JSONDecoder().decode(ListJSON.self, from: Data(result.stdout.utf8))
+        #expect(document.items.map(\.state) == ["invalid", "invalid", "invalid", "not-downloaded"])
+        #expect(document.items[0].error == "a playlist from the network cannot name local files (\(secret))")
+        #expect(document.items[3].url == server.url("/lists/ok.mp3").absoluteString && document.items[3].title == "Fine")
+        #expect(document.items.allSatisfy { $0.url?.hasPrefix("/") != true })
+        let play = try await Mediaplay.run(["play", "1", "--feed", server.url("/lists/mix.m3u").absoluteString, "--no-audio", "--untimed", "--cache-dir", folder.path + "/cache"])
+        #expect(play.status != 0 && play.stderr.contains("cannot name local files"), "\(play.stderr)")
+    }
+}
