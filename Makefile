@@ -82,6 +82,7 @@ demo: test-deps build
 bench: test-deps
 	@command -v curl >/dev/null || apt-get install -y -qq curl
 	@command -v jq >/dev/null || apt-get install -y -qq jq
+	@command -v xmllint >/dev/null || apt-get install -y -qq libxml2-utils
 	@test -x /usr/bin/time || apt-get install -y -qq time
 	@command -v mpv >/dev/null && command -v mpd >/dev/null && command -v mpc >/dev/null || \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mpv mpd mpc
@@ -91,6 +92,7 @@ bench: test-deps
 	.build/release/mediaplay-bench control --runs 3
 	.build/release/mediaplay-bench progressive --runs 3
 	.build/release/mediaplay-bench feeds --runs 3
+	.build/release/mediaplay-bench podcast --runs 5
 	.build/release/mediaplay-bench controls --runs 3
 	.build/release/mediaplay-bench terminal --runs 3
 	.build/release/mediaplay-bench memory --count 1000

@@ -10,6 +10,7 @@ import TestKit
 //   mediaplay-bench control [--runs 3]
 //   mediaplay-bench progressive [--runs 3]
 //   mediaplay-bench feeds [--runs 3]
+//   mediaplay-bench podcast [--runs 3]
 //   mediaplay-bench controls [--runs 3]
 //   mediaplay-bench terminal [--runs 3]
 
@@ -17,7 +18,7 @@ import TestKit
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N] | feeds [--runs N] | controls [--runs N] | terminal [--runs N] | memory [--count N]")
+    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N] | feeds [--runs N] | podcast [--runs N] | controls [--runs N] | terminal [--runs N] | memory [--count N]")
     exit(64)
 }
 
@@ -126,6 +127,8 @@ case "progressive":
     try await progressiveBenchmark(runs: option("--runs", default: 3))
 case "feeds":
     try feedsBenchmark(runs: option("--runs", default: 3))
+case "podcast":
+    try podcastBenchmark(runs: option("--runs", default: 3))
 case "controls":
     try await controlsBenchmark(runs: option("--runs", default: 3))
 case "memory":

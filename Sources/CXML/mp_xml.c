@@ -9,16 +9,21 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
+#include <libxml/xmlreader.h>
 
 /// The few libxml2 functions used, found with dlsym (types from its headers).
 static struct {
     __typeof__(&xmlInitParser) init;
-    __typeof__(&xmlReadMemory) read_memory;
-    __typeof__(&xmlFreeDoc) free_doc;
-    __typeof__(&xmlGetLastError) last_error;
-    __typeof__(&xmlResetLastError) reset_error;
+    __typeof__(&xmlReaderForMemory) reader_for_memory;
+    __typeof__(&xmlFreeTextReader) free_reader;
+    __typeof__(&xmlTextReaderRead) read;
+    __typeof__(&xmlTextReaderNext) next;
+    __typeof__(&xmlTextReaderDepth) depth;
+    __typeof__(&xmlTextReaderNodeType) node_type;
+    __typeof__(&xmlTextReaderCurrentNode) current_node;
+    __typeof__(&xmlTextReaderExpand) expand;
+    __typeof__(&xmlTextReaderSetStructuredErrorHandler) set_error_handler;
     __typeof__(&xmlGetLineNo) line_of;
-    __typeof__(&xmlSetStructuredErrorFunc) set_error_handler;
     char failure[256];
     int loaded;
 } api;
@@ -33,12 +38,16 @@ static void load(void) {
     }
     struct { void **slot; const char *name; } symbols[] = {
         { (void **)&api.init, "xmlInitParser" },
-        { (void **)&api.read_memory, "xmlReadMemory" },
-        { (void **)&api.free_doc, "xmlFreeDoc" },
-        { (void **)&api.last_error, "xmlGetLastError" },
-        { (void **)&api.reset_error, "xmlResetLastError" },
+        { (void **)&api.reader_for_memory, "xmlReaderForMemory" },
+        { (void **)&api.free_reader, "xmlFreeTextReader" },
+        { (void **)&api.read, "xmlTextReaderRead" },
+        { (void **)&api.next, "xmlTextReaderNext" },
+        { (void **)&api.depth, "xmlTextReaderDepth" },
+        { (void **)&api.node_type, "xmlTextReaderNodeType" },
+        { (void **)&api.current_node, "xmlTextReaderCurrentNode" },
+        { (void **)&api.expand, "xmlTextReaderExpand" },
+        { (void **)&api.set_error_handler, "xmlTextReaderSetStructuredErrorHandler" },
         { (void **)&api.line_of, "xmlGetLineNo" },
-        { (void **)&api.set_error_handler, "xmlSetStructuredErrorFunc" },
     };
     for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
         *symbols[i].slot = dlsym(library, symbols[i].name);
@@ -62,9 +71,8 @@ static void copy_message(char *target, size_t size, const char *message) {
     while (length > 0 && target[length - 1] == ' ') target[--length] = 0;
 }
 
-/// Whether the document declares entities of its own (in an internal DTD).
-static int declares_entities(xmlDocPtr doc) {
-    xmlDtdPtr dtd = doc->intSubset;
+/// Whether a document type declares entities of its own.
+static int declares_entities(xmlDtdPtr dtd) {
     if (dtd == NULL) return 0;
     for (xmlNodePtr node = dtd->children; node != NULL; node = node->next) {
         if (node->type == XML_ENTITY_DECL) return 1;
@@ -82,7 +90,17 @@ static void keep_first_error(void *context, xmlErrorPtr raised) {
     error->column = raised->int2 > 0 ? raised->int2 : 1;
 }
 
-mp_xml_doc *mp_xml_parse(const char *bytes, size_t length, mp_xml_error *error) {
+struct mp_xml_reader {
+    xmlTextReaderPtr reader;
+    /// The first error, where the handler writes it.
+    mp_xml_error error;
+    /// The depth of the root element (0), once read.
+    int root_seen;
+    /// An element was handed out: the next call skips its subtree.
+    int skip;
+};
+
+mp_xml_reader *mp_xml_open(const char *bytes, size_t length, mp_xml_error *error) {
     pthread_once(&load_once, load);
     memset(error, 0, sizeof *error);
     if (!api.loaded) {
@@ -93,46 +111,103 @@ mp_xml_doc *mp_xml_parse(const char *bytes, size_t length, mp_xml_error *error) 
     }
     if (length > (size_t)0x7fffffff) {
         snprintf(error->message, sizeof error->message, "the document is larger than 2 GiB");
-        return NULL;
-    }
-    api.reset_error();
-    // No NOENT (entities stay references: no expansion, no external
-    // entity), no DTDLOAD, NONET; errors to the handler, never printed
-    // (the handler is this thread's: libxml2 keeps it per thread); lines
-    // past 65535 kept.
-    int options = XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES | XML_PARSE_COMPACT;
-    api.set_error_handler(error, keep_first_error);
-    xmlDocPtr doc = api.read_memory(bytes, (int)length, NULL, NULL, options);
-    api.set_error_handler(NULL, NULL);
-    if (doc == NULL) {
-        if (error->line == 0) {
-            const xmlError *last = api.last_error();
-            copy_message(error->message, sizeof error->message, last ? last->message : NULL);
-            error->line = last && last->line > 0 ? last->line : 1;
-            error->column = last && last->int2 > 0 ? last->int2 : 1;
-        }
-        return NULL;
-    }
-    memset(error, 0, sizeof *error);
-    if (declares_entities(doc)) {
-        api.free_doc(doc);
-        snprintf(error->message, sizeof error->message, "the document declares entities of its own (<!ENTITY>), which mediaplay does not expand");
         error->line = 1;
         error->column = 1;
         return NULL;
     }
-    return (mp_xml_doc *)doc;
+    mp_xml_reader *reader = calloc(1, sizeof *reader);
+    if (reader == NULL) return NULL;
+    // No NOENT (entities stay references: no expansion, no external
+    // entity), no DTDLOAD, NONET; errors to the handler, never printed;
+    // lines past 65535 kept; blank text between elements dropped.
+    int options = XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES | XML_PARSE_COMPACT | XML_PARSE_NOBLANKS;
+    reader->reader = api.reader_for_memory(bytes, (int)length, NULL, NULL, options);
+    if (reader->reader == NULL) {
+        free(reader);
+        snprintf(error->message, sizeof error->message, "libxml2 could not start reading");
+        error->line = 1;
+        error->column = 1;
+        return NULL;
+    }
+    api.set_error_handler(reader->reader, keep_first_error, &reader->error);
+    return reader;
 }
 
-void mp_xml_free(mp_xml_doc *doc) {
-    if (doc != NULL && api.loaded) api.free_doc((xmlDocPtr)doc);
+void mp_xml_close(mp_xml_reader *reader) {
+    if (reader == NULL) return;
+    api.free_reader(reader->reader);
+    free(reader);
 }
 
-mp_xml_node *mp_xml_root(mp_xml_doc *doc) {
-    for (xmlNodePtr node = ((xmlDocPtr)doc)->children; node != NULL; node = node->next) {
-        if (node->type == XML_ELEMENT_NODE) return (mp_xml_node *)node;
+/// Moves on by one node (past the subtree handed out last); 1, or 0 at the
+/// end, or -1 with the error filled.
+static int advance(mp_xml_reader *reader, mp_xml_error *error) {
+    int status = reader->skip ? api.next(reader->reader) : api.read(reader->reader);
+    reader->skip = 0;
+    if (status < 0 || reader->error.line != 0) {
+        *error = reader->error;
+        if (error->line == 0) {
+            snprintf(error->message, sizeof error->message, "not well-formed XML");
+            error->line = 1;
+            error->column = 1;
+        }
+        return -1;
+    }
+    if (status == 0) return 0;
+    if (api.node_type(reader->reader) == XML_READER_TYPE_DOCUMENT_TYPE) {
+        if (declares_entities((xmlDtdPtr)api.current_node(reader->reader))) {
+            snprintf(error->message, sizeof error->message, "the document declares entities of its own (<!ENTITY>), which mediaplay does not expand");
+            error->line = 1;
+            error->column = 1;
+            return -1;
+        }
+    }
+    return 1;
+}
+
+mp_xml_node *mp_xml_root(mp_xml_reader *reader, mp_xml_error *error) {
+    memset(error, 0, sizeof *error);
+    int status;
+    while ((status = advance(reader, error)) == 1) {
+        if (api.node_type(reader->reader) == XML_READER_TYPE_ELEMENT) {
+            reader->root_seen = 1;
+            return (mp_xml_node *)api.current_node(reader->reader);
+        }
     }
     return NULL;
+}
+
+mp_xml_node *mp_xml_next(mp_xml_reader *reader, int depth, mp_xml_error *error) {
+    memset(error, 0, sizeof *error);
+    int status;
+    while ((status = advance(reader, error)) == 1) {
+        if (api.node_type(reader->reader) != XML_READER_TYPE_ELEMENT) continue;
+        int at = api.depth(reader->reader);
+        if (at < depth) continue;
+        if (at > depth) {
+            // Below an element handed out before: past it.
+            reader->skip = 1;
+            continue;
+        }
+        xmlNodePtr node = api.expand(reader->reader);
+        if (node == NULL) {
+            *error = reader->error;
+            if (error->line == 0) {
+                snprintf(error->message, sizeof error->message, "not well-formed XML");
+                error->line = 1;
+                error->column = 1;
+            }
+            return NULL;
+        }
+        reader->skip = 1;
+        return (mp_xml_node *)node;
+    }
+    return NULL;
+}
+
+mp_xml_node *mp_xml_parent(mp_xml_node *node) {
+    xmlNodePtr parent = ((xmlNodePtr)node)->parent;
+    return parent && parent->type == XML_ELEMENT_NODE ? (mp_xml_node *)parent : NULL;
 }
 
 static xmlNodePtr element_from(xmlNodePtr node) {

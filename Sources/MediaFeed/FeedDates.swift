@@ -8,24 +8,45 @@ public enum FeedDates {
 
     /// "Tue, 10 Jun 2003 04:00:00 GMT", "10 Jun 2003 04:00 +0200", "EST" and the like.
     static func rfc822(_ text: String) -> Date? {
-        var words = text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }).map { String($0) }
-        if let first = words.first, Int(first) == nil { words.removeFirst() }  // the weekday
-        guard words.count >= 4, let day = Int(words[0]), (1...31).contains(day),
-              let month = months.firstIndex(of: String(words[1].prefix(3)).lowercased()),
-              var year = Int(words[2]) else { return nil }
+        // Words as byte ranges (no String per word: a feed has thousands of dates).
+        let bytes = Array(text.utf8)
+        var words: [ArraySlice<UInt8>] = []
+        var start: Int?
+        for index in 0...bytes.count {
+            let separator = index == bytes.count || [0x20, 0x2C, 0x09, 0x0A, 0x0D].contains(bytes[index])
+            if separator {
+                if let first = start { words.append(bytes[first..<index]) }
+                start = nil
+            } else if start == nil {
+                start = index
+            }
+        }
+        func number(_ word: ArraySlice<UInt8>) -> Int? {
+            guard !word.isEmpty, word.count <= 6 else { return nil }
+            var value = 0
+            for byte in word {
+                guard byte >= 0x30, byte <= 0x39 else { return nil }
+                value = value * 10 + Int(byte - 0x30)
+            }
+            return value
+        }
+        if let first = words.first, number(first) == nil { words.removeFirst() }  // the weekday
+        guard words.count >= 4, let day = number(words[0]), (1...31).contains(day), words[1].count >= 3,
+              let month = months.firstIndex(of: String(decoding: words[1].prefix(3), as: UTF8.self).lowercased()),
+              var year = number(words[2]) else { return nil }
         if year < 100 { year += year < 50 ? 2000 : 1900 }
-        let time = words[3].split(separator: ":").map { Int($0) }
+        let time = words[3].split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).map(number)
         guard (2...3).contains(time.count), time.allSatisfy({ $0 != nil }) else { return nil }
         let (hour, minute, second) = (time[0]!, time[1]!, time.count == 3 ? time[2]! : 0)
         guard (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }
         var offset = 0
         if words.count >= 5 {
             let zone = words[4]
-            if let sign = zone.first, sign == "+" || sign == "-", zone.count == 5, let value = Int(zone.dropFirst()) {
-                offset = (value / 100 * 3600 + value % 100 * 60) * (sign == "-" ? -1 : 1)
+            if let sign = zone.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-"), zone.count == 5, let value = number(zone.dropFirst()) {
+                offset = (value / 100 * 3600 + value % 100 * 60) * (sign == UInt8(ascii: "-") ? -1 : 1)
             } else {
                 let zones = ["est": -5, "edt": -4, "cst": -6, "cdt": -5, "mst": -7, "mdt": -6, "pst": -8, "pdt": -7]
-                offset = (zones[zone.lowercased()] ?? 0) * 3600
+                offset = (zones[String(decoding: zone, as: UTF8.self).lowercased()] ?? 0) * 3600
             }
         }
         return date(year: year, month: month + 1, day: day, hour: hour, minute: minute, second: Double(second), offset: offset)

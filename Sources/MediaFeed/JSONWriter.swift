@@ -129,30 +129,36 @@ public struct JSONWriter: Sendable {
     /// everything else (slashes, non-ASCII) as is.
     private mutating func appendString(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
-        // Most strings need no escape: copied whole, scanned in place (a
-        // native string's bytes are contiguous; the generic scan cost 5 % of
-        // a large list).
-        let plain = text.utf8.withContiguousStorageIfAvailable { stored in
-            !stored.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
-        } ?? !text.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
-        if plain {
-            bytes.append(contentsOf: text.utf8)
-            bytes.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: bytes.append(byte)
+        // Runs of bytes that need no escape are copied whole, scanned in
+        // place (a native string's bytes are contiguous): most strings are
+        // one run, a description with line breaks a few.
+        var text = text
+        text.withUTF8 { stored in
+            var runStart = 0
+            for index in 0..<stored.count {
+                let byte = stored[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                if runStart < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: stored[runStart..<index])) }
+                runStart = index + 1
+                bytes.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
+                case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
+                case 0x0A: bytes.append(UInt8(ascii: "n"))
+                case 0x0D: bytes.append(UInt8(ascii: "r"))
+                case 0x09: bytes.append(UInt8(ascii: "t"))
+                default:
+                    bytes.append(UInt8(ascii: "u"))
+                    bytes.append(UInt8(ascii: "0"))
+                    bytes.append(UInt8(ascii: "0"))
+                    bytes.append(Self.hexDigits[Int(byte >> 4)])
+                    bytes.append(Self.hexDigits[Int(byte & 0xF)])
+                }
             }
+            if runStart < stored.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: stored[runStart...])) }
         }
         bytes.append(UInt8(ascii: "\""))
     }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }

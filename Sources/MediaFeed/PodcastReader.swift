@@ -13,18 +13,15 @@ enum PodcastReader {
     }
 
     static func decode(_ bytes: [UInt8], origin: FeedOrigin) throws(FeedError) -> Feed {
-        let tree = try XMLTree(bytes)
-        guard let root = tree.root else {
+        let stream = try XMLStream(bytes)
+        guard let root = try stream.root() else {
             throw FeedError(position: SourcePosition(line: 1, column: 1), message: "an XML document without an element")
         }
         switch (root.name, root.namespace) {
         case ("rss", nil):
-            guard let channel = root.children.first(where: { $0.is("channel", in: nil) }) else {
-                throw FeedError(position: SourcePosition(line: root.line, column: 1), message: "the RSS feed has no <channel>")
-            }
-            return try rss(channel, origin: origin)
+            return try rss(stream, origin: origin)
         case ("feed", Namespace.atom?):
-            return try atom(root, origin: origin)
+            return try atom(stream, origin: origin)
         case ("opml", _):
             throw FeedError(position: SourcePosition(line: root.line, column: 1), message: "an OPML list of subscriptions, not a feed (pass one of its feeds' URLs to --feed)")
         default:
@@ -34,27 +31,38 @@ enum PodcastReader {
 
     // MARK: - RSS 2.0
 
-    private static func rss(_ channel: XMLElement, origin: FeedOrigin) throws(FeedError) -> Feed {
+    /// The channel's children, one at a time: its title and image, and its items.
+    private static func rss(_ stream: XMLStream, origin: FeedOrigin) throws(FeedError) -> Feed {
         var title: String?
         var channelImage: String?
-        var records: [XMLElement] = []
-        for child in channel.children {
+        var drafts: [FeedDraft] = []
+        var sawChannel = false
+        while let child = try stream.next(atDepth: 2) {
+            guard let parent = child.parent, parent.is("channel", in: nil) else { continue }
+            sawChannel = true
             switch (child.name, child.namespace) {
             case ("title", nil): title = child.text
             case ("image", Namespace.itunes?): channelImage = channelImage ?? child.attribute("href")
             case ("image", nil): channelImage = channelImage ?? child.children.first { $0.is("url", in: nil) }?.text
-            case ("item", nil): records.append(child)
+            case ("item", nil):
+                try checkCount(drafts.count + 1, line: child.line)
+                drafts.append(rssItem(child, position: drafts.count + 1, origin: origin))
             default: break
             }
         }
-        try checkCount(records.count, line: channel.line)
-        let drafts = records.indices.map { index in
-            rssItem(records[index], position: index + 1, channelImage: channelImage, origin: origin)
+        guard sawChannel else {
+            throw FeedError(position: SourcePosition(line: 1, column: 1), message: "the RSS feed has no <channel>")
+        }
+        // The channel's image is known only once read (it may follow items).
+        if let channelImage, case let .success(source) = FeedDecoder.resolve(channelImage, origin: origin) {
+            for index in drafts.indices where drafts[index].thumbnail == nil && drafts[index].source != nil && drafts[index].kind != .image {
+                drafts[index].thumbnail = source
+            }
         }
         return Feed(title: title ?? origin.fallbackTitle, items: FeedDecoder.items(from: drafts))
     }
 
-    private static func rssItem(_ element: XMLElement, position: Int, channelImage: String?, origin: FeedOrigin) -> FeedDraft {
+    private static func rssItem(_ element: XMLElement, position: Int, origin: FeedOrigin) -> FeedDraft {
         var draft = FeedDraft(position: position, location: SourcePosition(line: element.line, column: 1))
         var problems: [String] = []
         var enclosure: (url: String, type: String?)?
@@ -82,7 +90,7 @@ enum PodcastReader {
         }
         draft.description = (encoded ?? description).map(HTMLText.plain).flatMap { $0.isEmpty ? nil : $0 }
         if let media = enclosure ?? mediaContent {
-            fill(&draft, url: media.url, type: media.type, image: image ?? channelImage, origin: origin, problems: &problems)
+            fill(&draft, url: media.url, type: media.type, image: image, origin: origin, problems: &problems)
         }
         // An id from the enclosure when there is no guid (FeedDecoder derives it from the URL).
         draft.problem = problems.first
@@ -91,26 +99,30 @@ enum PodcastReader {
 
     // MARK: - Atom
 
-    private static func atom(_ feed: XMLElement, origin: FeedOrigin) throws(FeedError) -> Feed {
+    private static func atom(_ stream: XMLStream, origin: FeedOrigin) throws(FeedError) -> Feed {
         var title: String?
         var logo: String?
-        var records: [XMLElement] = []
-        for child in feed.children where child.namespace == Namespace.atom {
+        var drafts: [FeedDraft] = []
+        while let child = try stream.next(atDepth: 1) {
+            guard child.namespace == Namespace.atom else { continue }
             switch child.name {
             case "title": title = child.text
             case "logo", "icon": logo = logo ?? child.text
-            case "entry": records.append(child)
+            case "entry":
+                try checkCount(drafts.count + 1, line: child.line)
+                drafts.append(atomEntry(child, position: drafts.count + 1, origin: origin))
             default: break
             }
         }
-        try checkCount(records.count, line: feed.line)
-        let drafts = records.indices.map { index in
-            atomEntry(records[index], position: index + 1, feedImage: logo, origin: origin)
+        if let logo, case let .success(source) = FeedDecoder.resolve(logo, origin: origin) {
+            for index in drafts.indices where drafts[index].thumbnail == nil && drafts[index].source != nil && drafts[index].kind != .image {
+                drafts[index].thumbnail = source
+            }
         }
         return Feed(title: title ?? origin.fallbackTitle, items: FeedDecoder.items(from: drafts))
     }
 
-    private static func atomEntry(_ element: XMLElement, position: Int, feedImage: String?, origin: FeedOrigin) -> FeedDraft {
+    private static func atomEntry(_ element: XMLElement, position: Int, origin: FeedOrigin) -> FeedDraft {
         var draft = FeedDraft(position: position, location: SourcePosition(line: element.line, column: 1))
         var problems: [String] = []
         var enclosure: (url: String, type: String?)?
@@ -137,7 +149,7 @@ enum PodcastReader {
         }
         draft.description = (content ?? summary).map(HTMLText.plain).flatMap { $0.isEmpty ? nil : $0 }
         if let enclosure {
-            fill(&draft, url: enclosure.url, type: enclosure.type, image: image ?? feedImage, origin: origin, problems: &problems)
+            fill(&draft, url: enclosure.url, type: enclosure.type, image: image, origin: origin, problems: &problems)
         }
         draft.problem = problems.first
         return draft
