@@ -96,9 +96,16 @@ let package = Package(
         // Pictures in the terminal: the screen `play` draws video and its
         // status line on (SIGWINCH), and libchafa's drawing, shared with browse.
         .target(name: "MediaTerminalVideo", dependencies: ["MediaEngine", "MediaTerminal", "CFFmpeg", "CChafa"], swiftSettings: swiftSettings),
+        // What outlives a run, in the state directory's SQLite database:
+        // resume positions, settings, played marks and the items seen per feed.
+        .target(
+            name: "MediaState",
+            dependencies: ["MediaModel", "MediaCacheFolder", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "MediaSession",
-            dependencies: ["MediaModel", "MediaFeed", "MediaCache", "MediaEngine", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MediaModel", "MediaFeed", "MediaCache", "MediaEngine", "MediaState", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -130,7 +137,7 @@ let package = Package(
         .target(
             name: "MediaListing",
             dependencies: [
-                "MediaModel", "MediaFeed", "MediaTerminal", "MediaCacheFolder", "MediaplayCommandLine",
+                "MediaModel", "MediaFeed", "MediaTerminal", "MediaCacheFolder", "MediaState", "MediaplayCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -184,7 +191,7 @@ let package = Package(
             name: "mediaplay-core",
             dependencies: [
                 "MediaModel", "MediaFeed", "MediaTerminal", "MediaCache", "MediaEngine", "MediaSession", "MediaControl", "MediaDaemon",
-                "MediaMPRIS", "MediaBrowse", "MediaTerminalVideo", "MediaplayCommandLine", "MediaListing", "MediaCacheCommands", "MediaConfig", "CLinux",
+                "MediaMPRIS", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommandLine", "MediaListing", "MediaCacheCommands", "MediaConfig", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -236,7 +243,7 @@ let package = Package(
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaModel", "MediaEngine", "TestKit"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MediaSessionTests",
-            dependencies: ["MediaModel", "MediaSession", "MediaEngine", "MediaFeed", "MediaCache", "SessionFakes", "TestKit", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MediaModel", "MediaSession", "MediaState", "MediaEngine", "MediaFeed", "MediaCache", "SessionFakes", "TestKit", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "MediaControlTests", dependencies: ["MediaModel", "MediaControl", "MediaDaemon", "MediaSession", "MediaFeed", "MediaEngine", "CLinux", "TestKit", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),

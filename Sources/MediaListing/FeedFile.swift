@@ -10,11 +10,15 @@ public struct LoadedFeed {
     /// Set when the server could not be reached and this is the kept copy:
     /// `offline: showing the feed as of … (could not reach …)`.
     public var offlineNotice: String?
+    /// The feed's absolute path or URL: what it is known by between runs
+    /// (the items seen in it).
+    public var identity: String
 
-    public init(feed: Feed, source: String, offlineNotice: String? = nil) {
+    public init(feed: Feed, source: String, offlineNotice: String? = nil, identity: String? = nil) {
         self.feed = feed
         self.source = source
         self.offlineNotice = offlineNotice
+        self.identity = identity ?? source
     }
 }
 
@@ -62,7 +66,7 @@ public enum FeedFile {
             guard access(path, R_OK | X_OK) == 0 else {
                 throw FeedFileError(.unavailable, "cannot read folder \(name): \(String(cString: strerror(errno))) (check its permissions)")
             }
-            return LoadedFeed(feed: FolderFeed.read(path), source: name)
+            return LoadedFeed(feed: FolderFeed.read(path), source: name, identity: path)
         }
         // A FIFO or device would block the read forever (and opening a FIFO
         // waits for a writer): only regular files are feeds.
@@ -96,7 +100,13 @@ public enum FeedFile {
 
     public static func decode(_ bytes: [UInt8], origin: FeedOrigin, name: String) throws(FeedFileError) -> LoadedFeed {
         do {
-            return LoadedFeed(feed: try FeedDecoder.decode(bytes, origin: origin), source: name)
+            let identity: String?
+            switch origin {
+            case let .file(path): identity = path
+            case let .remote(url): identity = url.absoluteString
+            case .unknown: identity = nil
+            }
+            return LoadedFeed(feed: try FeedDecoder.decode(bytes, origin: origin), source: name, identity: identity)
         } catch {
             throw FeedFileError(.malformed, "\(name):\(error.position.line):\(error.position.column): \(error.message)")
         }

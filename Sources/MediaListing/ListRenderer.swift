@@ -29,6 +29,10 @@ public struct ItemRow: Sendable {
     public private(set) var playback: ItemStatus?
     /// Duration, tags and format of its file, once probed.
     public var details: MediaDetails?
+    /// Played to (nearly) its end.
+    public var played = false
+    /// Appeared in the feed since it was first read, and not played yet.
+    public var isNew = false
 
     public init(_ item: FeedItem, cache: CacheSnapshot?) {
         var entry = EntryStatus.notDownloaded
@@ -94,6 +98,8 @@ public enum ListRenderer {
         let invalid = rows.filter { $0.state == .invalid }.count
         var caption = "\(DisplayWidth.singleLine(feed.title)) · \(feed.items.count) item\(feed.items.count == 1 ? "" : "s")"
         if invalid > 0 { caption += " (\(invalid) invalid)" }
+        let fresh = rows.filter(\.isNew).count
+        if fresh > 0 { caption += " · \(fresh) new" }
         if let width { caption = DisplayWidth.truncate(caption, to: width) }
 
         if feed.items.isEmpty {
@@ -116,7 +122,7 @@ public enum ListRenderer {
             var cells = [
                 Table.Cell("\(item.position)"),
                 Table.Cell(item.kind?.name ?? (row.state == .textOnly ? "text" : "?"), style: item.kind == nil && row.state != .textOnly ? .red : nil),
-                Table.Cell(row.title(of: item)),
+                Table.Cell((row.isNew ? "• " : row.played ? "✓ " : "") + row.title(of: item)),
                 Table.Cell(row.stateText, style: row.style),
             ]
             if durations { cells.append(Table.Cell((row.details?.duration ?? item.duration).map(StatusText.clock) ?? "")) }
@@ -148,6 +154,8 @@ public enum ListDocument {
         static let kind = JSONWriter.Key("kind")
         static let line = JSONWriter.Key("line")
         static let media = JSONWriter.Key("media")
+        static let new = JSONWriter.Key("new")
+        static let played = JSONWriter.Key("played")
         static let playback = JSONWriter.Key("playback")
         static let position = JSONWriter.Key("position")
         static let progress = JSONWriter.Key("progress")
@@ -190,6 +198,7 @@ public enum ListDocument {
             json.key(Key.line); json.number(item.location.line)
             json.key(Key.media)
             if let media = row.details { write(media, into: &json) } else { json.null() }
+            json.key(Key.new); json.bool(row.isNew)
             json.key(Key.playback)
             if let playback = row.playback {
                 json.beginObject()
@@ -201,6 +210,7 @@ public enum ListDocument {
             } else {
                 json.null()
             }
+            json.key(Key.played); json.bool(row.played)
             json.key(Key.position); json.number(item.position)
             json.key(Key.published); json.string(item.published.map(FeedDates.text))
             json.key(Key.received); json.number(row.received)

@@ -3,6 +3,7 @@ import Foundation
 import MediaCacheFolder
 import MediaFeed
 import MediaModel
+import MediaState
 import MediaTerminal
 import MediaplayCommandLine
 
@@ -17,6 +18,9 @@ public struct ListOptions: ParsableArguments {
 
     @Flag(name: .long, help: "Fetch a remote feed whole from its server, never the copy kept for offline use.")
     public var refresh = false
+
+    @Flag(name: .long, help: "Only the items not played to their end yet (their numbers stay the feed's).")
+    public var unplayed = false
 }
 
 /// What `list` prints, from a loaded feed, the cache and the items'
@@ -27,6 +31,8 @@ public enum Listing {
     public struct Surroundings: Sendable {
         public var cache: CacheSnapshot?
         public var active: [ItemKey: ItemStatus]
+        /// The state database (played marks, items seen), when it opens.
+        public var state: StateStore?
     }
 
     /// The cache as read once and the background player's items, and why
@@ -36,16 +42,18 @@ public enum Listing {
     /// cannot be made); otherwise the index is only read.
     public static func surroundings(_ global: GlobalOptions, writable: Bool) -> (Surroundings, problem: String?) {
         let active = BackgroundPlayer.activeItems(global)
+        // Marks are a nicety: a state folder that cannot be used leaves them out.
+        let state = try? StateStore(path: BackgroundPlayer.stateDirectory(global) + "/positions.sqlite")
         let directory = global.cacheDirectory
         guard FileManager.default.fileExists(atPath: directory + "/index.sqlite") else {
             let made = writable ? try? CacheFolder(directory: directory) : nil
-            return (Surroundings(cache: try? made?.snapshot(), active: active), nil)
+            return (Surroundings(cache: try? made?.snapshot(), active: active, state: state), nil)
         }
         do {
             let folder = noteRecovery(writable ? try CacheFolder(directory: directory) : try CacheFolder.forViewing(directory: directory))
-            return (Surroundings(cache: try folder.snapshot(), active: active), nil)
+            return (Surroundings(cache: try folder.snapshot(), active: active, state: state), nil)
         } catch {
-            return (Surroundings(cache: nil, active: active), error.description)
+            return (Surroundings(cache: nil, active: active, state: state), error.description)
         }
     }
 
@@ -54,12 +62,23 @@ public enum Listing {
     public static func print(_ loaded: LoadedFeed, around surroundings: Surroundings, details: [MediaDetails?], options: ListOptions) throws(CLIError) {
         for note in loaded.feed.notes { StandardStream.error("mediaplay: note: \(DisplayWidth.escaped(note))\n") }
         let items = loaded.feed.items
-        let rows = items.indices.map { index in
+        let played = surroundings.state?.playedURLs() ?? []
+        let fresh = surroundings.state?.newItems(in: loaded.identity, ids: items.map(\.id)) ?? []
+        var rows = items.indices.map { index in
             var row = ItemRow(items[index], cache: surroundings.cache)
             row.details = details[index]
+            if let url = items[index].source?.description, played.contains(url) { row.played = true }
+            row.isNew = !row.played && fresh.contains(items[index].id)
             // By key: the item this row shows, whatever its number in the player.
             if !surroundings.active.isEmpty, let playback = surroundings.active[items[index].key] { row.show(playback) }
             return row
+        }
+        var loaded = loaded
+        if options.unplayed {
+            // The feed's own numbers stay: the items keep their positions.
+            let kept = items.indices.filter { items[$0].source != nil && !rows[$0].played }
+            loaded.feed.items = kept.map { items[$0] }
+            rows = kept.map { rows[$0] }
         }
         var failure: Int32 = 0
         let output: ([UInt8]) -> Bool = { bytes in
@@ -148,7 +167,7 @@ public enum QuickList {
             let argument = arguments[index]
             index += 1
             switch argument {
-            case "--json", "--refresh":
+            case "--json", "--refresh", "--unplayed":
                 flags.insert(argument)
             case "--feed", "--cache-dir", "--runtime-dir":
                 guard index < arguments.count, !arguments[index].hasPrefix("-") else { return nil }
@@ -168,6 +187,7 @@ public enum QuickList {
         options.global = global
         options.json = flags.contains("--json")
         options.refresh = flags.contains("--refresh")
+        options.unplayed = flags.contains("--unplayed")
         return options
     }
 }

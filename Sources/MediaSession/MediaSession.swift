@@ -3,6 +3,7 @@ import MediaCache
 import MediaEngine
 import MediaFeed
 import MediaModel
+import MediaState
 
 /// The command layer: the one place where playback is controlled. Every
 /// front end (the socket, `play`'s keys, a window's keys, browse, scripts)
@@ -708,6 +709,7 @@ public final class MediaSession: @unchecked Sendable {
             return status(of: item)
         }
         registered.replaced?.stop()
+        if let url = item.source?.description { positions.startsAgain(url) }
         player.play()
         Task { [weak self] in
             for await event in events {
@@ -729,7 +731,11 @@ public final class MediaSession: @unchecked Sendable {
         // Opening (and the starting state replayed before it) is not yet playing
         // for the listeners: the first output's `playing` is.
         case .opened, .state(.starting): return
-        case .position: announce(key, .position)
+        case .position:
+            if let url = item.source?.description, ResumePositions.isPlayed(at: player.currentPosition, of: player.mediaInfo?.duration) {
+                positions.markPlayed(url)
+            }
+            announce(key, .position)
         case .buffered: announce(key, .progress)
         case let .state(state):
             let isRegistered = lock.withLock { players[key] === player }
@@ -739,6 +745,7 @@ public final class MediaSession: @unchecked Sendable {
                 // playlist plays on.
                 case .ended:
                     positions.remove(for: url)
+                    if player.mediaInfo?.isImage != true { positions.markPlayed(url) }
                     playOn(after: item)
                 // Cut short (a closed window included): the next toggle resumes here.
                 case .stopped where player.mediaInfo?.isImage != true:

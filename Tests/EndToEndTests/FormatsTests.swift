@@ -127,4 +127,55 @@ import TestKit
         let play = try await Mediaplay.run(["play", "1", "--feed", server.url("/lists/mix.m3u").absoluteString, "--no-audio", "--untimed", "--cache-dir", folder.path + "/cache"])
         #expect(play.status != 0 && play.stderr.contains("cannot name local files"), "\(play.stderr)")
     }
+
+    /// A podcast client's marks: what appeared since the first read is new;
+    /// an episode played to its end (in the background player) is played;
+    /// `mark` sets them by hand and `list --unplayed` leaves played ones out.
+    @Test func playedAndNewMarksFollowTheFeedAndThePlayer() async throws {
+        let folder = try TemporaryDirectory()
+        let tone = try await Fixtures.make("short-tone.wav", ["-f", "lavfi", "-i", "sine=duration=0.5", "-c:a", "pcm_s16le"])
+        // Marks belong to the file, as positions do: one file per episode.
+        for number in 1...2 { try FileManager.default.copyItem(atPath: tone, toPath: folder.path + "/ep\(number).wav") }
+        func rss(_ count: Int) -> String {
+            let items = (1...count).map { #"<item><title>Ep \#($0)</title><guid>ep\#($0)</guid><enclosure url="file://\#(folder.path)/ep\#($0).wav" type="audio/wav"/></item>"# }
+            return #"<rss version="2.0"><channel><title>Marks</title>"# + items.joined() + "</channel></rss>"
+        }
+        let feed = try folder.write("podcast.xml", rss(1))
+        let environment = [
+            "XDG_STATE_HOME": folder.path + "/state", "XDG_CACHE_HOME": folder.path + "/cache", "XDG_RUNTIME_DIR": folder.path + "/run",
+            "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": "/dev/null",
+        ]
+        try FileManager.default.createDirectory(atPath: folder.path + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        func list(_ extra: [String] = []) async throws -> ListJSON {
+            let result = try await Mediaplay.run(["list", "--json", "--feed", feed] + extra, environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            return try JSONDecoder().decode(ListJSON.self, from: Data(result.stdout.utf8))
+        }
+        #expect(try await list().items.map(\.new) == [false], "a feed's first read makes nothing new")
+        _ = try folder.write("podcast.xml", rss(2))
+        #expect(try await list().items.map(\.new) == [false, true])
+        let table = try await Mediaplay.run(["list", "--feed", feed], environment: environment)
+        #expect(table.stdout.contains("• Ep 2") && table.stdout.contains("1 new"), "\(table.stdout)")
+
+        // Played to its end in the background player.
+        let toggle = try await Mediaplay.run(["toggle", "2", "--feed", feed], environment: environment)
+        #expect(toggle.status == 0, "\(toggle.stderr)")
+        var marks = try await list()
+        for _ in 0..<50 where marks.items[1].played != true {
+            try await Task.sleep(for: .milliseconds(100))
+            marks = try await list()
+        }
+        #expect(marks.items.map(\.played) == [false, true] && marks.items.map(\.new) == [false, false])
+        #expect(try await list(["--unplayed"]).items.map(\.position) == [1], "numbers stay the feed's")
+        _ = try await Mediaplay.run(["quit"], environment: environment)
+
+        // By hand.
+        let unmark = try await Mediaplay.run(["mark", "2", "unplayed", "--feed", feed], environment: environment)
+        #expect(unmark.status == 0 && unmark.stdout == "2 Ep 2: unplayed\n", "\(unmark.stderr)")
+        let mark = try await Mediaplay.run(["mark", "1", "played", "--feed", feed], environment: environment)
+        #expect(mark.status == 0, "\(mark.stderr)")
+        #expect(try await list().items.map(\.played) == [true, false])
+        let bad = try await Mediaplay.run(["mark", "1", "heard", "--feed", feed], environment: environment)
+        #expect(bad.status == 64 && bad.stderr.contains("played, unplayed or old"), "\(bad.stderr)")
+    }
 }

@@ -83,7 +83,7 @@ import TestKit
         #expect(Set(raw.keys) == ["schema", "feed", "items"])
         #expect(Set((raw["feed"] as! [String: Any]).keys) == ["title", "source"])
         for item in raw["items"] as! [[String: Any]] {
-            #expect(Set(item.keys) == ["position", "id", "kind", "title", "url", "description", "thumbnail", "state", "size", "received", "error", "line", "playback", "media", "duration", "published"])
+            #expect(Set(item.keys) == ["position", "id", "kind", "title", "url", "description", "thumbnail", "state", "size", "received", "error", "line", "playback", "media", "duration", "published", "played", "new"])
         }
     }
 
@@ -182,6 +182,8 @@ struct ListJSON: Codable, Equatable {
         var media: Media?
         var duration: Double?
         var published: String?
+        var played: Bool?
+        var new: Bool?
     }
 
     struct Media: Codable, Equatable {

@@ -1,6 +1,6 @@
 import MediaFeed
 import MediaModel
-import MediaSession
+@testable import MediaSession
 import Testing
 import TestKit
 
@@ -48,5 +48,15 @@ import TestKit
         #expect(playlist.order.filter { $0 != "d" } == order && playlist.order.contains("d"))
         playlist.set(shuffle: false, using: &generator)
         #expect(playlist.order == ["a", "b", "c", "d"])
+    }
+}
+
+/// When a playback counts as played: its last 10 seconds or its last 1 %,
+/// whichever is shorter.
+@Suite struct PlayedMarkTests {
+    @Test func theLastTenSecondsOrTheLastPercent() {
+        #expect(!ResumePositions.isPlayed(at: 7189, of: 7200) && ResumePositions.isPlayed(at: 7190, of: 7200), "two hours: the last 10 s")
+        #expect(!ResumePositions.isPlayed(at: 59.3, of: 60) && ResumePositions.isPlayed(at: 59.4, of: 60), "a minute: the last 1 %")
+        #expect(!ResumePositions.isPlayed(at: 100, of: nil) && !ResumePositions.isPlayed(at: 0, of: 0), "no length: never by position")
     }
 }

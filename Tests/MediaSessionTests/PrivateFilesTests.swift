@@ -1,6 +1,7 @@
 import Foundation
 import MediaCache
 @testable import MediaSession
+@testable import MediaState
 import GRDB
 import Testing
 import TestKit

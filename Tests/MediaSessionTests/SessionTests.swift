@@ -5,6 +5,7 @@ import MediaCacheFolder
 import MediaEngine
 import MediaFeed
 import MediaModel
+import MediaState
 import MediaSession
 import SessionFakes
 import Testing

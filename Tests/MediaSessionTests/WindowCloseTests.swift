@@ -2,6 +2,7 @@ import Foundation
 import MediaEngine
 import MediaFeed
 import MediaModel
+import MediaState
 import MediaSession
 import SessionFakes
 import Synchronization

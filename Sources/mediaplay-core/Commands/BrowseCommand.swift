@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MediaListing
 import MediaModel
+import MediaState
 import MediaBrowse
 import MediaCache
 import MediaFeed

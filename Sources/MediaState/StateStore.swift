@@ -9,8 +9,10 @@ public struct StateStoreError: Error, CustomStringConvertible {
     public let description: String
 }
 
-/// What the player keeps between runs, by media URL: resume positions, and
-/// the settings (volume, mute, speed, the playlist's modes), in a small SQLite database in the state directory (positions.sqlite): they outlive the
+/// What the player keeps between runs, by media URL: resume positions,
+/// played marks, and the settings (volume, mute, speed, the playlist's
+/// modes); and per feed, the items seen (what is new). A small SQLite
+/// database in the state directory (positions.sqlite): it outlives the
 /// background player (and a kill -9 of it, up to the last save).
 public final class StateStore: Sendable {
     let queue: DatabaseQueue
@@ -63,6 +65,21 @@ public final class StateStore: Sendable {
             try db.create(table: "setting") { table in
                 table.primaryKey("name", .text)
                 table.column("value", .text).notNull()
+            }
+        }
+        migrator.registerMigration("v3-marks") { db in
+            // Items played to (nearly) their end, by media URL, as positions.
+            try db.create(table: "played") { table in
+                table.primaryKey("url", .text)
+                table.column("at", .double).notNull()
+            }
+            // Per feed, the items seen in it and those that appeared after
+            // its first read and are still new, as sets of id hashes.
+            try db.create(table: "feedSeen") { table in
+                table.primaryKey("feed", .text)
+                table.column("firstRead", .double).notNull()
+                table.column("seen", .blob).notNull()
+                table.column("fresh", .blob).notNull()
             }
         }
         try migrator.migrate(queue)
@@ -148,48 +165,91 @@ extension StateStore {
     }
 }
 
-/// The session's view of resume positions: read from memory, written to the
-/// store on a queue of their own, so no SQLite call runs under the
-/// session's lock or on Swift's cooperative pool. Keyed by the item's media
-/// URL: a position belongs to the file (the same file in two feeds resumes
-/// at one place; an item whose URL changed is another file and starts over).
-final class ResumePositions: Sendable {
-    private let store: StateStore?
-    private let known: Mutex<[String: Double]>
-    private let writes = DispatchQueue(label: "mediaplay.positions")
-
-    init(store: StateStore?) {
-        self.store = store
-        known = Mutex(store?.all() ?? [:])
+extension StateStore {
+    /// The media URLs played to (nearly) their end.
+    public func playedURLs() -> Set<String> {
+        let urls = try? queue.read { db in try String.fetchAll(db, sql: "SELECT url FROM played") }
+        return Set(urls ?? [])
     }
 
-    func position(for url: String) -> Double? { known.withLock { $0[url] } }
-
-    func save(_ seconds: Double, for url: String) {
-        known.withLock { $0[url] = seconds }
-        guard let store else { return }
-        writes.async { store.save(seconds, for: url) }
-    }
-
-    func remove(for url: String) {
-        known.withLock { $0[url] = nil }
-        guard let store else { return }
-        writes.async { store.remove(for: url) }
-    }
-
-    /// Reads `url`'s saved position again (another process, the background
-    /// player or browse, may have saved it since), after the writes queued
-    /// so far. Blocking: run off the cooperative pool.
-    func refresh(_ url: String) {
-        guard let store else { return }
-        writes.sync {
-            let saved = store.position(for: url)
-            known.withLock { $0[url] = saved }
+    /// Marks `url` played, or not (`mediaplay mark`; a playback that
+    /// reaches its last seconds).
+    public func setPlayed(_ played: Bool, for url: String) {
+        try? queue.write { db in
+            if played {
+                try db.execute(sql: "INSERT OR REPLACE INTO played (url, at) VALUES (?, ?)", arguments: [url, Date().timeIntervalSince1970])
+            } else {
+                try db.execute(sql: "DELETE FROM played WHERE url = ?", arguments: [url])
+            }
         }
     }
 
-    /// Waits for the writes queued so far (at shutdown).
-    func flush() {
-        writes.sync {}
+    /// Reads `feed` (a path or URL) with these item ids: the ids that are
+    /// new, having appeared since its first read and not played since
+    /// (the caller leaves out those played). The first read of a feed
+    /// makes nothing new: a subscription just added is not all news.
+    /// Ids are kept as 64-bit hashes (a 100,000-item feed is 800 KB).
+    public func newItems(in feed: String, ids: [String]) -> Set<String> {
+        let hashes = ids.map(Self.hash)
+        let result: Set<String>? = try? queue.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT seen, fresh FROM feedSeen WHERE feed = ?", arguments: [feed]) else {
+                try db.execute(
+                    sql: "INSERT INTO feedSeen (feed, firstRead, seen, fresh) VALUES (?, ?, ?, ?)",
+                    arguments: [feed, Date().timeIntervalSince1970, Self.blob(Set(hashes)), Self.blob([])]
+                )
+                return []
+            }
+            var seen = Self.hashes(row["seen"])
+            var fresh = Self.hashes(row["fresh"])
+            let unseen = hashes.filter { !seen.contains($0) }
+            if !unseen.isEmpty {
+                seen.formUnion(unseen)
+                fresh.formUnion(unseen)
+                // Ids gone from the feed leave the fresh set.
+                fresh.formIntersection(hashes)
+                try db.execute(sql: "UPDATE feedSeen SET seen = ?, fresh = ? WHERE feed = ?", arguments: [Self.blob(seen), Self.blob(fresh), feed])
+            }
+            return Set(zip(ids, hashes).filter { fresh.contains($0.1) }.map(\.0))
+        }
+        return result ?? []
+    }
+
+    /// Takes ids out of `feed`'s new items (`mediaplay mark N old`).
+    public func markSeen(in feed: String, ids: [String]) {
+        try? queue.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT fresh FROM feedSeen WHERE feed = ?", arguments: [feed]) else { return }
+            var fresh = Self.hashes(row["fresh"])
+            fresh.subtract(ids.map(Self.hash))
+            try db.execute(sql: "UPDATE feedSeen SET fresh = ? WHERE feed = ?", arguments: [Self.blob(fresh), feed])
+        }
+    }
+
+    /// 64-bit FNV-1a: stable across runs and platforms.
+    static func hash(_ id: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in id.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+
+    private static func blob(_ hashes: Set<UInt64>) -> Data {
+        var data = Data(capacity: hashes.count * 8)
+        for hash in hashes {
+            withUnsafeBytes(of: hash.littleEndian) { data.append(contentsOf: $0) }
+        }
+        return data
+    }
+
+    private static func hashes(_ data: Data?) -> Set<UInt64> {
+        guard let data else { return [] }
+        var result = Set<UInt64>(minimumCapacity: data.count / 8)
+        data.withUnsafeBytes { raw in
+            for offset in stride(from: 0, to: raw.count - raw.count % 8, by: 8) {
+                result.insert(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+            }
+        }
+        return result
     }
 }
