@@ -27,8 +27,10 @@ public struct Config: Sendable, Equatable {
     public var images: String?
     /// `resume` (an item starts where it was left) or `beginning`.
     public var start: String?
-    /// `[feed] default`: a path or URL.
+    /// `[feed] default`: a path or URL (or the name of one of `feeds`).
     public var feed: String?
+    /// `[feeds]`: names for feeds (`news = "https://…/rss"`), for `--feed NAME`.
+    public var feeds: [String: String] = [:]
     /// `[cache] folder`, and `max-size`, the largest file a download keeps.
     public var cacheFolder: String?
     public var maxSize: String?
@@ -48,6 +50,13 @@ public struct Config: Sendable, Equatable {
 
     public func playlistMode(kept: PlaylistMode?) -> PlaylistMode {
         kept ?? PlaylistMode(autoplay: autoplay ?? true, repeat: self.repeat ?? .off, shuffle: shuffle ?? false)
+    }
+
+    /// A feed's name: a word a user types after --feed that cannot be taken
+    /// for a path, a URL or an item number.
+    public static func isFeedName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 64 && !name.allSatisfy(\.isNumber)
+            && name.unicodeScalars.allSatisfy { ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
     }
 
     /// Whether an item starts where it was left (`start = "resume"`, the default).
@@ -80,6 +89,7 @@ public struct Config: Sendable, Equatable {
         "feed": ["default"],
         "cache": ["folder", "max-size"],
         "keys": [],
+        "feeds": [],
     ]
 
     /// Reads a config file's text (`path` names it in errors).
@@ -102,10 +112,20 @@ public struct Config: Sendable, Equatable {
         for (section, value) in table {
             guard let known = sections[section] else {
                 let hint = NearestWord.suggestion(for: section, among: Array(sections.keys)).map { " (did you mean [\($0)]?)" } ?? ""
-                throw fail(nil, section, "unknown section [\(section)]\(hint); the sections are [playback], [feed], [cache] and [keys]")
+                throw fail(nil, section, "unknown section [\(section)]\(hint); the sections are [playback], [feed], [feeds], [cache] and [keys]")
             }
             guard let entries = value.table else { throw fail(nil, section, "[\(section)] must be a table") }
             for (key, entry) in entries {
+                if section == "feeds" {
+                    guard Self.isFeedName(key) else {
+                        throw fail(section, key, "\"\(key)\" is not a usable feed name (letters, digits, - and _, not only digits)")
+                    }
+                    guard let location = entry.string, !location.trimmingCharacters(in: .whitespaces).isEmpty else {
+                        throw fail(section, key, "a feed's value is its path or URL in quotes, like \"https://example.org/rss\"")
+                    }
+                    config.feeds[key] = location
+                    continue
+                }
                 if section == "keys" {
                     guard Keymap.isKeyName(key) else {
                         throw fail(section, key, "\"\(key)\" is not a key (a character, ctrl+LETTER, or one of \(Keymap.namedKeys.joined(separator: ", ")))")

@@ -1,5 +1,6 @@
 import Foundation
 import MediaFeed
+import MediaModel
 import MediaplayCommandLine
 
 /// A feed and where it came from, as the user named it.
@@ -59,6 +60,11 @@ public enum FeedFile {
     public static func load(_ path: String, shownAs name: String) throws(FeedFileError) -> LoadedFeed {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            let names = ConfiguredDefaults.values.feeds.keys.sorted()
+            if !names.isEmpty, !name.contains("/") {
+                let hint = NearestWord.suggestion(for: name, among: names).map { "did you mean \"\($0)\"? " } ?? ""
+                throw FeedFileError(.unavailable, "no feed named \"\(name)\" and no such file (\(hint)the named feeds are \(names.joined(separator: ", ")); see mediaplay feeds)")
+            }
             throw FeedFileError(.unavailable, "feed not found: \(name) (check the path, or pass --feed PATH)")
         }
         if isDirectory.boolValue {

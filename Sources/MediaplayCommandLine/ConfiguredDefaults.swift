@@ -9,11 +9,14 @@ public enum ConfiguredDefaults {
         public var feed: String?
         public var cacheFolder: String?
         public var maxSize: String?
+        /// `[feeds]`: name → path or URL.
+        public var feeds: [String: String]
 
-        public init(feed: String? = nil, cacheFolder: String? = nil, maxSize: String? = nil) {
+        public init(feed: String? = nil, cacheFolder: String? = nil, maxSize: String? = nil, feeds: [String: String] = [:]) {
             self.feed = feed
             self.cacheFolder = cacheFolder
             self.maxSize = maxSize
+            self.feeds = feeds
         }
     }
 

@@ -42,14 +42,21 @@ public struct GlobalOptions: ParsableArguments {
     // static program a scan of its conformances.
 
     public static func feedLocation(option: String?, _ environment: (String) -> String?) throws(CLIError) -> String {
-        if let option, !option.isEmpty { return option }
-        if let feed = environment("MEDIAPLAY_FEED"), !feed.isEmpty { return feed }
-        if let feed = ConfiguredDefaults.values.feed, !feed.isEmpty { return feed.hasPrefix("~") ? absolutePath(feed) : feed }
+        if let option, !option.isEmpty { return named(option) }
+        if let feed = environment("MEDIAPLAY_FEED"), !feed.isEmpty { return named(feed) }
+        if let feed = ConfiguredDefaults.values.feed, !feed.isEmpty { return named(feed.hasPrefix("~") ? absolutePath(feed) : feed) }
         if let bundled = BundledFeed.path() { return bundled }
         throw CLIError(
             "no feed given and the bundled media.json was not found next to the program (pass --feed PATH or set MEDIAPLAY_FEED)",
             exitCode: .noInput
         )
+    }
+
+    /// A name from config.toml's [feeds] is its location; a file of that
+    /// name in the current folder wins (it is what the user sees).
+    static func named(_ feed: String) -> String {
+        guard let location = ConfiguredDefaults.values.feeds[feed], access(feed, F_OK) != 0 else { return feed }
+        return location.hasPrefix("~") ? absolutePath(location) : location
     }
 
     public static func runtimeDirectory(option: String?, _ environment: (String) -> String?) -> String {

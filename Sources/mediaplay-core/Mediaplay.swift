@@ -37,7 +37,7 @@ struct Mediaplay: AsyncParsableCommand {
         subcommands: [
             ListCommand.self, BrowseCommand.self, PlayCommand.self, ToggleCommand.self, StatusCommand.self, StopCommand.self, SeekCommand.self, VolumeCommand.self, MuteCommand.self, SpeedCommand.self,
             NextCommand.self, PrevCommand.self, RepeatCommand.self, ShuffleCommand.self, AutoplayCommand.self, QuitCommand.self,
-            MarkCommand.self, ScriptCommand.self, FetchCommand.self, CacheCommand.self, ConfigCommand.self, DaemonCommand.self,
+            MarkCommand.self, FeedsCommand.self, ScriptCommand.self, FetchCommand.self, CacheCommand.self, ConfigCommand.self, DaemonCommand.self,
         ],
         defaultSubcommand: ListCommand.self
     )
@@ -48,7 +48,7 @@ struct Mediaplay: AsyncParsableCommand {
         // an error on a listing), not the end of a playback or the daemon.
         signal(SIGPIPE, SIG_IGN)
         let config = LoadedConfig.loadOrExit()
-        ConfiguredDefaults.set(.init(feed: config.feed, cacheFolder: config.cacheFolder, maxSize: config.maxSize))
+        ConfiguredDefaults.set(.init(feed: config.feed, cacheFolder: config.cacheFolder, maxSize: config.maxSize, feeds: config.feeds))
         // A write over a file size limit must fail with EFBIG (reported as a
         // full disk, partial file kept), not kill the process.
         signal(SIGXFSZ, SIG_IGN)

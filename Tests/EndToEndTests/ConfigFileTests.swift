@@ -75,4 +75,37 @@ import TestKit
         await session.send("q")
         #expect(await session.waitForExit()?.status == 0)
     }
+
+    /// Named feeds: `--feed NAME`, `mediaplay feeds` with counts, and a
+    /// podcast client's OPML added to [feeds] without losing the file's other lines.
+    @Test func namedFeedsAndAnOPMLImport() async throws {
+        let home = try await Self.home()
+        try home.writeConfig("# my settings\n[playback]\nvolume = 80\n")
+        let podcast = try home.folder.write("pod.xml", #"<rss version="2.0"><channel><title>Pod</title><item><title>A</title><enclosure url="https://e.org/a.mp3" type="audio/mpeg"/></item></channel></rss>"#)
+        let opml = try home.folder.write("subs.opml", """
+            <?xml version="1.0"?>
+            <opml version="2.0"><body>
+              <outline text="Folder"><outline type="rss" text="My Pod!" xmlUrl="\(podcast)"/></outline>
+              <outline type="rss" text="Tones" xmlUrl="\(home.feed)"/>
+            </body></opml>
+            """)
+        let imported = try await Mediaplay.run(["feeds", "import", opml], environment: home.environment)
+        #expect(imported.status == 0 && imported.stdout.contains("Added 2 feeds") && imported.stdout.contains("my-pod, tones"), "\(imported.stdout) \(imported.stderr)")
+        let text = try String(contentsOfFile: home.folder.path + "/config/mediaplay/config.toml", encoding: .utf8)
+        #expect(text.hasPrefix("# my settings\n[playback]\nvolume = 80\n") && text.contains("[feeds]\nmy-pod = \"\(podcast)\""), "\(text)")
+        let again = try await Mediaplay.run(["feeds", "import", opml], environment: home.environment)
+        #expect(again.status == 0 && again.stdout.contains("named already"), "\(again.stdout)")
+
+        let list = try await Mediaplay.run(["list", "--feed", "my-pod"], environment: home.environment)
+        #expect(list.status == 0 && list.stdout.hasPrefix("Pod · 1 item"), "\(list.stdout) \(list.stderr)")
+        let feeds = try await Mediaplay.run(["feeds", "--json"], environment: home.environment)
+        let rows = feeds.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(rows.map { $0["name"] as? String } == ["my-pod", "tones"] && rows.map { $0["items"] as? Int } == [1, 1], "\(feeds.stdout)")
+        let typo = try await Mediaplay.run(["list", "--feed", "my-pdo"], environment: home.environment)
+        #expect(typo.status == 66 && typo.stderr.contains(#"did you mean "my-pod"?"#), "\(typo.stderr)")
+
+        try home.writeConfig("[feeds]\n\"12\" = \"x.xml\"\n")
+        let bad = try await Mediaplay.run(["list"], environment: home.environment)
+        #expect(bad.status == 78 && bad.stderr.contains("config.toml:2:1:") && bad.stderr.contains("not a usable feed name"), "\(bad.stderr)")
+    }
 }
