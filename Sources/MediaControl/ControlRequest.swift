@@ -21,6 +21,10 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var cmd: String
     /// The item: its number in the feed, or its id.
     public var item: ItemSelector?
+    /// `toggle`: a file (an absolute path) or an http(s) URL to play by
+    /// itself, instead of an item: the feed's item with that media, else
+    /// one added after the feed's.
+    public var source: String?
     /// `seek`: the time to go to; or `by`, seconds to move (back when negative).
     public var seconds: Double?
     public var by: Double?

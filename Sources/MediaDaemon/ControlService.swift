@@ -94,6 +94,10 @@ public final class ControlService: Sendable {
         // This thread may wait for the feed file; the pool never does.
         if command != .quit { followFeed() }
         let session = session
+        var request = request
+        if command == .toggle, request.item == nil, let source = request.source {
+            request.item = .id(session.oneOffItem(try Self.mediaSource(source)).id)
+        }
         if let commands = try request.playerCommands() {
             return try control(command, commands, request, on: connection)
         }
@@ -127,6 +131,18 @@ public final class ControlService: Sendable {
         default:
             throw CommandError(.badRequest, "\(request.cmd) is not a request this daemon reads")
         }
+    }
+
+    /// `toggle`'s `source`: an absolute path to a readable file, or an
+    /// http(s) URL (the client is this user, on a private socket).
+    static func mediaSource(_ text: String) throws(CommandError) -> MediaSource {
+        if let scheme = FeedDecoder.schemeOf(text), scheme == "http" || scheme == "https" {
+            guard FeedDecoder.hasAuthority(text), let url = URL(string: text) else { throw CommandError(.badRequest, "\"\(text)\" is not a usable \(scheme) URL") }
+            return .remote(url)
+        }
+        guard text.hasPrefix("/") else { throw CommandError(.badRequest, "\"source\" is an absolute path or an http(s) URL, not \"\(text)\"") }
+        guard LocalFile.isReadable(text) else { throw CommandError(.noSuchItem, "no readable file at \(text)") }
+        return .file((text as NSString).standardizingPath)
     }
 
     /// A control: its commands through the session's one entry point. What

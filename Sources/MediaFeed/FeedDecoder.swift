@@ -348,7 +348,7 @@ public enum FeedDecoder {
     /// something before the path other than user info and a port. Read from
     /// the bytes: asking the parsed URL for its host parsed it again, a
     /// sixth of reading a large feed.
-    static func hasAuthority(_ text: String) -> Bool {
+    public static func hasAuthority(_ text: String) -> Bool {
         let bytes = text.utf8
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return false }
         var rest = bytes[bytes.index(after: colon)...]

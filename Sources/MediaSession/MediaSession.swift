@@ -52,6 +52,8 @@ public final class MediaSession: @unchecked Sendable {
     /// How the feed plays on; with shuffle, the order it plays in.
     private var playlist: Playlist
     private var windowKeymap = Keymap.standard
+    /// Files and URLs played by themselves, outside the feed.
+    private var oneOffs: [FeedItem] = []
     private var backgroundWork = 0
     private var settleWaiters: [CheckedContinuation<Void, Never>] = []
     private var resumes = true
@@ -216,7 +218,9 @@ public final class MediaSession: @unchecked Sendable {
     /// its item by key to its new number. An item no longer in the feed, or
     /// whose media changed, is stopped (its position saved) and returned.
     @discardableResult
-    public func update(feed newFeed: Feed) -> [FeedItem] {
+    public func update(feed given: Feed) -> [FeedItem] {
+        // Files and URLs toggled by themselves stay, after the feed's items.
+        let newFeed = lock.withLock { Self.joining(given, oneOffs) }
         let newIndex = Self.index(newFeed)
         let (dropped, stopped): ([FeedItem], [any PlayerHandle]) = lock.withLock {
             func survives(_ key: ItemKey) -> Bool {
@@ -248,6 +252,36 @@ public final class MediaSession: @unchecked Sendable {
         }
         for player in stopped { player.stop() }
         return dropped
+    }
+
+    /// The feed with the one-off items after its own, numbered on from it
+    /// (one the feed now has itself is the feed's).
+    private static func joining(_ feed: Feed, _ oneOffs: [FeedItem]) -> Feed {
+        guard !oneOffs.isEmpty else { return feed }
+        var joined = feed
+        let sources = Set(feed.items.compactMap(\.source))
+        for var item in oneOffs where !sources.contains(item.source!) {
+            item.position = joined.items.count + 1
+            joined.items.append(item)
+        }
+        return joined
+    }
+
+    /// A file or URL to play by itself (`mediaplay toggle ~/song.mp3`): the
+    /// feed's item with that media if there is one, else a one-off item after
+    /// the feed's, kept while the session lives (positions are kept by URL
+    /// as for any item).
+    public func oneOffItem(_ source: MediaSource) -> FeedItem {
+        let (existing, feed): (FeedItem?, Feed) = lock.withLock {
+            (currentFeed.items.first { $0.source == source }, currentFeed)
+        }
+        if let existing { return existing }
+        var item = Feed.single(source).items[0]
+        lock.withLock { oneOffs.append(item) }
+        item.position = feed.items.count + 1
+        // The feed as it stands (earlier one-offs in it already): the new one joins.
+        update(feed: feed)
+        return self.feed.items.first { $0.source == source } ?? item
     }
 
     // MARK: - Commands

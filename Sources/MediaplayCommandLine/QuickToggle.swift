@@ -35,6 +35,8 @@ public enum QuickToggle {
             }
         }
         guard let item else { return nil }
+        // A file or a URL (toggle ~/song.mp3) is the full command's.
+        if item.contains("/") || item.hasPrefix("~") || item.contains(".") || item.contains(":") { return nil }
         guard let location = try? GlobalOptions.feedLocation(option: nil, environment),
               let client = try? ControlClient.connect(ControlPaths(runtimeDirectory: GlobalOptions.runtimeDirectory(option: nil, environment)))
         else { return nil }

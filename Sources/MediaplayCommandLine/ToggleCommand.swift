@@ -31,12 +31,13 @@ public struct ToggleCommand: ParsableCommand {
               mediaplay toggle 2          ▶ playing 2 "Title" 00:00/03:20
               mediaplay toggle 2          ⏸ paused 2 "Title" at 00:41
               mediaplay toggle sintel     by id
+              mediaplay toggle ~/song.mp3 a file by itself
             """
     )
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The item: its number in 'mediaplay list', or its id.", valueName: "n|id"))
+    @Argument(help: ArgumentHelp("The item: its number in 'mediaplay list', or its id; or a file or an http(s) URL to play by itself.", valueName: "n|id|path|url"))
     var item: String
 
     @Flag(name: .customLong("no-wait"), help: "Do not wait for a download to finish: return once it has started.")
@@ -49,6 +50,11 @@ public struct ToggleCommand: ParsableCommand {
             let terminal = TerminalInfo.detect(fd: 2, environment: global.environment)
             let progress = ProgressLine(terminal: terminal)
             var request = ControlRequest(.toggle(ItemSelector(item)))
+            // A file or URL plays by itself, after the feed's items.
+            if let source = try Self.source(item) {
+                request.item = nil
+                request.source = source
+            }
             request.wait = noWait ? false : nil
             request.feed = feed
             let status: ItemStatus
@@ -63,6 +69,21 @@ public struct ToggleCommand: ParsableCommand {
             progress.clear()
             try Self.report(status) { (try? client.call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self))?.display }
         }
+    }
+
+    /// The path or URL `argument` names, if it names one rather than an
+    /// item: a path (absolute, ./, ~, or an existing file) must be a readable file.
+    static func source(_ argument: String) throws(CLIError) -> String? {
+        if let scheme = FeedDecoder.schemeOf(argument), scheme == "http" || scheme == "https" { return argument }
+        // A number or an id is an item; a file in this folder counts only when
+        // its name says media (song.mp3), so "3" is always item 3.
+        let looksLikePath = argument.hasPrefix("/") || argument.hasPrefix(".") || argument.hasPrefix("~") || argument.contains("/")
+        let namesMedia = MediaKind.guess(fromExtension: (argument as NSString).pathExtension) != nil && access(argument, F_OK) == 0
+        guard looksLikePath || namesMedia else { return nil }
+        let path = absolutePath(argument)
+        guard access(path, F_OK) == 0 else { throw CLIError("file not found: \(path) (check the path)", exitCode: .noInput) }
+        guard LocalFile.isReadable(path) else { throw CLIError("\(path) is not a readable media file (a folder, a FIFO or unreadable)", exitCode: .noInput) }
+        return path
     }
 
     /// Prints the item's new state, or fails with its error. `display` asks

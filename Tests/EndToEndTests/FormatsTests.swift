@@ -178,4 +178,33 @@ import TestKit
         let bad = try await Mediaplay.run(["mark", "1", "heard", "--feed", feed], environment: environment)
         #expect(bad.status == 64 && bad.stderr.contains("played, unplayed or old"), "\(bad.stderr)")
     }
+
+    /// `toggle PATH`: a file outside the feed plays in the background player
+    /// as a one-off item after the feed's; the feed's own file is its item.
+    @Test func toggleAFileByItself() async throws {
+        let folder = try TemporaryDirectory()
+        // A minute each: nothing ends (and autoplay moves on) while the test looks.
+        let minute = try await Fixtures.make("minute.wav", ["-f", "lavfi", "-i", "sine=duration=60", "-c:a", "pcm_s16le"])
+        let root = folder.path + "/music"
+        try FileManager.default.createDirectory(atPath: root + "/Album", withIntermediateDirectories: true)
+        let files = [root + "/Album/in-feed.wav", root + "/alone.wav"]
+        for file in files { try FileManager.default.copyItem(atPath: minute, toPath: file) }
+        let feed = try folder.write("feed.json", #"[{"type": "audio", "title": "In the feed", "url": "file://\#(files[0])"}]"#)
+        let environment = [
+            "XDG_STATE_HOME": folder.path + "/state", "XDG_CACHE_HOME": folder.path + "/cache", "XDG_RUNTIME_DIR": folder.path + "/run",
+            "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": "/dev/null", "MEDIAPLAY_FEED": feed,
+        ]
+        try FileManager.default.createDirectory(atPath: folder.path + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let alone = try await Mediaplay.run(["toggle", files[1]], environment: environment)
+        #expect(alone.status == 0 && alone.stdout.hasPrefix("▶ playing 2 \"alone.wav\""), "\(alone.stdout) \(alone.stderr)")
+        let inFeed = try await Mediaplay.run(["toggle", root + "/Album/../Album/in-feed.wav"], environment: environment)
+        #expect(inFeed.status == 0 && inFeed.stdout.hasPrefix("▶ playing 1 \"In the feed\""), "\(inFeed.stdout) \(inFeed.stderr)")
+        let status = try await Mediaplay.run(["status"], environment: environment)
+        #expect(status.stdout.contains("⏸ paused 2 \"alone.wav\""), "\(status.stdout)")
+        let missing = try await Mediaplay.run(["toggle", folder.path + "/nope.mp3"], environment: environment)
+        #expect(missing.status == 66 && missing.stderr.contains("file not found"), "\(missing.stderr)")
+        let folderGiven = try await Mediaplay.run(["toggle", root], environment: environment)
+        #expect(folderGiven.status == 66 && folderGiven.stderr.contains("not a readable media file"), "\(folderGiven.stderr)")
+        _ = try await Mediaplay.run(["quit"], environment: environment)
+    }
 }
