@@ -334,6 +334,11 @@ public final class MediaCache: Sendable {
                     if revalidate { _ = unlink(paths.part) }
                     lock.unlock()
                     finish(.finished(path: path, alreadyCached: false))
+                case .failure(.liveStream) where !revalidate:
+                    // Nothing of a live stream is kept, not even its name.
+                    try? index.delete(key)
+                    lock.unlock()
+                    finish(.failed(.liveStream))
                 case let .failure(error):
                     _ = try? index.update(key, makeDefault: makeRecord) { record in
                         if revalidate {

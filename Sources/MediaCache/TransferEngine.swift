@@ -384,6 +384,9 @@ final class TransferEngine: @unchecked Sendable {
                       final: .wrongLength(expected: job.expectedTotal ?? 0, received: (job.expectedTotal ?? 0) + 1))
             case .cancelled?:
                 conclude(job, .failure(.cancelled))
+            case .liveStream?:
+                _ = unlink(job.partPath)
+                conclude(job, .failure(.liveStream))
             case nil:
                 conclude(job, .failure(Self.ioError(job.writeErrno, path: job.partPath)))
             }

@@ -96,6 +96,8 @@ final class TransferJob: @unchecked Sendable {
         case reachedHeld
         /// A ranged request answered with something other than that range.
         case rangeRefused
+        /// A whole answer with no length: a live stream, not a file.
+        case liveStream
     }
 
     init(
@@ -286,6 +288,12 @@ final class TransferJob: @unchecked Sendable {
             }
             rangeEnd = nil  // the whole entity comes
             expectedTotal = headers["content-length"].flatMap { Int64($0) }
+            // No length (or a radio server's icy- headers): a stream with no
+            // end, played live and never kept.
+            if status == 200, expectedTotal == nil || headers["icy-metaint"] != nil {
+                abortReason = .liveStream
+                return false
+            }
         }
         if let total = expectedTotal, total > configuration.maximumSize {
             abortReason = .tooLarge

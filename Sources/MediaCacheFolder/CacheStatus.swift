@@ -23,6 +23,9 @@ public enum CacheError: Error, Sendable, Equatable, CustomStringConvertible {
     case missingFile(String)
     /// The caller cancelled.
     case cancelled
+    /// A stream with no end (internet radio: no length): played live,
+    /// never kept.
+    case liveStream
 
     public var description: String {
         switch self {
@@ -36,6 +39,7 @@ public enum CacheError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .unsupported(message): return message
         case let .missingFile(path): return "no readable file at \(path)"
         case .cancelled: return "cancelled"
+        case .liveStream: return "a live stream (no length): it is played live, never downloaded"
         }
     }
 

@@ -18,6 +18,13 @@ public protocol ByteSource: AnyObject, Sendable {
     /// Ends every wait, now and later, with an error (playback stops; the
     /// player flags its stop first, so that error is not taken for a failure).
     func interrupt()
+    /// A stream with no end (internet radio): read in order only, never
+    /// sought; it has no length.
+    var isLive: Bool { get }
+}
+
+extension ByteSource {
+    public var isLive: Bool { false }
 }
 
 /// libavformat's view of a `ByteSource`: an AVIOContext whose read and seek
@@ -54,6 +61,9 @@ final class ByteSourceIO {
             av_free(buffer)
             throw FFmpegError(context: "cannot open \(source.name)", message: "out of memory")
         }
+        // A live stream is read in order: libavformat must not seek in it
+        // (it probes within its own buffer).
+        if source.isLive { context?.pointee.seekable = 0 }
     }
 
     deinit {

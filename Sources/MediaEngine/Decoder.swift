@@ -87,6 +87,9 @@ final class Decoder: @unchecked Sendable {
         let result = avcodec_send_packet(context, packet?.pointer)
         if result == FFmpegError.again { return false }
         if result == FFmpegError.eof { return true }
+        // A damaged packet is dropped and decoding goes on, as the ffmpeg CLI
+        // does (a live stream joined again after a drop starts mid-frame).
+        if result == FFmpegError.invalidData, !strict { return true }
         try check(result, "cannot decode \(name)")
         return true
     }
@@ -96,6 +99,7 @@ final class Decoder: @unchecked Sendable {
         let frame = Frame()
         let result = avcodec_receive_frame(context, frame.pointer)
         if result == FFmpegError.again || result == FFmpegError.eof { return nil }
+        if result == FFmpegError.invalidData, !strict { return nil }
         try check(result, "cannot decode \(name)")
         return frame
     }

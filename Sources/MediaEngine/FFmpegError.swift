@@ -36,6 +36,7 @@ public struct FFmpegError: Error, Sendable, Equatable, CustomStringConvertible {
 
     static let eof = mp_averror_eof()
     static let again = mp_averror_eagain()
+    static let invalidData = mp_averror_invaliddata()
 }
 
 /// Throws for a negative FFmpeg return code.

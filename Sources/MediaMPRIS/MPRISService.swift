@@ -95,6 +95,7 @@ public final class MPRISService: @unchecked Sendable {
                           seeks.isJump(event.status, speed: self.session.audioSettings.speed) else { break }
                     let microseconds = CheckedNumber.microseconds(event.status.position)
                     self.bus.perform { bus in _ = mp_emit_seeked(bus.bus, Self.path, microseconds) }
+                case .metadata: self.refresh()
                 case .progress: break
                 }
             }
@@ -199,7 +200,10 @@ public final class MPRISService: @unchecked Sendable {
         guard let (item, status) = reading.current else { return [("mpris:trackid", .objectPath(Self.noTrack))] }
         // Tags and titles come from files and feeds: no escape sequence or
         // direction mark reaches a status bar that shows them.
-        var entries: [(String, MPRISValue)] = [("mpris:trackid", .objectPath(Self.trackID(item.key))), ("xesam:title", .string(DisplayWidth.plainText(item.title)))]
+        // A live stream's now-playing line is the title; the station, the album.
+        let title = status.streamTitle.flatMap { $0.isEmpty ? nil : $0 } ?? item.title
+        var entries: [(String, MPRISValue)] = [("mpris:trackid", .objectPath(Self.trackID(item.key))), ("xesam:title", .string(DisplayWidth.plainText(title)))]
+        if status.streamTitle != nil { entries.append(("xesam:album", .string(DisplayWidth.plainText(item.title)))) }
         if let duration = status.duration { entries.append(("mpris:length", .int64(CheckedNumber.microseconds(duration)))) }
         if let url = item.source?.description {
             entries.append(("xesam:url", .string(url.hasPrefix("/") ? URL(fileURLWithPath: url).absoluteString : url)))

@@ -64,6 +64,12 @@ public struct ItemStatus: Codable, Sendable, Equatable {
     /// full the buffer is while buffering.
     public var progress: Double?
     public var error: String?
+    /// A stream with no end (internet radio): no length, no seeking.
+    public var live: Bool?
+    /// A live stream's now-playing line (its ICY `StreamTitle`).
+    public var streamTitle: String?
+    /// What the player is doing about a problem (a lost stream reconnecting).
+    public var notice: String?
 
     public init(
         item: Int, id: ItemKey, title: String, kind: MediaKind?, state: ItemState, position: Double,
@@ -88,6 +94,8 @@ public struct ItemStatus: Codable, Sendable, Equatable {
 public struct ItemEvent: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable {
         case state, position, progress
+        /// A live stream's title (or notice) changed.
+        case metadata
     }
 
     public var event: Kind

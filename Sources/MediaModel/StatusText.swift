@@ -17,11 +17,23 @@ public enum StatusText {
     }
 
     private static func parts(_ status: ItemStatus) -> (verb: String, detail: String) {
+        let (verb, detail) = stateParts(status)
+        // A live stream: what plays now, and what is being done about a drop.
+        var extra = ""
+        if [.playing, .paused, .buffering].contains(status.state) {
+            if let title = status.streamTitle, !title.isEmpty { extra += " · \(title)" }
+            if let notice = status.notice { extra += " (\(notice))" }
+        }
+        return (verb, detail + extra)
+    }
+
+    private static func stateParts(_ status: ItemStatus) -> (verb: String, detail: String) {
         let isImage = status.kind == .image
         let percent = status.progress.map { " \(Percent.text($0))" } ?? ""
         switch status.state {
         case .playing:
             if isImage { return ("▶ showing", "") }
+            if status.live == true { return ("▶ playing", " live \(clock(status.position))") }
             return ("▶ playing", " \(clock(status.position))/\(status.duration.map(clock) ?? "--:--")")
         case .paused:
             return ("⏸ paused", " at \(clock(status.position))")

@@ -1,6 +1,8 @@
 import Foundation
 import MediaEngine
 import MediaFeed
+import MediaCache
+import MediaCacheFolder
 import MediaModel
 
 /// Where an item's bytes come from when it starts: a local file as it is; a
@@ -46,6 +48,9 @@ struct ItemStarter: Sendable {
             if item.kind != .image {
                 do {
                     return .source(try await store.openReader(url))
+                } catch .liveStream {
+                    // No length: internet radio, played live, never kept.
+                    return .source(LiveStream(url: url))
                 } catch {
                     throw .download(reason: "\(error)")
                 }

@@ -54,6 +54,13 @@ public final class MediaSession: @unchecked Sendable {
     private var windowKeymap = Keymap.standard
     /// Files and URLs played by themselves, outside the feed.
     private var oneOffs: [FeedItem] = []
+    /// Items playing a live stream: its now-playing line and any notice.
+    private var streams: [ItemKey: LiveInfo] = [:]
+
+    private struct LiveInfo {
+        var title: String?
+        var notice: String?
+    }
     private var backgroundWork = 0
     private var settleWaiters: [CheckedContinuation<Void, Never>] = []
     private var resumes = true
@@ -185,6 +192,12 @@ public final class MediaSession: @unchecked Sendable {
             status.error = failure.message
         } else if let url = item.source?.description, let saved = positions.position(for: url) {
             status.position = saved
+        }
+        if let live = streams[key], players[key] != nil {
+            status.live = true
+            status.duration = nil
+            status.streamTitle = live.title
+            status.notice = live.notice
         }
         return status
     }
@@ -423,8 +436,13 @@ public final class MediaSession: @unchecked Sendable {
 
     /// Moves the item's playback to `seconds` (clamped to the media), paused or not.
     public func seek(_ key: ItemKey, to seconds: Double) throws(CommandError) {
-        guard let player = lock.withLock({ players[key] }), !player.currentState.isFinal else {
+        let (player, live) = lock.withLock { (players[key], streams[key] != nil) }
+        guard let player, !player.currentState.isFinal else {
             throw CommandError(.badRequest, "item \(item(for: key)?.position ?? 0) is not playing or paused")
+        }
+        if live {
+            let item = item(for: key)
+            throw CommandError(.badRequest, "item \(item?.position ?? 0) \"\(item?.title ?? "")\" is a live stream: it cannot seek")
         }
         // The player reports the new position itself (clamped to the media
         // there, or to a sane bound when its length is unknown).
@@ -433,7 +451,7 @@ public final class MediaSession: @unchecked Sendable {
 
     /// Moves by `seconds` (back when negative) from where the item stands.
     public func seek(_ key: ItemKey, by seconds: Double) throws(CommandError) {
-        guard let player = lock.withLock({ players[key] }) else {
+        guard let player = lock.withLock({ players[key] }), !player.currentState.isFinal else {
             throw CommandError(.badRequest, "item \(item(for: key)?.position ?? 0) is not playing or paused")
         }
         try seek(key, to: CheckedNumber.position(player.currentPosition + seconds))
@@ -709,6 +727,13 @@ public final class MediaSession: @unchecked Sendable {
             // Listeners heard "buffering" while it started: the start is over.
             throw failedStart(item, error)
         }
+        // A live stream: its titles and notices are the item's.
+        let live: LiveStream? = if case let .source(source) = input { source as? LiveStream } else { nil }
+        if let live {
+            live.onTitle = { [weak self] title in self?.streamChanged(key) { $0 = LiveInfo(title: title) } }
+            live.onNotice = { [weak self] notice in self?.streamChanged(key) { $0.notice = notice } }
+        }
+        lock.withLock { streams[key] = live == nil ? nil : LiveInfo() }
         // Window input goes to the item's commands while this player is its
         // own (a closing window of a replaced player changes nothing).
         let slot = PlayerSlot()
@@ -782,7 +807,7 @@ public final class MediaSession: @unchecked Sendable {
                     if player.mediaInfo?.isImage != true { positions.markPlayed(url) }
                     playOn(after: item)
                 // Cut short (a closed window included): the next toggle resumes here.
-                case .stopped where player.mediaInfo?.isImage != true:
+                case .stopped where player.mediaInfo?.isImage != true && lock.withLock({ streams[key] == nil }):
                     let position = player.currentPosition
                     if position > 0 { positions.save(position, for: url) }
                 case .failed:
@@ -847,6 +872,16 @@ public final class MediaSession: @unchecked Sendable {
         set { lock.withLock { windowKeymap = newValue } }
     }
 
+    /// A live stream's now-playing line or notice changed: kept, and said.
+    private func streamChanged(_ key: ItemKey, _ change: (inout LiveInfo) -> Void) {
+        let known = lock.withLock { () -> Bool in
+            guard streams[key] != nil else { return false }
+            change(&streams[key]!)
+            return true
+        }
+        if known { announce(key, .metadata) }
+    }
+
     /// A whole-file download under way for `item`, kept for its status.
     private func downloadWent(_ download: ItemStarter.Download, item: FeedItem, onProgress: (@Sendable (ItemStatus) -> Void)?) {
         let key = item.key
@@ -906,9 +941,9 @@ public final class MediaSession: @unchecked Sendable {
     }
 
     /// Saves where the item stands (memory now, the database on its own
-    /// queue); a finished player has nothing to resume.
+    /// queue); a finished player, a picture or a live stream has nothing to resume.
     private func savePositionLocked(_ item: FeedItem, _ player: any PlayerHandle) {
-        guard let url = item.source?.description, !player.currentState.isFinal, player.mediaInfo?.isImage != true else { return }
+        guard let url = item.source?.description, !player.currentState.isFinal, player.mediaInfo?.isImage != true, streams[item.key] == nil else { return }
         positions.save(player.currentPosition, for: url)
     }
 

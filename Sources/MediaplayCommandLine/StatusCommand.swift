@@ -96,7 +96,7 @@ public struct StatusCommand: ParsableCommand {
             } else {
                 let second = Int(CheckedNumber.position(event.status.position).rounded(.down))
                 let moved = event.event == .position && event.status.state == .playing && shownSecond[event.status.id] != second
-                guard event.event == .state || moved else { continue }
+                guard event.event == .state || event.event == .metadata || moved else { continue }
                 shownSecond[event.status.id] = second
                 guard StandardStream.output((StatusText.line(event.status) + "\n").utf8) else { return }
             }

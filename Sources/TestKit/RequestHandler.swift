@@ -56,6 +56,22 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         let keepAlive = request.isKeepAlive
 
+        let live: (IcyStreamSpec, Int)? = shared.state.withLock { state in
+            guard let spec = state.live[path] else { return nil }
+            state.liveConnections[path, default: 0] += 1
+            return (spec, state.liveConnections[path]!)
+        }
+        if let (spec, connection) = live {
+            // No length: chunked, forever, as a radio server streams.
+            let withMetadata = headerMap["icy-metadata"] == "1"
+            var headers = HTTPHeaders([("Content-Type", "audio/mpeg"), ("icy-name", "Loopback FM"), ("Cache-Control", "no-cache")])
+            if withMetadata { headers.add(name: "icy-metaint", value: "\(spec.metaint)") }
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            let cut = connection <= spec.drops ? spec.dropAfter : nil
+            IcyPump(channel: context.channel, spec: spec, withMetadata: withMetadata, cutAfter: cut).start()
+            return
+        }
+
         if let redirect {
             var headers = HTTPHeaders([("Location", redirect), ("Content-Length", "0")])
             if !keepAlive { headers.add(name: "Connection", value: "close") }

@@ -56,6 +56,9 @@ public final class TestHTTPServer: Sendable {
         var released: Set<String> = []
         /// Gone away: connections are reset (see `goAway`).
         var gone = false
+        /// Live streams (`serveLive`), and their connections so far.
+        var live: [String: IcyStreamSpec] = [:]
+        var liveConnections: [String: Int] = [:]
     }
 
     let shared = SharedState()

@@ -164,6 +164,12 @@ enum PlaybackView {
                     // Up to ten a second while downloading or buffering: the spinner turns with them.
                     tick += 1
                     show(line(status, title: item.title, tick: tick, audio: session.audioSettings, notice: notice))
+                case .metadata:
+                    // A live stream's now-playing line: on the status line, or a line of its own.
+                    if region == nil, screen?.isShowingPictures != true, let title = status.streamTitle {
+                        StandardStream.error("now playing \"\(DisplayWidth.escaped(title))\"\n")
+                    }
+                    show(line(status, title: item.title, tick: tick, audio: session.audioSettings, notice: notice))
                 }
             }
         }
@@ -182,9 +188,11 @@ enum PlaybackView {
     /// The status line; `notice` (a refused key) in place of the keys' help.
     static func line(_ status: ItemStatus, title: String, tick: Int, audio: AudioSettings = AudioSettings(), notice: String? = nil) -> String {
         var name = DisplayWidth.singleLine(title)
+        if let playing = status.streamTitle, !playing.isEmpty { name += " · " + DisplayWidth.singleLine(playing) }
         if audio.muted { name += "  🔇" } else if audio.volume != 100 { name += "  🔉 \(audio.volume) %" }
         if audio.speed != 1 { name += "  \(SpeedText.text(audio.speed))" }
-        let time = status.duration.map { "\(StatusText.clock(status.position)) / \(StatusText.clock($0))" } ?? StatusText.clock(status.position)
+        let time = status.live == true ? "live \(StatusText.clock(status.position))"
+            : status.duration.map { "\(StatusText.clock(status.position)) / \(StatusText.clock($0))" } ?? StatusText.clock(status.position)
         let percent = status.progress.map { " \(Percent.text($0))" } ?? ""
         switch status.state {
         case .downloading: return "\(Spinner.frame(tick)) downloading\(percent)  \(name)   q quit"
