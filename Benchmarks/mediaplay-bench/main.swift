@@ -11,6 +11,7 @@ import TestKit
 //   mediaplay-bench progressive [--runs 3]
 //   mediaplay-bench feeds [--runs 3]
 //   mediaplay-bench podcast [--runs 3]
+//   mediaplay-bench folder [--runs 3]
 //   mediaplay-bench controls [--runs 3]
 //   mediaplay-bench terminal [--runs 3]
 
@@ -18,7 +19,7 @@ import TestKit
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N] | feeds [--runs N] | podcast [--runs N] | controls [--runs N] | terminal [--runs N] | memory [--count N]")
+    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N] | feeds [--runs N] | podcast [--runs N] | folder [--runs N] | controls [--runs N] | terminal [--runs N] | memory [--count N]")
     exit(64)
 }
 
@@ -127,6 +128,8 @@ case "progressive":
     try await progressiveBenchmark(runs: option("--runs", default: 3))
 case "feeds":
     try feedsBenchmark(runs: option("--runs", default: 3))
+case "folder":
+    try folderBenchmark(runs: option("--runs", default: 3))
 case "podcast":
     try podcastBenchmark(runs: option("--runs", default: 3))
 case "controls":

@@ -114,6 +114,11 @@ public final class CacheFolder: Sendable {
         try? index.store(details, for: url)
     }
 
+    /// Many files' details at once, in one transaction.
+    public func store(_ all: [(url: String, stored: StoredDetails)]) {
+        try? index.store(all)
+    }
+
     // MARK: - Entries
 
     package struct EntryPaths {

@@ -217,15 +217,21 @@ package final class CacheIndex: Sendable {
     }
 
     package func store(_ stored: StoredDetails, for url: String) throws {
-        let d = stored.details
+        try store([(url, stored)])
+    }
+
+    /// Many files' details in one transaction (a folder's first list).
+    package func store(_ all: [(url: String, stored: StoredDetails)]) throws {
+        guard !all.isEmpty else { return }
         try pool.write { db in
-            try db.execute(
-                sql: """
-                    INSERT OR REPLACE INTO media (url, fileSize, fileTime, duration, title, artist, album, codec, width, height, sampleRate)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [url, stored.fileSize, stored.fileTime, d.duration, d.title, d.artist, d.album, d.codec, d.width, d.height, d.sampleRate]
-            )
+            let statement = try db.makeStatement(sql: """
+                INSERT OR REPLACE INTO media (url, fileSize, fileTime, duration, title, artist, album, codec, width, height, sampleRate)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for (url, stored) in all {
+                let d = stored.details
+                try statement.execute(arguments: [url, stored.fileSize, stored.fileTime, d.duration, d.title, d.artist, d.album, d.codec, d.width, d.height, d.sampleRate])
+            }
         }
     }
 

@@ -394,7 +394,7 @@ public enum FeedDecoder {
             let name: String
             switch source {
             case let .remote(url): name = url.deletingPathExtension().lastPathComponent
-            case let .file(path): name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+            case let .file(path): name = Self.fileStem(path)
             }
             let readable = name.replacingOccurrences(of: "_", with: " ")
             if !readable.isEmpty && readable != "/" { return readable }
@@ -412,7 +412,7 @@ public enum FeedDecoder {
             let name: String
             switch source {
             case let .remote(url): name = url.deletingPathExtension().lastPathComponent
-            case let .file(path): name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+            case let .file(path): name = Self.fileStem(path)
             }
             slug = slugify(name)
         }
@@ -430,19 +430,31 @@ public enum FeedDecoder {
         return candidate
     }
 
+    /// "/music/Album/01 Song.mp3" → "01 Song", without NSString (a folder
+    /// of thousands of files lists quickly).
+    static func fileStem(_ path: String) -> String {
+        let name = path.lastIndex(of: "/").map { path[path.index(after: $0)...] } ?? path[...]
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return String(name) }
+        return String(name[..<dot])
+    }
+
     static func slugify(_ text: String) -> String {
-        var result = ""
+        // ASCII letters and digits of the lowercased text, runs of anything
+        // else as one dash; read as bytes (a non-ASCII scalar's bytes are all
+        // above 0x7F, so each only asks for a dash).
+        var result: [UInt8] = []
         var pendingDash = false
-        for scalar in text.lowercased().unicodeScalars {
-            if scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar)) {
-                if pendingDash && !result.isEmpty { result.append("-") }
+        for byte in text.lowercased().utf8 {
+            if (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) {
+                if pendingDash && !result.isEmpty { result.append(UInt8(ascii: "-")) }
                 pendingDash = false
-                result.unicodeScalars.append(scalar)
+                result.append(byte)
+                if result.count == 48 { break }
             } else {
                 pendingDash = true
             }
         }
-        return String(result.prefix(48))
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// 32-bit FNV-1a as 8 hex digits: stable across runs and platforms, unlike

@@ -36,7 +36,15 @@ public struct ItemRow: Sendable {
 
     public init(_ item: FeedItem, cache: CacheSnapshot?) {
         var entry = EntryStatus.notDownloaded
-        (state, detail) = item.availability { url in
+        // A local file is looked at once: readable, a regular file, its size.
+        var localSize: Int64?
+        let readable: (String) -> Bool = { path in
+            var info = stat()
+            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(path, R_OK) == 0 else { return false }
+            localSize = Int64(info.st_size)
+            return true
+        }
+        (state, detail) = item.availability(isReadable: readable) { url in
             entry = cache?.status(for: url) ?? .notDownloaded
             return entry.availability
         }
@@ -46,10 +54,7 @@ public struct ItemRow: Sendable {
         case .textOnly: stateText = "text only"
         case .local:
             stateText = "local file"
-            if case let .file(path)? = item.source {
-                var info = stat()
-                if stat(path, &info) == 0 { size = Int64(info.st_size) }
-            }
+            size = localSize
         case .notDownloaded, .downloading, .partial, .cached, .failed:
             stateText = EntryText.describe(entry).state
             switch entry {
