@@ -12,6 +12,7 @@ import TestKit
 //   mediaplay-bench feeds [--runs 3]
 //   mediaplay-bench podcast [--runs 3]
 //   mediaplay-bench folder [--runs 3]
+//   mediaplay-bench resume [--runs 3]
 //   mediaplay-bench controls [--runs 3]
 //   mediaplay-bench terminal [--runs 3]
 
@@ -19,7 +20,7 @@ import TestKit
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N] | feeds [--runs N] | podcast [--runs N] | folder [--runs N] | controls [--runs N] | terminal [--runs N] | memory [--count N]")
+    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N] | feeds [--runs N] | podcast [--runs N] | folder [--runs N] | resume [--runs N] | controls [--runs N] | terminal [--runs N] | memory [--count N]")
     exit(64)
 }
 
@@ -128,6 +129,8 @@ case "progressive":
     try await progressiveBenchmark(runs: option("--runs", default: 3))
 case "feeds":
     try feedsBenchmark(runs: option("--runs", default: 3))
+case "resume":
+    try resumeBenchmark(runs: option("--runs", default: 3))
 case "folder":
     try folderBenchmark(runs: option("--runs", default: 3))
 case "podcast":

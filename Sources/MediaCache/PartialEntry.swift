@@ -215,9 +215,11 @@ final class PartialEntry: @unchecked Sendable {
     func readerClosed() { condition.withLock { openReaders -= 1 } }
 
     /// How far ahead of a transfer a reader waits for it instead of asking
-    /// for a range of its own: about half a second of transfer (a new
-    /// connection costs about that on a distant server), at least 256 KiB.
-    private var lookahead: Int64 { max(256 << 10, Int64(bytesPerSecond / 2)) }
+    /// for a range of its own: about a second of transfer (a new connection
+    /// costs about half that on a distant server), at least 64 KiB; 256 KiB
+    /// before the rate is known. (A floor of 256 KiB was 13 s of a 20 KB/s
+    /// link: a seek near the end of a short episode waited for all of it.)
+    private var lookahead: Int64 { bytesPerSecond > 0 ? max(64 << 10, Int64(bytesPerSecond)) : 256 << 10 }
 
     enum Availability {
         /// Bytes from the offset up to this end are in the file (at `path`).

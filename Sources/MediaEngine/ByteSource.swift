@@ -21,10 +21,17 @@ public protocol ByteSource: AnyObject, Sendable {
     /// A stream with no end (internet radio): read in order only, never
     /// sought; it has no length.
     var isLive: Bool { get }
+    /// Bytes that come over a link (a download in progress): a seek far
+    /// ahead is made from an estimate (an MP3's table of contents or its
+    /// bit rate) and read from there at once (the cache asks for that
+    /// range), instead of a scan from the start that waits for every byte
+    /// before it.
+    var seeksByEstimate: Bool { get }
 }
 
 extension ByteSource {
     public var isLive: Bool { false }
+    public var seeksByEstimate: Bool { false }
 }
 
 /// libavformat's view of a `ByteSource`: an AVIOContext whose read and seek

@@ -54,6 +54,7 @@ public final class Demuxer: @unchecked Sendable {
             // the stream probe read 50 of them, a second of audio, before
             // anything plays. Reading fewer changes no decoded sample.
             context?.pointee.max_ts_probe = 4
+            if io.source.seeksByEstimate { context?.pointee.flags |= AVFMT_FLAG_FAST_SEEK }
         }
         // FFmpeg opens nothing by itself: a local file may be reopened (the
         // image2 demuxer does, per frame), a download nothing at all; only

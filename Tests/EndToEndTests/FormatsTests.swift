@@ -207,4 +207,29 @@ import TestKit
         #expect(folderGiven.status == 66 && folderGiven.stderr.contains("not a readable media file"), "\(folderGiven.stderr)")
         _ = try await Mediaplay.run(["quit"], environment: environment)
     }
+
+    /// Resuming far into an episode not downloaded yet asks the server for
+    /// that range at once, instead of waiting for the download to get there.
+    @Test func aFarStartInADownloadAsksForTheRange() async throws {
+        let server = try TestHTTPServer()
+        let folder = try TemporaryDirectory()
+        let episode = try await Fixtures.make("minute-32k.mp3", ["-f", "lavfi", "-i", "sine=frequency=300:duration=60:sample_rate=22050", "-c:a", "libmp3lame", "-b:a", "32k", "-ac", "1"])
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: episode)))
+        server.serve("/episode.mp3", bytes: bytes, contentType: "audio/mpeg")
+        // Linearly, 50 s in would take 10 s to arrive.
+        server.throttle("/episode.mp3", bytesPerSecond: 20_000)
+        let out = folder.path + "/tail.wav"
+        let result = try await Mediaplay.run([
+            "play", server.url("/episode.mp3").absoluteString, "--start", "50", "--audio-out", out, "--untimed", "--cache-dir", folder.path + "/cache",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let ranges = server.requests("/episode.mp3").compactMap { $0.headers["range"] }
+        let farRange = ranges.contains { range in
+            range.dropFirst("bytes=".count).split(separator: "-").first.flatMap { Int($0) }.map { $0 > bytes.count / 2 } ?? false
+        }
+        #expect(farRange, "a range request past the middle: \(ranges) of \(server.requests("/episode.mp3").map(\.headers))")
+        // About the last 10 seconds were played (22,050 samples a second, 16-bit mono).
+        let played = Double(try Recorded.pcm(out).count) / 2 / 22_050
+        #expect(abs(played - 10) < 0.5, "\(played) s")
+    }
 }
