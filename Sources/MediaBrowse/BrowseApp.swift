@@ -37,11 +37,17 @@ public final class BrowseApp: @unchecked Sendable {
         public var colors: Bool
         /// What the keys browse does not use itself do.
         public var keymap: Keymap
+        /// A podcast client's marks at the start: the media URLs played to
+        /// their end, and the ids of items new since the feed's first read.
+        public var played: Set<String>
+        public var fresh: Set<String>
 
-        public init(imageMode: ImageMode, colors: Bool, keymap: Keymap = .standard) {
+        public init(imageMode: ImageMode, colors: Bool, keymap: Keymap = .standard, played: Set<String> = [], fresh: Set<String> = []) {
             self.imageMode = imageMode
             self.colors = colors
             self.keymap = keymap
+            self.played = played
+            self.fresh = fresh
         }
     }
 
@@ -68,6 +74,8 @@ public final class BrowseApp: @unchecked Sendable {
     private var state: BrowseState
     private var feed: Feed { state.feed }
     private var statuses: [ItemKey: ItemStatus] = [:]
+    /// Media URLs played to their end (kept by URL, as `list` shows them).
+    private var played: Set<String> = []
     /// Where each source's file is on this machine (a readable local file,
     /// or the cache's complete entry), or nil: looked up once, forgotten
     /// when a download ends or the feed is re-read, so a redraw stats nothing.
@@ -102,6 +110,7 @@ public final class BrowseApp: @unchecked Sendable {
         options: Options, screen: FullScreen = FullScreen(), reload: @escaping @Sendable () throws -> (Feed, offline: String?)
     ) {
         state = BrowseState(feed: feed, keymap: options.keymap, message: offline)
+        played = options.played
         self.offline = offline != nil
         self.cache = cache
         self.backend = backend
@@ -185,9 +194,17 @@ public final class BrowseApp: @unchecked Sendable {
     }
 
     private func received(_ status: ItemStatus) {
+        let before = statuses[status.id]
         statuses[status.id] = status
+        let item = feed.item(matching: .id(status.id.rawValue))
+        // Played to its end: marked so in the grid too.
+        if status.state == .ended, let url = item?.source?.description { played.insert(url) }
+        // A live stream's now-playing line, on the status bar when it changes.
+        if let title = status.streamTitle, !title.isEmpty, title != before?.streamTitle {
+            show("♪ \(status.title) · \(title)")
+        }
         // A download that ended may have filled the cache.
-        if status.state != .downloading, let source = feed.item(matching: .id(status.id.rawValue))?.source {
+        if status.state != .downloading, let source = item?.source {
             onDisk[source] = nil
         }
         setNeedsDisplay()
@@ -391,6 +408,13 @@ public final class BrowseApp: @unchecked Sendable {
         return localPath(source).map { .file($0) }
     }
 
+    /// ✓ played, • new (a podcast client's marks), else nothing.
+    private func mark(_ index: Int) -> String? {
+        let item = feed.items[index]
+        if let url = item.source?.description, played.contains(url) { return "✓" }
+        return options.fresh.contains(item.id) ? "•" : nil
+    }
+
     private func cellState(_ index: Int) -> CellState {
         let item = feed.items[index]
         if let reason = item.invalidReason { return .invalid(reason) }
@@ -496,7 +520,7 @@ public final class BrowseApp: @unchecked Sendable {
         let snapshot = BrowseSnapshot(
             columns: size.columns, rows: size.rows, title: feed.title.isEmpty ? "mediaplay" : feed.title,
             items: feed.items, layout: layout, state: { [self] index in cellState(index) }, selection: state.selection, scrollTop: scrollTop,
-            mode: state.mode, detailScroll: state.detailScroll, message: state.message, details: { [self] index in itemDetails(index) }, offline: offline,
+            mode: state.mode, detailScroll: state.detailScroll, message: state.message, details: { [self] index in itemDetails(index) }, mark: { [self] index in mark(index) }, offline: offline,
             backendName: backend.name,
             colors: options.colors, tick: Int(now / Self.spinnerInterval),
             picture: { [self] index, columns, rows in pictureCell(index, columns: columns, rows: rows, size: size) }

@@ -69,6 +69,8 @@ struct BrowseSnapshot {
     var message: String?
     /// An item's duration, tags and format, once probed (detail view).
     var details: (Int) -> MediaDetails? = { _ in nil }
+    /// An item's mark: ✓ played, • new, or nil.
+    var mark: (Int) -> String? = { _ in nil }
     /// The feed shown is the kept copy: its server could not be reached.
     var offline = false
     var backendName: String
@@ -243,7 +245,7 @@ enum BrowseView {
             put(line, frame.x + 1, row, selected ? styles.title : nil, inner)
             row += 1
         }
-        put(stateText(state, tick: snapshot.tick), frame.x + 1, row, styles.state(state), inner)
+        put((snapshot.mark(index).map { $0 + " " } ?? "") + stateText(state, tick: snapshot.tick), frame.x + 1, row, styles.state(state), inner)
     }
 
     private static func drawPicture(
@@ -291,9 +293,9 @@ enum BrowseView {
     }
 
     /// The detail view's text, wrapped to `width`.
-    static func detailText(_ item: FeedItem, state: CellState, details: MediaDetails? = nil, width: Int, tick: Int) -> [String] {
+    static func detailText(_ item: FeedItem, state: CellState, details: MediaDetails? = nil, mark: String? = nil, width: Int, tick: Int) -> [String] {
         var lines: [String] = []
-        lines.append("\(item.kind?.name ?? "invalid record") · item \(item.position) · \(stateText(state, tick: tick))")
+        lines.append("\(item.kind?.name ?? "invalid record") · item \(item.position) · \(mark.map { $0 + " " } ?? "")\(stateText(state, tick: tick))")
         if let details, let line = details.line { lines += DisplayWidth.wrap(line, width: width) }
         if let failure = state.failure { lines += DisplayWidth.wrap("✗ " + failure, width: width) }
         lines.append("")
@@ -331,7 +333,7 @@ enum BrowseView {
                 visible: { $0 >= 1 && $0 < snapshot.rows - 1 }, into: &canvas, graphics: &graphics
             )
         }
-        let text = detailText(item, state: state, details: snapshot.details(index), width: max(1, panes.text.columns), tick: snapshot.tick)
+        let text = detailText(item, state: state, details: snapshot.details(index), mark: snapshot.mark(index), width: max(1, panes.text.columns), tick: snapshot.tick)
         let scroll = max(0, min(snapshot.detailScroll, text.count - panes.text.rows))
         for (offset, line) in text.dropFirst(scroll).prefix(panes.text.rows).enumerated() {
             let style: String? = offset == 0 && scroll == 0 ? styles.state(state) : nil

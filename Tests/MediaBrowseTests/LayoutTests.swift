@@ -132,6 +132,10 @@ struct MediaLineTests {
             details: MediaDetails(duration: 65, artist: "X"), width: 80, tick: 0
         )
         #expect(lines[1] == "1:05 · X", "\(lines)")
+        let marked = BrowseView.detailText(
+            FeedItem(position: 2, id: "b", title: "B", kind: .audio, source: .file("/b.mp3")), state: .local(resumeAt: 0), mark: "✓", width: 80, tick: 0
+        )
+        #expect(marked[0] == "audio · item 2 · ✓ ● local", "a played item says so: \(marked)")
     }
 
     /// A facts-feed row without an image reads as words, not as a broken record.

@@ -64,9 +64,12 @@ struct BrowseCommand: AsyncParsableCommand {
             let backend = try makeBackend(feed: loaded.feed, cache: cache, relay: relay, video: video)
             let terminal = TerminalInfo.detect(fd: STDOUT_FILENO, environment: environment)
             let configured = LoadedConfig.current
+            // A podcast client's marks, as `list` shows them.
+            let state = try? StateStore(path: BackgroundPlayer.stateDirectory(global) + "/positions.sqlite")
             let options = BrowseApp.Options(
                 imageMode: images ?? configured.images.flatMap(ImageMode.init(rawValue:)) ?? ImageMode.detect(environment: environment),
-                colors: terminal.colors, keymap: configured.keymap
+                colors: terminal.colors, keymap: configured.keymap,
+                played: state?.playedURLs() ?? [], fresh: state?.newItems(in: loaded.identity, ids: loaded.feed.items.map(\.id)) ?? []
             )
             let app = BrowseApp(feed: loaded.feed, offline: loaded.offlineNotice, cache: cache, backend: backend, relay: relay, video: video, options: options, screen: screen) {
                 let reloaded = try FeedLoading.load(location, cacheDirectory: cacheDirectory, announce: false)
