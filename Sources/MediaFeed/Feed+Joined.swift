@@ -29,7 +29,7 @@ extension Feed {
         switch source {
         case let .file(path):
             name = (path as NSString).lastPathComponent
-            kind = MediaKind.guess(fromExtension: (path as NSString).pathExtension)
+            kind = MediaKind.guess(fromExtension: FolderFeed.pathExtension(path))
         case let .remote(url):
             name = url.absoluteString
             kind = MediaKind.guess(fromExtension: url.pathExtension)
@@ -45,7 +45,7 @@ extension FeedDecoder {
     /// Whether a local file is a feed or a playlist rather than media: one
     /// whose name says media is media; for the rest, the first bytes decide.
     public static func isFeedFile(_ path: String) -> Bool {
-        if MediaKind.guess(fromExtension: (path as NSString).pathExtension) != nil { return false }
+        if MediaKind.guess(fromExtension: FolderFeed.pathExtension(path)) != nil { return false }
         // Never blocking on a FIFO: a regular file only.
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return false }

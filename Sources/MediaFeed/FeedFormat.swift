@@ -54,7 +54,7 @@ enum FeedFormat: Equatable {
     /// A playlist line that names media: a URL, or a path with a media extension.
     static func looksLikeMedia(_ line: String) -> Bool {
         if line.contains("://") { return true }
-        let ext = (line as NSString).pathExtension.lowercased()
+        let ext = FolderFeed.pathExtension(line).lowercased()
         return MediaKind.guess(fromExtension: ext) != nil
     }
 
@@ -109,7 +109,7 @@ extension MediaKind {
         if let mime, let kind = guess(fromMIME: mime) { return kind }
         switch url {
         case let .remote(address)?: return guess(fromExtension: address.pathExtension)
-        case let .file(path)?: return guess(fromExtension: (path as NSString).pathExtension)
+        case let .file(path)?: return guess(fromExtension: FolderFeed.pathExtension(path))
         case nil: return nil
         }
     }

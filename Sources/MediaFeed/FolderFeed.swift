@@ -100,9 +100,12 @@ public enum FolderFeed {
         return entries
     }
 
-    /// A file name's extension ("" when none), without NSString.
-    static func pathExtension(_ name: String) -> String {
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+    /// A path's extension ("" when none): its last component's text after
+    /// the last dot. Not NSString's: it trapped on a line the feed fuzzer
+    /// made (trailing slashes after invalid UTF-8), and it is slower.
+    static func pathExtension(_ path: String) -> String {
+        guard let name = path.split(separator: "/", omittingEmptySubsequences: true).last,
+              let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
         return String(name[name.index(after: dot)...])
     }
 

@@ -99,7 +99,7 @@ enum PlaylistReader {
             let ext: String
             switch source {
             case let .remote(url): ext = url.pathExtension
-            case let .file(path): ext = (path as NSString).pathExtension
+            case let .file(path): ext = FolderFeed.pathExtension(path)
             }
             draft.kind = MediaKind.guess(fromExtension: ext) ?? .audio
         case let .failure(problem):

@@ -216,4 +216,10 @@ import Testing
         #expect(FeedDates.rfc3339("2024-02-29T12:00:00-05:00").map(FeedDates.text) == "2024-02-29T17:00:00Z")
         #expect(FeedDates.rfc822("yesterday") == nil && FeedDates.rfc3339("2024-13-01T00:00:00Z") == nil)
     }
+
+    /// Found by the feed fuzzer: a first line that is neither a URL nor a path.
+    @Test func oddFirstLinesAreUnknownNotACrash() {
+        let bytes: [UInt8] = [0x3A, 0x54, 0x41, 0x49, 0x23, 0x45, 0x58, 0x53, 0x2F, 0x2F, 0x6C, 0x61, 0x45, 0x58, 0x53, 0x2F, 0x2F, 0x2F, 0xE3]
+        #expect(throws: FeedError.self) { try FeedDecoder.decode(bytes) }
+    }
 }
