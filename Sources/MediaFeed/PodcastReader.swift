@@ -54,12 +54,7 @@ enum PodcastReader {
             throw FeedError(position: SourcePosition(line: 1, column: 1), message: "the RSS feed has no <channel>")
         }
         // The channel's image is known only once read (it may follow items).
-        if let channelImage, case let .success(source) = FeedDecoder.resolve(channelImage, origin: origin) {
-            for index in drafts.indices where drafts[index].thumbnail == nil && drafts[index].source != nil && drafts[index].kind != .image {
-                drafts[index].thumbnail = source
-            }
-        }
-        return Feed(title: title ?? origin.fallbackTitle, items: FeedDecoder.items(from: drafts))
+        return feed(title: title, drafts: drafts, image: channelImage, origin: origin)
     }
 
     private static func rssItem(_ element: XMLElement, position: Int, origin: FeedOrigin) -> FeedDraft {
@@ -114,12 +109,7 @@ enum PodcastReader {
             default: break
             }
         }
-        if let logo, case let .success(source) = FeedDecoder.resolve(logo, origin: origin) {
-            for index in drafts.indices where drafts[index].thumbnail == nil && drafts[index].source != nil && drafts[index].kind != .image {
-                drafts[index].thumbnail = source
-            }
-        }
-        return Feed(title: title ?? origin.fallbackTitle, items: FeedDecoder.items(from: drafts))
+        return feed(title: title, drafts: drafts, image: logo, origin: origin)
     }
 
     private static func atomEntry(_ element: XMLElement, position: Int, origin: FeedOrigin) -> FeedDraft {
@@ -156,6 +146,17 @@ enum PodcastReader {
     }
 
     // MARK: - Shared
+
+    /// The feed, its image the thumbnail of the media items that have none.
+    private static func feed(title: String?, drafts: [FeedDraft], image: String?, origin: FeedOrigin) -> Feed {
+        var drafts = drafts
+        if let image, case let .success(source) = FeedDecoder.resolve(image, origin: origin) {
+            for index in drafts.indices where drafts[index].thumbnail == nil && drafts[index].source != nil && drafts[index].kind != .image {
+                drafts[index].thumbnail = source
+            }
+        }
+        return Feed(title: title ?? origin.fallbackTitle, items: FeedDecoder.items(from: drafts))
+    }
 
     /// The media of an item: its source, its kind (from the MIME type, else
     /// the URL's extension) and its thumbnail.

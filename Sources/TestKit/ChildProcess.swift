@@ -43,7 +43,16 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        var result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        // A program copied just now may still be open for writing in a child
+        // another test thread is spawning (it inherited the descriptor until
+        // its exec): exec fails with ETXTBSY for that moment. Tried again.
+        var tries = 0
+        while result == ETXTBSY, tries < 50 {
+            tries += 1
+            usleep(20_000)
+            result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        }
         guard result == 0 else {
             throw Fixtures.FixtureError(message: "cannot run \(executable): \(String(cString: strerror(result)))")
         }

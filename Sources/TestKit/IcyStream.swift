@@ -17,6 +17,9 @@ public struct IcyStreamSpec: Sendable {
     /// dropped stream; later connections go on).
     public var dropAfter: Int?
     public var drops: Int
+    /// Audio sent at once on connecting, as Icecast's burst-on-connect does
+    /// (the player starts with some buffer, not at the edge).
+    public var burst: Int = 64 * 1024
 
     public init(audio: [UInt8], metaint: Int = 8192, titles: [String], titleEvery: Int, bytesPerSecond: Int, dropAfter: Int? = nil, drops: Int = 0) {
         self.audio = audio
@@ -50,6 +53,7 @@ final class IcyPump: @unchecked Sendable {
     private var sentAudio = 0
     private var untilMetadata: Int
     private var task: RepeatedTask?
+    private var bursting = true
 
     init(channel: any Channel, spec: IcyStreamSpec, withMetadata: Bool, cutAfter: Int?) {
         self.channel = channel
@@ -71,6 +75,10 @@ final class IcyPump: @unchecked Sendable {
             return
         }
         var budget = max(1, spec.bytesPerSecond / 20)
+        if bursting {
+            bursting = false
+            budget += spec.burst
+        }
         var out: [UInt8] = []
         while budget > 0 {
             if let cutAfter, sentAudio >= cutAfter {
