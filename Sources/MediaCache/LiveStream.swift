@@ -24,9 +24,14 @@ public final class LiveStream: @unchecked Sendable {
 
     private let url: URL
     private let condition = NSCondition()
+    /// Received audio; what was read before `head` is spent (dropped in
+    /// one move once it is half the buffer, not at every read).
     private var buffer: [UInt8] = []
-    /// Where `buffer` starts in the stream.
+    private var head = 0
+    /// Where `buffer[head]` is in the stream.
     private var start: Int64 = 0
+
+    private var unread: Int { buffer.count - head }
     private var failure: String?
     private var interrupted = false
     private var started = false
@@ -43,7 +48,7 @@ public final class LiveStream: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         var waited = false
-        while buffer.isEmpty, failure == nil, !interrupted {
+        while unread == 0, failure == nil, !interrupted {
             if !waited {
                 waited = true
                 onWait?(true)
@@ -52,13 +57,17 @@ public final class LiveStream: @unchecked Sendable {
         }
         if waited { onWait?(false) }
         if interrupted { throw CacheError.cancelled }
-        if buffer.isEmpty, let failure { throw CacheError.network(failure) }
+        if unread == 0, let failure { throw CacheError.network(failure) }
         // In order only: a live stream cannot go back or skip ahead.
         guard offset == start else { throw CacheError.unsupported("a live stream cannot seek") }
-        let count = min(target.count, buffer.count)
-        buffer.withUnsafeBytes { target.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-        buffer.removeFirst(count)
+        let count = min(target.count, unread)
+        buffer.withUnsafeBytes { target.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[head..<(head + count)])) }
+        head += count
         start += Int64(count)
+        if head >= Self.capacity / 2 {
+            buffer.removeFirst(head)
+            head = 0
+        }
         condition.broadcast()
         return count
     }
@@ -147,7 +156,7 @@ public final class LiveStream: @unchecked Sendable {
     fileprivate func append(_ audio: [UInt8]) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while buffer.count >= Self.capacity, !interrupted { condition.wait() }
+        while unread >= Self.capacity, !interrupted { condition.wait() }
         if interrupted { return false }
         buffer.append(contentsOf: audio)
         condition.broadcast()

@@ -152,30 +152,6 @@ public enum FolderFeed {
         static func == (a: SortKey, b: SortKey) -> Bool { a.path == b.path }
     }
 
-    /// "Track 2" before "Track 10": runs of digits compared as numbers,
-    /// the rest case-insensitively, then as bytes.
-    static func naturalOrder(_ a: String, _ b: String) -> Bool {
-        var left = a.lowercased().unicodeScalars[...], right = b.lowercased().unicodeScalars[...]
-        func isDigit(_ scalar: Unicode.Scalar) -> Bool { scalar.value >= 0x30 && scalar.value <= 0x39 }
-        while let l = left.first, let r = right.first {
-            if isDigit(l), isDigit(r) {
-                let leftDigits = left.prefix(while: isDigit), rightDigits = right.prefix(while: isDigit)
-                let leftNumber = String(String.UnicodeScalarView(leftDigits.drop { $0 == "0" }))
-                let rightNumber = String(String.UnicodeScalarView(rightDigits.drop { $0 == "0" }))
-                if leftNumber.count != rightNumber.count { return leftNumber.count < rightNumber.count }
-                if leftNumber != rightNumber { return leftNumber < rightNumber }
-                left = left.dropFirst(leftDigits.count)
-                right = right.dropFirst(rightDigits.count)
-                continue
-            }
-            if l != r { return l.value < r.value }
-            left = left.dropFirst()
-            right = right.dropFirst()
-        }
-        if left.isEmpty != right.isEmpty { return left.isEmpty }
-        return a < b
-    }
-
     private static func relative(_ path: String, to root: String) -> String {
         path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
     }
