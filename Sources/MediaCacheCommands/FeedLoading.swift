@@ -35,11 +35,34 @@ package enum FeedLoading {
             throw CLIError("unsupported feed URL \"\(location)\" (use a file path, or an http or https URL)", exitCode: .usage)
         }
         let path = location.hasPrefix("file://") ? (URL(string: location)?.path ?? location) : location
+        var loaded: LoadedFeed
         do {
-            return try FeedFile.load(absolutePath(path), shownAs: location)
+            loaded = try FeedFile.load(absolutePath(path), shownAs: location)
         } catch {
             throw CLIError(error)
         }
+        if loaded.wantsFileDetails {
+            let lookup = fileDetails.withLock { $0 }
+            loaded.applyFileDetails(lookup(loaded.feed.items, cacheDirectory))
+        }
+        return loaded
+    }
+
+    /// How a local feed's files' details are had as it loads (their title
+    /// tags; a folder's album order and covers): one per item, with the
+    /// cache folder if any. mediaplay-core
+    /// probes what the index does not know (`useDetails`); mediaplay-cache,
+    /// without FFmpeg, reads only what the index knows.
+    package typealias DetailsLookup = @Sendable (_ items: [FeedItem], _ cacheDirectory: String?) -> [MediaDetails?]
+
+    private static let fileDetails = Mutex<DetailsLookup>({ items, cacheDirectory in
+        let folder = cacheDirectory.flatMap { try? CacheFolder.forViewing(directory: $0) }
+        return KnownDetails(items, snapshot: try? folder?.snapshot()).details
+    })
+
+    /// Set once, as the program starts.
+    package static func useDetails(_ lookup: @escaping DetailsLookup) {
+        fileDetails.withLock { $0 = lookup }
     }
 
     private static func loadRemote(_ location: String, cacheDirectory: String?, refresh: Bool) throws(CLIError) -> LoadedFeed {

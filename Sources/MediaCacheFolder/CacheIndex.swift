@@ -176,6 +176,17 @@ package final class CacheIndex: Sendable {
                     table.column("sampleRate", .integer)
                 }
             }
+            migrator.registerMigration("v5-tracks") { db in
+                // Track and disc numbers order a folder's album; a cover in
+                // the file is its thumbnail. Files probed before are probed
+                // again, once, to learn them.
+                try db.alter(table: "media") { table in
+                    table.add(column: "track", .integer)
+                    table.add(column: "disc", .integer)
+                    table.add(column: "hasCover", .boolean).notNull().defaults(to: false)
+                }
+                try db.execute(sql: "DELETE FROM media")
+            }
         return migrator
     }
 
@@ -211,7 +222,8 @@ package final class CacheIndex: Sendable {
     private static func details(_ row: Row) -> StoredDetails {
         let details = MediaDetails(
             duration: row["duration"], title: row["title"], artist: row["artist"], album: row["album"],
-            codec: row["codec"], width: row["width"], height: row["height"], sampleRate: row["sampleRate"]
+            codec: row["codec"], width: row["width"], height: row["height"], sampleRate: row["sampleRate"],
+            track: row["track"], disc: row["disc"], hasCover: row["hasCover"]
         )
         return StoredDetails(details: details, fileSize: row["fileSize"], fileTime: row["fileTime"])
     }
@@ -225,12 +237,12 @@ package final class CacheIndex: Sendable {
         guard !all.isEmpty else { return }
         try pool.write { db in
             let statement = try db.makeStatement(sql: """
-                INSERT OR REPLACE INTO media (url, fileSize, fileTime, duration, title, artist, album, codec, width, height, sampleRate)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO media (url, fileSize, fileTime, duration, title, artist, album, codec, width, height, sampleRate, track, disc, hasCover)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             for (url, stored) in all {
                 let d = stored.details
-                try statement.execute(arguments: [url, stored.fileSize, stored.fileTime, d.duration, d.title, d.artist, d.album, d.codec, d.width, d.height, d.sampleRate])
+                try statement.execute(arguments: [url, stored.fileSize, stored.fileTime, d.duration, d.title, d.artist, d.album, d.codec, d.width, d.height, d.sampleRate, d.track, d.disc, d.hasCover])
             }
         }
     }

@@ -96,7 +96,12 @@ public final class ControlService: Sendable {
         let session = session
         var request = request
         if command == .toggle, request.item == nil, let source = request.source {
-            request.item = .id(session.oneOffItem(try Self.mediaSource(source)).id)
+            let media = try Self.mediaSource(source)
+            // A file is called by its title tag, as in a folder (one file's
+            // probe, on this thread).
+            var alone = Feed.single(media)
+            if case .file = media { alone.takeTitles(from: ItemDetails.lookup(alone.items, folder: nil)) }
+            request.item = .id(session.oneOffItem(media, title: alone.items[0].title).id)
         }
         if let commands = try request.playerCommands() {
             return try control(command, commands, request, on: connection)

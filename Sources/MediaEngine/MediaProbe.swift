@@ -28,6 +28,11 @@ public enum MediaProbe {
             return nil
         }
         var details = MediaDetails(duration: demuxer.duration, title: tag("title"), artist: tag("artist"), album: tag("album"))
+        details.track = tag("track").flatMap(MediaDetails.tagNumber)
+        details.disc = tag("disc").flatMap(MediaDetails.tagNumber)
+        details.hasCover = (0..<context.pointee.nb_streams).contains { index in
+            demuxer.stream(Int32(index)).pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
+        }
         if let main = video ?? audio {
             details.codec = String(cString: avcodec_get_name(main.pointee.codecpar.pointee.codec_id))
         }

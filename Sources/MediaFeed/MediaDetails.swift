@@ -16,10 +16,17 @@ public struct MediaDetails: Sendable, Equatable, Hashable, Codable {
     public var height: Int?
     /// Samples per second of the audio.
     public var sampleRate: Int?
+    /// The track and disc numbers the tags give ("3/12" is 3): a folder's
+    /// album plays in this order.
+    public var track: Int?
+    public var disc: Int?
+    /// The file carries a picture of its own (an audio file's cover art).
+    public var hasCover = false
 
     public init(
         duration: Double? = nil, title: String? = nil, artist: String? = nil, album: String? = nil,
-        codec: String? = nil, width: Int? = nil, height: Int? = nil, sampleRate: Int? = nil
+        codec: String? = nil, width: Int? = nil, height: Int? = nil, sampleRate: Int? = nil,
+        track: Int? = nil, disc: Int? = nil, hasCover: Bool = false
     ) {
         self.duration = duration
         self.title = title
@@ -29,6 +36,17 @@ public struct MediaDetails: Sendable, Equatable, Hashable, Codable {
         self.width = width
         self.height = height
         self.sampleRate = sampleRate
+        self.track = track
+        self.disc = disc
+        self.hasCover = hasCover
+    }
+
+    /// A track or disc tag's number: "3", "03" or "3/12" is 3; anything
+    /// else (or a number past any album's) is none.
+    public static func tagNumber(_ text: String) -> Int? {
+        let digits = text.trimmingCharacters(in: .whitespaces).prefix { $0 != "/" }.trimmingCharacters(in: .whitespaces)
+        guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(digits) else { return nil }
+        return number
     }
 }
 

@@ -14,12 +14,46 @@ public struct LoadedFeed {
     /// The feed's absolute path or URL: what it is known by between runs
     /// (the items seen in it).
     public var identity: String
+    /// A folder of media (its items are its files).
+    public var isFolder = false
+    /// The items' probed details, when loading needed them (a folder's
+    /// albums are ordered by their track tags): one per item.
+    public var details: [MediaDetails?]?
 
     public init(feed: Feed, source: String, offlineNotice: String? = nil, identity: String? = nil) {
         self.feed = feed
         self.source = source
         self.offlineNotice = offlineNotice
         self.identity = identity ?? source
+    }
+}
+
+extension LoadedFeed {
+    /// Whether its local files' details are needed as it loads: a folder
+    /// (for album order and covers), or local files with no title given.
+    public var wantsFileDetails: Bool {
+        isFolder || feed.items.contains { item in
+            guard item.titleIsDerived, case .file? = item.source else { return false }
+            return true
+        }
+    }
+
+    /// What its local files say of themselves, applied to its items: a
+    /// title tag where the feed gave no title; in a folder, its albums put
+    /// in the order of their track tags (AlbumOrder) and a file's own cover
+    /// art its thumbnail where no cover.jpg is beside it.
+    public mutating func applyFileDetails(_ details: [MediaDetails?]) {
+        var details = details
+        if isFolder {
+            let ordered = AlbumOrder.apply(to: feed, details: details)
+            feed = ordered.feed
+            details = ordered.details
+            for index in feed.items.indices where feed.items[index].thumbnail == nil && details[index]?.hasCover == true {
+                feed.items[index].thumbnail = feed.items[index].source
+            }
+        }
+        feed.takeTitles(from: details)
+        self.details = details
     }
 }
 
@@ -72,7 +106,9 @@ public enum FeedFile {
             guard access(path, R_OK | X_OK) == 0 else {
                 throw FeedFileError(.unavailable, "cannot read folder \(name): \(String(cString: strerror(errno))) (check its permissions)")
             }
-            return LoadedFeed(feed: FolderFeed.read(path), source: name, identity: path)
+            var loaded = LoadedFeed(feed: FolderFeed.read(path), source: name, identity: path)
+            loaded.isFolder = true
+            return loaded
         }
         // A FIFO or device would block the read forever (and opening a FIFO
         // waits for a writer): only regular files are feeds.

@@ -136,7 +136,7 @@ public enum QuickList {
               let location = try? options.global.feedLocation(), !location.contains("://")
         else { return nil }
         do throws(CLIError) {
-            let loaded: LoadedFeed
+            var loaded: LoadedFeed
             do {
                 loaded = try FeedFile.load(absolutePath(location), shownAs: location)
             } catch {
@@ -147,7 +147,8 @@ public enum QuickList {
             guard problem == nil else { return nil }
             let known = KnownDetails(loaded.feed.items, snapshot: surroundings.cache)
             guard known.unprobed.isEmpty else { return nil }
-            try Listing.print(loaded, around: surroundings, details: known.details, options: options)
+            loaded.applyFileDetails(known.details)
+            try Listing.print(loaded, around: surroundings, details: loaded.details ?? known.details, options: options)
             return 0
         } catch {
             error.report()

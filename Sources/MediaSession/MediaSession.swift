@@ -284,12 +284,13 @@ public final class MediaSession: @unchecked Sendable {
     /// feed's item with that media if there is one, else a one-off item after
     /// the feed's, kept while the session lives (positions are kept by URL
     /// as for any item).
-    public func oneOffItem(_ source: MediaSource) -> FeedItem {
+    public func oneOffItem(_ source: MediaSource, title: String? = nil) -> FeedItem {
         let (existing, feed): (FeedItem?, Feed) = lock.withLock {
             (currentFeed.items.first { $0.source == source }, currentFeed)
         }
         if let existing { return existing }
         var item = Feed.single(source).items[0]
+        if let title { item.title = title }
         lock.withLock { oneOffs.append(item) }
         item.position = feed.items.count + 1
         // The feed as it stands (earlier one-offs in it already): the new one joins.

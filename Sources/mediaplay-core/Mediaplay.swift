@@ -5,6 +5,8 @@ import MediaplayCommandLine
 import MediaTerminal
 import MediaCacheCommands
 import MediaConfig
+import MediaCacheFolder
+import MediaSession
 
 @main
 struct Mediaplay: AsyncParsableCommand {
@@ -49,6 +51,12 @@ struct Mediaplay: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         let config = LoadedConfig.loadOrExit()
         ConfiguredDefaults.set(.init(feed: config.feed, cacheFolder: config.cacheFolder, maxSize: config.maxSize, feeds: config.feeds))
+        // A folder's files are probed as it loads (their track tags order
+        // its albums), and kept in the cache's index for the next list.
+        FeedLoading.useDetails { items, cacheDirectory in
+            let folder = cacheDirectory.flatMap { try? CacheFolder(directory: $0) }
+            return ItemDetails.lookup(items, folder: folder)
+        }
         // A write over a file size limit must fail with EFBIG (reported as a
         // full disk, partial file kept), not kill the process.
         signal(SIGXFSZ, SIG_IGN)

@@ -68,6 +68,40 @@ import TestKit
         #expect(try await Fixtures.referencePCM(out) == (try await Self.joinedPCM([files[2], files[1]])))
     }
 
+    /// An album whose names sort against its track tags: it plays, lists
+    /// and numbers by disc and track (the quick list, which reads only the
+    /// index, the same), each file is called by its title tag, and a file
+    /// with cover art of its own (no cover.jpg beside it) shows that.
+    @Test func anAlbumFollowsItsTrackTagsAndItsOwnCover() async throws {
+        let folder = try TemporaryDirectory()
+        let root = folder.path + "/Album"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let art = try await Fixtures.make("cover-32.jpg", ["-f", "lavfi", "-i", "testsrc2=size=32x32:duration=0.1", "-frames:v", "1"])
+        // Names a, b, c; tags say disc 2 track 1, disc 1 track 2, disc 1 track 1.
+        var files: [String: String] = [:]
+        for (name, disc, track, frequency) in [("a", 2, 1, 440), ("b", 1, 2, 550), ("c", 1, 1, 660)] {
+            var arguments = ["-f", "lavfi", "-i", "sine=frequency=\(frequency):duration=0.5"]
+            if name == "b" { arguments += ["-i", art, "-map", "0", "-map", "1", "-c:v", "mjpeg", "-disposition:v", "attached_pic"] }
+            arguments += ["-metadata", "title=Tune \(name.uppercased())", "-metadata", "track=\(track)/2", "-metadata", "disc=\(disc)", "-c:a", "libmp3lame", "-b:a", "96k"]
+            let made = try await Fixtures.make("album-\(name).mp3", arguments)
+            files[name] = root + "/\(name).mp3"
+            try FileManager.default.copyItem(atPath: made, toPath: files[name]!)
+        }
+        let cache = folder.path + "/cache"
+        let first = try await Mediaplay.run(["list", "--json", "--feed", root, "--cache-dir", cache])
+        #expect(first.status == 0, "\(first.stderr)")
+        let document = try JSONDecoder().decode(ListJSON.self, from: Data(first.stdout.utf8))
+        #expect(document.items.map(\.title) == ["Tune C", "Tune B", "Tune A"], "disc 1 track 1, disc 1 track 2, disc 2")
+        #expect(document.items.map(\.thumbnail) == [nil, files["b"], nil], "b's own cover art")
+        let again = try await Mediaplay.run(["list", "--json", "--feed", root, "--cache-dir", cache])
+        #expect(again.stdout == first.stdout, "the second list (from the index alone) numbers the same")
+        let out = folder.path + "/out.wav"
+        let played = try await Mediaplay.run(["play", root, "--audio-out", out, "--untimed", "--cache-dir", cache])
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(try await Fixtures.referencePCM(out) == (try await Self.joinedPCM([files["c"]!, files["b"]!, files["a"]!])))
+        #expect(played.stderr.contains("\"Tune C\"") && !played.stderr.contains("\"c\""), "called by its tag: \(played.stderr)")
+    }
+
     static func podcast(_ server: TestHTTPServer) -> String {
         """
         <?xml version="1.0" encoding="UTF-8"?>

@@ -34,7 +34,7 @@ struct ListCommand: ParsableCommand {
             let loaded = try FeedLoading.load(options.global, refresh: options.refresh)
             let (surroundings, problem) = Listing.surroundings(options.global, writable: true)
             if let problem { Listing.noteUnreadableCache(problem) }
-            let details = ItemDetails.lookup(loaded.feed.items, snapshot: surroundings.cache)
+            let details = loaded.details ?? ItemDetails.lookup(loaded.feed.items, snapshot: surroundings.cache)
             try Listing.print(loaded, around: surroundings, details: details, options: options)
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import MediaListing
 import MediaplayCommandLine
 import MediaCache
+import MediaCacheFolder
 import MediaEngine
 import MediaFeed
 import MediaModel
@@ -283,14 +284,13 @@ struct PlayCommand: AsyncParsableCommand {
         let path = absolutePath(target)
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue || FeedDecoder.isFeedFile(path) {
-            do {
-                return try FeedFile.load(path, shownAs: target).feed
-            } catch {
-                throw CLIError(error)
-            }
+            return try FeedLoading.load(target, cacheDirectory: global.cacheDirectory, announce: false).feed
         }
         try checkPlayable(path)
-        return Feed.single(.file(path))
+        // A file alone is called by its title tag, as in a folder.
+        var single = Feed.single(.file(path))
+        single.takeTitles(from: ItemDetails.lookup(single.items, folder: try? CacheFolder(directory: global.cacheDirectory)))
+        return single
     }
 
     /// A feed item by number or id.
