@@ -11,6 +11,7 @@ PREFIX ?= /usr/local
 
 run: deps build
 	.build/debug/mediaplay list
+	@echo "Try next: .build/debug/mediaplay play 1 (a tune that ships with mediaplay), .build/debug/mediaplay browse, or .build/debug/mediaplay play ~/Music"
 
 # Two runs: everything in parallel, then the tests that play to a real
 # device in real time (positions against the wall clock, every sample on
@@ -120,6 +121,8 @@ install: release completions
 	install -D -m 0755 .build/release/mediaplay-core $(DESTDIR)$(PREFIX)/libexec/mediaplay/mediaplay-core
 	install -D -m 0755 .build/release/mediaplay-cache $(DESTDIR)$(PREFIX)/libexec/mediaplay/mediaplay-cache
 	install -D -m 0644 media.json $(DESTDIR)$(PREFIX)/share/mediaplay/media.json
+	install -d $(DESTDIR)$(PREFIX)/share/mediaplay/Media
+	install -m 0644 Media/tune.opus Media/zoom.mp4 Media/mandelbrot.jpg Media/pattern.jpg $(DESTDIR)$(PREFIX)/share/mediaplay/Media/
 	install -D -m 0644 completions/mediaplay.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mediaplay
 	install -D -m 0644 completions/_mediaplay $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_mediaplay
 	install -D -m 0644 completions/mediaplay.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/mediaplay.fish

@@ -57,13 +57,29 @@ public struct KnownDetails: Sendable {
     }
 
     /// A local file's key: its `file://` URL, as `URL(fileURLWithPath:)`
-    /// writes it for a file (percent-encoded path), made without parsing a
-    /// URL per item (a tenth of listing a folder of 500 files).
+    /// writes it for a file (the path's bytes outside RFC 3986's path
+    /// characters percent-encoded), made byte by byte: Foundation's
+    /// encoding cost a tenth of listing a folder of 500 files.
     static func fileKey(_ path: String) -> String {
-        "file://" + (path.addingPercentEncoding(withAllowedCharacters: pathAllowed) ?? path)
+        var bytes: [UInt8] = Array("file://".utf8)
+        bytes.reserveCapacity(path.utf8.count + 16)
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in path.utf8 {
+            if pathAllowed[Int(byte)] {
+                bytes.append(byte)
+            } else {
+                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static let pathAllowed = CharacterSet.urlPathAllowed.union(CharacterSet(charactersIn: ";"))
+    /// Foundation's `urlPathAllowed` and ";", as a table of the 256 bytes.
+    private static let pathAllowed: [Bool] = {
+        var table = [Bool](repeating: false, count: 256)
+        for byte in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/".utf8 { table[Int(byte)] = true }
+        return table
+    }()
 
     /// The key its details are kept under, and the file to probe.
     private static func file(of item: FeedItem, cachedFile: (URL) -> String?) -> (key: String, path: String)? {

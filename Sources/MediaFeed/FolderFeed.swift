@@ -31,7 +31,8 @@ public enum FolderFeed {
                 notes.append("cannot read \(relative(folder, to: root)); skipped")
                 continue
             }
-            let cover = entries.first { coverNames.contains($0.name.lowercased()) }.map { folder + "/" + $0.name }
+            // (Only short names are lowercased: a folder has hundreds.)
+            let cover = entries.first { $0.name.utf8.count <= 11 && coverNames.contains($0.name.lowercased()) }.map { folder + "/" + $0.name }
             var subfolders: [String] = []
             for (name, entryType) in entries where !name.hasPrefix(".") {
                 let child = folder + "/" + name

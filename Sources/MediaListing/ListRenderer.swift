@@ -40,7 +40,7 @@ public struct ItemRow: Sendable {
         var localSize: Int64?
         let readable: (String) -> Bool = { path in
             var info = stat()
-            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(path, R_OK) == 0 else { return false }
+            guard stat(path, &info) == 0, LocalFile.isReadable(path, info) else { return false }
             localSize = Int64(info.st_size)
             return true
         }

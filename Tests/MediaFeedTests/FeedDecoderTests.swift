@@ -145,7 +145,19 @@ private func decodeError(_ text: String) -> FeedError? {
         for kind in MediaKind.allCases {
             #expect(feed.items.filter { $0.kind == kind }.count >= 5, "at least 5 of \(kind)")
         }
-        #expect(feed.items.allSatisfy { $0.source?.isRemote == true && $0.description != nil })
+        #expect(feed.items.allSatisfy { $0.description != nil })
+        // It begins with media that ship beside it (played offline), then the internet's.
+        let local = feed.items.prefix { if case .file? = $0.source { return true } else { return false } }
+        #expect(Set(local.compactMap(\.kind)) == Set(MediaKind.allCases), "a tune, a video and pictures ship")
+        #expect(local.allSatisfy { item in
+            guard case let .file(file)? = item.source else { return false }
+            return FileManager.default.fileExists(atPath: file) && file.hasPrefix(root.path + "/Media/")
+        })
+        #expect(feed.items.dropFirst(local.count).allSatisfy { $0.source?.isRemote == true })
+        let shipped = try FileManager.default.contentsOfDirectory(atPath: root.path + "/Media").reduce(0) { sum, name in
+            sum + ((try FileManager.default.attributesOfItem(atPath: root.path + "/Media/" + name)[.size] as? Int) ?? 0)
+        }
+        #expect(shipped < 1_000_000, "the shipped media stay under 1 MB together")
     }
 }
 
