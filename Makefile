@@ -80,6 +80,7 @@ demo: test-deps build
 	.build/debug/mediaplay-demo .build/debug/mediaplay
 
 # Benchmarks against curl, ffmpeg, ffplay, mpv, MPD and jq: release builds, side by side.
+bench: export MEDIAPLAY_BENCH_RESULTS = $(CURDIR)/.build/bench-results.jsonl
 bench: test-deps
 	@command -v curl >/dev/null || apt-get install -y -qq curl
 	@command -v jq >/dev/null || apt-get install -y -qq jq
@@ -88,6 +89,7 @@ bench: test-deps
 	@command -v mpv >/dev/null && command -v mpd >/dev/null && command -v mpc >/dev/null || \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mpv mpd mpc
 	for program in $(PROGRAMS) mediaplay-bench; do $(SWIFT) build -c release --product $$program || exit 1; done
+	rm -f .build/bench-results.jsonl
 	.build/release/mediaplay-bench download --size-mib 200 --runs 3
 	.build/release/mediaplay-bench playback --runs 3
 	.build/release/mediaplay-bench control --runs 3
@@ -100,6 +102,7 @@ bench: test-deps
 	.build/release/mediaplay-bench terminal --runs 3
 	.build/release/mediaplay-bench memory --count 1000
 	.build/release/mediaplay-bench observers --seconds 60
+	.build/release/mediaplay-bench table .build/bench-results.jsonl docs/PERFORMANCE.md
 
 release: deps
 	for program in $(PROGRAMS); do $(SWIFT) build -c release --product $$program $(SWIFTFLAGS) || exit 1; done

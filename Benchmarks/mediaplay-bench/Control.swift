@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MediaControl
 import TestKit
 
@@ -24,6 +25,14 @@ func controlBenchmark(runs: Int) async throws {
     } else {
         print("(MPD not installed: apt-get install mpd mpc)")
     }
+    headline(
+        "toggle, a whole client process (p50)", ours: "mediaplay toggle process (exec to exit, warm daemon)",
+        theirs: "mpc toggle process (exec to exit, warm MPD, null output)", anchorName: "mpc", target: "≤ 5 ms"
+    )
+    headline(
+        "toggle a stopped item to its first sample (p50)", ours: "mediaplay toggle (stopped item) request to first sample",
+        theirs: "mpv loadfile to first sample", anchorName: "mpv loadfile", target: "≤ 1×"
+    )
 }
 
 func percentiles(_ label: String, _ values: [Double]) {
@@ -31,6 +40,16 @@ func percentiles(_ label: String, _ values: [Double]) {
     let p50 = sorted[sorted.count / 2] * 1000
     let p90 = sorted[min(sorted.count - 1, sorted.count * 9 / 10)] * 1000
     print(String(format: "%-58@ p50 %7.2f ms   p90 %7.2f ms", label as NSString, p50, p90))
+    medians.withLock { $0[label] = p50 }
+}
+
+/// Each `percentiles` row's p50 in ms, by label, for the headline rows.
+let medians = Mutex<[String: Double]>([:])
+
+/// A headline row from two `percentiles` rows of this run (when both ran).
+func headline(_ measure: String, ours: String, theirs: String, anchorName: String, target: String) {
+    guard let mine = medians.withLock({ $0[ours] }), let anchor = medians.withLock({ $0[theirs] }) else { return }
+    headline(measure, mediaplay: String(format: "%.2f ms", mine), anchor: String(format: "%@ %.2f ms", anchorName, anchor), ratio: mine / anchor, target: target)
 }
 
 /// Waits until the file at `path` holds a non-zero byte; returns when it did.

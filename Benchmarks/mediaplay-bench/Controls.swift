@@ -79,6 +79,7 @@ private func volumeLatency(tone: String, runs: Int) throws {
     percentiles("mediaplay volume (socket request)", ours)
     percentiles("mpv set volume (JSON IPC)", theirs)
     print("")
+    headline("volume change to the new level at the device (p50)", ours: "mediaplay volume (socket request)", theirs: "mpv set volume (JSON IPC)", anchorName: "mpv", target: "≤ 1×")
 }
 
 /// (b) CPU for the 1080p clip at speed 2, the same outputs: video decoded and
@@ -116,6 +117,10 @@ private func speedCPU(runs: Int) async throws {
     let theirCPU = median(theirs.map(\.cpu))
     print(String(format: "| `mpv --vo=null --ao=sdl --speed=2` | %.2f s | %.2f s | 1.00× |", median(theirs.map(\.wall)), theirCPU))
     print(String(format: "| mediaplay engine, speed 2, null video sink, SDL audio | %.2f s | %.2f s | %.2f× |", median(ourWall), median(ourCPU), median(ourCPU) / theirCPU))
+    headline(
+        "speed 2, 1080p30 20 s (CPU)", mediaplay: String(format: "%.2f s", median(ourCPU)),
+        anchor: String(format: "mpv %.2f s", theirCPU), ratio: median(ourCPU) / theirCPU, target: "≤ 1×"
+    )
     print("")
 }
 

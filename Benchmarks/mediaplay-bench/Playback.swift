@@ -44,6 +44,10 @@ func untimedBenchmark(clip: String, runs: Int) throws {
     print("|---|---|---|---|")
     print(String(format: "| `ffmpeg -i F -f null -` | %.3f s | %.2f s | 1.00× |", median(ffmpegTimes), median(ffmpegCPU)))
     print(String(format: "| mediaplay engine, null sinks, untimed | %.3f s | %.2f s | %.2f× |", median(ourTimes), median(ourCPU), median(ourTimes) / median(ffmpegTimes)))
+        headline(
+            "untimed decode, 1080p30 20 s (wall)", mediaplay: String(format: "%.3f s", median(ourTimes)),
+            anchor: String(format: "ffmpeg %.3f s", median(ffmpegTimes)), ratio: median(ourTimes) / median(ffmpegTimes), target: "≤ 1.02×"
+        )
     print("")
 }
 
@@ -64,6 +68,10 @@ func realTimeBenchmark(clip: String, runs: Int) throws {
     print("|---|---|---|---|---|")
     print(String(format: "| `ffplay -autoexit -x 1024 -y 576` | %.2f s | %.2f s | 1.00× | %.0f MiB |", median(ffplayRuns.map(\.wall)), ffplayCPU, median(ffplayRuns.map { Double($0.maxRSSKiB) / 1024 })))
     print(String(format: "| `mediaplay play` | %.2f s | %.2f s | %.2f× | %.0f MiB |", median(ourRuns.map(\.wall)), ourCPUReal, ourCPUReal / ffplayCPU, median(ourRuns.map { Double($0.maxRSSKiB) / 1024 })))
+        headline(
+            "real-time playback, 1080p30 20 s (CPU)", mediaplay: String(format: "%.2f s", ourCPUReal),
+            anchor: String(format: "ffplay %.2f s", ffplayCPU), ratio: ourCPUReal / ffplayCPU, target: "≤ 0.8×"
+        )
     print("")
     print("(e) mediaplay --stats per run:")
     for run in ourRuns {

@@ -30,6 +30,10 @@ func podcastBenchmark(runs: Int) throws {
     }
     row("`xmllint --xpath '//item/title/text()'`", xmllint, rss: String(format: "%.0f MiB", peakRSSMiB("/usr/bin/xmllint", ["--xpath", "//item/title/text()", path])))
     row("`mediaplay list --json`", ours, rss: String(format: "%.0f MiB", rss))
+    headline(
+        "list --json, a 5,000-episode podcast RSS", mediaplay: String(format: "%.3f s", median(ours)),
+        anchor: String(format: "xmllint %.3f s", median(xmllint)), ratio: median(ours) / median(xmllint), target: "≤ 1.5×"
+    )
 }
 
 /// A podcast like a long-running real one: per episode a title, a guid, an

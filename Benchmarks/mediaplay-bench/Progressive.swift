@@ -87,6 +87,10 @@ func progressiveBenchmark(runs: Int) async throws {
         }
         percentiles("mpv loadfile URL: to playback-restart", restart)
         percentiles("mpv loadfile URL: to first sample", sound)
+        headline(
+            "play while downloading, to the first sample (p50)", ours: "mediaplay toggle, playing while downloading: to first sample",
+            theirs: "mpv loadfile URL: to first sample", anchorName: "mpv", target: "none"
+        )
     } else {
         print("(mpv not installed: apt-get install mpv)")
     }

@@ -66,6 +66,10 @@ func resumeBenchmark(runs: Int) throws {
     }
     row("`mpv --start=3600 URL` (to its audio output)", mpv)
     row("`mediaplay play URL --start 3600` (to its playing line)", ours)
+    headline(
+        "resume at 1:00:00 of a 2-hour download at 1 MB/s", mediaplay: String(format: "%.2f s", median(ours)),
+        anchor: String(format: "mpv %.2f s", median(mpv)), ratio: median(ours) / median(mpv), target: "≤ 0.1×"
+    )
     print("")
     print("mediaplay's requests per run: \(requests.map(String.init).joined(separator: ", ")) (the main transfer, and a range from the seek)")
 }

@@ -38,5 +38,9 @@ func terminalBenchmark(runs: Int) async throws {
     let theirCPU = median(theirs.map(\.cpu))
     print(String(format: "| `mpv --vo=tct --ao=null` | %.2f s | %.2f s | 1.00× | %.0f MiB |", median(theirs.map(\.wall)), theirCPU, median(theirs.map(\.rssMiB))))
     print(String(format: "| `mediaplay play --vo terminal` | %.2f s | %.2f s | %.2f× | %.0f MiB |", median(ours.map(\.wall)), median(ours.map(\.cpu)), median(ours.map(\.cpu)) / theirCPU, median(ours.map(\.rssMiB))))
+    headline(
+        "terminal video, 1080p30 20 s in 160×45 (CPU)", mediaplay: String(format: "%.2f s", median(ours.map(\.cpu))),
+        anchor: String(format: "mpv --vo=tct %.2f s", theirCPU), ratio: median(ours.map(\.cpu)) / theirCPU, target: "none"
+    )
     print("")
 }

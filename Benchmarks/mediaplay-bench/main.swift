@@ -120,6 +120,17 @@ case "download":
     row("curl -Z, 8 × \(sizeMiB / 8) MiB", curlEight, size, reference: median(curlEightSynced))
     row("curl -Z + sync FILES, 8 × \(sizeMiB / 8) MiB", curlEightSynced, size, reference: median(curlEightSynced))
     row("mediaplay fetch --jobs 8, 8 × \(sizeMiB / 8) MiB", mediaplayEight, size, reference: median(curlEightSynced))
+    // Throughput: the anchor's time over ours (above 1× is faster).
+    headline(
+        "download, 1 × \(sizeMiB) MiB (throughput vs curl + sync)", mediaplay: String(format: "%.0f MiB/s", mib(size) / median(mediaplayOne)),
+        anchor: String(format: "curl + sync %.0f MiB/s", mib(size) / median(curlSynced)), ratio: median(curlSynced) / median(mediaplayOne), target: "≥ 0.9×"
+    )
+case "table":
+    guard arguments.count == 3 else {
+        print("usage: mediaplay-bench table RESULTS.jsonl docs/PERFORMANCE.md")
+        exit(64)
+    }
+    try writeTable(results: arguments[1], document: arguments[2])
 case "playback":
     let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
     try await playbackBenchmark(runs: option("--runs", default: 3), only: only)

@@ -1,0 +1,66 @@
+import Foundation
+
+/// One row of the table docs/PERFORMANCE.md opens with: a measure,
+/// mediaplay's figure and the anchor's from the same run, their ratio, the
+/// target, the date and the command. Each benchmark records its headline
+/// rows into the file `MEDIAPLAY_BENCH_RESULTS` names (`make bench` sets it),
+/// and `mediaplay-bench table` writes them into the document.
+struct Headline: Codable {
+    var measure: String
+    var mediaplay: String
+    var anchor: String
+    var ratio: String
+    var target: String
+    var date: String
+    var command: String
+}
+
+/// Records one headline row (nothing when `MEDIAPLAY_BENCH_RESULTS` is unset).
+/// `ratio`: mediaplay over the anchor (a time or CPU: lower is better), or
+/// as `ratioText` says.
+func headline(_ measure: String, mediaplay: String, anchor: String, ratio: Double, target: String) {
+    guard let path = ProcessInfo.processInfo.environment["MEDIAPLAY_BENCH_RESULTS"], !path.isEmpty else { return }
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.dateFormat = "yyyy-MM-dd"
+    let row = Headline(
+        measure: measure, mediaplay: mediaplay, anchor: anchor, ratio: String(format: "%.2f×", ratio), target: target,
+        date: formatter.string(from: Date()), command: "mediaplay-bench " + CommandLine.arguments.dropFirst().joined(separator: " ")
+    )
+    guard var line = try? JSONEncoder().encode(row) else { return }
+    line.append(0x0A)
+    if let handle = FileHandle(forWritingAtPath: path) ?? (FileManager.default.createFile(atPath: path, contents: nil) ? FileHandle(forWritingAtPath: path) : nil) {
+        handle.seekToEndOfFile()
+        handle.write(line)
+        try? handle.close()
+    }
+}
+
+/// `mediaplay-bench table RESULTS DOC`: the recorded rows as the table
+/// between DOC's bench-table markers (everything else in DOC kept).
+func writeTable(results: String, document: String) throws {
+    let rows = try String(contentsOfFile: results, encoding: .utf8).split(separator: "\n").map { line in
+        try JSONDecoder().decode(Headline.self, from: Data(line.utf8))
+    }
+    let begin = "<!-- bench-table:begin"
+    let end = "<!-- bench-table:end -->"
+    let text = try String(contentsOfFile: document, encoding: .utf8)
+    guard let start = text.range(of: begin), let stop = text.range(of: end), start.upperBound <= stop.lowerBound,
+          let startLineEnd = text[start.upperBound...].firstIndex(of: "\n")
+    else {
+        throw BenchError("\(document) has no bench-table markers")
+    }
+    var table = "\n| measure | mediaplay | anchor (same run) | ratio | target | date | command |\n|---|---|---|---|---|---|---|\n"
+    for row in rows {
+        let cells = [row.measure, row.mediaplay, row.anchor, row.ratio, row.target, row.date, "`\(row.command)`"]
+        table += "| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |\n"
+    }
+    let updated = String(text[..<text.index(after: startLineEnd)]) + table + "\n" + String(text[stop.lowerBound...])
+    try updated.write(toFile: document, atomically: true, encoding: .utf8)
+    print("\(document): the table has \(rows.count) rows")
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
