@@ -14,26 +14,27 @@ struct Mediaplay: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "mediaplay",
-        abstract: "Browse and play the media in a JSON feed, from the terminal.",
+        abstract: "Browse and play your media from the terminal: feeds, podcasts, playlists, folders.",
         discussion: """
-            A feed is a JSON list of images (type 0), audio (type 1) and video (type 2) \
-            records; see docs/FEED.md. Without --feed, mediaplay reads $MEDIAPLAY_FEED, \
-            else the media.json bundled with it.
+            A feed is a JSON list of pictures, audio and video, a podcast (RSS, Atom, \
+            JSON Feed), an M3U or PLS playlist, or a folder; see docs/FEED.md. \
+            Without --feed, mediaplay reads $MEDIAPLAY_FEED, else the media.json \
+            bundled with it (its first items ship with mediaplay and play offline).
 
             Examples:
-              mediaplay                              browse the feed (on a terminal; else list)
-              mediaplay list                         the bundled feed as a table
-              mediaplay list --json | jq '.items[0]' the same, for scripts
-              mediaplay list --feed ~/my-feed.json   another feed file
-              mediaplay list --feed https://example.org/feed.json
-              mediaplay toggle 2                     play item 2 in the background; again: pause
-              mediaplay status                       what the background player is doing
-              mediaplay play 2                       play item 2 here (space pauses, q quits)
-              mediaplay fetch 1 3                    download items 1 and 3 into the cache
-              mediaplay cache size                   how much the cache holds
+              mediaplay                      browse the feed (on a terminal)
+              mediaplay list                 the bundled feed as a table
+              mediaplay play 1               play item 1 here (space pauses)
+              mediaplay play ~/Music         play a folder, file or playlist
+              mediaplay list --json          the same, for scripts
+              mediaplay list --feed URL      a podcast or another feed
+              mediaplay toggle 2             play item 2 in the background
+              mediaplay status               what the background player does
+              mediaplay fetch 1 3            download items 1 and 3
+              mediaplay cache size           how much the cache holds
 
-            Shell completion:
-              mediaplay --generate-completion-script bash > /etc/bash_completion.d/mediaplay
+            Shell completion (bash, zsh or fish):
+              mediaplay --generate-completion-script bash
             """,
         version: version,
         subcommands: [

@@ -46,7 +46,7 @@ struct PlayCommand: AsyncParsableCommand {
               mediaplay play ~/Music/song.flac
               mediaplay play ~/Music/Album intro.mp3 radio.pls
               mediaplay play 5 --start 90
-              mediaplay play 1 --audio-out out.wav --video-out frames.txt --untimed
+              mediaplay play 1 --audio-out out.wav --untimed
               mediaplay play clip.mp4 --vo terminal
             """
     )
