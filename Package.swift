@@ -147,7 +147,7 @@ let package = Package(
         .target(
             name: "MediaplayCommandLine",
             dependencies: [
-                "MediaModel", "MediaControl", "MediaFeed", "MediaTerminal",
+                "MediaModel", "MediaControl", "MediaFeed", "MediaTerminal", "MediaState",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -81,13 +81,20 @@ package struct FetchCommand: AsyncParsableCommand {
             let failures = await Self.fetchAll(selected, cache: cache, refresh: refresh, jobs: jobs, display: display)
             await display.finish()
             signals.cancel()
+            let retry = (all ? "mediaplay fetch --all" : "mediaplay fetch \(items.joined(separator: " "))") + global.givenOptions
             if let number = signals.signalNumber {
-                let retry = all ? "mediaplay fetch --all" : "mediaplay fetch \(items.joined(separator: " "))"
                 StandardStream.error("mediaplay: stopped; what was downloaded is kept (resume with: \(retry))\n")
                 throw ExitCode(128 + number)
             }
             if !failures.isEmpty {
-                let retry = all ? "mediaplay fetch --all" : "mediaplay fetch \(items.joined(separator: " "))"
+                // An address the server does not know: trying again will not help.
+                let gone = failures.allSatisfy { if case let .http(status, _) = $0 { return status == 404 || status == 410 }; return false }
+                if gone {
+                    throw CLIError(
+                        "\(failures.count) of \(selected.count) download\(selected.count == 1 ? "" : "s") failed: not found at the address the feed gives (check the feed's URL for \(failures.count == 1 ? "that item" : "those items"))",
+                        exitCode: .unavailable
+                    )
+                }
                 // A local disk problem is an I/O error (74); anything else is the network or server (69).
                 let local = failures.contains { if case .diskFull = $0 { return true }; if case .io = $0 { return true }; return false }
                 throw CLIError(

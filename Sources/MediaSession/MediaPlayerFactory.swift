@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import MediaEngine
 import MediaFeed
@@ -31,7 +32,7 @@ public struct MediaPlayerFactory: PlayerFactory {
 
     /// An output that could not be had, said once by the front end.
     public enum Shortfall: Sendable, CustomStringConvertible {
-        /// No audio device: playing silently in real time.
+        /// No audio device: playing silently in real time (why, for a log).
         case noAudioDevice(String)
         /// No window for `item`; `audioOnly` when its audio plays alone,
         /// false when there is nothing else to play.
@@ -39,7 +40,7 @@ public struct MediaPlayerFactory: PlayerFactory {
 
         public var description: String {
             switch self {
-            case let .noAudioDevice(reason): return "no audio device (\(reason)); playing silently in real time"
+            case .noAudioDevice: return "no sound device: playing silently"
             case let .noDisplay(item, reason, audioOnly):
                 return "item \(item.position): no window (\(reason))\(audioOnly ? "; playing the audio only" : "")"
             }
@@ -52,6 +53,8 @@ public struct MediaPlayerFactory: PlayerFactory {
     let report: @Sendable (Shortfall) -> Void
     /// The device between two items, so autoplay is gapless.
     let handoff = AudioHandoff()
+    /// Set once "no sound device" was said (shared by the factory's copies).
+    private let saidNoAudioDevice = OnceFlag()
 
     public init(clock: PlaybackClock = .realTime, audio: Audio = .device, video: Video = .window(), report: @escaping @Sendable (Shortfall) -> Void) {
         self.clock = clock
@@ -109,9 +112,18 @@ public struct MediaPlayerFactory: PlayerFactory {
             do {
                 return try SDLAudioSink(probe: hasSound, handoff: handoff)
             } catch {
-                report(.noAudioDevice("\(error)"))
+                // Said once: every item after finds no device either.
+                if saidNoAudioDevice.setFirst() { report(.noAudioDevice("\(error)")) }
                 return NullSink()
             }
         }
     }
+}
+
+/// A flag set once, shared by the copies of whatever holds it.
+final class OnceFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    /// True for the first caller only.
+    func setFirst() -> Bool { !flag.exchange(true, ordering: .relaxed) }
 }

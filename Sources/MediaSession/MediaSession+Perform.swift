@@ -94,23 +94,16 @@ extension MediaSession {
                 try self.seek(item.key, to: duration * share / 100)
             }
             return .item(status(of: item.key))
-        case let .volume(.to(level)): return .audio(setVolume(level))
-        case let .volume(.by(step)): return .audio(changeVolume(by: step))
-        case let .mute(on): return .audio(setMuted(on))
-        case let .speed(.to(factor)): return .audio(setSpeed(factor))
-        case let .speed(.times(factor)): return .audio(changeSpeed(by: factor))
-        case .speed(.reset): return .audio(setSpeed(1))
-        case let .setRepeat(mode):
-            let next: PlaylistMode.Repeat = mode ?? {
-                switch playlistMode.repeat {
-                case .off: return .all
-                case .all: return .one
-                case .one: return .off
-                }
-            }()
-            return .playlist(setPlaylist(repeat: next))
-        case let .shuffle(on): return .playlist(setPlaylist(shuffle: on ?? !playlistMode.shuffle))
-        case let .autoplay(on): return .playlist(setPlaylist(autoplay: on ?? !playlistMode.autoplay))
+        case .volume, .mute, .speed:
+            return .audio(changeAudioSettings { $0 = $0.applying(command) ?? $0 })
+        case .setRepeat, .shuffle, .autoplay:
+            let now = playlistMode
+            guard let wanted = now.applying(command) else { return nil }
+            // Only what changed is set (shuffle on again would draw a new order).
+            return .playlist(setPlaylist(
+                autoplay: wanted.autoplay != now.autoplay ? wanted.autoplay : nil, repeat: wanted.repeat != now.repeat ? wanted.repeat : nil,
+                shuffle: wanted.shuffle != now.shuffle ? wanted.shuffle : nil
+            ))
         case .stop, .quit, .next, .previous:
             return nil
         }

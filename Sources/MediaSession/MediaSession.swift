@@ -465,37 +465,36 @@ public final class MediaSession: @unchecked Sendable {
     /// the playing one at once; returns the new setting.
     @discardableResult
     public func setVolume(_ volume: Int) -> AudioSettings {
-        changeAudioSettings { $0 = AudioSettings(volume: volume, muted: $0.muted, speed: $0.speed) }
+        changeAudioSettings { $0 = $0.applying(.volume(.to(volume))) ?? $0 }
     }
 
     /// Moves the volume by `step` percentage points.
     @discardableResult
     public func changeVolume(by step: Int) -> AudioSettings {
-        let step = CheckedNumber.clamped(step, to: -AudioSettings.range.upperBound...AudioSettings.range.upperBound)
-        return changeAudioSettings { $0 = AudioSettings(volume: $0.volume + step, muted: $0.muted, speed: $0.speed) }
+        changeAudioSettings { $0 = $0.applying(.volume(.by(step))) ?? $0 }
     }
 
     /// Sets the speed (0.25–4, clamped; the pitch is kept) for every player:
     /// the playing one goes on from where it stands.
     @discardableResult
     public func setSpeed(_ speed: Double) -> AudioSettings {
-        changeAudioSettings { $0 = AudioSettings(volume: $0.volume, muted: $0.muted, speed: speed) }
+        changeAudioSettings { $0 = $0.applying(.speed(.to(speed))) ?? $0 }
     }
 
     /// Multiplies the speed by `factor` (`[` and `]`: 1/1.1 and 1.1), to
     /// two decimals.
     @discardableResult
     public func changeSpeed(by factor: Double) -> AudioSettings {
-        changeAudioSettings { $0 = AudioSettings(volume: $0.volume, muted: $0.muted, speed: (($0.speed * factor) * 100).rounded() / 100) }
+        changeAudioSettings { $0 = $0.applying(.speed(.times(factor))) ?? $0 }
     }
 
     /// Mutes, unmutes (`muted`), or toggles mute (nil); the level is kept.
     @discardableResult
     public func setMuted(_ muted: Bool?) -> AudioSettings {
-        changeAudioSettings { $0.muted = muted ?? !$0.muted }
+        changeAudioSettings { $0 = $0.applying(.mute(muted)) ?? $0 }
     }
 
-    private func changeAudioSettings(_ change: (inout AudioSettings) -> Void) -> AudioSettings {
+    func changeAudioSettings(_ change: (inout AudioSettings) -> Void) -> AudioSettings {
         let (changed, all) = lock.withLock {
             change(&settings)
             // Under the lock: every listener hears the changes in one order.

@@ -1,3 +1,4 @@
+import MediaModel
 import Synchronization
 
 /// What config.toml says of the options every command shares, set once at a
@@ -11,12 +12,21 @@ public enum ConfiguredDefaults {
         public var maxSize: String?
         /// `[feeds]`: name → path or URL.
         public var feeds: [String: String]
+        /// `[playback]`: what a background player starts with when nothing
+        /// was kept from its last run.
+        public var audio: AudioSettings
+        public var playlist: PlaylistMode
 
-        public init(feed: String? = nil, cacheFolder: String? = nil, maxSize: String? = nil, feeds: [String: String] = [:]) {
+        public init(
+            feed: String? = nil, cacheFolder: String? = nil, maxSize: String? = nil, feeds: [String: String] = [:],
+            audio: AudioSettings = AudioSettings(), playlist: PlaylistMode = PlaylistMode()
+        ) {
             self.feed = feed
             self.cacheFolder = cacheFolder
             self.maxSize = maxSize
             self.feeds = feeds
+            self.audio = audio
+            self.playlist = playlist
         }
     }
 

@@ -17,6 +17,22 @@ public struct GlobalOptions: ParsableArguments {
 
     public var environment: [String: String] { ProcessInfo.processInfo.environment }
 
+    /// The options as given, for a hint to run again (`mediaplay fetch 3 --feed
+    /// typo.json`): what the user typed, each word quoted when the shell needs it.
+    public var givenOptions: String {
+        var words: [String] = []
+        if let feed { words += ["--feed", feed] }
+        if let cacheDir { words += ["--cache-dir", cacheDir] }
+        if let runtimeDir { words += ["--runtime-dir", runtimeDir] }
+        return words.map { " " + Self.shellWord($0) }.joined()
+    }
+
+    /// A word as a POSIX shell reads it back: as is when plain, else in single quotes.
+    public static func shellWord(_ word: String) -> String {
+        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_./:=@%+,".unicodeScalars.contains($0)) }
+        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
     /// The feed to read: --feed, else $MEDIAPLAY_FEED, else the bundled one.
     public func feedLocation() throws(CLIError) -> String {
         let environment = self.environment

@@ -44,7 +44,7 @@ public struct RepeatCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "repeat",
         abstract: "Repeat nothing, the item, or the whole feed in the background player.",
-        discussion: "Prints the playlist's modes. Without a value, prints them only."
+        discussion: "Prints the playlist's modes. Without a value, prints them only. While no background player runs, the kept modes change (its next start's)."
     )
 
     @OptionGroup var global: GlobalOptions
@@ -57,8 +57,7 @@ public struct RepeatCommand: ParsableCommand {
 
     public func run() throws {
         try runReportingErrors {
-            let request = try mode.map { mode throws(CLIError) in ControlRequest(try ControlLine.command("repeat", mode)) } ?? ControlRequest(id: nil, cmd: .playlist)
-            try PlaylistText.send(request, global: global, json: json)
+            try PlaylistText.send(try mode.map { mode throws(CLIError) in try ControlLine.command("repeat", mode) }, global: global, json: json)
         }
     }
 }
@@ -82,8 +81,7 @@ public struct ShuffleCommand: ParsableCommand {
 
     public func run() throws {
         try runReportingErrors {
-            let request = try state.map { state throws(CLIError) in ControlRequest(try ControlLine.command("shuffle", state)) } ?? ControlRequest(id: nil, cmd: .playlist)
-            try PlaylistText.send(request, global: global, json: json)
+            try PlaylistText.send(try state.map { state throws(CLIError) in try ControlLine.command("shuffle", state) }, global: global, json: json)
         }
     }
 }
@@ -107,8 +105,7 @@ public struct AutoplayCommand: ParsableCommand {
 
     public func run() throws {
         try runReportingErrors {
-            let request = try state.map { state throws(CLIError) in ControlRequest(try ControlLine.command("autoplay", state)) } ?? ControlRequest(id: nil, cmd: .playlist)
-            try PlaylistText.send(request, global: global, json: json)
+            try PlaylistText.send(try state.map { state throws(CLIError) in try ControlLine.command("autoplay", state) }, global: global, json: json)
         }
     }
 }
@@ -134,8 +131,25 @@ enum PlaylistText {
         print(StatusText.line(try BackgroundPlayer.call(ControlRequest(command), as: ItemStatus.self, global)))
     }
 
-    static func send(_ request: ControlRequest, global: GlobalOptions, json: Bool) throws(CLIError) {
-        let mode = try BackgroundPlayer.call(request, as: PlaylistMode.self, global)
-        print(json ? ModelJSON.text(mode) : mode.line)
+    /// `command` (nil: only asks). With no background player running, the
+    /// kept modes change (the next start's) and the reply says so.
+    static func send(_ command: PlayerCommand?, global: GlobalOptions, json: Bool) throws(CLIError) {
+        guard let client = try BackgroundPlayer.connect(global, start: false) else {
+            let store = try KeptSettings.open(global)
+            var mode = store.playlistMode() ?? ConfiguredDefaults.values.playlist
+            if let command, let changed = mode.applying(command) {
+                mode = changed
+                store.save(mode)
+            }
+            print(json ? ModelJSON.text(mode) : mode.line + KeptSettings.notice(changed: command != nil))
+            return
+        }
+        let request = command.map(ControlRequest.init) ?? ControlRequest(id: nil, cmd: .playlist)
+        do {
+            let mode = try client.call(request, as: PlaylistMode.self)
+            print(json ? ModelJSON.text(mode) : mode.line)
+        } catch {
+            throw BackgroundPlayer.cliError(error)
+        }
     }
 }

@@ -12,8 +12,9 @@ public struct VolumeCommand: ParsableCommand {
         discussion: """
             A percentage from 0 to 150, a linear gain (50 halves every sample); +N and -N \
             change it by N. It applies to every item at once, and is kept for the \
-            next start of the background player. Without a value, prints the volume. Exit status 64 \
-            for a value out of range, 69 when the background player is not running.
+            next start of the background player; while none runs, the kept volume \
+            changes. Without a value, prints the volume. Exit status 64 for a value \
+            out of range.
 
             Examples:
               mediaplay volume            🔊 volume 100 %
@@ -33,8 +34,7 @@ public struct VolumeCommand: ParsableCommand {
 
     public func run() throws {
         try runReportingErrors {
-            let request = level.isEmpty ? ControlRequest(id: nil, cmd: .volume) : ControlRequest(try ControlLine.command(["volume"] + level))
-            try AudioSettingsText.send(request, global: global, json: json)
+            try AudioSettingsText.send(level.isEmpty ? nil : try ControlLine.command(["volume"] + level), query: .volume, global: global, json: json)
         }
     }
 }
@@ -46,7 +46,8 @@ public struct MuteCommand: ParsableCommand {
         commandName: "mute",
         abstract: "Mute or unmute the background player (the volume is kept).",
         discussion: """
-            Without a value, toggles. Exit status 69 when the background player is not running.
+            Without a value, toggles. While no background player runs, the kept \
+            setting changes (its next start's).
 
             Examples:
               mediaplay mute              🔇 muted (volume 80 %)
@@ -64,7 +65,7 @@ public struct MuteCommand: ParsableCommand {
 
     public func run() throws {
         try runReportingErrors {
-            try AudioSettingsText.send(ControlRequest(try ControlLine.command("mute", state ?? "")), global: global, json: json)
+            try AudioSettingsText.send(try ControlLine.command("mute", state ?? ""), query: .mute, global: global, json: json)
         }
     }
 }
@@ -78,7 +79,8 @@ public struct SpeedCommand: ParsableCommand {
         discussion: """
             A factor from 0.25 to 4 (1.5 plays a lecture half again as fast). It applies \
             to every item; the playing one goes on from where it stands. Kept for the \
-            next start of the background player. Without a value, prints the settings.
+            next start of the background player (changed while none runs). Without a \
+            value, prints the settings.
 
             Examples:
               mediaplay speed 1.5
@@ -96,16 +98,33 @@ public struct SpeedCommand: ParsableCommand {
 
     public func run() throws {
         try runReportingErrors {
-            let request = try factor.map { factor throws(CLIError) in ControlRequest(try ControlLine.command("speed", factor)) } ?? ControlRequest(id: nil, cmd: .speed)
-            try AudioSettingsText.send(request, global: global, json: json)
+            try AudioSettingsText.send(try factor.map { factor throws(CLIError) in try ControlLine.command("speed", factor) }, query: .speed, global: global, json: json)
         }
     }
 }
 
 /// Sends a `volume`, `mute` or `speed` request and prints the settings it left.
 enum AudioSettingsText {
-    static func send(_ request: ControlRequest, global: GlobalOptions, json: Bool) throws(CLIError) {
-        let settings = try BackgroundPlayer.call(request, as: AudioSettings.self, global)
+    /// `command` (nil: only asks). With no background player running, the
+    /// kept settings change (the next start's) and the reply says so.
+    static func send(_ command: PlayerCommand?, query: ControlRequest.Command, global: GlobalOptions, json: Bool) throws(CLIError) {
+        guard let client = try BackgroundPlayer.connect(global, start: false) else {
+            let store = try KeptSettings.open(global)
+            var settings = store.audioSettings() ?? ConfiguredDefaults.values.audio
+            if let command, let changed = settings.applying(command) {
+                settings = changed
+                store.save(settings)
+            }
+            print(json ? ModelJSON.text(settings) : line(settings) + KeptSettings.notice(changed: command != nil))
+            return
+        }
+        let request = command.map(ControlRequest.init) ?? ControlRequest(id: nil, cmd: query)
+        let settings: AudioSettings
+        do {
+            settings = try client.call(request, as: AudioSettings.self)
+        } catch {
+            throw BackgroundPlayer.cliError(error)
+        }
         print(json ? ModelJSON.text(settings) : line(settings))
     }
 

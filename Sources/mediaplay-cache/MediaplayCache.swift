@@ -21,7 +21,10 @@ struct MediaplayCache: AsyncParsableCommand {
     static func main() async {
         StandardStream.reserveStandardDescriptors()
         let config = LoadedConfig.loadOrExit()
-        ConfiguredDefaults.set(.init(feed: config.feed, cacheFolder: config.cacheFolder, maxSize: config.maxSize, feeds: config.feeds))
+        ConfiguredDefaults.set(.init(
+            feed: config.feed, cacheFolder: config.cacheFolder, maxSize: config.maxSize, feeds: config.feeds,
+            audio: config.audioSettings(kept: nil), playlist: config.playlistMode(kept: nil)
+        ))
         // A write over a file size limit must fail with EFBIG (reported as a
         // full disk, partial file kept), not kill the process.
         signal(SIGXFSZ, SIG_IGN)

@@ -51,7 +51,10 @@ struct Mediaplay: AsyncParsableCommand {
         // an error on a listing), not the end of a playback or the daemon.
         signal(SIGPIPE, SIG_IGN)
         let config = LoadedConfig.loadOrExit()
-        ConfiguredDefaults.set(.init(feed: config.feed, cacheFolder: config.cacheFolder, maxSize: config.maxSize, feeds: config.feeds))
+        ConfiguredDefaults.set(.init(
+            feed: config.feed, cacheFolder: config.cacheFolder, maxSize: config.maxSize, feeds: config.feeds,
+            audio: config.audioSettings(kept: nil), playlist: config.playlistMode(kept: nil)
+        ))
         // A folder's files are probed as it loads (their track tags order
         // its albums), and kept in the cache's index for the next list.
         FeedLoading.useDetails { items, cacheDirectory in

@@ -124,11 +124,12 @@ import TestKit
         #expect(running.isRunning, "the picture stays on screen")
         running.kill(SIGTERM)
         let result = try await running.wait()
-        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.killedBySignal && result.status == 128 + SIGTERM, "\(result.stderr)")
         #expect(result.stderr.hasSuffix("stopped \"picture.png\"\n"), "stopped, not ended: \(result.stderr)")
     }
 
-    /// Ctrl-C ends play at once and says it stopped (it said "ended").
+    /// Ctrl-C ends play at once, says it stopped (it said "ended") and
+    /// exits 130, as a shell expects of an interrupted command.
     @Test func ctrlCSaysStopped() async throws {
         // Long enough that the signal lands before the end on the busiest machine.
         let path = try await Fixtures.make("tone-30s.wav", ["-f", "lavfi", "-i", "sine=duration=30", "-c:a", "pcm_s16le"])
@@ -136,8 +137,18 @@ import TestKit
         for _ in 0..<1000 where !running.stderrSoFar.contains("playing") { try await Task.sleep(for: .milliseconds(10)) }
         running.kill(SIGINT)
         let result = try await running.wait()
-        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.killedBySignal && result.status == 130, "\(result.status) \(result.stderr)")
         #expect(result.stderr.hasSuffix("stopped \"tone-30s.wav\"\n"), "\(result.stderr)")
+    }
+
+    /// No sound card (ALSA asked for a card that is not there): none of
+    /// alsa-lib's own lines, and one line of ours for two items.
+    @Test func noSoundDeviceIsOneLine() async throws {
+        let path = try await Fixtures.make("tone-half.wav", ["-f", "lavfi", "-i", "sine=duration=0.5", "-c:a", "pcm_s16le"])
+        let result = try await Mediaplay.run(["play", path, path], environment: ["SDL_AUDIODRIVER": "alsa", "AUDIODEV": "hw:99,0"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("ALSA"), "\(result.stderr)")
+        #expect(result.stderr.components(separatedBy: "mediaplay: no sound device: playing silently\n").count == 2, "said once: \(result.stderr)")
     }
 
     @Test func withoutADisplayAVideoPlaysItsAudio() async throws {

@@ -149,7 +149,7 @@ import TestKit
         let script = try folder.write("bad.txt", "toggle 1\ndance 2\n")
         let result = try await Mediaplay.run(["script", script, "--feed", feed])
         #expect(result.status == 65)
-        #expect(result.stderr.hasPrefix("mediaplay: \(script): line 2: cannot read \"dance 2\""), "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("mediaplay: \(script):2: cannot read \"dance 2\""), "\(result.stderr)")
     }
 
     @Test func noSuchItemFails() async throws {

@@ -25,6 +25,7 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
     /// sound, so callers probe only for media that have audio.
     public init(probe: Bool = false, handoff: AudioHandoff? = nil) throws {
         self.handoff = handoff
+        _ = Self.silenced
         if SDL_WasInit(UInt32(SDL_INIT_AUDIO)) == 0, SDL_InitSubSystem(UInt32(SDL_INIT_AUDIO)) != 0 {
             throw OutputDeviceError(.audio, "no audio device", message: String(cString: SDL_GetError()))
         }
@@ -36,6 +37,10 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
             if !problem.isEmpty { throw OutputDeviceError(.audio, "no audio device", message: problem) }
         }
     }
+
+    /// The sound libraries' own stderr messages silenced, once, before SDL
+    /// loads ALSA (mediaplay says "no sound device" in one line itself).
+    private static let silenced: Void = mp_silence_sound_libraries()
 
     /// Whether a device opens at all, tried once per process ("" when it does).
     private static let probeResult = Mutex<String?>(nil)

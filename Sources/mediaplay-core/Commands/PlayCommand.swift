@@ -181,10 +181,13 @@ struct PlayCommand: AsyncParsableCommand {
             if case let .failed(error) = outcome {
                 switch error.code {
                 case .downloadFailed:
-                    let retry = Self.namesMedia(targets[0]) ? "mediaplay play \(target)" : "mediaplay fetch \(item.position)"
+                    let retry = (Self.namesMedia(targets[0]) ? "mediaplay play \(GlobalOptions.shellWord(target))" : "mediaplay fetch \(item.position)") + global.givenOptions
                     // The status's words ("download failed: …"), with the title once.
                     let reason = session.failure(of: item.key)?.message ?? error.message
-                    throw CLIError("\"\(item.title)\": \(reason) (the part downloaded is kept; retry: \(retry))", exitCode: .unavailable)
+                    if reason.contains("HTTP 404") || reason.contains("HTTP 410") {
+                        throw CLIError("item \(item.position) \"\(item.title)\": \(reason): the address is wrong (check the feed's URL for it)", exitCode: .unavailable)
+                    }
+                    throw CLIError("item \(item.position) \"\(item.title)\": \(reason) (the part downloaded is kept; retry: \(retry))", exitCode: .unavailable)
                 case .noSuchItem: throw CLIError(error.message, exitCode: .noInput)
                 default:
                     if display.wasMissing {
@@ -194,6 +197,8 @@ struct PlayCommand: AsyncParsableCommand {
                 }
             }
             if stats, let statistics { printStatistics(statistics) }
+            // Ctrl-C: 130, as a shell expects of a command it interrupted.
+            if case let .interrupted(number) = outcome { throw ExitCode(128 + number) }
         }
     }
 

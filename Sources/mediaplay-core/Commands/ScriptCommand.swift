@@ -65,10 +65,13 @@ struct ScriptCommand: AsyncParsableCommand {
         try await runReportingErrorsAsync {
             let text = try readScript()
             let script: Script
+            // Every error names the script and its line alike: `walk.txt:3: …`.
+            let name = file == "-" ? "<stdin>" : file
             do {
                 script = try Script(text)
             } catch {
-                throw CLIError("\(file): \(error)", exitCode: .dataError)
+                guard let error = error as? Script.ParseError else { throw CLIError("\(name): \(error)", exitCode: .dataError) }
+                throw CLIError("\(name):\(error.line): \(error.message)", exitCode: .dataError)
             }
             let loaded = try FeedLoading.load(global)
             let cache = try CacheAccess.open(global)
@@ -96,7 +99,7 @@ struct ScriptCommand: AsyncParsableCommand {
             try? audioRecord?.finish()
             try? videoRecord?.finish()
             if let failure {
-                throw CLIError("\(file == "-" ? "script" : file):\(failure.line): \(failure.message)", exitCode: .failure)
+                throw CLIError("\(name):\(failure.line): \(failure.message)", exitCode: .failure)
             }
         }
     }

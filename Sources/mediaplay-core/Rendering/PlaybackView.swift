@@ -19,6 +19,8 @@ enum PlaybackView {
     enum Outcome {
         case finished
         case failed(CommandError)
+        /// Ended by SIGINT or SIGTERM (its number): exit 128 + it.
+        case interrupted(Int32)
     }
 
     /// `screen`: the terminal pictures are drawn on, if any; while it shows
@@ -67,6 +69,8 @@ enum PlaybackView {
             keys?.restore()
             signals.cancel()
         }
+        /// Finished, unless a signal ended it.
+        var finished: Outcome { signals.signalNumber.map(Outcome.interrupted) ?? .finished }
         // Subscribed before playback starts: no event is missed.
         let events = session.events()
         let forward = Task {
@@ -112,7 +116,7 @@ enum PlaybackView {
             case .stoppedBeforeStart:
                 region?.draw([])
                 if region == nil { StandardStream.error("stopped \"\(DisplayWidth.escaped(item.title))\"\n") }
-                return .finished
+                return finished
             case let .event(event):
                 status = event.status
                 if status.id != item.key {
@@ -152,7 +156,7 @@ enum PlaybackView {
                         if state == .failed {
                             return .failed(session.failure(of: item.key) ?? CommandError(.playbackFailed, status.error ?? "playback failed"))
                         }
-                        return .finished
+                        return finished
                     }
                 case .position:
                     // Redraw at most ~12 times a second.
@@ -173,7 +177,7 @@ enum PlaybackView {
                 }
             }
         }
-        return .finished
+        return finished
     }
 
     static let keysHelp = "space pause · ←/→ seek · 9/0 volume · [/] speed · </> item · q quit"
