@@ -22,10 +22,19 @@ extension Player {
                 if error.isInputFailure && !stopRequested { inputFailed = true }
                 return stopRequested
             }
+            condition.withLock { failureReason = error.message }
             finish(failure: stopped ? nil : error.description)
         }
         // The decoders use the demuxer's streams until `finish` has stopped them.
         withExtendedLifetime(demuxer) {}
+    }
+
+    /// Why a file has nothing for the outputs chosen, in the user's terms.
+    static func nothingToPlay(_ info: MediaInfo, audioOn: Bool, videoOn: Bool) -> String {
+        let what = info.isImage ? "a picture" : "a video"
+        if info.hasVideo && videoOn { return "no window can open to show \(what) (no display)" }
+        if info.hasVideo { return info.hasAudio ? "video and sound are both off" : "it is \(what), and video is off" }
+        return "it has only sound, and sound is off"
     }
 
     private func startPipeline(_ demuxer: Demuxer) throws(FFmpegError) {
@@ -45,7 +54,7 @@ extension Player {
             return try Decoder(stream: stream, name: name, strict: demuxer.isStillImage, threading: threading)
         }
         if audioDecoder == nil && videoDecoder == nil {
-            throw FFmpegError(context: "cannot play \(name)", message: "nothing to play with the chosen outputs")
+            throw FFmpegError(context: "cannot play \(name)", message: Self.nothingToPlay(opened, audioOn: options.audio && audioSink != nil, videoOn: options.video))
         }
         let start = demuxer.startTime
         condition.withLock {

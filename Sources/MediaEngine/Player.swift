@@ -70,6 +70,7 @@ public final class Player: @unchecked Sendable {
     var stoppedEarly = false
     /// Why playback failed, once it has.
     var failureMessage: String?
+    var failureReason: String?
     /// Volume, mute and speed, read by the audio thread at every frame.
     var audioSettings: AudioSettings
     /// The speed of the current serial: a change of speed starts a new
@@ -139,6 +140,10 @@ public final class Player: @unchecked Sendable {
     public var currentState: PlayerState { condition.withLock { state } }
     /// Why playback failed (state `failed`).
     public var failure: String? { condition.withLock { failureMessage } }
+
+    /// The failure's reason alone ("no audio or video stream"), without
+    /// the file the engine opened: the session names the item itself.
+    public var failureReasonOnly: String? { condition.withLock { failureMessage == nil ? nil : failureReason ?? failureMessage } }
     public var currentPosition: Double { condition.withLock { currentPositionLocked() } }
     public var currentStatistics: PlaybackStatistics { condition.withLock { statistics } }
     public var mediaInfo: MediaInfo? { condition.withLock { info } }

@@ -811,7 +811,8 @@ public final class MediaSession: @unchecked Sendable {
                     let position = player.currentPosition
                     if position > 0 { positions.save(position, for: url) }
                 case .failed:
-                    let message = player.failure ?? "playback failed"
+                    // Named by the item, never by the file the engine opened (a cache entry's hash).
+                    let message = "item \(item.position) \"\(item.title)\": " + (player.failureReasonOnly ?? "playback failed")
                     let code: CommandError.Code = player.failedForInput ? .downloadFailed : .playbackFailed
                     lock.withLock { failures[key] = CommandError(code, message) }
                 default: break

@@ -13,6 +13,9 @@ public protocol PlayerHandle: AnyObject, Sendable {
     var mediaInfo: MediaInfo? { get }
     /// Why it failed, once it has.
     var failure: String? { get }
+    /// The failure's reason without the file's name (the session says
+    /// which item): `failure` where a player has nothing shorter.
+    var failureReasonOnly: String? { get }
     /// The failure was the input's (a download), not the media's.
     var failedForInput: Bool { get }
     var bufferFill: Double? { get }
@@ -76,4 +79,8 @@ extension MediaCache: MediaStore {
     }
 
     public func downloadWhole(_ url: URL) -> AsyncStream<DownloadEvent> { download(url) }
+}
+
+extension PlayerHandle {
+    public var failureReasonOnly: String? { failure }
 }

@@ -184,7 +184,7 @@ import TestKit
         let path = try await Fixtures.make("picture.png", Fixtures.images[0].arguments)
         let result = try await Mediaplay.run(["play", path])
         #expect(result.status == 69, "\(result.stderr)")
-        #expect(result.stderr == "mediaplay: cannot show \"picture.png\": no display (set DISPLAY, or record frames with --video-out)\n")
+        #expect(result.stderr == "mediaplay: cannot show item 1 \"picture.png\": no display (set DISPLAY, use --vo terminal, or record frames with --video-out)\n")
     }
 
     @Test func startSecondsIn() async throws {

@@ -184,14 +184,15 @@ struct PlayCommand: AsyncParsableCommand {
                     let retry = (Self.namesMedia(targets[0]) ? "mediaplay play \(GlobalOptions.shellWord(target))" : "mediaplay fetch \(item.position)") + global.givenOptions
                     // The status's words ("download failed: …"), with the title once.
                     let reason = session.failure(of: item.key)?.message ?? error.message
+                    let named = reason.hasPrefix("item \(item.position) ") ? reason : "item \(item.position) \"\(item.title)\": \(reason)"
                     if reason.contains("HTTP 404") || reason.contains("HTTP 410") {
-                        throw CLIError("item \(item.position) \"\(item.title)\": \(reason): the address is wrong (check the feed's URL for it)", exitCode: .unavailable)
+                        throw CLIError("\(named): the address is wrong (check the feed's URL for it)", exitCode: .unavailable)
                     }
-                    throw CLIError("item \(item.position) \"\(item.title)\": \(reason) (the part downloaded is kept; retry: \(retry))", exitCode: .unavailable)
+                    throw CLIError("\(named) (the part downloaded is kept; retry: \(retry))", exitCode: .unavailable)
                 case .noSuchItem: throw CLIError(error.message, exitCode: .noInput)
                 default:
                     if display.wasMissing {
-                        throw CLIError("cannot show \"\(item.title)\": no display (set DISPLAY, or record frames with --video-out)", exitCode: .unavailable)
+                        throw CLIError("cannot show item \(item.position) \"\(item.title)\": no display (set DISPLAY, use --vo terminal, or record frames with --video-out)", exitCode: .unavailable)
                     }
                     throw CLIError(error.message, exitCode: .dataError)
                 }
