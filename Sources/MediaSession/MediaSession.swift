@@ -179,7 +179,7 @@ public final class MediaSession: @unchecked Sendable {
             case .ended: status.state = .ended
             case .failed:
                 status.state = .failed
-                status.error = failures[key]?.message ?? player.failure
+                status.error = failures[key]?.message ?? Self.failureText(of: player, item)
             }
         } else if let progress = downloads[key] {
             status.state = .downloading
@@ -811,8 +811,7 @@ public final class MediaSession: @unchecked Sendable {
                     let position = player.currentPosition
                     if position > 0 { positions.save(position, for: url) }
                 case .failed:
-                    // Named by the item, never by the file the engine opened (a cache entry's hash).
-                    let message = "item \(item.position) \"\(item.title)\": " + (player.failureReasonOnly ?? "playback failed")
+                    let message = Self.failureText(of: player, item)
                     let code: CommandError.Code = player.failedForInput ? .downloadFailed : .playbackFailed
                     lock.withLock { failures[key] = CommandError(code, message) }
                 default: break
@@ -820,6 +819,12 @@ public final class MediaSession: @unchecked Sendable {
             }
             announce(key, .state)
         }
+    }
+
+    /// A player's failure named by its item, never by the file the engine
+    /// opened (a cache entry's hash).
+    static func failureText(of player: any PlayerHandle, _ item: FeedItem) -> String {
+        "item \(item.position) \"\(item.title)\": " + (player.failureReasonOnly ?? "playback failed")
     }
 
     /// A window's keys and its close button, as commands on its item.

@@ -58,17 +58,24 @@ public struct StatusCommand: ParsableCommand {
     }
 
     private func printSummary(_ status: DaemonStatus) {
-        if let current = status.current {
+        // A failure is its item's row, not what the player is doing.
+        let current = status.current.flatMap { $0.state == .failed ? nil : $0 }
+        if let current {
             print(StatusText.line(current))
             if let line = status.media?.line { print("  " + line) }
         } else {
             print("■ nothing playing")
         }
-        for item in status.items where item.item != status.current?.item {
+        var others = status.items.filter { $0.item != current?.item }
+        if let failed = status.current, current == nil, !others.contains(where: { $0.item == failed.item }) { others.insert(failed, at: 0) }
+        for item in others {
             print("  " + StatusText.line(item))
         }
         if let audio = status.audio, !audio.isIdentity { print(AudioSettingsText.line(audio)) }
         if let playlist = status.playlist, playlist != PlaylistMode() { print(playlist.line) }
+        // Which feed its numbers are of (another than this command's, said so).
+        let asked = try? BackgroundPlayer.feedIdentity(global)
+        print(asked == nil || asked == status.feed ? "feed: \(DisplayWidth.escaped(status.feed))" : "feed: \(DisplayWidth.escaped(status.feed)) (not \(DisplayWidth.escaped(asked!)): run 'mediaplay quit' to switch)")
     }
 
     /// Prints events until the daemon goes: JSON lines as they come; in
