@@ -38,6 +38,10 @@ struct BrowseState {
     private(set) var selection = 0
     private(set) var mode: Mode = .grid
     private(set) var detailScroll = 0
+    /// The first help line shown (a small terminal scrolls it).
+    private(set) var helpScroll = 0
+    /// Where the help goes back to.
+    private var beforeHelp: Mode = .grid
     /// The status bar's message; any key clears it.
     var message: String?
     let keymap: Keymap
@@ -57,7 +61,16 @@ struct BrowseState {
         message = nil
         switch mode {
         case .help:
-            mode = .grid
+            // Lines that do not fit scroll; any other key closes the help.
+            let visible = max(1, screen.rows - 4)
+            let last = max(0, BrowseView.helpLineCount - visible)
+            switch key {
+            case .up, .character("k"), .wheel(up: true): helpScroll = max(0, helpScroll - 1)
+            case .down, .character("j"), .wheel(up: false): helpScroll = min(last, helpScroll + 1)
+            case .pageUp: helpScroll = max(0, helpScroll - visible)
+            case .pageDown: helpScroll = min(last, helpScroll + visible)
+            default: mode = beforeHelp
+            }
             return []
         case .detail: return handleDetail(key, on: screen)
         case .grid: return handleGrid(key, on: screen)
@@ -87,7 +100,7 @@ struct BrowseState {
         case .enter, .character(" "): return activate()
         case .character("i"): openDetail()
         case .character("r"): return refresh()
-        case .character("?"): mode = .help
+        case .character("?"): openHelp()
         case .character("q"), .escape: return [.quit(status: 0)]
         case let .click(column, row):
             if row >= 1, let index = layout.cell(atColumn: column, row: row - 1 + screen.scrollTop) { select(index) }
@@ -108,7 +121,7 @@ struct BrowseState {
         case .right, .character("l"): selectInDetail(selection + 1)
         case .enter, .character(" "): return togglePlayback()
         case .character("r"): return refresh()
-        case .character("?"): mode = .help
+        case .character("?"): openHelp()
         default: return bound(key)
         }
         return []
@@ -119,6 +132,12 @@ struct BrowseState {
     private func bound(_ key: Key) -> [Effect] {
         guard let command = keymap.command(for: key) else { return [] }
         return command == .quit ? [.quit(status: 0)] : [.perform(command)]
+    }
+
+    private mutating func openHelp() {
+        beforeHelp = mode
+        helpScroll = 0
+        mode = .help
     }
 
     private mutating func refresh() -> [Effect] {

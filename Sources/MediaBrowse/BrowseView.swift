@@ -66,6 +66,7 @@ struct BrowseSnapshot {
     var scrollTop: Int
     var mode: Mode
     var detailScroll: Int
+    var helpScroll = 0
     var message: String?
     /// An item's duration, tags and format, once probed (detail view).
     var details: (Int) -> MediaDetails? = { _ in nil }
@@ -174,7 +175,7 @@ enum BrowseView {
     }
 
     static let gridHints = "←↑↓→ move · space play/pause · i details · r refresh · ? help · q quit"
-    static let detailHints = "space play/pause · ↑↓ scroll · ←→ previous/next · esc back · q quit"
+    static let detailHints = "space play/pause · ↑↓ scroll · ←→ previous/next · q back"
 
     /// The status bar: a message, else the selected item's failure, else hints.
     private static func statusText(_ snapshot: BrowseSnapshot, hints: String) -> (String, Bool) {
@@ -369,23 +370,32 @@ enum BrowseView {
         "",
     ]
 
+    /// The help's lines, its closing lines included (browse's state scrolls them).
+    static var helpLineCount: Int { helpLines.count + 3 }
+
     private static func drawHelp(_ snapshot: BrowseSnapshot, into canvas: inout Canvas) {
         let styles = Styles(colors: snapshot.colors)
-        let helpLines = helpLines + ["Playback: \(snapshot.backendName).", "", "Any key closes this help."]
+        let helpLines = helpLines + ["Playback: \(snapshot.backendName).", "", "↑↓ scroll · any other key closes"]
         let width = min(snapshot.columns - 2, (helpLines.map(DisplayWidth.of).max() ?? 0) + 4)
         let height = min(snapshot.rows - 2, helpLines.count + 2)
+        guard width >= 3, height >= 3 else { return }
         let left = max(0, (snapshot.columns - width) / 2)
         let top = max(1, (snapshot.rows - height) / 2)
+        // On a small terminal the lines scroll; ▲ ▼ on the border say there are more.
+        let visible = height - 2
+        let first = max(0, min(snapshot.helpScroll, helpLines.count - visible))
         for row in 0..<height {
             canvas.put(String(repeating: " ", count: width), column: left, row: top + row)
         }
-        canvas.put("╭" + String(repeating: "─", count: width - 2) + "╮", column: left, row: top, style: styles.selectedBorder)
-        canvas.put("╰" + String(repeating: "─", count: width - 2) + "╯", column: left, row: top + height - 1, style: styles.selectedBorder)
+        let more = { (shown: Bool, mark: String) in shown ? mark : "─" }
+        canvas.put("╭" + String(repeating: "─", count: width - 3) + more(first > 0, "▲") + "╮", column: left, row: top, style: styles.selectedBorder)
+        canvas.put("╰" + String(repeating: "─", count: width - 3) + more(first + visible < helpLines.count, "▼") + "╯", column: left, row: top + height - 1, style: styles.selectedBorder)
         for row in 1..<(height - 1) {
             canvas.put("│", column: left, row: top + row, style: styles.selectedBorder)
             canvas.put("│", column: left + width - 1, row: top + row, style: styles.selectedBorder)
-            if row - 1 < helpLines.count {
-                canvas.put(helpLines[row - 1], column: left + 2, row: top + row, style: row == 1 ? styles.title : nil, maxWidth: width - 4)
+            let line = first + row - 1
+            if line < helpLines.count {
+                canvas.put(helpLines[line], column: left + 2, row: top + row, style: line == 0 ? styles.title : nil, maxWidth: width - 4)
             }
         }
     }

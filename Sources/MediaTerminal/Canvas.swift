@@ -31,10 +31,18 @@ public struct Canvas: Sendable {
         guard limit > 0 else { return 0 }
         var x = column
         for character in text {
-            let characterWidth = max(1, DisplayWidth.of(character))
             // A control moves the cursor; a bidirectional override reorders
             // the rest of the row: neither reaches the terminal.
             let isControl = character.unicodeScalars.contains { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) || DisplayWidth.isDirectionControl($0) }
+            let measured = DisplayWidth.of(character)
+            if measured == 0 && !isControl {
+                // Zero-width (a zero-width space, a joiner, a stray combining
+                // mark) takes no cell of its own: a cell of its own would
+                // print as nothing and shift the rest of the row left.
+                if x > column, !cells[row][x - 1].isRun { cells[row][x - 1].text += String(character) }
+                continue
+            }
+            let characterWidth = max(1, measured)
             guard x + characterWidth <= column + limit else { break }
             let shown = isControl ? " " : String(character)
             release(row, x)

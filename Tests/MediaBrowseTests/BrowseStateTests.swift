@@ -80,6 +80,22 @@ struct BrowseStateTests {
         #expect(Self.press([.character("q")], on: &state).isEmpty && state.mode == .grid, "any key leaves the help")
     }
 
+    /// At 40×10 the help does not fit: ↑↓ scroll it to its last line (no
+    /// further), any other key goes back where it was opened.
+    @Test func theHelpScrollsOnASmallTerminal() {
+        var state = BrowseState(feed: Self.feed, keymap: .standard)
+        let small = BrowseState.Screen(layout: GridLayout(width: 40, height: 8, cells: Self.feed.items.map { ($0.title, false) }), rows: 10, scrollTop: 0)
+        _ = state.handle(.character("i"), on: small)
+        _ = state.handle(.character("?"), on: small)
+        #expect(state.mode == .help && state.helpScroll == 0)
+        for _ in 0..<40 { _ = state.handle(.down, on: small) }
+        #expect(state.helpScroll == BrowseView.helpLineCount - (small.rows - 4), "to the last line, no further")
+        _ = state.handle(.up, on: small)
+        #expect(state.helpScroll == BrowseView.helpLineCount - (small.rows - 4) - 1)
+        _ = state.handle(.character("x"), on: small)
+        #expect(state.mode == .detail, "back to the details it was opened from")
+    }
+
     @Test func theDetailViewScrollsAndMovesBetweenItems() {
         var state = BrowseState(feed: Self.feed, keymap: .standard)
         _ = Self.press([.character("i"), .down, .down, .down], on: &state)

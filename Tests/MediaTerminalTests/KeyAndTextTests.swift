@@ -46,6 +46,21 @@ struct KeyAndTextTests {
         #expect(canvas.plainLines[0].hasPrefix(" │字"))
     }
 
+    /// A zero-width space or a combining mark takes no cell: the next
+    /// column stays where the terminal draws it (a title with a zero-width
+    /// space shifted browse's next column left).
+    @Test func zeroWidthCharactersTakeNoCell() {
+        var canvas = Canvas(width: 10, height: 2)
+        let written = canvas.put("a\u{200B}b", column: 0, row: 0)
+        canvas.put("|", column: 3, row: 0)
+        canvas.put("e\u{301}\u{200D}x", column: 0, row: 1)
+        canvas.put("|", column: 3, row: 1)
+        #expect(written == 2)
+        #expect(canvas.plainLines[0] == "a\u{200B}b |      ")
+        for line in canvas.plainLines { #expect(DisplayWidth.of(line) == 10, "\(line)") }
+        #expect(canvas.plainLines.allSatisfy { line in DisplayWidth.of(String(line.prefix { $0 != "|" })) == 3 })
+    }
+
     @Test func canvasClipsAndFrameRewritesOnlyChangedRows() {
         var canvas = Canvas(width: 6, height: 2)
         canvas.put("hello world", column: 2, row: 0, style: "1")

@@ -72,6 +72,8 @@ enum PlaybackView {
         /// Finished, unless a signal ended it.
         var finished: Outcome { signals.signalNumber.map(Outcome.interrupted) ?? .finished }
         // Subscribed before playback starts: no event is missed.
+        // `<` and `>` go somewhere only when there is more than one item.
+        let several = session.feed.items.count > 1
         let events = session.events()
         let forward = Task {
             for await event in events {
@@ -108,7 +110,7 @@ enum PlaybackView {
             switch step {
             case let .notice(text):
                 notice = text
-                if let status = session.status(of: item.key) { show(line(status, title: item.title, tick: tick, audio: session.audioSettings, notice: notice)) }
+                if let status = session.status(of: item.key) { show(line(status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings, notice: notice)) }
                 continue
             case let .refused(error):
                 region?.draw([])
@@ -148,7 +150,7 @@ enum PlaybackView {
                         continue
                     }
                     lastState = state
-                    show(line(status, title: item.title, tick: tick, audio: session.audioSettings, notice: notice))
+                    show(line(status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings, notice: notice))
                     if state.isFinal {
                         // The pictures' screen first: the line below is on the shell's.
                         screen?.close()
@@ -162,25 +164,37 @@ enum PlaybackView {
                     // Redraw at most ~12 times a second.
                     if region != nil || screen?.isShowingPictures == true, abs(status.position - lastDrawn) >= 0.08 {
                         lastDrawn = status.position
-                        show(line(status, title: item.title, tick: tick, audio: session.audioSettings, notice: notice))
+                        show(line(status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings, notice: notice))
                     }
                 case .progress:
                     // Up to ten a second while downloading or buffering: the spinner turns with them.
                     tick += 1
-                    show(line(status, title: item.title, tick: tick, audio: session.audioSettings, notice: notice))
+                    show(line(status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings, notice: notice))
                 case .metadata:
                     // A live stream's now-playing line: on the status line, or a line of its own.
                     if region == nil, screen?.isShowingPictures != true, let title = status.streamTitle {
                         StandardStream.error("now playing \"\(DisplayWidth.escaped(title))\"\n")
                     }
-                    show(line(status, title: item.title, tick: tick, audio: session.audioSettings, notice: notice))
+                    show(line(status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings, notice: notice))
                 }
             }
         }
         return finished
     }
 
-    static let keysHelp = "space pause · ←/→ seek · 9/0 volume · [/] speed · </> item · q quit"
+    /// The keys that do something now: a picture has nothing to seek,
+    /// sound or speed; `</>` only where there is another item; space says
+    /// what it will do.
+    static func keysHelp(_ state: ItemState, kind: MediaKind?, several: Bool) -> String {
+        var keys: [String] = []
+        if kind != .image {
+            keys.append(state == .paused ? "space play" : "space pause")
+            keys += ["←/→ seek", "9/0 volume", "[/] speed"]
+        }
+        if several { keys.append("</> item") }
+        keys.append("q quit")
+        return keys.joined(separator: " · ")
+    }
 
     static func word(for state: ItemState) -> String? {
         switch state {
@@ -190,7 +204,9 @@ enum PlaybackView {
     }
 
     /// The status line; `notice` (a refused key) in place of the keys' help.
-    static func line(_ status: ItemStatus, title: String, tick: Int, audio: AudioSettings = AudioSettings(), notice: String? = nil) -> String {
+    static func line(
+        _ status: ItemStatus, title: String, kind: MediaKind? = nil, several: Bool = false, tick: Int, audio: AudioSettings = AudioSettings(), notice: String? = nil
+    ) -> String {
         var name = DisplayWidth.singleLine(title)
         if let playing = status.streamTitle, !playing.isEmpty { name += " · " + DisplayWidth.singleLine(playing) }
         if audio.muted { name += "  🔇" } else if audio.volume != 100 { name += "  🔉 \(audio.volume) %" }
@@ -201,8 +217,11 @@ enum PlaybackView {
         switch status.state {
         case .downloading: return "\(Spinner.frame(tick)) downloading\(percent)  \(name)   q quit"
         case .buffering: return "\(Spinner.frame(tick)) buffering\(percent) at \(time)  \(name)   space pause · q quit"
-        case .playing: return "▶ \(time)  \(name)   \(notice ?? keysHelp)"
-        case .paused: return "⏸ \(time)  \(name)   \(notice ?? keysHelp)"
+        case .playing, .paused:
+            let keys = notice ?? keysHelp(status.state, kind: kind, several: several)
+            // A picture has no time to show.
+            if kind == .image { return "▶ \(name)   \(keys)" }
+            return "\(status.state == .paused ? "⏸" : "▶") \(time)  \(name)   \(keys)"
         case .idle, .stopped, .ended: return "■ \(time)  \(name)"
         case .failed: return "✗ \(name)"
         }
