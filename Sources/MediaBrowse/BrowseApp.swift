@@ -74,6 +74,8 @@ public final class BrowseApp: @unchecked Sendable {
     private var state: BrowseState
     private var feed: Feed { state.feed }
     private var statuses: [ItemKey: ItemStatus] = [:]
+    /// Why a playing video's pictures are not here (the background player's); nil: they are.
+    private var pictureNotice: String?
     /// Media URLs played to their end (kept by URL, as `list` shows them).
     private var played: Set<String> = []
     /// Where each source's file is on this machine (a readable local file,
@@ -180,8 +182,10 @@ public final class BrowseApp: @unchecked Sendable {
         let backend = backend
         Task { [self] in
             let all = await backend.statuses()
+            let notice = await backend.pictureNotice()
             self.queue.async { [self] in
                 for status in all { statuses[status.id] = status }
+                pictureNotice = notice
                 setNeedsDisplay()
             }
         }
@@ -465,7 +469,18 @@ public final class BrowseApp: @unchecked Sendable {
             }
             return image.map { .image($0) } ?? .loading(nil)
         }
-        guard let source = pictureSource(feed.items[index]) else { return .none }
+        let picture = thumbnailCell(index, columns: columns, rows: rows, size: size)
+        // A video the background player plays: where its pictures are, over its thumbnail.
+        if let notice = pictureNotice, feed.items[index].kind == .video,
+           let state = statuses[key]?.state, [.playing, .paused, .buffering, .downloading].contains(state) {
+            return .notice(notice, over: picture)
+        }
+        return picture
+    }
+
+    private func thumbnailCell(_ index: Int, columns: Int, rows: Int, size: FullScreen.Size) -> PictureCell {
+        // A video with no picture at hand yet still has its place (its frames fill it as it plays).
+        guard let source = pictureSource(feed.items[index]) else { return feed.items[index].kind == .video ? .unavailable : .none }
         guard options.imageMode != .none else { return .unavailable }
         switch pictures.state(of: source) {
         case .ready?:
@@ -496,7 +511,8 @@ public final class BrowseApp: @unchecked Sendable {
     }
 
     private func currentLayout(_ size: FullScreen.Size) -> GridLayout {
-        let hasPicture = feed.items.map { pictureSource($0) != nil }
+        // Every video has a picture's place: its thumbnail, a frame of it, or its playback.
+        let hasPicture = feed.items.map { $0.kind == .video && $0.isValid || pictureSource($0) != nil }
         let key = LayoutKey(columns: size.columns, rows: size.rows, pictures: hasPicture, feedGeneration: feedGeneration)
         if let layout, key == layoutKey { return layout }
         let fresh = GridLayout(

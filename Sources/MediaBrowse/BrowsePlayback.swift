@@ -24,12 +24,18 @@ public protocol BrowsePlayback: Sendable {
     func update(feed: Feed) async -> [FeedItem]
     /// `browse` ends.
     func shutdown() async
+    /// Why a playing video's pictures are not in its cell, in one line
+    /// (the background player's window, or its lack of a display); nil
+    /// when they are (playback in this process draws there).
+    func pictureNotice() async -> String?
 }
 
 /// Playback in this process: it ends when `browse` does.
 public final class SessionBackend: BrowsePlayback {
     public let session: MediaSession
     public var name: String { "in this process (it stops when you quit)" }
+
+    public func pictureNotice() async -> String? { nil }
 
     public init(session: MediaSession) {
         self.session = session
@@ -62,6 +68,12 @@ public final class DaemonBackend: BrowsePlayback {
     /// One call at a time on the request connection (replies come in order).
     private let queue = DispatchQueue(label: "mediaplay.browse.daemon")
     public var name: String { "in the background player (it goes on after you quit)" }
+
+    /// The reason `toggle` gives, shorter: where the pictures are, or why none show.
+    public func pictureNotice() async -> String? {
+        let display = try? await call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self).display
+        return display.map { "sound only: \($0)" } ?? "pictures in the player's window"
+    }
 
     /// Nil when no background player answers.
     public static func connect(_ paths: ControlPaths, feed: String) -> DaemonBackend? {

@@ -41,6 +41,9 @@ enum PictureCell: Equatable {
     case loading(Double?)
     case unavailable
     case none
+    /// A one-line notice where the picture is (over the thumbnail, if any):
+    /// a video the background player plays elsewhere.
+    indirect case notice(String, over: PictureCell)
 }
 
 /// A picture drawn with pixels (kitty, sixel) over the text grid.
@@ -275,6 +278,15 @@ enum BrowseView {
             centered("no picture", styles.dim)
         case .none:
             break
+        case let .notice(text, under):
+            // The picture a row shorter, the notice on the row below it.
+            drawPicture(
+                under, column: column, row: row, columns: columns, rows: max(1, rows - 1), styles: styles, tick: tick,
+                canPlaceGraphics: canPlaceGraphics, visible: visible, into: &canvas, graphics: &graphics
+            )
+            let line = row + rows - 1
+            let shown = DisplayWidth.truncate(text, to: columns)
+            if visible(line) { canvas.put(shown, column: column + max(0, (columns - DisplayWidth.of(shown)) / 2), row: line, style: styles.dim, maxWidth: columns) }
         }
     }
 

@@ -235,3 +235,43 @@ extension BrowseTests {
         _ = await session.waitForExit()
     }
 }
+
+extension BrowseTests {
+    /// A video with no thumbnail and nothing downloaded yet has its picture's
+    /// place all the same, and plays there (it showed only its title).
+    @Test func aVideoWithoutAThumbnailPlaysInItsCell() async throws {
+        let server = try TestHTTPServer()
+        let clip = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        server.serve("/clip.mp4", bytes: Array(try Data(contentsOf: URL(fileURLWithPath: clip))))
+        let world = try await World()
+        world.feed = try world.folder.write("bare.json", #"[{"type": "video", "title": "Bare clip", "url": "\#(server.url("/clip.mp4").absoluteString)"}]"#)
+        let session = try await world.browse(columns: 80, rows: 24)
+        let grid = await session.waitForScreen { $0.joined().contains("Bare clip") && $0.joined().contains("no picture") }
+        #expect(grid.matched, "a place for its picture: \(grid.screen.joined(separator: "\n"))")
+        await session.send("Space")
+        let playing = await session.waitForScreen(timeout: 10) { $0.joined().contains("▶ 0:0") && $0.joined().contains("▄") }
+        #expect(playing.matched, "its frames in the cell: \(playing.screen.joined(separator: "\n"))")
+        await session.send("q")
+        _ = await session.waitForExit()
+    }
+
+    /// Through the background player, a playing video's cell keeps its
+    /// thumbnail and says in one line where its pictures are.
+    @Test func aVideoInTheBackgroundPlayerSaysWhereItsPicturesAre() async throws {
+        let world = try await World()
+        let started = try await world.run("daemon")
+        #expect(started.status == 0, "\(started.stderr)")
+        let session = try await world.browse(columns: 80, rows: 24)
+        #expect(await session.shows { $0.first?.contains("Browse test feed") == true })
+        await session.send("Right")
+        await session.send("Right")
+        await session.send("Space")
+        let notice = await session.waitForScreen(timeout: 10) { screen in
+            screen.joined().contains("▶ 0:0") && (screen.joined().contains("sound only") || screen.joined().contains("player's window"))
+        }
+        #expect(notice.matched, "\(notice.screen.joined(separator: "\n"))")
+        await session.send("q")
+        _ = await session.waitForExit()
+        _ = try await world.run("quit")
+    }
+}
