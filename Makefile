@@ -124,6 +124,8 @@ install: release completions
 	install -D -m 0755 .build/release/mediaplay-core $(DESTDIR)$(PREFIX)/libexec/mediaplay/mediaplay-core
 	install -D -m 0755 .build/release/mediaplay-cache $(DESTDIR)$(PREFIX)/libexec/mediaplay/mediaplay-cache
 	install -D -m 0644 media.json $(DESTDIR)$(PREFIX)/share/mediaplay/media.json
+	install -D -m 0644 desktop/mediaplay.desktop $(DESTDIR)$(PREFIX)/share/applications/mediaplay.desktop
+	-command -v update-desktop-database >/dev/null && update-desktop-database $(DESTDIR)$(PREFIX)/share/applications
 	install -d $(DESTDIR)$(PREFIX)/share/mediaplay/Media
 	install -m 0644 Media/tune.opus Media/zoom.mp4 Media/mandelbrot.jpg Media/pattern.jpg $(DESTDIR)$(PREFIX)/share/mediaplay/Media/
 	install -D -m 0644 completions/mediaplay.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mediaplay

@@ -61,15 +61,16 @@ public enum Fixtures {
     }
 
     /// Runs a tool and collects its output, off the cooperative pool.
-    public static func run(_ executable: String, _ arguments: [String]) async throws -> ToolOutput {
-        try await offPool { try runBlocking(executable, arguments) }
+    /// `environment`: the tool's whole environment (nil: this process's).
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> ToolOutput {
+        try await offPool { try runBlocking(executable, arguments, environment: environment) }
     }
 
     /// Runs a tool and waits; its output goes through files.
-    private static func runBlocking(_ executable: String, _ arguments: [String]) throws -> ToolOutput {
+    private static func runBlocking(_ executable: String, _ arguments: [String], environment: [String: String]?) throws -> ToolOutput {
         let scratch = try TemporaryDirectory()
         let child = try ChildProcess(
-            executable, arguments, environment: ProcessInfo.processInfo.environment,
+            executable, arguments, environment: environment ?? ProcessInfo.processInfo.environment,
             stdin: "/dev/null", stdout: scratch.path + "/stdout", stderr: scratch.path + "/stderr"
         )
         let status = child.waitUntilExit()
