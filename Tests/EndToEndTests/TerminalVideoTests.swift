@@ -126,7 +126,7 @@ import TestKit
         let pid = try #require(await terminal.programPID())
         kill(pid, SIGTERM)
         let exit = await terminal.waitForExit()
-        #expect(exit?.status == 0)
+        #expect(exit?.status == 128 + SIGTERM, "a signal's exit status")
         #expect(exit?.stty.contains(" icanon") == true)
         modes = await terminal.modes()
         #expect(!modes.alternateScreen && modes.cursorVisible, "restored after SIGTERM")
