@@ -77,7 +77,7 @@ let package = Package(
         // The one state model: item key, item states, events, errors, and
         // their human and JSON forms (docs/ARCHITECTURE.md).
         .target(name: "MediaModel", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
-        .target(name: "MediaFeed", dependencies: ["MediaModel", "MediaTerminal", "CXML"], swiftSettings: swiftSettings),
+        .target(name: "MediaFeed", dependencies: ["MediaModel", "MediaTerminal", "CXML", "CLinux"], swiftSettings: swiftSettings),
         // config.toml: defaults and keys, read with TOMLKit (docs/CONFIG.md).
         .target(name: "MediaConfig", dependencies: ["MediaModel", .product(name: "TOMLKit", package: "TOMLKit")], swiftSettings: swiftSettings),
         // The cache folder on disk: entries, index, kept feeds and probed

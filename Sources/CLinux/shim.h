@@ -5,10 +5,16 @@
 // module does not define.
 #define _GNU_SOURCE 1
 #include <fcntl.h>
+#include <string.h>
 #include <malloc.h>
 #include <sys/inotify.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/// Whether `needle` occurs in `haystack` (glibc's memmem, a two-way search).
+static inline int mp_contains_bytes(const void *haystack, size_t count, const void *needle, size_t needle_count) {
+    return memmem(haystack, count, needle, needle_count) != NULL;
+}
 
 /// Starts writeback of a byte range without waiting for it.
 static inline int mp_start_writeback(int fd, off_t offset, off_t count) {

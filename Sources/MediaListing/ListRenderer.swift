@@ -99,43 +99,78 @@ public struct ItemRow: Sendable {
 
 /// Lays out `list` as text: a caption line and a table fitted to `width`.
 public enum ListRenderer {
-    public static func render(feed: Feed, rows: [ItemRow], width: Int?, colors: Bool) -> String {
+    /// `columns`: chosen names (ListColumns.all), else those with something
+    /// to show, fitted to `width`; `total`: the feed's item count when the
+    /// items are a filter's ("12 of 5,000 items").
+    public static func render(feed: Feed, rows: [ItemRow], width: Int?, colors: Bool, columns chosen: [String]? = nil, of total: Int? = nil) -> String {
         let invalid = rows.filter { $0.state == .invalid }.count
-        var caption = "\(DisplayWidth.singleLine(feed.title)) · \(feed.items.count) item\(feed.items.count == 1 ? "" : "s")"
+        let count = feed.items.count
+        var caption = DisplayWidth.singleLine(feed.title) + " · "
+            + (total.map { "\(count) of \($0) item\($0 == 1 ? "" : "s")" } ?? "\(count) item\(count == 1 ? "" : "s")")
         if invalid > 0 { caption += " (\(invalid) invalid)" }
         let fresh = rows.filter(\.isNew).count
         if fresh > 0 { caption += " · \(fresh) new" }
         if let width { caption = DisplayWidth.truncate(caption, to: width) }
 
         if feed.items.isEmpty {
-            return Style.bold.apply(caption, enabled: colors) + "\n"
-                + "Nothing to list yet: add items to the feed (the format is in docs/FEED.md).\n"
+            let hint = total == nil ? "Nothing to list yet: add items to the feed (the format is in docs/FEED.md)." : "No item matches."
+            return Style.bold.apply(caption, enabled: colors) + "\n" + hint + "\n"
         }
 
-        // DURATION once some file has been probed (nothing cached: no column).
-        let durations = rows.contains { $0.details?.duration != nil } || feed.items.contains { $0.duration != nil }
-        var columns: [Table.Column] = [
-            .init("#", alignRight: true),
-            .init("KIND"),
-            .init("TITLE", minimumWidth: 12, shrinkWeight: 3),
-            .init("STATE", minimumWidth: 14, shrinkWeight: 2),
-        ]
-        if durations { columns.append(.init("DURATION", alignRight: true)) }
-        columns.append(.init("SIZE", alignRight: true))
-        var table = Table(columns: columns)
+        let names = chosen ?? defaultColumns(feed: feed, rows: rows, width: width)
+        var table = Table(columns: names.map(column))
         for (item, row) in zip(feed.items, rows) {
-            var cells = [
-                Table.Cell("\(item.position)"),
-                Table.Cell(item.kind?.name ?? (row.state == .textOnly ? "text" : "?"), style: item.kind == nil && row.state != .textOnly ? .red : nil),
-                Table.Cell((row.isNew ? "• " : row.played ? "✓ " : "") + row.title(of: item)),
-                Table.Cell(row.stateText, style: row.style),
-            ]
-            if durations { cells.append(Table.Cell((row.details?.duration ?? item.duration).map(StatusText.clock) ?? "")) }
-            cells.append(Table.Cell(row.sizeText))
-            table.append(cells)
+            table.append(names.map { cell($0, item: item, row: row) })
         }
         let lines = [Style.bold.apply(caption, enabled: colors)] + table.render(maximumWidth: width, colors: colors)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Those with something to show: DURATION once a length is known,
+    /// ARTIST and ALBUM once a file has those tags; on a narrow terminal
+    /// ALBUM goes first, then ARTIST, so TITLE and STATE keep their room.
+    static func defaultColumns(feed: Feed, rows: [ItemRow], width: Int?) -> [String] {
+        var names = ["number", "kind", "title"]
+        let artists = rows.contains { $0.details?.artist?.isEmpty == false }
+        let albums = rows.contains { $0.details?.album?.isEmpty == false }
+        if artists { names.append("artist") }
+        if albums { names.append("album") }
+        names.append("state")
+        if rows.contains(where: { $0.details?.duration != nil }) || feed.items.contains(where: { $0.duration != nil }) { names.append("duration") }
+        names.append("size")
+        // About what each needs at least, with the two spaces between.
+        let least = ["number": 4, "kind": 5, "title": 16, "artist": 12, "album": 12, "state": 14, "duration": 8, "size": 9]
+        for dropped in ["album", "artist"] {
+            let needed = names.reduce(0) { $0 + (least[$1] ?? 8) + 2 }
+            if let width, needed > width { names.removeAll { $0 == dropped } }
+        }
+        return names
+    }
+
+    private static func column(_ name: String) -> Table.Column {
+        switch name {
+        case "number": return .init("#", alignRight: true)
+        case "kind": return .init("KIND")
+        case "title": return .init("TITLE", minimumWidth: 12, shrinkWeight: 3)
+        case "artist": return .init("ARTIST", minimumWidth: 8, shrinkWeight: 2)
+        case "album": return .init("ALBUM", minimumWidth: 8, shrinkWeight: 2)
+        case "state": return .init("STATE", minimumWidth: 14, shrinkWeight: 2)
+        case "duration": return .init("DURATION", alignRight: true)
+        default: return .init("SIZE", alignRight: true)
+        }
+    }
+
+    private static func cell(_ name: String, item: FeedItem, row: ItemRow) -> Table.Cell {
+        switch name {
+        case "number": return Table.Cell("\(item.position)")
+        case "kind": return Table.Cell(item.kind?.name ?? (row.state == .textOnly ? "text" : "?"), style: item.kind == nil && row.state != .textOnly ? .red : nil)
+        case "title": return Table.Cell((row.isNew ? "• " : row.played ? "✓ " : "") + row.title(of: item))
+        case "artist": return Table.Cell(row.details?.artist.map(DisplayWidth.singleLine) ?? "")
+        case "album": return Table.Cell(row.details?.album.map(DisplayWidth.singleLine) ?? "")
+        case "state": return Table.Cell(row.stateText, style: row.style)
+        case "duration": return Table.Cell((row.details?.duration ?? item.duration).map(StatusText.clock) ?? "")
+        default: return Table.Cell(row.sizeText)
+        }
     }
 }
 

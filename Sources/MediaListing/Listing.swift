@@ -21,6 +21,36 @@ public struct ListOptions: ParsableArguments {
 
     @Flag(name: .long, help: "Only the items not played to their end yet (their numbers stay the feed's).")
     public var unplayed = false
+
+    @Option(name: .long, help: ArgumentHelp("Only the items whose title, artist, album, description or file name contain every word (case and accents aside).", valueName: "text"))
+    public var grep: String?
+
+    @Option(name: .long, help: ArgumentHelp("Only the items of this kind.", valueName: "audio|video|image"))
+    public var kind: MediaKind?
+
+    @Option(name: .long, help: ArgumentHelp("The order: position (the feed's), title, artist, album, duration or date.", valueName: "key"))
+    public var sort: ListSort = .position
+
+    @Flag(name: .long, help: "The other way round.")
+    public var reverse = false
+
+    @Option(name: .long, help: ArgumentHelp("The table's columns, in order: number, kind, title, artist, album, state, duration, size (default: those with something to show).", valueName: "list"))
+    public var columns: ListColumns?
+}
+
+/// How `list --sort` orders the items (their numbers stay the feed's).
+public enum ListSort: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case position, title, artist, album, duration, date
+}
+
+extension MediaKind: ExpressibleByArgument {
+    /// By name (`--kind audio`), never by the JSON feed's number.
+    public init?(argument: String) {
+        guard let kind = MediaKind.allCases.first(where: { $0.name == argument.lowercased() }) else { return nil }
+        self = kind
+    }
+
+    public static var allValueStrings: [String] { allCases.map(\.name) }
 }
 
 /// What `list` prints, from a loaded feed, the cache and the items'
@@ -74,9 +104,16 @@ public enum Listing {
             return row
         }
         var loaded = loaded
-        if options.unplayed {
-            // The feed's own numbers stay: the items keep their positions.
-            let kept = items.indices.filter { items[$0].source != nil && !rows[$0].played }
+        // Filters and the order: the feed's own numbers stay.
+        var kept = Array(items.indices)
+        if options.unplayed { kept = kept.filter { items[$0].source != nil && !rows[$0].played } }
+        if let kind = options.kind { kept = kept.filter { items[$0].kind == kind } }
+        if let query = options.grep {
+            kept = ItemSearch(items: items, details: details).matches(query, among: kept)
+        }
+        kept = ListOrder.sorted(kept, by: options.sort, items: items, rows: rows)
+        if options.reverse { kept.reverse() }
+        if kept.count != items.count || options.sort != .position || options.reverse {
             loaded.feed.items = kept.map { items[$0] }
             rows = kept.map { rows[$0] }
         }
@@ -90,7 +127,8 @@ public enum Listing {
             ListDocument.write(loaded, rows: rows, to: output)
         } else {
             let terminal = TerminalInfo.detect(fd: STDOUT_FILENO, environment: ProcessInfo.processInfo.environment)
-            _ = output(Array(ListRenderer.render(feed: loaded.feed, rows: rows, width: terminal.width, colors: terminal.colors).utf8))
+            let shown = options.grep != nil || options.kind != nil || options.unplayed ? items.count : nil
+            _ = output(Array(ListRenderer.render(feed: loaded.feed, rows: rows, width: terminal.width, colors: terminal.colors, columns: options.columns?.names, of: shown).utf8))
         }
         if failure != 0 && failure != EPIPE {
             throw CLIError("cannot write the list: \(String(cString: strerror(failure)))", exitCode: .ioError)
@@ -189,6 +227,12 @@ public enum QuickList {
         options.json = flags.contains("--json")
         options.refresh = flags.contains("--refresh")
         options.unplayed = flags.contains("--unplayed")
+        // Every option set: a wrapper left unset traps when read.
+        options.grep = nil
+        options.kind = nil
+        options.sort = .position
+        options.reverse = false
+        options.columns = nil
         return options
     }
 }
