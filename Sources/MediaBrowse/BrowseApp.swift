@@ -59,7 +59,9 @@ public final class BrowseApp: @unchecked Sendable {
     private let backend: any BrowsePlayback
     private let cache: MediaCache?
     /// Reads the feed again: the feed, and the offline notice when it is the kept copy.
-    private let reload: @Sendable () throws -> (Feed, offline: String?)
+    private let reload: @Sendable () throws -> (Feed, offline: String?, details: [MediaDetails?])
+    /// Each item's artist, by id, from the details known as the feed loaded.
+    private var artists: [String: String] = [:]
     private let options: Options
     private let renderer: TerminalImageRenderer
     private var pictures: PictureStore!
@@ -105,13 +107,17 @@ public final class BrowseApp: @unchecked Sendable {
         var rows: Int
         var pictures: [Bool]
         var feedGeneration: Int
+        /// The items shown changed (a search narrowed the grid).
+        var shown: Int
     }
 
     public init(
         feed: Feed, offline: String? = nil, cache: MediaCache?, backend: any BrowsePlayback, relay: MessageRelay, video: VideoRelay? = nil,
-        options: Options, screen: FullScreen = FullScreen(), reload: @escaping @Sendable () throws -> (Feed, offline: String?)
+        options: Options, screen: FullScreen = FullScreen(), details: [MediaDetails?] = [],
+        reload: @escaping @Sendable () throws -> (Feed, offline: String?, details: [MediaDetails?])
     ) {
-        state = BrowseState(feed: feed, keymap: options.keymap, message: offline)
+        state = BrowseState(feed: feed, keymap: options.keymap, message: offline, details: details)
+        artists = Self.artists(feed, details)
         played = options.played
         self.offline = offline != nil
         self.cache = cache
@@ -346,9 +352,10 @@ public final class BrowseApp: @unchecked Sendable {
                 switch result {
                 case let .failure(error):
                     show("✗ refresh failed: \(error) (the feed shown is the last good one)")
-                case let .success((newFeed, offlineNotice)):
+                case let .success((newFeed, offlineNotice, newDetails)):
                     offline = offlineNotice != nil
-                    state.replaceFeed(newFeed)
+                    state.replaceFeed(newFeed, details: newDetails)
+                    artists = Self.artists(newFeed, newDetails)
                     onDisk = [:]
                     details = [:]
                     feedGeneration += 1
@@ -510,14 +517,28 @@ public final class BrowseApp: @unchecked Sendable {
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
+    private static func artists(_ feed: Feed, _ details: [MediaDetails?]) -> [String: String] {
+        var artists: [String: String] = [:]
+        for (item, known) in zip(feed.items, details) { if let artist = known?.artist, !artist.isEmpty { artists[item.id] = artist } }
+        return artists
+    }
+
+    /// The query line, or the kept filter's line.
+    private var searchLine: String? {
+        guard let count = state.matchCount else { return nil }
+        let query = DisplayWidth.singleLine(state.query)
+        return state.mode == .search ? "/\(query)▏  \(count)" : "\(count) \"\(query)\""
+    }
+
     private func currentLayout(_ size: FullScreen.Size) -> GridLayout {
         // Every video has a picture's place: its thumbnail, a frame of it, or its playback.
         let hasPicture = feed.items.map { $0.kind == .video && $0.isValid || pictureSource($0) != nil }
-        let key = LayoutKey(columns: size.columns, rows: size.rows, pictures: hasPicture, feedGeneration: feedGeneration)
+        let key = LayoutKey(columns: size.columns, rows: size.rows, pictures: hasPicture, feedGeneration: feedGeneration, shown: state.generation)
         if let layout, key == layoutKey { return layout }
         let fresh = GridLayout(
             width: size.columns, height: size.rows - BrowseView.chromeRows,
-            cells: zip(feed.items, hasPicture).map { ($0.title, $1) }
+            cells: zip(feed.items, hasPicture).map { ($0.title, $1) },
+            artists: artists.isEmpty ? [] : feed.items.map { artists[$0.id] }
         )
         layout = fresh
         layoutKey = key
@@ -536,7 +557,7 @@ public final class BrowseApp: @unchecked Sendable {
         let snapshot = BrowseSnapshot(
             columns: size.columns, rows: size.rows, title: feed.title.isEmpty ? "mediaplay" : feed.title,
             items: feed.items, layout: layout, state: { [self] index in cellState(index) }, selection: state.selection, scrollTop: scrollTop,
-            mode: state.mode, detailScroll: state.detailScroll, helpScroll: state.helpScroll, message: state.message, details: { [self] index in itemDetails(index) }, mark: { [self] index in mark(index) }, offline: offline,
+            mode: state.mode, detailScroll: state.detailScroll, helpScroll: state.helpScroll, search: searchLine, message: state.message, details: { [self] index in itemDetails(index) }, mark: { [self] index in mark(index) }, offline: offline,
             backendName: backend.name,
             colors: options.colors, tick: Int(now / Self.spinnerInterval),
             picture: { [self] index, columns, rows in pictureCell(index, columns: columns, rows: rows, size: size) }

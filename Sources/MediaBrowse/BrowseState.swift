@@ -11,6 +11,8 @@ struct BrowseState {
         case grid
         case detail
         case help
+        /// Typing a query after `/`: the grid narrows as it is typed.
+        case search
     }
 
     /// Work only the shell can do, in the order given.
@@ -34,7 +36,22 @@ struct BrowseState {
         var scrollTop: Int
     }
 
+    /// What the grid shows: the whole feed, or the items a query kept (in
+    /// the feed's order, with the feed's numbers).
     private(set) var feed: Feed
+    /// The whole feed, and its items' text folded once for searching.
+    private(set) var allItems: Feed
+    private var search: ItemSearch?
+    private var details: [MediaDetails?]
+    /// The query being typed or kept; `filtered`: the grid shows only its
+    /// matches (Enter kept them; Esc shows everything, and n/N then jump
+    /// between the matches).
+    private(set) var query = ""
+    private(set) var filtered = false
+    /// The query's matches, as indices into `allItems`.
+    private var matches: [Int] = []
+    /// Bumped whenever `feed` changes (the shell lays the grid out again).
+    private(set) var generation = 0
     private(set) var selection = 0
     private(set) var mode: Mode = .grid
     private(set) var detailScroll = 0
@@ -46,10 +63,20 @@ struct BrowseState {
     var message: String?
     let keymap: Keymap
 
-    init(feed: Feed, keymap: Keymap, message: String? = nil) {
+    /// `details`: the items' probed details where known (their artist and
+    /// album are searched too), one per item or none.
+    init(feed: Feed, keymap: Keymap, message: String? = nil, details: [MediaDetails?] = []) {
         self.feed = feed
+        allItems = feed
+        self.details = details
         self.keymap = keymap
         self.message = message
+    }
+
+    /// "12 of 5,000" while a query narrows the grid; nil otherwise.
+    var matchCount: String? {
+        guard mode == .search || filtered else { return nil }
+        return "\(feed.items.count) of \(allItems.items.count.formatted())"
     }
 
     var selectedItem: FeedItem? { feed.items.indices.contains(selection) ? feed.items[selection] : nil }
@@ -60,6 +87,7 @@ struct BrowseState {
         if key == .control("l") { return [.redrawAll] }
         message = nil
         switch mode {
+        case .search: return handleSearch(key)
         case .help:
             // Lines that do not fit scroll; any other key closes the help.
             let visible = max(1, screen.rows - 4)
@@ -78,11 +106,95 @@ struct BrowseState {
     }
 
     /// A feed read again: the selection stays on the same item (by id), or
-    /// as near its old place as the new feed allows.
-    mutating func replaceFeed(_ newFeed: Feed) {
+    /// as near its old place as the new feed allows; a query kept applies
+    /// to the new feed.
+    mutating func replaceFeed(_ newFeed: Feed, details: [MediaDetails?] = []) {
+        allItems = newFeed
+        self.details = details
+        search = nil
+        if filtered || mode == .search {
+            applyQuery(narrowing: false)
+        } else {
+            show(Array(newFeed.items.indices))
+        }
+    }
+
+    // MARK: - Search
+
+    /// `/`: a query line; each key narrows (or widens) the grid at once.
+    private mutating func handleSearch(_ key: Key) -> [Effect] {
+        switch key {
+        case .enter:
+            // The matches stay; the grid's keys work on them.
+            mode = .grid
+            filtered = !query.isEmpty
+            if !filtered { show(Array(allItems.items.indices)) }
+        case .escape:
+            clearFilter()
+        case .backspace:
+            guard !query.isEmpty else {
+                clearFilter()
+                return []
+            }
+            query.removeLast()
+            applyQuery(narrowing: false)
+        case let .character(typed):
+            let before = query
+            query.append(typed)
+            applyQuery(narrowing: ItemSearch.narrows(query, from: before))
+        default:
+            break
+        }
+        return []
+    }
+
+    private mutating func startSearch() {
+        mode = .search
+        if !filtered { query = "" }
+        applyQuery(narrowing: false)
+    }
+
+    /// Esc: every item again, the selection on the same one; the query is
+    /// kept for n and N.
+    private mutating func clearFilter() {
+        mode = .grid
+        filtered = false
+        show(Array(allItems.items.indices))
+    }
+
+    private mutating func applyQuery(narrowing: Bool) {
+        if search == nil { search = ItemSearch(items: allItems.items, details: details) }
+        matches = search!.matches(query, among: narrowing ? matches : nil)
+        show(matches)
+    }
+
+    /// The grid shows `indices` of the whole feed; the selection stays on
+    /// its item when it is among them, else as near its old place as
+    /// they allow.
+    private mutating func show(_ indices: [Int]) {
         let selectedID = selectedItem?.id
-        feed = newFeed
-        selection = newFeed.items.firstIndex { $0.id == selectedID } ?? min(selection, max(0, newFeed.items.count - 1))
+        var shown = allItems
+        shown.items = indices.map { allItems.items[$0] }
+        feed = shown
+        selection = shown.items.firstIndex { $0.id == selectedID } ?? min(selection, max(0, shown.items.count - 1))
+        generation += 1
+    }
+
+    /// n / N: the next (previous) match of the last query in the whole grid.
+    private mutating func jumpToMatch(forward: Bool) {
+        guard !query.isEmpty else {
+            message = "no search yet: / to search"
+            return
+        }
+        if search == nil { search = ItemSearch(items: allItems.items, details: details) }
+        matches = search!.matches(query)
+        guard !matches.isEmpty else {
+            message = "nothing matches \"\(query)\""
+            return
+        }
+        // In the whole grid, positions in `feed` are positions in `allItems`.
+        let next = forward ? matches.first { $0 > selection } ?? matches[0] : matches.last { $0 < selection } ?? matches[matches.count - 1]
+        select(next)
     }
 
     private mutating func handleGrid(_ key: Key, on screen: Screen) -> [Effect] {
@@ -101,6 +213,11 @@ struct BrowseState {
         case .character("i"): openDetail()
         case .character("r"): return refresh()
         case .character("?"): openHelp()
+        case .character("/"): startSearch()
+        case .character("n") where !filtered: jumpToMatch(forward: true)
+        case .character("N") where !filtered: jumpToMatch(forward: false)
+        // Esc first leaves a filter; then it quits, as q does.
+        case .escape where filtered: clearFilter()
         case .character("q"), .escape: return [.quit(status: 0)]
         case let .click(column, row):
             if row >= 1, let index = layout.cell(atColumn: column, row: row - 1 + screen.scrollTop) { select(index) }

@@ -70,6 +70,9 @@ struct BrowseSnapshot {
     var mode: Mode
     var detailScroll: Int
     var helpScroll = 0
+    /// The query line while typing (`/bjork▏  12 of 5,000`), or the kept
+    /// filter's (`12 of 5,000 "bjork"`); nil when the grid shows everything.
+    var search: String?
     var message: String?
     /// An item's duration, tags and format, once probed (detail view).
     var details: (Int) -> MediaDetails? = { _ in nil }
@@ -92,7 +95,7 @@ enum BrowseView {
         var canvas = Canvas(width: snapshot.columns, height: snapshot.rows)
         var graphics: [GraphicsPlacement] = []
         switch snapshot.mode {
-        case .grid, .help:
+        case .grid, .help, .search:
             drawGrid(snapshot, into: &canvas, graphics: &graphics)
             if snapshot.mode == .help {
                 graphics = []
@@ -177,28 +180,30 @@ enum BrowseView {
         canvas.put(" " + DisplayWidth.truncate(DisplayWidth.singleLine(text), to: max(1, snapshot.columns - 2)), column: 0, row: row, style: style)
     }
 
-    static let gridHints = "←↑↓→ move · space play/pause · i details · r refresh · ? help · q quit"
+    static let gridHints = "←↑↓→ move · space play/pause · / search · i details · ? help · q quit"
     static let detailHints = "space play/pause · ↑↓ scroll · ←→ previous/next · q back"
 
     /// The status bar: a message, else the selected item's failure, else hints.
     private static func statusText(_ snapshot: BrowseSnapshot, hints: String) -> (String, Bool) {
         if let message = snapshot.message { return (message, false) }
+        if snapshot.mode == .search, let search = snapshot.search { return (search + "   Enter keep · Esc clear", false) }
         if snapshot.items.indices.contains(snapshot.selection), let failure = snapshot.state(snapshot.selection).failure {
             let item = snapshot.items[snapshot.selection]
             return ("✗ \(item.position) \"\(item.title)\": \(failure)", true)
         }
-        return (snapshot.offline ? "offline (r retries) · " + hints : hints, false)
+        let filter = snapshot.search.map { $0 + " · esc all · " } ?? ""
+        return ((snapshot.offline ? "offline (r retries) · " : "") + filter + hints, false)
     }
 
     // MARK: - Grid
 
     private static func drawGrid(_ snapshot: BrowseSnapshot, into canvas: inout Canvas, graphics: inout [GraphicsPlacement]) {
         let count = snapshot.items.count
-        let position = count == 0 ? "no items" : "\(snapshot.selection + 1)/\(count)"
+        let position = count == 0 ? (snapshot.search == nil ? "no items" : "no match") : "\(snapshot.selection + 1)/\(count)"
         drawHeader(snapshot.title, right: position, snapshot: snapshot, into: &canvas)
         let viewHeight = snapshot.rows - chromeRows
         if count == 0 {
-            canvas.put("The feed has no items.", column: 2, row: 2)
+            canvas.put(snapshot.search == nil ? "The feed has no items." : "No item matches.", column: 2, row: 2)
         }
         for index in snapshot.layout.visible(scrollTop: snapshot.scrollTop, viewHeight: viewHeight) {
             drawCell(index, snapshot: snapshot, viewHeight: viewHeight, into: &canvas, graphics: &graphics)
@@ -247,6 +252,10 @@ enum BrowseView {
         }
         for line in frame.titleLines {
             put(line, frame.x + 1, row, selected ? styles.title : nil, inner)
+            row += 1
+        }
+        if let artist = frame.artist {
+            put(artist, frame.x + 1, row, styles.dim, inner)
             row += 1
         }
         put((snapshot.mark(index).map { $0 + " " } ?? "") + stateText(state, tick: snapshot.tick), frame.x + 1, row, styles.state(state), inner)
@@ -375,6 +384,9 @@ enum BrowseView {
         "< >                previous, next item",
         "b f                seek back, forward 10 s",
         "i                  details of the item",
+        "/                  search: the grid narrows as you type",
+        "                   (Enter keeps it, Esc shows all)",
+        "n N                next, previous match",
         "r                  re-read the feed",
         "q or Esc           quit (details: back)",
         "Ctrl-Z             suspend; fg resumes",

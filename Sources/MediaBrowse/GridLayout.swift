@@ -19,6 +19,8 @@ struct GridLayout {
         var height: Int
         var titleLines: [String]
         var hasPicture: Bool
+        /// The artist, on a line under the title, when the file's tags say.
+        var artist: String? = nil
     }
 
     let columns: Int
@@ -32,8 +34,9 @@ struct GridLayout {
     var contentHeight: Int { rows.last.map { $0.top + $0.height } ?? 0 }
 
     /// `width`: the screen's columns; `height`: the rows the grid has on
-    /// screen; `cells`: each item's title and whether it shows a picture.
-    init(width: Int, height: Int, cells: [(title: String, hasPicture: Bool)]) {
+    /// screen; `cells`: each item's title and whether it shows a picture;
+    /// `artists`: each item's artist where known (or none at all).
+    init(width: Int, height: Int, cells: [(title: String, hasPicture: Bool)], artists: [String?] = []) {
         let width = max(8, width)
         columns = max(1, (width + Self.gap) / (Self.minimumCellWidth + Self.gap))
         cellWidth = (width - Self.gap * (columns - 1)) / columns
@@ -48,10 +51,12 @@ struct GridLayout {
             var rowHeight = 0
             for (offset, cell) in cells[start..<min(cells.count, start + columns)].enumerated() {
                 let title = DisplayWidth.wrap(cell.title.isEmpty ? "(untitled)" : cell.title, width: inner, maxLines: 2)
-                let cellHeight = 2 + (cell.hasPicture ? pictureRows : 0) + title.count + 1
+                let index = start + offset
+                let artist = index < artists.count ? artists[index].flatMap { $0.isEmpty ? nil : DisplayWidth.truncate(DisplayWidth.singleLine($0), to: inner) } : nil
+                let cellHeight = 2 + (cell.hasPicture ? pictureRows : 0) + title.count + (artist == nil ? 0 : 1) + 1
                 frames.append(Frame(
                     x: offset * (cellWidth + Self.gap), y: top, width: cellWidth, height: cellHeight,
-                    titleLines: title, hasPicture: cell.hasPicture
+                    titleLines: title, hasPicture: cell.hasPicture, artist: artist
                 ))
                 rowHeight = max(rowHeight, cellHeight)
             }

@@ -275,3 +275,27 @@ extension BrowseTests {
         _ = try await world.run("quit")
     }
 }
+
+extension BrowseTests {
+    /// `/` narrows the grid live, "2 of 6" on the status bar; the cells keep
+    /// their feed numbers; Esc shows every cell again.
+    @Test func slashNarrowsTheGridAsYouType() async throws {
+        let world = try await World()
+        let session = try await world.browse(columns: 80, rows: 24)
+        #expect(await session.shows { $0.first?.contains("Browse test feed") == true })
+        await session.send("/")
+        for key in ["t", "o", "n", "e"] { await session.send(key) }
+        let narrowed = await session.waitForScreen { screen in
+            screen.joined().contains("/tone") && screen.joined().contains("2 of 6") && screen.joined().contains("5 · audio") && !screen.joined().contains("3 · video")
+        }
+        #expect(narrowed.matched, "\(narrowed.screen.joined(separator: "\n"))")
+        await session.send("Enter")
+        let kept = await session.waitForScreen { $0.joined().contains("2 of 6 \"tone\"") }
+        #expect(kept.matched, "\(kept.screen.joined(separator: "\n"))")
+        await session.send("Escape")
+        let all = await session.waitForScreen { $0.joined().contains("3 · video") && !$0.joined().contains("of 6") }
+        #expect(all.matched, "\(all.screen.joined(separator: "\n"))")
+        await session.send("q")
+        _ = await session.waitForExit()
+    }
+}

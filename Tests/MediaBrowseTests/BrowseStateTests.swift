@@ -96,6 +96,32 @@ struct BrowseStateTests {
         #expect(state.mode == .detail, "back to the details it was opened from")
     }
 
+    /// `/` narrows the grid as the query is typed; the feed's numbers stay;
+    /// Enter keeps the filter, Esc shows everything again; n/N then jump
+    /// between the matches.
+    @Test func searchNarrowsLiveAndKeepsTheFeedsNumbers() {
+        var state = BrowseState(feed: Self.feed, keymap: .standard)
+        _ = Self.press([.character("/"), .character("i"), .character("t")], on: &state)
+        #expect(state.mode == .search && state.feed.items.count == 6 && state.matchCount == "6 of 6")
+        _ = Self.press([.character("e"), .character("m"), .character(" "), .character("5")], on: &state)
+        #expect(state.feed.items.map(\.position) == [5], "every word; the item keeps its number")
+        _ = Self.press([.backspace], on: &state)
+        #expect(state.feed.items.count == 6, "widens again")
+        _ = Self.press([.character("6"), .enter], on: &state)
+        #expect(state.mode == .grid && state.feed.items.map(\.position) == [6] && state.matchCount == "1 of 6")
+        #expect(Self.press([.character(" ")], on: &state) == [.toggle(Self.feed.items[5])], "the grid's keys act on the match")
+        _ = Self.press([.escape], on: &state)
+        #expect(state.feed.items.count == 6 && state.selection == 5 && state.matchCount == nil, "everything, the selection on the same item")
+        _ = Self.press([.character("/"), .character("i"), .character("t"), .character("e"), .character("m"), .character(" "), .character("2"), .escape], on: &state)
+        #expect(state.feed.items.count == 6)
+        _ = Self.press([.character("g"), .character("n")], on: &state)
+        #expect(state.selection == 1, "n: the next match of the last query")
+        _ = Self.press([.character("N")], on: &state)
+        #expect(state.selection == 1, "the only match")
+        _ = Self.press([.character("/"), .character("z"), .character("z"), .enter], on: &state)
+        #expect(state.feed.items.isEmpty && state.matchCount == "0 of 6")
+    }
+
     @Test func theDetailViewScrollsAndMovesBetweenItems() {
         var state = BrowseState(feed: Self.feed, keymap: .standard)
         _ = Self.press([.character("i"), .down, .down, .down], on: &state)

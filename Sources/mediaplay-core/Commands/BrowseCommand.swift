@@ -71,9 +71,12 @@ struct BrowseCommand: AsyncParsableCommand {
                 colors: terminal.colors, keymap: configured.keymap,
                 played: state?.playedURLs() ?? [], fresh: state?.newItems(in: loaded.identity, ids: loaded.feed.items.map(\.id)) ?? []
             )
-            let app = BrowseApp(feed: loaded.feed, offline: loaded.offlineNotice, cache: cache, backend: backend, relay: relay, video: video, options: options, screen: screen) {
+            let app = BrowseApp(
+                feed: loaded.feed, offline: loaded.offlineNotice, cache: cache, backend: backend, relay: relay, video: video, options: options, screen: screen,
+                details: loaded.details ?? []
+            ) {
                 let reloaded = try FeedLoading.load(location, cacheDirectory: cacheDirectory, announce: false)
-                return (reloaded.feed, reloaded.offlineNotice)
+                return (reloaded.feed, reloaded.offlineNotice, reloaded.details ?? [])
             }
             // Libraries (SDL, FFmpeg) write to stderr, which would scribble
             // over the screen: while it is shown, stderr goes to a log.
