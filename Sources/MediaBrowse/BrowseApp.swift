@@ -313,6 +313,7 @@ public final class BrowseApp: @unchecked Sendable {
             let speed = settings.speed == 1 ? "" : " · speed \(SpeedText.text(settings.speed))"
             show((settings.muted ? "🔇 muted (volume \(settings.volume) %)" : "🔊 volume \(settings.volume) %") + speed)
         case let .playlist(mode): show(mode.line)
+        case let .sleep(status): show(status.line)
         }
     }
 

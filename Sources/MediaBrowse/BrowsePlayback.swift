@@ -121,6 +121,8 @@ public final class DaemonBackend: BrowsePlayback {
             return .audio(try await call(request, as: AudioSettings.self))
         case .setRepeat, .shuffle, .autoplay:
             return .playlist(try await call(request, as: PlaylistMode.self))
+        case .sleep:
+            return .sleep(try await call(request, as: SleepStatus.self))
         case .stop, .quit, .pause:
             return .item(try await call(request, as: StopResult.self).stopped)
         case .toggle, .play, .seek, .next, .previous:

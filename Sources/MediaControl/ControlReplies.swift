@@ -17,6 +17,8 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var display: String?
     /// The current item's file: duration, tags and format, once probed.
     public var media: MediaDetails?
+    /// The sleep timer, when one is set.
+    public var sleep: SleepStatus?
 
     public init(
         current: ItemStatus?, items: [ItemStatus], feed: String, pid: Int32, version: String,

@@ -211,6 +211,8 @@ public final class ControlService: Sendable {
             return ControlJSON.line(ControlReply.success(id, settings))
         case let (_, .playlist(mode)?):
             return ControlJSON.line(ControlReply.success(id, mode))
+        case let (_, .sleep(status)?):
+            return ControlJSON.line(ControlReply.success(id, status))
         case let (_, .item(status)?):
             // A stop's `{}` when nothing was active; an item's status otherwise.
             return status.map { ControlJSON.line(ControlReply.success(id, $0)) } ?? ControlJSON.line(ControlReply.success(id, StopResult(stopped: nil)))
@@ -280,11 +282,14 @@ public final class ControlService: Sendable {
         let item = session.currentStatus().flatMap { session.item(for: $0.id) }
         let media = item.flatMap { item in feedQueue.sync { details(item) } }
         let current = session.currentStatus()
-        return DaemonStatus(
+        var status = DaemonStatus(
             current: current, items: session.activeStatuses(), feed: feed, pid: getpid(), version: version,
             audio: session.audioSettings, playlist: session.playlistMode, display: displayProblem().map { "no display (\($0))" },
             media: current?.id == item.map(\.key) ? media : nil
         )
+        let sleep = session.sleepStatus
+        status.sleep = sleep.isOff ? nil : sleep
+        return status
     }
 }
 

@@ -151,6 +151,29 @@ extension Player {
         }
     }
 
+    /// s16 samples faded out linearly over `range` (media seconds; the
+    /// chunk starts at `from`, played at `speed`): the gain at a frame is
+    /// the share of the fade still to come, as ffmpeg's `afade=t=out`
+    /// (curve tri) computes it, applied the same way (truncated).
+    static func fading(_ samples: UnsafeRawBufferPointer, format: AudioFormat, from start: Double, speed: Double, over range: ClosedRange<Double>) -> [Int16] {
+        let channels = format.channels
+        let rate = Double(format.sampleRate)
+        let length = max(1, ((range.upperBound - range.lowerBound) / speed * rate).rounded())
+        let fadeStart = ((range.lowerBound - start) / speed * rate).rounded()
+        var output = [Int16](repeating: 0, count: samples.count / 2)
+        for frame in 0..<(output.count / channels) {
+            // Frames into the fade: before it, full gain.
+            let into = Double(frame) - fadeStart
+            let gain = into < 0 ? 1 : max(0, (length - into) / length)
+            for channel in 0..<channels {
+                let index = frame * channels + channel
+                let sample = Int16(littleEndian: samples.loadUnaligned(fromByteOffset: index * 2, as: Int16.self))
+                output[index] = Int16(Double(sample) * gain)
+            }
+        }
+        return output
+    }
+
     /// Gaps in the audio shorter than this are left alone (rounding, codec
     /// priming); longer ones, up to a minute, are played as silence.
     static let audibleGap = 0.02
@@ -203,10 +226,26 @@ extension Player {
     private func emitAudio(_ samples: UnsafeRawBufferPointer, format: AudioFormat, serial mySerial: Int, devicePaced: Bool) throws -> Bool {
         var offset = 0
         while offset < samples.count {
-            let allowed: Int? = condition.withLock {
+            // The sleep timer's fade: where this chunk starts, and the frames left before the end.
+            var fade: (range: ClosedRange<Double>, from: Double, speed: Double, framesLeft: Int)?
+            let granted: Int? = condition.withLock {
                 while true {
                     if stopRequested || serial != mySerial { return nil }
                     if waitWhilePaused() { continue }
+                    if let range = fadeOut {
+                        let left = Int(((range.upperBound - audioPosition) / serialSpeed * Double(format.sampleRate)).rounded())
+                        if left <= 0 {
+                            // The end: silence reached, the player pauses itself here.
+                            fadeOut = nil
+                            pauseRequested = true
+                            if state == .playing { enterPausedState() }
+                            if !buffer.isActive { audioSink?.pause() }
+                            continue
+                        }
+                        fade = (range, audioPosition, serialSpeed, left)
+                    } else {
+                        fade = nil
+                    }
                     markPlaying()
                     switch options.clock {
                     case .untimed:
@@ -233,8 +272,15 @@ extension Player {
                     }
                 }
             }
-            guard let allowed else { return false }
-            try audioSink?.write(UnsafeRawBufferPointer(rebasing: samples[offset..<offset + allowed]))
+            guard var allowed = granted else { return false }
+            let chunk = UnsafeRawBufferPointer(rebasing: samples[offset..<offset + allowed])
+            if let fade {
+                allowed = min(allowed, fade.framesLeft * format.bytesPerFrame)
+                let faded = Self.fading(UnsafeRawBufferPointer(rebasing: chunk[0..<allowed]), format: format, from: fade.from, speed: fade.speed, over: fade.range)
+                try faded.withUnsafeBytes { try audioSink?.write($0) }
+            } else {
+                try audioSink?.write(chunk)
+            }
             offset += allowed
             condition.withLock {
                 guard serial == mySerial else { return }

@@ -71,6 +71,8 @@ public final class Player: @unchecked Sendable {
     /// Why playback failed, once it has.
     var failureMessage: String?
     var failureReason: String?
+    /// The sleep timer's fade (media seconds), until its end is reached.
+    var fadeOut: ClosedRange<Double>?
     /// Volume, mute and speed, read by the audio thread at every frame.
     var audioSettings: AudioSettings
     /// The speed of the current serial: a change of speed starts a new
@@ -167,6 +169,16 @@ public final class Player: @unchecked Sendable {
         let thread = Thread { [self] in runReader() }
         thread.name = "mediaplay.read"
         thread.start()
+    }
+
+    /// The sleep timer's end: the sound fades out over `range` (media
+    /// seconds) and the player pauses itself at its end, on that sample,
+    /// its position kept; nil cancels a fade not yet over.
+    public func setFadeOut(_ range: ClosedRange<Double>?) {
+        condition.withLock {
+            fadeOut = range
+            condition.broadcast()
+        }
     }
 
     /// Pauses at once: the device stops pulling samples and the clocks stop;

@@ -31,6 +31,18 @@ public enum PlayerCommand: Sendable, Equatable {
     /// Ends the front end that reads it: `play` and a window stop and
     /// close, the background player quits.
     case quit
+    /// The sleep timer: after some time played, or at the end of the
+    /// current item, the sound fades out and playback pauses (`sleep 30m`,
+    /// `sleep end`, `sleep off`; `sleep cycle`: 15, 30, 60 min, off).
+    case sleep(SleepTimer?)
+
+    public enum SleepTimer: Sendable, Equatable, Hashable {
+        /// After this many seconds of playback.
+        case after(Double)
+        /// When the current item ends.
+        case endOfItem
+        case off
+    }
 
     public enum Seek: Sendable, Equatable, Hashable {
         /// To a time, in seconds.
@@ -83,6 +95,13 @@ extension PlayerCommand: CustomStringConvertible {
         case let .setRepeat(mode): return "repeat " + (mode?.rawValue ?? "cycle")
         case let .shuffle(on): return "shuffle" + (on == nil ? " toggle" : onOff(on))
         case let .autoplay(on): return "autoplay" + (on == nil ? " toggle" : onOff(on))
+        case let .sleep(timer):
+            switch timer {
+            case let .after(seconds)?: return "sleep \(number(seconds))s"
+            case .endOfItem?: return "sleep end"
+            case .off?: return "sleep off"
+            case nil: return "sleep cycle"
+            }
         case .quit: return "quit"
         }
     }
@@ -106,7 +125,7 @@ extension PlayerCommand: Codable {
 
 extension PlayerCommand {
     /// The command names, as typed.
-    public static let names = ["toggle", "play", "pause", "stop", "seek", "volume", "mute", "speed", "next", "prev", "repeat", "shuffle", "autoplay", "quit"]
+    public static let names = ["toggle", "play", "pause", "stop", "seek", "volume", "mute", "speed", "next", "prev", "repeat", "shuffle", "autoplay", "sleep", "quit"]
 
     /// Reads a command line as typed after `mediaplay` (a key binding's
     /// value, a script step, a socket's `command`): one line of error, with
@@ -177,10 +196,46 @@ extension PlayerCommand {
         case "speed":
             guard arguments.count == 1, let speed = Self.speed(arguments[0]) else { throw usage("a factor from 0.25 to 4, *F, /F or reset") }
             self = .speed(speed)
+        case "sleep":
+            guard arguments.count == 1 else { throw usage("a time (30m, 1h, 1h30m, 90s), end, off or cycle") }
+            switch arguments[0] {
+            case "end": self = .sleep(.endOfItem)
+            case "off": self = .sleep(.off)
+            case "cycle": self = .sleep(nil)
+            default:
+                guard let seconds = Self.duration(arguments[0]), seconds > 0 else { throw usage("a time (30m, 1h, 1h30m, 90s), end, off or cycle") }
+                self = .sleep(.after(seconds))
+            }
         default:
             let hint = NearestWord.suggestion(for: name, among: Self.names).map { " (did you mean \"\($0)\"?)" } ?? ""
             throw CommandError(.unknownCommand, "unknown command \"\(name)\"\(hint); the commands are \(Self.names.joined(separator: ", "))")
         }
+    }
+
+    /// "90", "90s", "30m", "1h", "1h30m", "1:30:00" → seconds (a week at
+    /// most); nil otherwise.
+    public static func duration(_ text: String) -> Double? {
+        if let plain = seconds(text) { return plain }
+        var total = 0.0
+        var digits = ""
+        for character in text {
+            if character.isASCII && (character.isNumber || character == ".") {
+                digits.append(character)
+                continue
+            }
+            let scale: Double
+            switch character {
+            case "h": scale = 3600
+            case "m": scale = 60
+            case "s": scale = 1
+            default: return nil
+            }
+            guard let value = Double(digits), value.isFinite else { return nil }
+            total += value * scale
+            digits = ""
+        }
+        guard digits.isEmpty, total.isFinite, total <= 7 * 24 * 3600 else { return nil }
+        return total
     }
 
     /// "90", "1:30", "1:02:03" → seconds (a week at most); nil otherwise.

@@ -7,6 +7,7 @@ public enum PlayerOutcome: Sendable, Equatable {
     case item(ItemStatus?)
     case audio(AudioSettings)
     case playlist(PlaylistMode)
+    case sleep(SleepStatus)
 
     public var audio: AudioSettings? {
         if case let .audio(settings) = self { return settings }
@@ -53,7 +54,7 @@ extension MediaSession {
             return .item(try await next())
         case .previous:
             return .item(try await previous())
-        case .pause, .seek, .volume, .mute, .speed, .setRepeat, .shuffle, .autoplay:
+        case .pause, .seek, .volume, .mute, .speed, .setRepeat, .shuffle, .autoplay, .sleep:
             // Never waits: done at once here too.
             return try performAtOnce(command) ?? .item(nil)
         }
@@ -104,6 +105,8 @@ extension MediaSession {
                 autoplay: wanted.autoplay != now.autoplay ? wanted.autoplay : nil, repeat: wanted.repeat != now.repeat ? wanted.repeat : nil,
                 shuffle: wanted.shuffle != now.shuffle ? wanted.shuffle : nil
             ))
+        case let .sleep(timer):
+            return .sleep(setSleep(timer))
         case .stop, .quit, .next, .previous:
             return nil
         }

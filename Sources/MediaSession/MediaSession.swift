@@ -56,6 +56,16 @@ public final class MediaSession: @unchecked Sendable {
     private var oneOffs: [FeedItem] = []
     /// Items playing a live stream: its now-playing line and any notice.
     private var streams: [ItemKey: LiveInfo] = [:]
+    /// The sleep timer, when one is set (MediaSession+Sleep.swift).
+    var sleepTimer: SleepArm?
+
+    /// A sleep timer: playback seconds left (nil: at the current item's
+    /// end), and the fade's end on the player it is armed on.
+    struct SleepArm {
+        var remaining: Double?
+        var armedOn: ItemKey?
+        var end: Double?
+    }
 
     private struct LiveInfo {
         var title: String?
@@ -780,6 +790,8 @@ public final class MediaSession: @unchecked Sendable {
             if case .opened = event { break }
             if case let .state(state) = event, state.isFinal { break }
         }
+        // A sleep timer set goes on with this item (its length is known now).
+        if lock.withLock({ sleepTimer != nil }) { armSleep() }
         return status(of: item)
     }
 
@@ -791,6 +803,7 @@ public final class MediaSession: @unchecked Sendable {
         // for the listeners: the first output's `playing` is.
         case .opened, .state(.starting): return
         case .position:
+            sleepFollows(key, position: player.currentPosition)
             if let url = item.source?.description, ResumePositions.isPlayed(at: player.currentPosition, of: player.mediaInfo?.duration) {
                 positions.markPlayed(url)
             }
@@ -805,7 +818,18 @@ public final class MediaSession: @unchecked Sendable {
                 case .ended:
                     positions.remove(for: url)
                     if player.mediaInfo?.isImage != true { positions.markPlayed(url) }
-                    playOn(after: item)
+                    // `sleep end`: the item's end is where playback stops.
+                    let sleepsHere = lock.withLock {
+                        guard let timer = sleepTimer, timer.armedOn == key, timer.remaining == nil else { return false }
+                        sleepTimer = nil
+                        return true
+                    }
+                    if !sleepsHere { playOn(after: item) }
+                case .paused:
+                    // The sleep timer's pause keeps the position like any pause.
+                    if sleepEnded(key, position: player.currentPosition), player.mediaInfo?.isImage != true {
+                        positions.save(player.currentPosition, for: url)
+                    }
                 // Cut short (a closed window included): the next toggle resumes here.
                 case .stopped where player.mediaInfo?.isImage != true && lock.withLock({ streams[key] == nil }):
                     let position = player.currentPosition
@@ -818,6 +842,86 @@ public final class MediaSession: @unchecked Sendable {
                 }
             }
             announce(key, .state)
+        }
+    }
+
+    // MARK: - Sleep timer
+
+    /// The sleep timer as it stands.
+    public var sleepStatus: SleepStatus {
+        lock.withLock {
+            guard let timer = sleepTimer else { return .off }
+            return SleepStatus(remaining: timer.remaining, atEnd: timer.remaining == nil)
+        }
+    }
+
+    /// Sets, cycles (nil: 15, 30, 60 min, off) or clears the sleep timer,
+    /// and arms its fade on what plays.
+    func setSleep(_ timer: PlayerCommand.SleepTimer?) -> SleepStatus {
+        let wanted: PlayerCommand.SleepTimer = timer ?? {
+            let left = lock.withLock { sleepTimer?.remaining }
+            guard let left else { return lock.withLock { sleepTimer == nil } ? .after(15 * 60) : .off }
+            if left < 15 * 60 { return .after(30 * 60) }
+            if left < 30 * 60 { return .after(60 * 60) }
+            return .off
+        }()
+        let armed: (any PlayerHandle)? = lock.withLock {
+            let previous = sleepTimer?.armedOn.flatMap { players[$0] }
+            switch wanted {
+            case .off: sleepTimer = nil
+            case let .after(seconds): sleepTimer = SleepArm(remaining: seconds)
+            case .endOfItem: sleepTimer = SleepArm(remaining: nil)
+            }
+            return previous
+        }
+        armed?.setFadeOut(nil)
+        armSleep()
+        let status = sleepStatus
+        lock.withLock { settingsSubscribers.send(SettingsEvent(audio: settings, playlist: playlist.mode)) }
+        return status
+    }
+
+    /// Arms the timer's fade on the current player: the last ten seconds of
+    /// playback (the whole time if shorter) fade out, and it pauses at the
+    /// end. A time beyond the item's end carries over to the next item.
+    func armSleep() {
+        let target: (player: any PlayerHandle, key: ItemKey, remaining: Double?, speed: Double)? = lock.withLock {
+            guard let timer = sleepTimer, let key = current, let player = players[key] else { return nil }
+            return (player, key, timer.remaining, settings.speed)
+        }
+        guard let target, target.player.mediaInfo?.isImage != true else { return }
+        let position = target.player.currentPosition
+        let end: Double
+        if let remaining = target.remaining {
+            end = position + remaining * target.speed
+        } else {
+            guard let duration = target.player.mediaInfo?.duration else { return }
+            end = duration
+        }
+        let start = max(position, end - 10 * target.speed)
+        target.player.setFadeOut(start...max(start, end))
+        lock.withLock {
+            sleepTimer?.armedOn = target.key
+            sleepTimer?.end = end
+        }
+    }
+
+    /// A position of the armed player: the time left follows it.
+    func sleepFollows(_ key: ItemKey, position: Double) {
+        lock.withLock {
+            guard let timer = sleepTimer, timer.armedOn == key, timer.remaining != nil, let end = timer.end else { return }
+            sleepTimer?.remaining = max(0, (end - position) / settings.speed)
+        }
+    }
+
+    /// The armed player paused at the fade's end: the timer is done.
+    /// Returns true when it was the timer's pause.
+    @discardableResult
+    func sleepEnded(_ key: ItemKey, position: Double) -> Bool {
+        lock.withLock {
+            guard let timer = sleepTimer, timer.armedOn == key, let end = timer.end, position >= end - 0.05 else { return false }
+            sleepTimer = nil
+            return true
         }
     }
 

@@ -16,6 +16,9 @@ public protocol PlayerHandle: AnyObject, Sendable {
     /// The failure's reason without the file's name (the session says
     /// which item): `failure` where a player has nothing shorter.
     var failureReasonOnly: String? { get }
+    /// The sleep timer's fade over `range` (media seconds), then a pause at
+    /// its end; nil cancels it.
+    func setFadeOut(_ range: ClosedRange<Double>?)
     /// The failure was the input's (a download), not the media's.
     var failedForInput: Bool { get }
     var bufferFill: Double? { get }

@@ -73,6 +73,7 @@ public struct StatusCommand: ParsableCommand {
         }
         if let audio = status.audio, !audio.isIdentity { print(AudioSettingsText.line(audio)) }
         if let playlist = status.playlist, playlist != PlaylistMode() { print(playlist.line) }
+        if let sleep = status.sleep { print(sleep.line) }
         // Which feed its numbers are of (another than this command's, said so).
         let asked = try? BackgroundPlayer.feedIdentity(global)
         print(asked == nil || asked == status.feed ? "feed: \(DisplayWidth.escaped(status.feed))" : "feed: \(DisplayWidth.escaped(status.feed)) (not \(DisplayWidth.escaped(asked!)): run 'mediaplay quit' to switch)")

@@ -37,6 +37,14 @@ public final class FakePlayer: PlayerHandle, @unchecked Sendable {
         info = MediaInfo(hasAudio: kind != .image, hasVideo: kind != .audio, isImage: kind == .image, rotation: 0, duration: kind == .image ? nil : 60)
     }
 
+    /// The sleep timer's fade, as the session last set it.
+    public var fadeOut: ClosedRange<Double>? { lock.withLock { fade } }
+    private var fade: ClosedRange<Double>?
+
+    public func setFadeOut(_ range: ClosedRange<Double>?) {
+        lock.withLock { fade = range }
+    }
+
     public var currentState: PlayerState { lock.withLock { state } }
     public var currentPosition: Double { lock.withLock { position } }
     public var mediaInfo: MediaInfo? { info }

@@ -1,0 +1,23 @@
+/// The sleep timer as it stands: off, at the end of the current item, or
+/// after some seconds more of playback (the sound fades over the last ten).
+public struct SleepStatus: Codable, Sendable, Equatable {
+    /// Seconds of playback left; nil with `atEnd`, or when off.
+    public var remaining: Double?
+    /// At the end of the current item.
+    public var atEnd: Bool
+
+    public init(remaining: Double? = nil, atEnd: Bool = false) {
+        self.remaining = remaining
+        self.atEnd = atEnd
+    }
+
+    public static let off = SleepStatus()
+    public var isOff: Bool { remaining == nil && !atEnd }
+
+    /// `sleep in 29:41`, `sleep at the end of this item`, `sleep off`.
+    public var line: String {
+        if atEnd { return "💤 sleep at the end of this item" }
+        guard let remaining else { return "💤 sleep off" }
+        return "💤 sleep in \(StatusText.clock(remaining.rounded(.up)))"
+    }
+}
