@@ -222,7 +222,7 @@ let package = Package(
         // Benchmarks (run on demand with `make bench`; figures in docs/PERFORMANCE.md).
         .executableTarget(
             name: "mediaplay-bench",
-            dependencies: ["TestKit", "MediaEngine", "MediaModel", "MediaControl"],
+            dependencies: ["TestKit", "MediaEngine", "MediaModel", "MediaControl", "MediaFeed", "MediaBrowse"],
             path: "Benchmarks/mediaplay-bench",
             swiftSettings: swiftSettings
         ),

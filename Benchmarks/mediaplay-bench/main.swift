@@ -15,6 +15,7 @@ import TestKit
 //   mediaplay-bench resume [--runs 3]
 //   mediaplay-bench controls [--runs 3]
 //   mediaplay-bench terminal [--runs 3]
+//   mediaplay-bench search [--runs 3]
 
 
 
@@ -152,6 +153,8 @@ case "memory":
     try await memoryBenchmark(count: option("--count", default: 1000))
 case "terminal":
     try await terminalBenchmark(runs: option("--runs", default: 3))
+case "search":
+    try searchBenchmark(runs: option("--runs", default: 3))
 case "observers":
     try await observersBenchmark(seconds: option("--seconds", default: 60))
 default:

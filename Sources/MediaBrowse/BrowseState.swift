@@ -50,6 +50,8 @@ struct BrowseState {
     private(set) var filtered = false
     /// The query's matches, as indices into `allItems`.
     private var matches: [Int] = []
+    /// What `feed` holds, as indices into `allItems` (nil: not yet set).
+    private var shownIndices: [Int]?
     /// Bumped whenever `feed` changes (the shell lays the grid out again).
     private(set) var generation = 0
     private(set) var selection = 0
@@ -112,6 +114,7 @@ struct BrowseState {
         allItems = newFeed
         self.details = details
         search = nil
+        shownIndices = nil
         if filtered || mode == .search {
             applyQuery(narrowing: false)
         } else {
@@ -172,6 +175,10 @@ struct BrowseState {
     /// its item when it is among them, else as near its old place as
     /// they allow.
     private mutating func show(_ indices: [Int]) {
+        // The same items: nothing to lay out again (typing "item" in a feed
+        // of items keeps every one).
+        if indices == shownIndices && feed.items.count == indices.count { return }
+        shownIndices = indices
         let selectedID = selectedItem?.id
         var shown = allItems
         shown.items = indices.map { allItems.items[$0] }

@@ -19,13 +19,13 @@ public struct ItemSearch: Sendable {
         haystacks = items.indices.map { index in
             let item = items[index]
             let known = index < details.count ? details[index] : nil
-            var fields = [item.title, known?.title, known?.artist, known?.album, item.description].compactMap { $0 }
-            if let source = item.source { fields.append(Self.fileName(source)) }
             var text: [UInt8] = []
-            for field in fields {
+            for field in [item.title, known?.title, known?.artist, known?.album, item.description] {
+                guard let field else { continue }
                 text += Self.fold(field)
                 text.append(0x01)
             }
+            if let source = item.source { text += Self.fold(String(Self.fileName(source))) }
             return text
         }
     }
@@ -81,12 +81,15 @@ public struct ItemSearch: Sendable {
         return folded.utf8.map { $0 < 0x20 ? 0x20 : $0 }
     }
 
-    private static func fileName(_ source: MediaSource) -> String {
-        let path: String
+    /// The last part of the path (no URL parsing: a tenth of a second at
+    /// 100,000 items).
+    private static func fileName(_ source: MediaSource) -> Substring {
+        let text: String
         switch source {
-        case let .remote(url): path = url.path
-        case let .file(file): path = file
+        case let .remote(url): text = url.absoluteString
+        case let .file(file): text = file
         }
-        return path.split(separator: "/").last.map(String.init) ?? path
+        let path = text.prefix { $0 != "?" && $0 != "#" }
+        return path.split(separator: "/").last ?? path
     }
 }
