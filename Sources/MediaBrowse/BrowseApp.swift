@@ -156,6 +156,7 @@ public final class BrowseApp: @unchecked Sendable {
                 installSignals()
                 startInput()
                 startEvents()
+                prepareSearch()
                 setNeedsDisplay()
             }
         }
@@ -182,6 +183,15 @@ public final class BrowseApp: @unchecked Sendable {
         }
         thread.name = "mediaplay.browse.input"
         thread.start()
+    }
+
+    /// The search index, made off this queue once per feed.
+    private func prepareSearch() {
+        let (items, details) = state.searchSource
+        DispatchQueue.global(qos: .utility).async { [self] in
+            let index = ItemSearch(items: items, details: details)
+            queue.async { [self] in state.useSearch(index, madeFor: items) }
+        }
     }
 
     private func startEvents() {
@@ -356,6 +366,7 @@ public final class BrowseApp: @unchecked Sendable {
                 case let .success((newFeed, offlineNotice, newDetails)):
                     offline = offlineNotice != nil
                     state.replaceFeed(newFeed, details: newDetails)
+                    prepareSearch()
                     artists = Self.artists(newFeed, newDetails)
                     onDisk = [:]
                     details = [:]

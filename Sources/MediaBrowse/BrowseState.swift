@@ -124,6 +124,17 @@ struct BrowseState {
 
     // MARK: - Search
 
+    /// The feed's items and details, for the search index made off the UI
+    /// queue as the feed loads (ItemSearch's folding takes a third of a
+    /// second at 100,000 items).
+    var searchSource: (items: [FeedItem], details: [MediaDetails?]) { (allItems.items, details) }
+
+    /// The index made for `items`: used unless the feed changed meanwhile.
+    mutating func useSearch(_ index: ItemSearch, madeFor items: [FeedItem]) {
+        guard search == nil, index.count == allItems.items.count, items.first?.id == allItems.items.first?.id, items.last?.id == allItems.items.last?.id else { return }
+        search = index
+    }
+
     /// `/`: a query line; each key narrows (or widens) the grid at once.
     private mutating func handleSearch(_ key: Key) -> [Effect] {
         switch key {
@@ -144,7 +155,7 @@ struct BrowseState {
         case let .character(typed):
             let before = query
             query.append(typed)
-            applyQuery(narrowing: ItemSearch.narrows(query, from: before))
+            applyQuery(narrowing: ItemSearch.narrows(query, from: before), previous: before)
         default:
             break
         }
@@ -165,9 +176,9 @@ struct BrowseState {
         show(Array(allItems.items.indices))
     }
 
-    private mutating func applyQuery(narrowing: Bool) {
+    private mutating func applyQuery(narrowing: Bool, previous: String? = nil) {
         if search == nil { search = ItemSearch(items: allItems.items, details: details) }
-        matches = search!.matches(query, among: narrowing ? matches : nil)
+        matches = narrowing ? search!.matches(query, among: matches, previous: previous) : search!.matches(query)
         show(matches)
     }
 
@@ -177,6 +188,7 @@ struct BrowseState {
     private mutating func show(_ indices: [Int]) {
         // The same items: nothing to lay out again (typing "item" in a feed
         // of items keeps every one).
+        if indices.count == allItems.items.count && feed.items.count == allItems.items.count { return }
         if indices == shownIndices && feed.items.count == indices.count { return }
         shownIndices = indices
         let selectedID = selectedItem?.id

@@ -216,7 +216,7 @@ enum BrowseView {
         _ index: Int, snapshot: BrowseSnapshot, viewHeight: Int, into canvas: inout Canvas, graphics: inout [GraphicsPlacement]
     ) {
         let styles = Styles(colors: snapshot.colors)
-        let frame = snapshot.layout.frames[index]
+        let frame = snapshot.layout.frame(index)
         let item = snapshot.items[index]
         let state = snapshot.state(index)
         let selected = index == snapshot.selection

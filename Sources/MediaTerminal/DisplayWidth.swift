@@ -5,7 +5,13 @@
 /// non-ASCII character in the C locale), so we decide from Unicode properties.
 public enum DisplayWidth {
     public static func of(_ text: String) -> Int {
-        text.reduce(0) { $0 + of($1) }
+        // Printable ASCII: a column a byte (most titles; a grid of 100,000 counts them all).
+        var columns = 0
+        for byte in text.utf8 {
+            guard byte >= 0x20 && byte < 0x7F else { return text.reduce(0) { $0 + of($1) } }
+            columns += 1
+        }
+        return columns
     }
 
     public static func of(_ character: Character) -> Int {

@@ -22,6 +22,10 @@ import MediaModel
         #expect(search.matches("  ") == [0, 1, 2])
         #expect(search.matches("zzz").isEmpty)
         #expect(search.matches("bjork", among: [1, 2]) == [1], "only among the candidates")
+        // Typing on: the earlier words matched the candidates already.
+        let first = search.matches("bjork")
+        #expect(search.matches("bjork qui", among: first, previous: "bjork") == [1])
+        #expect(search.matches("bjork quiet", among: [1], previous: "bjork qui") == [1])
     }
 
     @Test func aQueryThatGrewNarrowsThePreviousMatches() {
