@@ -569,7 +569,8 @@ public final class BrowseApp: @unchecked Sendable {
         let snapshot = BrowseSnapshot(
             columns: size.columns, rows: size.rows, title: feed.title.isEmpty ? "mediaplay" : feed.title,
             items: feed.items, layout: layout, state: { [self] index in cellState(index) }, selection: state.selection, scrollTop: scrollTop,
-            mode: state.mode, detailScroll: state.detailScroll, helpScroll: state.helpScroll, search: searchLine, message: state.message, details: { [self] index in itemDetails(index) }, mark: { [self] index in mark(index) }, offline: offline,
+            mode: state.mode, detailScroll: state.detailScroll, helpScroll: state.helpScroll, search: searchLine, message: state.message, details: { [self] index in itemDetails(index) }, mark: { [self] index in mark(index) },
+            chapter: { [self] index in statuses[feed.items[index].key]?.chapter?.line }, offline: offline,
             backendName: backend.name,
             colors: options.colors, tick: Int(now / Self.spinnerInterval),
             picture: { [self] index, columns, rows in pictureCell(index, columns: columns, rows: rows, size: size) }

@@ -78,6 +78,8 @@ struct BrowseSnapshot {
     var details: (Int) -> MediaDetails? = { _ in nil }
     /// An item's mark: ✓ played, • new, or nil.
     var mark: (Int) -> String? = { _ in nil }
+    /// The chapter playing in an item (`2/3 Part Two`), or nil.
+    var chapter: (Int) -> String? = { _ in nil }
     /// The feed shown is the kept copy: its server could not be reached.
     var offline = false
     var backendName: String
@@ -315,9 +317,10 @@ enum BrowseView {
     }
 
     /// The detail view's text, wrapped to `width`.
-    static func detailText(_ item: FeedItem, state: CellState, details: MediaDetails? = nil, mark: String? = nil, width: Int, tick: Int) -> [String] {
+    static func detailText(_ item: FeedItem, state: CellState, details: MediaDetails? = nil, mark: String? = nil, chapter: String? = nil, width: Int, tick: Int) -> [String] {
         var lines: [String] = []
         lines.append("\(item.kind?.name ?? "invalid record") · item \(item.position) · \(mark.map { $0 + " " } ?? "")\(stateText(state, tick: tick))")
+        if let chapter { lines += DisplayWidth.wrap("chapter " + DisplayWidth.singleLine(chapter), width: width) }
         if let details, let line = details.line { lines += DisplayWidth.wrap(line, width: width) }
         if let failure = state.failure { lines += DisplayWidth.wrap("✗ " + failure, width: width) }
         lines.append("")
@@ -355,7 +358,7 @@ enum BrowseView {
                 visible: { $0 >= 1 && $0 < snapshot.rows - 1 }, into: &canvas, graphics: &graphics
             )
         }
-        let text = detailText(item, state: state, details: snapshot.details(index), mark: snapshot.mark(index), width: max(1, panes.text.columns), tick: snapshot.tick)
+        let text = detailText(item, state: state, details: snapshot.details(index), mark: snapshot.mark(index), chapter: snapshot.chapter(index), width: max(1, panes.text.columns), tick: snapshot.tick)
         let scroll = max(0, min(snapshot.detailScroll, text.count - panes.text.rows))
         for (offset, line) in text.dropFirst(scroll).prefix(panes.text.rows).enumerated() {
             let style: String? = offset == 0 && scroll == 0 ? styles.state(state) : nil

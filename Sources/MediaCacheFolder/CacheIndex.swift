@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MediaFeed
+import MediaModel
 
 /// Probed details of a file, and the file's size and modification time when
 /// probed: a file that changed is probed again.
@@ -187,6 +188,14 @@ package final class CacheIndex: Sendable {
                 }
                 try db.execute(sql: "DELETE FROM media")
             }
+            migrator.registerMigration("v6-chapters") { db in
+                // A file's chapters, as JSON ([{"start": s, "title": t}]);
+                // files probed before are probed again, once.
+                try db.alter(table: "media") { table in
+                    table.add(column: "chapters", .text)
+                }
+                try db.execute(sql: "DELETE FROM media")
+            }
         return migrator
     }
 
@@ -225,7 +234,9 @@ package final class CacheIndex: Sendable {
             codec: row["codec"], width: row["width"], height: row["height"], sampleRate: row["sampleRate"],
             track: row["track"], disc: row["disc"], hasCover: row["hasCover"]
         )
-        return StoredDetails(details: details, fileSize: row["fileSize"], fileTime: row["fileTime"])
+        var withChapters = details
+        if let text: String = row["chapters"], let chapters = try? JSONDecoder().decode([Chapter].self, from: Data(text.utf8)) { withChapters.chapters = chapters }
+        return StoredDetails(details: withChapters, fileSize: row["fileSize"], fileTime: row["fileTime"])
     }
 
     package func store(_ stored: StoredDetails, for url: String) throws {
@@ -237,14 +248,19 @@ package final class CacheIndex: Sendable {
         guard !all.isEmpty else { return }
         try pool.write { db in
             let statement = try db.makeStatement(sql: """
-                INSERT OR REPLACE INTO media (url, fileSize, fileTime, duration, title, artist, album, codec, width, height, sampleRate, track, disc, hasCover)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO media (url, fileSize, fileTime, duration, title, artist, album, codec, width, height, sampleRate, track, disc, hasCover, chapters)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             for (url, stored) in all {
                 let d = stored.details
-                try statement.execute(arguments: [url, stored.fileSize, stored.fileTime, d.duration, d.title, d.artist, d.album, d.codec, d.width, d.height, d.sampleRate, d.track, d.disc, d.hasCover])
+                try statement.execute(arguments: [url, stored.fileSize, stored.fileTime, d.duration, d.title, d.artist, d.album, d.codec, d.width, d.height, d.sampleRate, d.track, d.disc, d.hasCover, Self.chaptersJSON(d.chapters)])
             }
         }
+    }
+
+    private static func chaptersJSON(_ chapters: [Chapter]) -> String? {
+        guard !chapters.isEmpty, let data = try? JSONEncoder().encode(chapters) else { return nil }
+        return String(decoding: data, as: UTF8.self)
     }
 
     package func keptFeed(_ url: String) -> KeptFeed? {

@@ -116,6 +116,23 @@ public final class Demuxer: @unchecked Sendable {
         return value == mp_av_nopts_value() ? nil : CheckedNumber.duration(Double(value) / Double(AV_TIME_BASE))
     }
 
+    /// The container's chapters (mp4, mkv, ogg, ID3 CHAP), by start; a
+    /// chapter's time checked as any number from a file is.
+    public var chapters: [Chapter] {
+        let count = Int(context.pointee.nb_chapters)
+        guard count > 0, count <= 10_000, let list = context.pointee.chapters else { return [] }
+        var chapters: [Chapter] = []
+        for index in 0..<count {
+            guard let chapter = list[index] else { continue }
+            let base = chapter.pointee.time_base
+            guard base.den != 0, let start = CheckedNumber.time(Double(chapter.pointee.start) * Double(base.num) / Double(base.den)) else { continue }
+            let entry = chapter.pointee.metadata.flatMap { av_dict_get($0, "title", nil, 0) }
+            let title = entry.flatMap { $0.pointee.value.map { String(cString: $0) } } ?? "Chapter \(index + 1)"
+            chapters.append(Chapter(start: start, title: title))
+        }
+        return chapters.sorted { $0.start < $1.start }
+    }
+
     /// Reads the next packet into `packet`; false at the end of the file.
     func readPacket(into packet: Packet) throws(FFmpegError) -> Bool {
         let result = av_read_frame(context, packet.pointer)

@@ -11,12 +11,15 @@ public struct MediaInfo: Sendable, Equatable {
     public var rotation: Int
     /// Seconds, when the container says.
     public var duration: Double?
+    /// The container's chapters, in order.
+    public var chapters: [Chapter]
 
-    public init(hasAudio: Bool, hasVideo: Bool, isImage: Bool, rotation: Int, duration: Double?) {
+    public init(hasAudio: Bool, hasVideo: Bool, isImage: Bool, rotation: Int, duration: Double?, chapters: [Chapter] = []) {
         self.hasAudio = hasAudio
         self.hasVideo = hasVideo
         self.isImage = isImage
         self.rotation = rotation
         self.duration = duration
+        self.chapters = chapters
     }
 }

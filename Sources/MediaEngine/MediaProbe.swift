@@ -28,6 +28,7 @@ public enum MediaProbe {
             return nil
         }
         var details = MediaDetails(duration: demuxer.duration, title: tag("title"), artist: tag("artist"), album: tag("album"))
+        details.chapters = demuxer.chapters
         details.track = tag("track").flatMap(MediaDetails.tagNumber)
         details.disc = tag("disc").flatMap(MediaDetails.tagNumber)
         details.hasCover = (0..<context.pointee.nb_streams).contains { index in

@@ -41,7 +41,7 @@ extension Player {
         let name = (path as NSString).lastPathComponent
         let opened = MediaInfo(
             hasAudio: demuxer.audioStreamIndex != nil, hasVideo: demuxer.videoStreamIndex != nil,
-            isImage: demuxer.isStillImage, rotation: demuxer.rotation, duration: demuxer.duration
+            isImage: demuxer.isStillImage, rotation: demuxer.rotation, duration: demuxer.duration, chapters: demuxer.chapters
         )
         openVideoSink(for: opened)
         let audioIndex = options.audio && audioSink != nil ? demuxer.audioStreamIndex : nil

@@ -168,6 +168,7 @@ public enum FeedDecoder {
             duration: draft.duration, published: draft.published
         )
         item.titleIsDerived = draft.title == nil
+        item.chapters = draft.chapters
         return item
     }
 

@@ -18,6 +18,8 @@ struct FeedDraft {
     /// Seconds, as the feed states it (a probe of the file wins once made).
     var duration: Double?
     var published: Date?
+    /// A podcast episode's chapters (Podlove Simple Chapters).
+    var chapters: [Chapter] = []
     var problem: String?
 
     init(position: Int, location: SourcePosition) {

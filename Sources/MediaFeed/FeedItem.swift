@@ -48,6 +48,9 @@ public struct FeedItem: Sendable, Hashable, Identifiable {
     public var titleIsDerived = false
     /// When the feed says it was published (RSS `pubDate`, Atom, JSON Feed).
     public var published: Date?
+    /// The feed's chapters for it (a podcast's Podlove Simple Chapters); the
+    /// file's own are in its probed details.
+    public var chapters: [Chapter] = []
 
     public var isValid: Bool { invalidReason == nil }
 

@@ -1,3 +1,4 @@
+import MediaModel
 import MediaTerminal
 
 /// What probing an item's file found: its length, tags and format. Kept in
@@ -22,6 +23,8 @@ public struct MediaDetails: Sendable, Equatable, Hashable, Codable {
     public var disc: Int?
     /// The file carries a picture of its own (an audio file's cover art).
     public var hasCover = false
+    /// The container's chapters.
+    public var chapters: [Chapter] = []
 
     public init(
         duration: Double? = nil, title: String? = nil, artist: String? = nil, album: String? = nil,

@@ -10,6 +10,8 @@ enum PodcastReader {
         static let content = "http://purl.org/rss/1.0/modules/content/"
         static let atom = "http://www.w3.org/2005/Atom"
         static let media = "http://search.yahoo.com/mrss/"
+        /// Podlove Simple Chapters.
+        static let chapters = "http://podlove.org/simple-chapters"
     }
 
     static func decode(_ bytes: [UInt8], origin: FeedOrigin) throws(FeedError) -> Feed {
@@ -80,6 +82,7 @@ enum PodcastReader {
             case ("description", nil): description = child.text
             case ("encoded", Namespace.content?): encoded = child.text
             case ("summary", Namespace.itunes?): description = description ?? child.text
+            case ("chapters", Namespace.chapters?): draft.chapters = chapters(child)
             default: break
             }
         }
@@ -174,6 +177,18 @@ enum PodcastReader {
         if let image, draft.kind != .image, case let .success(source) = FeedDecoder.resolve(image, origin: origin) {
             draft.thumbnail = source
         }
+    }
+
+    /// `<psc:chapters>`: each `<psc:chapter start="00:01:30.500" title="…"/>`,
+    /// in order of start; one without a readable start is left out.
+    static func chapters(_ element: XMLElement) -> [Chapter] {
+        let found = element.children.compactMap { child -> Chapter? in
+            guard child.name == "chapter", child.namespace == Namespace.chapters,
+                  let text = child.attribute("start"), let start = CheckedNumber.time(PlayerCommand.seconds(text) ?? Double(text)) else { return nil }
+            let title = child.attribute("title")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            return Chapter(start: start, title: title.isEmpty ? "Chapter" : title)
+        }
+        return Array(found.sorted { $0.start < $1.start }.prefix(10_000))
     }
 
     /// `itunes:duration`: seconds, MM:SS or HH:MM:SS.

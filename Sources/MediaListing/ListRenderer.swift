@@ -183,6 +183,7 @@ public enum ListDocument {
     private enum Key {
         static let album = JSONWriter.Key("album")
         static let artist = JSONWriter.Key("artist")
+        static let chapters = JSONWriter.Key("chapters")
         static let codec = JSONWriter.Key("codec")
         static let description = JSONWriter.Key("description")
         static let duration = JSONWriter.Key("duration")
@@ -205,6 +206,7 @@ public enum ListDocument {
         static let schema = JSONWriter.Key("schema")
         static let size = JSONWriter.Key("size")
         static let source = JSONWriter.Key("source")
+        static let start = JSONWriter.Key("start")
         static let state = JSONWriter.Key("state")
         static let thumbnail = JSONWriter.Key("thumbnail")
         static let title = JSONWriter.Key("title")
@@ -230,6 +232,16 @@ public enum ListDocument {
             let item = items[index]
             let row = rows[index]
             json.beginObject()
+            // The chapters playback uses: the feed's (a podcast's), else the file's.
+            json.key(Key.chapters)
+            json.beginArray()
+            for chapter in item.chapters.isEmpty ? row.details?.chapters ?? [] : item.chapters {
+                json.beginObject()
+                json.key(Key.start); json.number(chapter.start)
+                json.key(Key.title); json.string(chapter.title)
+                json.endObject()
+            }
+            json.endArray()
             json.key(Key.description); json.string(item.description)
             json.key(Key.duration); json.number(item.duration)
             json.key(Key.error); json.string(row.detail)
@@ -273,6 +285,15 @@ public enum ListDocument {
         json.beginObject()
         json.key(Key.album); json.string(media.album)
         json.key(Key.artist); json.string(media.artist)
+        json.key(Key.chapters)
+        json.beginArray()
+        for chapter in media.chapters {
+            json.beginObject()
+            json.key(Key.start); json.number(chapter.start)
+            json.key(Key.title); json.string(chapter.title)
+            json.endObject()
+        }
+        json.endArray()
         json.key(Key.codec); json.string(media.codec)
         json.key(Key.duration); json.number(media.duration)
         json.key(Key.height); json.number(media.height)

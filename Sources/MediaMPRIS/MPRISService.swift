@@ -201,9 +201,13 @@ public final class MPRISService: @unchecked Sendable {
         // Tags and titles come from files and feeds: no escape sequence or
         // direction mark reaches a status bar that shows them.
         // A live stream's now-playing line is the title; the station, the album.
-        let title = status.streamTitle.flatMap { $0.isEmpty ? nil : $0 } ?? item.title
+        // A chapter playing follows the title ("Episode 12 — Part Two"),
+        // and is also the custom key mediaplay:chapter (docs/PROTOCOL.md).
+        let chapter = status.chapter.map { " — \($0.title)" } ?? ""
+        let title = status.streamTitle.flatMap { $0.isEmpty ? nil : $0 } ?? item.title + chapter
         var entries: [(String, MPRISValue)] = [("mpris:trackid", .objectPath(Self.trackID(item.key))), ("xesam:title", .string(DisplayWidth.plainText(title)))]
         if status.streamTitle != nil { entries.append(("xesam:album", .string(DisplayWidth.plainText(item.title)))) }
+        if let chapter = status.chapter { entries.append(("mediaplay:chapter", .string(DisplayWidth.plainText(chapter.line)))) }
         if let duration = status.duration { entries.append(("mpris:length", .int64(CheckedNumber.microseconds(duration)))) }
         if let url = item.source?.description {
             entries.append(("xesam:url", .string(url.hasPrefix("/") ? URL(fileURLWithPath: url).absoluteString : url)))

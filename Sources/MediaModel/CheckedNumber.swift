@@ -14,6 +14,13 @@ public enum CheckedNumber {
         return seconds
     }
 
+    /// `seconds` as a time in an item that may be its very start (a
+    /// chapter's): finite, 0 or more, within `longestTime`; else nil.
+    public static func time(_ seconds: Double?) -> Double? {
+        guard let seconds, seconds.isFinite, seconds >= 0, seconds <= longestTime else { return nil }
+        return seconds
+    }
+
     /// `seconds` as a position in an item: finite, from 0 to `duration`
     /// (or `longestTime` when the duration is unknown). NaN is 0.
     public static func position(_ seconds: Double, within duration: Double? = nil) -> Double {

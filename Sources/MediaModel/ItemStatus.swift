@@ -70,6 +70,8 @@ public struct ItemStatus: Codable, Sendable, Equatable {
     public var streamTitle: String?
     /// What the player is doing about a problem (a lost stream reconnecting).
     public var notice: String?
+    /// The chapter playing, for an item with chapters.
+    public var chapter: ChapterStatus?
 
     public init(
         item: Int, id: ItemKey, title: String, kind: MediaKind?, state: ItemState, position: Double,

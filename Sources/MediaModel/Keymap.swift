@@ -25,6 +25,8 @@ public struct Keymap: Sendable, Equatable {
         "9": .volume(.by(-volumeStep)), "0": .volume(.by(volumeStep)), "m": .mute(nil),
         "[": .speed(.times(1 / 1.1)), "]": .speed(.times(1.1)), "backspace": .speed(.reset),
         "<": .previous, ">": .next,
+        // Chapters, as mpv has them.
+        "pgup": .chapter(.previous), "pgdn": .chapter(.next),
         // The sleep timer: 15, 30, 60 min, off (mpv has no such key).
         "t": .sleep(nil),
         "q": .quit, "escape": .quit,

@@ -35,6 +35,14 @@ public enum PlayerCommand: Sendable, Equatable {
     /// current item, the sound fades out and playback pauses (`sleep 30m`,
     /// `sleep end`, `sleep off`; `sleep cycle`: 15, 30, 60 min, off).
     case sleep(SleepTimer?)
+    /// To the start of the next, previous or Nth chapter of what plays.
+    case chapter(ChapterStep)
+
+    public enum ChapterStep: Sendable, Equatable, Hashable {
+        case next, previous
+        /// 1-based.
+        case number(Int)
+    }
 
     public enum SleepTimer: Sendable, Equatable, Hashable {
         /// After this many seconds of playback.
@@ -95,6 +103,9 @@ extension PlayerCommand: CustomStringConvertible {
         case let .setRepeat(mode): return "repeat " + (mode?.rawValue ?? "cycle")
         case let .shuffle(on): return "shuffle" + (on == nil ? " toggle" : onOff(on))
         case let .autoplay(on): return "autoplay" + (on == nil ? " toggle" : onOff(on))
+        case .chapter(.next): return "chapter next"
+        case .chapter(.previous): return "chapter prev"
+        case let .chapter(.number(number)): return "chapter \(number)"
         case let .sleep(timer):
             switch timer {
             case let .after(seconds)?: return "sleep \(number(seconds))s"
@@ -125,7 +136,7 @@ extension PlayerCommand: Codable {
 
 extension PlayerCommand {
     /// The command names, as typed.
-    public static let names = ["toggle", "play", "pause", "stop", "seek", "volume", "mute", "speed", "next", "prev", "repeat", "shuffle", "autoplay", "sleep", "quit"]
+    public static let names = ["toggle", "play", "pause", "stop", "seek", "volume", "mute", "speed", "next", "prev", "repeat", "shuffle", "autoplay", "sleep", "chapter", "quit"]
 
     /// Reads a command line as typed after `mediaplay` (a key binding's
     /// value, a script step, a socket's `command`): one line of error, with
@@ -196,6 +207,15 @@ extension PlayerCommand {
         case "speed":
             guard arguments.count == 1, let speed = Self.speed(arguments[0]) else { throw usage("a factor from 0.25 to 4, *F, /F or reset") }
             self = .speed(speed)
+        case "chapter":
+            guard arguments.count == 1 else { throw usage("next, prev or a chapter's number") }
+            switch arguments[0] {
+            case "next": self = .chapter(.next)
+            case "prev", "previous": self = .chapter(.previous)
+            default:
+                guard let number = Int(arguments[0]), number >= 1, number <= 10_000 else { throw usage("next, prev or a chapter's number") }
+                self = .chapter(.number(number))
+            }
         case "sleep":
             guard arguments.count == 1 else { throw usage("a time (30m, 1h, 1h30m, 90s), end, off or cycle") }
             switch arguments[0] {

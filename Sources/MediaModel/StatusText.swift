@@ -22,6 +22,7 @@ public enum StatusText {
         var extra = ""
         if [.playing, .paused, .buffering].contains(status.state) {
             if let title = status.streamTitle, !title.isEmpty { extra += " · \(title)" }
+            if let chapter = status.chapter { extra += " · chapter \(chapter.line)" }
             if let notice = status.notice { extra += " (\(notice))" }
         }
         return (verb, detail + extra)

@@ -54,7 +54,7 @@ extension MediaSession {
             return .item(try await next())
         case .previous:
             return .item(try await previous())
-        case .pause, .seek, .volume, .mute, .speed, .setRepeat, .shuffle, .autoplay, .sleep:
+        case .pause, .seek, .volume, .mute, .speed, .setRepeat, .shuffle, .autoplay, .sleep, .chapter:
             // Never waits: done at once here too.
             return try performAtOnce(command) ?? .item(nil)
         }
@@ -107,6 +107,10 @@ extension MediaSession {
             ))
         case let .sleep(timer):
             return .sleep(setSleep(timer))
+        case let .chapter(step):
+            let (key, seconds) = try chapterTarget(step)
+            try self.seek(key, to: seconds)
+            return .item(status(of: key))
         case .stop, .quit, .next, .previous:
             return nil
         }

@@ -174,6 +174,7 @@ public final class MediaSession: @unchecked Sendable {
             let isImage = player.mediaInfo?.isImage == true || item.kind == .image
             status.position = isImage ? 0 : player.currentPosition
             status.duration = player.mediaInfo.flatMap { $0.isImage ? nil : $0.duration }
+            status.chapter = ChapterStatus(at: status.position, in: chapters(of: item, player: player))
             switch player.currentState {
             // Starting counts as playing once the file is open: what the
             // user asked for is under way. Before (a server that has not
@@ -843,6 +844,42 @@ public final class MediaSession: @unchecked Sendable {
             }
             announce(key, .state)
         }
+    }
+
+    // MARK: - Chapters
+
+    /// An item's chapters: the feed's (a podcast's), else its file's.
+    func chapters(of item: FeedItem, player: any PlayerHandle) -> [Chapter] {
+        item.chapters.isEmpty ? player.mediaInfo?.chapters ?? [] : item.chapters
+    }
+
+    /// `chapter next|prev|N`: the current item to a chapter's start. `prev`
+    /// more than two seconds into a chapter goes to its own start, as a
+    /// player's previous-track key does.
+    func chapterTarget(_ step: PlayerCommand.ChapterStep) throws(CommandError) -> (key: ItemKey, seconds: Double) {
+        let found: (key: ItemKey, chapters: [Chapter], position: Double)? = lock.withLock {
+            guard let key = current, let player = players[key], let item = itemLocked(key) else { return nil }
+            return (key, chapters(of: item, player: player), player.currentPosition)
+        }
+        guard let found else { throw CommandError(.badRequest, "nothing is playing or paused (play an item with chapters first)") }
+        guard !found.chapters.isEmpty else { throw CommandError(.badRequest, "the current item has no chapters") }
+        let here = ChapterStatus(at: found.position, in: found.chapters).map { $0.number - 1 }
+        let index: Int
+        switch step {
+        case .next:
+            let next = (here ?? -1) + 1
+            guard next < found.chapters.count else { throw CommandError(.noSuchItem, "already in the last chapter (\(found.chapters.count) of \(found.chapters.count))") }
+            index = next
+        case .previous:
+            guard let here else { return (found.key, 0) }
+            index = found.position - found.chapters[here].start > 2 ? here : max(0, here - 1)
+        case let .number(number):
+            guard (1...found.chapters.count).contains(number) else {
+                throw CommandError(.noSuchItem, "no chapter \(number): the item has \(found.chapters.count) (1–\(found.chapters.count))")
+            }
+            index = number - 1
+        }
+        return (found.key, found.chapters[index].start)
     }
 
     // MARK: - Sleep timer

@@ -1,0 +1,37 @@
+import ArgumentParser
+import MediaControl
+import MediaModel
+
+/// `mediaplay chapter next|prev|N`: the background player's current item
+/// to a chapter's start.
+public struct ChapterCommand: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
+        commandName: "chapter",
+        abstract: "Go to the next, previous or Nth chapter of what the background player plays.",
+        discussion: """
+            Chapters come from the file (mp4, m4b, mkv, ogg, ID3 CHAP) or, for a podcast, \
+            from its feed (Podlove Simple Chapters). 'prev' more than two seconds into a \
+            chapter goes back to its start. status shows the chapter playing. Keys: PgUp \
+            and PgDn, as in mpv. Exit status 66 past the last chapter, 69 when the \
+            background player is not running.
+
+            Examples:
+              mediaplay chapter next
+              mediaplay chapter 3
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("next, prev or a chapter's number.", valueName: "next|prev|n"))
+    var step: String
+
+    public func run() throws {
+        try runReportingErrors {
+            let status = try BackgroundPlayer.call(ControlRequest(try ControlLine.command("chapter", step)), as: ItemStatus.self, global)
+            print(StatusText.line(status))
+        }
+    }
+}

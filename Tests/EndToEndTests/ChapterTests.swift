@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+import TestKit
+
+/// Chapters: from a file's container (FFMETADATA chapters in an m4a made by
+/// ffmpeg) and from a podcast feed (Podlove Simple Chapters); `chapter next`
+/// lands on the chapter's first sample; status names the chapter.
+@Suite struct ChapterTests {
+    static let metadata = """
+        ;FFMETADATA1
+        [CHAPTER]
+        TIMEBASE=1/1000
+        START=0
+        END=1000
+        title=Part One
+        [CHAPTER]
+        TIMEBASE=1/1000
+        START=1000
+        END=2500
+        title=Part Two
+        [CHAPTER]
+        TIMEBASE=1/1000
+        START=2500
+        END=4000
+        title=Part Three
+
+        """
+
+    /// A 4-second m4a (ALAC: lossless, so a seek is checked sample for sample) with three chapters.
+    static func chaptered() async throws -> String {
+        let folder = try TemporaryDirectory()
+        let meta = try folder.write("chapters.txt", metadata)
+        return try await Fixtures.make("chapters-alac.m4a", [
+            "-f", "lavfi", "-i", "aevalsrc=sin(330*2*PI*t)*0.4|sin(440*2*PI*t)*0.4:s=44100:d=4", "-i", meta,
+            "-map", "0:a", "-map_metadata", "1", "-map_chapters", "1", "-c:a", "alac",
+        ])
+    }
+
+    @Test func chaptersAreListedAndChapterNextLandsOnItsFirstSample() async throws {
+        let file = try await Self.chaptered()
+        let folder = try TemporaryDirectory()
+        let feed = try folder.write("feed.json", #"[{"type": "audio", "title": "Talk", "url": "file://\#(file)"}]"#)
+        let list = try await Mediaplay.run(["list", "--json", "--feed", feed, "--cache-dir", folder.path + "/cache"])
+        #expect(list.status == 0, "\(list.stderr)")
+        let document = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any]
+        let item = (document?["items"] as? [[String: Any]])?.first
+        let chapters = (item?["chapters"] as? [[String: Any]]) ?? []
+        #expect(chapters.map { $0["title"] as? String } == ["Part One", "Part Two", "Part Three"])
+        #expect(chapters.map { $0["start"] as? Double } == [0, 1, 2.5])
+        #expect(((item?["media"] as? [String: Any])?["chapters"] as? [Any])?.count == 3)
+        // In virtual time: straight to chapter 2, then played out.
+        let script = try folder.write("chapters.txt", """
+            play 1
+            chapter next
+            wait-until ended 1
+            """)
+        let out = folder.path + "/out.wav"
+        let result = try await Mediaplay.run(["script", script, "--feed", feed, "--audio-out", out])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(try await Fixtures.referencePCM(out) == (try await Fixtures.referencePCM(file, start: 1)), "from chapter 2's first sample, as ffmpeg -ss 1 decodes it")
+        let last = try folder.write("last.txt", """
+            play 1
+            chapter 3
+            chapter next
+            """)
+        let refused = try await Mediaplay.run(["script", last, "--feed", feed, "--audio-out", out])
+        #expect(refused.status != 0 && refused.stderr.contains("last.txt:3: already in the last chapter"), "\(refused.stderr)")
+    }
+
+    @Test func statusNamesTheChapterAndAPodcastsChaptersWin() async throws {
+        let file = try await Self.chaptered()
+        let world = try await BackgroundPlayerTests.World(long: true)
+        world.feed = try world.folder.write("podcast.xml", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <rss version="2.0" xmlns:psc="http://podlove.org/simple-chapters">
+              <channel><title>Chaptered</title>
+                <item><title>Talk</title><guid>talk</guid>
+                  <enclosure url="file://\(file)" type="audio/mp4"/>
+                </item>
+                <item><title>Show</title><guid>show</guid>
+                  <enclosure url="file://\(file)" type="audio/mp4"/>
+                  <psc:chapters version="1.2">
+                    <psc:chapter start="00:00:00" title="Welcome"/>
+                    <psc:chapter start="00:00:03.5" title="Goodbye"/>
+                  </psc:chapters>
+                </item>
+              </channel>
+            </rss>
+            """)
+        #expect(try await world.run("toggle", "1").status == 0)
+        let next = try await world.run("chapter", "next")
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(next.stdout.contains("chapter 2/3 Part Two"), "\(next.stdout)")
+        #expect(try await world.run("status").stdout.contains("chapter 2/3 Part Two"))
+        let listed = try JSONSerialization.jsonObject(with: Data(try await world.run("list", "--json").stdout.utf8)) as? [String: Any]
+        let show = (listed?["items"] as? [[String: Any]])?.last
+        #expect((show?["chapters"] as? [[String: Any]])?.map { $0["title"] as? String } == ["Welcome", "Goodbye"], "the feed's chapters")
+        #expect(try await world.run("toggle", "2").status == 0)
+        let podcast = try await world.run("chapter", "2")
+        #expect(podcast.stdout.contains("chapter 2/2 Goodbye"), "\(podcast.stdout)\(podcast.stderr)")
+        #expect(try await world.run("chapter", "9").status == 66)
+        _ = try await world.run("quit")
+    }
+}
