@@ -169,6 +169,7 @@ public enum FeedDecoder {
         )
         item.titleIsDerived = draft.title == nil
         item.chapters = draft.chapters
+        item.chaptersURL = draft.chaptersURL
         return item
     }
 

@@ -20,6 +20,8 @@ struct FeedDraft {
     var published: Date?
     /// A podcast episode's chapters (Podlove Simple Chapters).
     var chapters: [Chapter] = []
+    /// A podcast episode's Podcasting 2.0 chapters file.
+    var chaptersURL: URL?
     var problem: String?
 
     init(position: Int, location: SourcePosition) {

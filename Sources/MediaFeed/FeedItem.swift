@@ -51,6 +51,8 @@ public struct FeedItem: Sendable, Hashable, Identifiable {
     /// The feed's chapters for it (a podcast's Podlove Simple Chapters); the
     /// file's own are in its probed details.
     public var chapters: [Chapter] = []
+    /// A podcast episode's chapters file (Podcasting 2.0), read when it plays.
+    public var chaptersURL: URL?
 
     public var isValid: Bool { invalidReason == nil }
 

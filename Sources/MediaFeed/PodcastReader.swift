@@ -12,6 +12,8 @@ enum PodcastReader {
         static let media = "http://search.yahoo.com/mrss/"
         /// Podlove Simple Chapters.
         static let chapters = "http://podlove.org/simple-chapters"
+        /// Podcasting 2.0.
+        static let podcast = "https://podcastindex.org/namespace/1.0"
     }
 
     static func decode(_ bytes: [UInt8], origin: FeedOrigin) throws(FeedError) -> Feed {
@@ -83,6 +85,12 @@ enum PodcastReader {
             case ("encoded", Namespace.content?): encoded = child.text
             case ("summary", Namespace.itunes?): description = description ?? child.text
             case ("chapters", Namespace.chapters?): draft.chapters = chapters(child)
+            case ("chapters", Namespace.podcast?):
+                // Fetched when the episode plays; only http(s), as any URL a feed gives.
+                var base: URL?
+                if case let .remote(feedURL) = origin { base = feedURL }
+                if let text = child.attribute("url"), let url = URL(string: text, relativeTo: base)?.absoluteURL,
+                   ["http", "https"].contains(url.scheme?.lowercased() ?? "") { draft.chaptersURL = url }
             default: break
             }
         }

@@ -56,8 +56,10 @@ public final class MediaSession: @unchecked Sendable {
     private var oneOffs: [FeedItem] = []
     /// Items playing a live stream: its now-playing line and any notice.
     private var streams: [ItemKey: LiveInfo] = [:]
-    /// The sleep timer, when one is set (MediaSession+Sleep.swift).
+    /// The sleep timer, when one is set.
     var sleepTimer: SleepArm?
+    /// Podcasting 2.0 chapters files read, by item.
+    private var fetchedChapters: [ItemKey: [Chapter]] = [:]
 
     /// A sleep timer: playback seconds left (nil: at the current item's
     /// end), and the fade's end on the player it is armed on.
@@ -793,6 +795,7 @@ public final class MediaSession: @unchecked Sendable {
         }
         // A sleep timer set goes on with this item (its length is known now).
         if lock.withLock({ sleepTimer != nil }) { armSleep() }
+        fetchChapters(of: item)
         return status(of: item)
     }
 
@@ -849,8 +852,30 @@ public final class MediaSession: @unchecked Sendable {
     // MARK: - Chapters
 
     /// An item's chapters: the feed's (a podcast's), else its file's.
+    /// (Under `lock`.)
     func chapters(of item: FeedItem, player: any PlayerHandle) -> [Chapter] {
-        item.chapters.isEmpty ? player.mediaInfo?.chapters ?? [] : item.chapters
+        if !item.chapters.isEmpty { return item.chapters }
+        if let fetched = fetchedChapters[item.key], !fetched.isEmpty { return fetched }
+        return player.mediaInfo?.chapters ?? []
+    }
+
+    /// An episode's Podcasting 2.0 chapters file, read once as it first
+    /// plays (on the session's blocking queue: a network read); a file that
+    /// cannot be had leaves the file's own chapters.
+    private func fetchChapters(of item: FeedItem) {
+        guard item.chapters.isEmpty, let url = item.chaptersURL else { return }
+        let first = lock.withLock {
+            guard fetchedChapters[item.key] == nil else { return false }
+            fetchedChapters[item.key] = []
+            return true
+        }
+        guard first else { return }
+        blockingQueue.async { [weak self] in
+            guard let response = try? HTTPGet.fetch(url, maximumBytes: PodcastChapters.maximumBytes),
+                  let chapters = PodcastChapters.decode(response.body), !chapters.isEmpty, let self else { return }
+            self.lock.withLock { self.fetchedChapters[item.key] = chapters }
+            self.announce(item.key, .metadata)
+        }
     }
 
     /// `chapter next|prev|N`: the current item to a chapter's start. `prev`

@@ -101,4 +101,35 @@ import TestKit
         #expect(try await world.run("chapter", "9").status == 66)
         _ = try await world.run("quit")
     }
+
+    /// Podcasting 2.0: the episode names a chapters file; the background
+    /// player reads it as the episode plays, and its chapters win.
+    @Test func aPodcastChaptersFileIsReadWhenTheEpisodePlays() async throws {
+        let file = try await Self.chaptered()
+        let server = try TestHTTPServer()
+        server.serve("/ep/chapters.json", bytes: Array(#"{"version": "1.2.0", "chapters": [{"startTime": 0, "title": "Cold open"}, {"startTime": 0.5, "title": "Hidden", "toc": false}, {"startTime": 2, "title": "Interview"}]}"#.utf8))
+        let world = try await BackgroundPlayerTests.World(long: true)
+        world.feed = try world.folder.write("podcast.xml", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <rss version="2.0" xmlns:podcast="https://podcastindex.org/namespace/1.0">
+              <channel><title>Index</title>
+                <item><title>Episode</title><guid>ep</guid>
+                  <enclosure url="file://\(file)" type="audio/mp4"/>
+                  <podcast:chapters url="\(server.url("/ep/chapters.json").absoluteString)" type="application/json+chapters"/>
+                </item>
+              </channel>
+            </rss>
+            """)
+        #expect(try await world.run("toggle", "1").status == 0)
+        var status = ""
+        for _ in 0..<100 where !status.contains("Cold open") {
+            status = try await world.run("status").stdout
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(status.contains("chapter 1/2 Cold open"), "\(status)")
+        let second = try await world.run("chapter", "2")
+        #expect(second.stdout.contains("chapter 2/2 Interview"), "\(second.stdout)\(second.stderr)")
+        #expect(server.getCount("/ep/chapters.json") == 1, "read once")
+        _ = try await world.run("quit")
+    }
 }
