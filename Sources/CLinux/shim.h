@@ -16,6 +16,12 @@ static inline int mp_contains_bytes(const void *haystack, size_t count, const vo
     return memmem(haystack, count, needle, needle_count) != NULL;
 }
 
+/// Where `needle` first occurs in `haystack`, as an offset; -1 if nowhere.
+static inline long mp_find_bytes(const void *haystack, size_t count, const void *needle, size_t needle_count) {
+    const void *found = memmem(haystack, count, needle, needle_count);
+    return found == NULL ? -1 : (long)((const char *)found - (const char *)haystack);
+}
+
 /// Starts writeback of a byte range without waiting for it.
 static inline int mp_start_writeback(int fd, off_t offset, off_t count) {
     return sync_file_range(fd, offset, count, SYNC_FILE_RANGE_WRITE);

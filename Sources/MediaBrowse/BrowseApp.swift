@@ -74,7 +74,7 @@ public final class BrowseApp: @unchecked Sendable {
     // Confined to `queue`.
     /// Feed, selection, mode and message: changed by keys in `BrowseState`.
     private var state: BrowseState
-    private var feed: Feed { state.feed }
+    private var feed: ShownFeed { state.feed }
     private var statuses: [ItemKey: ItemStatus] = [:]
     /// Why a playing video's pictures are not here (the background player's); nil: they are.
     private var pictureNotice: String?
@@ -102,10 +102,23 @@ public final class BrowseApp: @unchecked Sendable {
     private var signalSources: [any DispatchSourceSignal] = []
     private var finished: CheckedContinuation<Int32, Never>?
 
+    /// The grid over `items` (SearchTiming lays it out the same way): a
+    /// video always has its picture's place; other items when `hasPicture`.
+    static func layout(
+        _ items: ShownItems, width: Int, height: Int, pictures: Bool, artists: [String: String], hasPicture: @escaping (FeedItem) -> Bool
+    ) -> GridLayout {
+        GridLayout(width: width, height: height, count: items.count, pictures: pictures, artists: !artists.isEmpty) { index in
+            let item = items[index]
+            return GridLayout.Cell(title: item.title, hasPicture: item.kind == .video && item.isValid || hasPicture(item), artist: artists[item.id])
+        }
+    }
+
+    /// Whether some item of the feed has a picture, for a feed generation.
+    private var hasPicturesFor: (generation: Int, pictures: Bool)?
+
     private struct LayoutKey: Equatable {
         var columns: Int
         var rows: Int
-        var pictures: [Bool]
         var feedGeneration: Int
         /// The items shown changed (a search narrowed the grid).
         var shown: Int
@@ -543,15 +556,17 @@ public final class BrowseApp: @unchecked Sendable {
     }
 
     private func currentLayout(_ size: FullScreen.Size) -> GridLayout {
-        // Every video has a picture's place: its thumbnail, a frame of it, or its playback.
-        let hasPicture = feed.items.map { $0.kind == .video && $0.isValid || pictureSource($0) != nil }
-        let key = LayoutKey(columns: size.columns, rows: size.rows, pictures: hasPicture, feedGeneration: feedGeneration, shown: state.generation)
+        let key = LayoutKey(columns: size.columns, rows: size.rows, feedGeneration: feedGeneration, shown: state.generation)
         if let layout, key == layoutKey { return layout }
-        let fresh = GridLayout(
-            width: size.columns, height: size.rows - BrowseView.chromeRows,
-            cells: zip(feed.items, hasPicture).map { ($0.title, $1) },
-            artists: artists.isEmpty ? [] : feed.items.map { artists[$0.id] }
-        )
+        // Whether cells keep a picture's room: once per feed (a scan of every item).
+        if hasPicturesFor?.generation != feedGeneration {
+            let pictures = state.allItems.items.contains { $0.kind == .image || $0.kind == .video || $0.thumbnail != nil }
+            hasPicturesFor = (feedGeneration, pictures)
+        }
+        let pictures = hasPicturesFor?.pictures ?? true
+        let fresh = Self.layout(feed.items, width: size.columns, height: size.rows - BrowseView.chromeRows, pictures: pictures, artists: artists) { [unowned self] item in
+            pictureSource(item) != nil
+        }
         layout = fresh
         layoutKey = key
         return fresh

@@ -38,7 +38,7 @@ struct BrowseState {
 
     /// What the grid shows: the whole feed, or the items a query kept (in
     /// the feed's order, with the feed's numbers).
-    private(set) var feed: Feed
+    private(set) var feed: ShownFeed
     /// The whole feed, and its items' text folded once for searching.
     private(set) var allItems: Feed
     private var search: ItemSearch?
@@ -68,7 +68,7 @@ struct BrowseState {
     /// `details`: the items' probed details where known (their artist and
     /// album are searched too), one per item or none.
     init(feed: Feed, keymap: Keymap, message: String? = nil, details: [MediaDetails?] = []) {
-        self.feed = feed
+        self.feed = ShownFeed(feed)
         allItems = feed
         self.details = details
         self.keymap = keymap
@@ -111,15 +111,16 @@ struct BrowseState {
     /// as near its old place as the new feed allows; a query kept applies
     /// to the new feed.
     mutating func replaceFeed(_ newFeed: Feed, details: [MediaDetails?] = []) {
+        let selectedID = selectedItem?.id
         allItems = newFeed
         self.details = details
         search = nil
         shownIndices = nil
-        if filtered || mode == .search {
-            applyQuery(narrowing: false)
-        } else {
-            show(Array(newFeed.items.indices))
-        }
+        // Everything first (the new feed's places), then a kept query.
+        feed = ShownFeed(newFeed)
+        generation += 1
+        selection = newFeed.items.firstIndex { $0.id == selectedID } ?? min(selection, max(0, newFeed.items.count - 1))
+        if filtered || mode == .search { applyQuery(narrowing: false) }
     }
 
     // MARK: - Search
@@ -192,11 +193,22 @@ struct BrowseState {
         if indices == shownIndices && feed.items.count == indices.count { return }
         shownIndices = indices
         let selectedID = selectedItem?.id
-        var shown = allItems
-        shown.items = indices.map { allItems.items[$0] }
-        feed = shown
-        selection = shown.items.firstIndex { $0.id == selectedID } ?? min(selection, max(0, shown.items.count - 1))
+        let wasAt = selectedID == nil ? nil : feed.items.places?[selection] ?? selection
+        feed = ShownFeed(allItems, places: indices.count == allItems.items.count ? nil : indices)
+        // The selected item, found by its place in the feed (no item compared).
+        let found = wasAt.flatMap { place in indices.count == allItems.items.count ? place : Self.search(indices, for: place) }
+        selection = found ?? min(selection, max(0, feed.items.count - 1))
         generation += 1
+    }
+
+    /// Where `place` is in the sorted `indices`, if it is there.
+    private static func search(_ indices: [Int], for place: Int) -> Int? {
+        var low = 0, high = indices.count
+        while low < high {
+            let middle = (low + high) / 2
+            if indices[middle] < place { low = middle + 1 } else { high = middle }
+        }
+        return low < indices.count && indices[low] == place ? low : nil
     }
 
     /// n / N: the next (previous) match of the last query in the whole grid.

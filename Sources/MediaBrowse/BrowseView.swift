@@ -61,7 +61,7 @@ struct BrowseSnapshot {
     var columns: Int
     var rows: Int
     var title: String
-    var items: [FeedItem]
+    var items: ShownItems
     var layout: GridLayout
     /// Each item's state, asked only for the cells drawn.
     var state: (_ index: Int) -> CellState
@@ -242,14 +242,17 @@ enum BrowseView {
         }
 
         var row = top + 1
-        if frame.hasPicture {
+        // Every cell keeps the picture's room when any has one (one height for all).
+        if snapshot.layout.hasPictures {
             let rows = snapshot.layout.pictureRows
-            let allVisible = (top + 1...top + rows).allSatisfy(visible)
-            drawPicture(
-                snapshot.picture(index, inner, rows), column: frame.x + 1, row: row, columns: inner, rows: rows,
-                styles: styles, tick: snapshot.tick, canPlaceGraphics: allVisible, visible: visible,
-                into: &canvas, graphics: &graphics
-            )
+            if frame.hasPicture {
+                let allVisible = (top + 1...top + rows).allSatisfy(visible)
+                drawPicture(
+                    snapshot.picture(index, inner, rows), column: frame.x + 1, row: row, columns: inner, rows: rows,
+                    styles: styles, tick: snapshot.tick, canPlaceGraphics: allVisible, visible: visible,
+                    into: &canvas, graphics: &graphics
+                )
+            }
             row += rows
         }
         for line in frame.titleLines {
@@ -260,7 +263,8 @@ enum BrowseView {
             put(artist, frame.x + 1, row, styles.dim, inner)
             row += 1
         }
-        put((snapshot.mark(index).map { $0 + " " } ?? "") + stateText(state, tick: snapshot.tick), frame.x + 1, row, styles.state(state), inner)
+        // The state on the cell's last line, level across a row.
+        put((snapshot.mark(index).map { $0 + " " } ?? "") + stateText(state, tick: snapshot.tick), frame.x + 1, top + frame.height - 2, styles.state(state), inner)
     }
 
     private static func drawPicture(

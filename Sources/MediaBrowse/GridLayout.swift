@@ -1,18 +1,26 @@
 import MediaTerminal
 
-/// Where each cell of the grid goes, for a terminal width and the cells'
-/// contents: as many columns as fit, cells as tall as their content (a
-/// picture, one or two title lines, an artist, a state line, the border),
-/// rows as tall as their tallest cell. Pure arithmetic, so tests can check
-/// it directly. Made for every feed and every search keystroke, so the
-/// work per cell is a count (a title's width) and a row's height: a cell's
-/// frame, its title wrapped, is made when it is drawn (at 100,000 items
-/// wrapping every title took half a second).
+/// Where each cell of the grid goes: as many columns as fit, every cell as
+/// tall as the tallest content (a picture's room when any cell has a
+/// picture, two title lines, an artist line when any has an artist, a
+/// state line, the border). Every cell the same height makes the layout
+/// arithmetic, whatever the number of cells: a search keystroke at 100,000
+/// items lays nothing out; a cell's frame, its title wrapped, is made when
+/// it is drawn. Pure, so tests can check it directly.
 struct GridLayout {
     /// A cell is at least this wide (border included), or the grid has one column.
     static let minimumCellWidth = 24
     /// Columns between cells.
     static let gap = 1
+    /// Title lines a cell has room for.
+    static let titleLines = 2
+
+    /// What a cell shows that its frame depends on.
+    struct Cell {
+        var title: String
+        var hasPicture: Bool
+        var artist: String? = nil
+    }
 
     struct Frame: Equatable {
         /// Column and row of the top-left corner, in grid coordinates (row 0
@@ -31,21 +39,24 @@ struct GridLayout {
     let cellWidth: Int
     /// Rows a cell's picture takes.
     let pictureRows: Int
-    /// The top of each row of cells, and its height.
-    let rows: [(top: Int, height: Int)]
-    private let cells: [(title: String, hasPicture: Bool)]
-    private let artists: [String?]
+    /// Whether cells keep room for a picture (some cell has one).
+    let hasPictures: Bool
+    /// Whether cells keep a line for an artist (some cell has one).
+    let hasArtists: Bool
+    let count: Int
+    let cellHeight: Int
+    private let cell: (Int) -> Cell
 
-    var count: Int { cells.count }
-    var contentHeight: Int { rows.last.map { $0.top + $0.height } ?? 0 }
+    var rowCount: Int { (count + columns - 1) / columns }
+    var contentHeight: Int { rowCount * cellHeight }
 
     /// Every cell's frame (tests; the view asks for the cells it draws).
     var frames: [Frame] { (0..<count).map(frame) }
 
     /// `width`: the screen's columns; `height`: the rows the grid has on
-    /// screen; `cells`: each item's title and whether it shows a picture;
-    /// `artists`: each item's artist where known (or none at all).
-    init(width: Int, height: Int, cells: [(title: String, hasPicture: Bool)], artists: [String?] = []) {
+    /// screen; `count` cells, `cell(index)` read only for the cells drawn;
+    /// `pictures`, `artists`: whether any cell has one.
+    init(width: Int, height: Int, count: Int, pictures: Bool, artists: Bool, cell: @escaping (Int) -> Cell) {
         let width = max(8, width)
         columns = max(1, (width + Self.gap) / (Self.minimumCellWidth + Self.gap))
         cellWidth = (width - Self.gap * (columns - 1)) / columns
@@ -53,39 +64,33 @@ struct GridLayout {
         // A 16:9 picture in cells about twice as tall as wide, kept small
         // enough that two rows of cells fit on the screen.
         pictureRows = max(2, min(inner * 9 / 32, (height - 4) / 2 - 4))
-        self.cells = cells
-        self.artists = artists
-        var rows: [(top: Int, height: Int)] = []
-        rows.reserveCapacity(cells.count / columns + 1)
-        var top = 0
-        for start in stride(from: 0, to: cells.count, by: columns) {
-            var rowHeight = 0
-            for index in start..<min(cells.count, start + columns) {
-                rowHeight = max(rowHeight, Self.height(of: cells[index], artist: index < artists.count && artists[index]?.isEmpty == false, inner: inner, pictureRows: pictureRows))
-            }
-            rows.append((top, rowHeight))
-            top += rowHeight
-        }
-        self.rows = rows
+        hasPictures = pictures
+        hasArtists = artists
+        self.count = count
+        self.cell = cell
+        cellHeight = 2 + (pictures ? pictureRows : 0) + Self.titleLines + (artists ? 1 : 0) + 1
     }
 
-    /// A cell's height: its title takes one line when it fits the cell,
-    /// else two (the wrap's most).
-    private static func height(of cell: (title: String, hasPicture: Bool), artist: Bool, inner: Int, pictureRows: Int) -> Int {
-        let titleLines = cell.title.isEmpty || DisplayWidth.of(cell.title) <= inner ? 1 : 2
-        return 2 + (cell.hasPicture ? pictureRows : 0) + titleLines + (artist ? 1 : 0) + 1
+    /// The same from the cells themselves (tests, small grids).
+    init(width: Int, height: Int, cells: [(title: String, hasPicture: Bool)], artists: [String?] = []) {
+        let all = cells.indices.map { index in
+            Cell(title: cells[index].title, hasPicture: cells[index].hasPicture, artist: index < artists.count ? artists[index] : nil)
+        }
+        self.init(
+            width: width, height: height, count: all.count, pictures: all.contains(where: \.hasPicture),
+            artists: all.contains { $0.artist?.isEmpty == false }, cell: { all[$0] }
+        )
     }
 
     /// Cell `index`'s frame, its title wrapped.
     func frame(_ index: Int) -> Frame {
         let inner = cellWidth - 2
-        let cell = cells[index]
-        let title = DisplayWidth.wrap(cell.title.isEmpty ? "(untitled)" : cell.title, width: inner, maxLines: 2)
-        let artist = index < artists.count ? artists[index].flatMap { $0.isEmpty ? nil : DisplayWidth.truncate(DisplayWidth.singleLine($0), to: inner) } : nil
+        let content = cell(index)
+        let title = DisplayWidth.wrap(content.title.isEmpty ? "(untitled)" : content.title, width: inner, maxLines: Self.titleLines)
+        let artist = content.artist.flatMap { $0.isEmpty ? nil : DisplayWidth.truncate(DisplayWidth.singleLine($0), to: inner) }
         return Frame(
-            x: (index % columns) * (cellWidth + Self.gap), y: rows[index / columns].top, width: cellWidth,
-            height: 2 + (cell.hasPicture ? pictureRows : 0) + title.count + (artist == nil ? 0 : 1) + 1,
-            titleLines: title, hasPicture: cell.hasPicture, artist: artist
+            x: (index % columns) * (cellWidth + Self.gap), y: (index / columns) * cellHeight, width: cellWidth, height: cellHeight,
+            titleLines: title, hasPicture: content.hasPicture, artist: hasArtists ? artist : nil
         )
     }
 
@@ -95,50 +100,29 @@ struct GridLayout {
     /// movement from `scrollTop`.
     func scrollTop(showing index: Int, from scrollTop: Int, viewHeight: Int) -> Int {
         guard (0..<count).contains(index) else { return 0 }
-        let row = rows[self.row(of: index)]
-        var top = scrollTop
-        if row.top + row.height > top + viewHeight { top = row.top + row.height - viewHeight }
-        if row.top < top { top = row.top }
-        return max(0, min(top, max(0, contentHeight - viewHeight)))
-    }
-
-    /// The row of cells at grid row `y` (the last one that starts at or above it).
-    private func rowIndex(at y: Int) -> Int {
-        var low = 0, high = rows.count - 1
-        while low < high {
-            let middle = (low + high + 1) / 2
-            if rows[middle].top <= y { low = middle } else { high = middle - 1 }
-        }
-        return low
+        let top = row(of: index) * cellHeight
+        var result = scrollTop
+        if top + cellHeight > result + viewHeight { result = top + cellHeight - viewHeight }
+        if top < result { result = top }
+        return max(0, min(result, max(0, contentHeight - viewHeight)))
     }
 
     /// The cells that show at least one row between `scrollTop` and
     /// `scrollTop + viewHeight`.
     func visible(scrollTop: Int, viewHeight: Int) -> [Int] {
-        guard !rows.isEmpty, viewHeight > 0 else { return [] }
-        var result: [Int] = []
-        var row = rowIndex(at: max(0, scrollTop))
-        while row < rows.count, rows[row].top < scrollTop + viewHeight {
-            if rows[row].top + rows[row].height > scrollTop {
-                let start = row * columns
-                for index in start..<min(count, start + columns) where rows[row].top + frameHeight(index) > scrollTop { result.append(index) }
-            }
-            row += 1
-        }
-        return result
-    }
-
-    private func frameHeight(_ index: Int) -> Int {
-        Self.height(of: cells[index], artist: index < artists.count && artists[index]?.isEmpty == false, inner: cellWidth - 2, pictureRows: pictureRows)
+        guard count > 0, viewHeight > 0 else { return [] }
+        let first = max(0, scrollTop) / cellHeight
+        let last = min(rowCount - 1, (scrollTop + viewHeight - 1) / cellHeight)
+        guard first <= last else { return [] }
+        return Array((first * columns)..<min(count, (last + 1) * columns))
     }
 
     /// The cell at a screen position in grid coordinates, if any.
     func cell(atColumn column: Int, row y: Int) -> Int? {
-        guard !rows.isEmpty, y >= 0, column >= 0 else { return nil }
-        let row = rowIndex(at: y)
+        guard count > 0, y >= 0, column >= 0 else { return nil }
         let slot = column / (cellWidth + Self.gap)
-        let index = row * columns + slot
-        guard slot < columns, index < count, column - slot * (cellWidth + Self.gap) < cellWidth, y < rows[row].top + frameHeight(index) else { return nil }
+        let index = (y / cellHeight) * columns + slot
+        guard slot < columns, index < count, column - slot * (cellWidth + Self.gap) < cellWidth else { return nil }
         return index
     }
 
@@ -170,7 +154,6 @@ struct GridLayout {
 
     /// How many rows of cells a page moves.
     func rowsPerPage(viewHeight: Int) -> Int {
-        let tallest = rows.map(\.height).max() ?? 1
-        return max(1, viewHeight / max(1, tallest))
+        max(1, viewHeight / max(1, cellHeight))
     }
 }

@@ -16,8 +16,8 @@ public enum SearchTiming {
         let (items, details) = state.searchSource
         state.useSearch(ItemSearch(items: items, details: details), madeFor: items)
         var times: [Double] = []
-        func laidOut(_ items: [FeedItem]) -> GridLayout {
-            GridLayout(width: columns, height: rows - BrowseView.chromeRows, cells: items.map { ($0.title, $0.kind == .video || $0.thumbnail != nil) })
+        func laidOut(_ items: ShownItems) -> GridLayout {
+            BrowseApp.layout(items, width: columns, height: rows - BrowseView.chromeRows, pictures: true, artists: [:]) { $0.thumbnail != nil }
         }
         // As browse opens: laid out once before any key.
         var layout = laidOut(state.feed.items)

@@ -9,26 +9,35 @@ import Foundation
 /// only the previous matches (a keystroke at 100,000 items stays within a
 /// frame: mediaplay-bench search).
 public struct ItemSearch: Sendable {
-    /// Each item's folded text, its fields joined by a byte no word has.
-    private let haystacks: [[UInt8]]
+    /// Every item's folded text, one after another, each ended by a 0 byte
+    /// (no word has one); its fields joined by 1. One buffer: a common word
+    /// is one memmem pass over all of it, not one call per item.
+    private let text: [UInt8]
+    /// Where each item's text starts in `text`, and one past the last.
+    private let starts: [Int]
 
-    public var count: Int { haystacks.count }
+    public var count: Int { starts.count - 1 }
 
     /// `details`: one per item (nil where not probed), or empty.
     public init(items: [FeedItem], details: [MediaDetails?] = []) {
-        haystacks = items.indices.map { index in
+        var text: [UInt8] = []
+        var starts: [Int] = []
+        starts.reserveCapacity(items.count + 1)
+        for index in items.indices {
+            starts.append(text.count)
             let item = items[index]
             let known = index < details.count ? details[index] : nil
-            var text: [UInt8] = []
-            text.reserveCapacity(item.title.utf8.count + (item.description?.utf8.count ?? 0) + 64)
             for field in [item.title, known?.title, known?.artist, known?.album, item.description] {
                 guard let field else { continue }
                 Self.fold(field, into: &text)
                 text.append(0x01)
             }
             if let source = item.source { Self.fold(Self.fileName(source), into: &text) }
-            return text
+            text.append(0x00)
         }
+        starts.append(text.count)
+        self.text = text
+        self.starts = starts
     }
 
     /// The indices (in feed order) of the items that match `query`, among
@@ -39,8 +48,7 @@ public struct ItemSearch: Sendable {
     /// word is looked for (the others matched already).
     public func matches(_ query: String, among candidates: [Int]? = nil, previous: String? = nil) -> [Int] {
         var words = Self.words(query)
-        let pool = candidates ?? Array(haystacks.indices)
-        guard !words.isEmpty else { return pool }
+        guard !words.isEmpty else { return candidates ?? Array(0..<count) }
         if candidates != nil, let previous {
             let before = Self.words(previous)
             // All but the last word the same as before: the last is all there is to look for.
@@ -48,13 +56,75 @@ public struct ItemSearch: Sendable {
                 words = [words[words.count - 1]]
             }
         }
-        return pool.filter { index in
-            haystacks[index].withUnsafeBytes { text in
-                words.allSatisfy { word in
-                    word.withUnsafeBytes { needle in mp_contains_bytes(text.baseAddress, text.count, needle.baseAddress, needle.count) != 0 }
+        var result = candidates
+        for word in words {
+            // Many candidates: one pass over the whole text, then the two
+            // sorted lists met; few: each candidate's own text.
+            if let pool = result, pool.count < count / 8 {
+                result = pool.filter { contains(word, in: $0) }
+            } else {
+                let hits = everywhere(word)
+                result = result.map { Self.intersection($0, hits) } ?? hits
+            }
+            if result?.isEmpty == true { break }
+        }
+        return result ?? []
+    }
+
+    /// Whether item `index`'s text holds `word`.
+    private func contains(_ word: [UInt8], in index: Int) -> Bool {
+        text.withUnsafeBytes { all in
+            word.withUnsafeBytes { needle in
+                mp_find_bytes(all.baseAddress! + starts[index], starts[index + 1] - starts[index], needle.baseAddress, needle.count) >= 0
+            }
+        }
+    }
+
+    /// Every item whose text holds `word`, in order: memmem from hit to
+    /// hit, each hit's item found by a binary search of `starts`.
+    private func everywhere(_ word: [UInt8]) -> [Int] {
+        var found: [Int] = []
+        text.withUnsafeBytes { all in
+            word.withUnsafeBytes { needle in
+                var from = 0
+                while from < all.count {
+                    let offset = mp_find_bytes(all.baseAddress! + from, all.count - from, needle.baseAddress, needle.count)
+                    guard offset >= 0 else { break }
+                    let item = item(at: from + offset)
+                    found.append(item)
+                    from = starts[item + 1]
                 }
             }
         }
+        return found
+    }
+
+    /// The item whose text holds byte `offset`.
+    private func item(at offset: Int) -> Int {
+        var low = 0, high = count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if starts[middle] <= offset { low = middle } else { high = middle - 1 }
+        }
+        return low
+    }
+
+    /// The indices in both sorted lists.
+    private static func intersection(_ a: [Int], _ b: [Int]) -> [Int] {
+        var result: [Int] = []
+        var i = 0, j = 0
+        while i < a.count, j < b.count {
+            if a[i] == b[j] {
+                result.append(a[i])
+                i += 1
+                j += 1
+            } else if a[i] < b[j] {
+                i += 1
+            } else {
+                j += 1
+            }
+        }
+        return result
     }
 
     /// Whether `longer`'s matches are among `shorter`'s: each word of the

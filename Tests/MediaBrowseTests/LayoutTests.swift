@@ -20,13 +20,12 @@ struct LayoutTests {
             #expect(frame.x + frame.width <= size.width)
             #expect(frame.titleLines.count <= 2)
             #expect(frame.titleLines.allSatisfy { DisplayWidth.of($0) <= frame.width - 2 })
-            #expect(frame.height == 2 + (frame.hasPicture ? layout.pictureRows : 0) + frame.titleLines.count + 1)
+            // One height for every cell: a picture's room (some have one), two title lines, the state, the border.
+            #expect(frame.height == 2 + layout.pictureRows + 2 + 1)
         }
-        // Cells differ in height with their content; a row is as tall as its tallest.
-        #expect(Set(layout.frames.map(\.height)).count > 1)
-        for (row, band) in layout.rows.enumerated() {
-            let members = layout.frames.indices.filter { layout.row(of: $0) == row }
-            #expect(band.height == members.map { layout.frames[$0].height }.max())
+        // Rows follow one another, a cell's height apart.
+        for index in layout.frames.indices {
+            #expect(layout.frames[index].y == layout.row(of: index) * layout.cellHeight)
         }
     }
 
@@ -67,7 +66,7 @@ struct LayoutTests {
         let picture = TerminalImage(columns: 4, rows: 2, lines: ["\u{1B}[31m▄▄▄▄\u{1B}[0m", "\u{1B}[32m▄▄▄▄\u{1B}[0m"])
         for mode in [BrowseSnapshot.Mode.grid, .detail, .help] {
             let snapshot = BrowseSnapshot(
-                columns: size.columns, rows: size.rows, title: "A feed", items: items, layout: layout,
+                columns: size.columns, rows: size.rows, title: "A feed", items: ShownItems(base: items, places: nil), layout: layout,
                 state: { _ in .downloading(0.5) }, selection: 1, scrollTop: 0, mode: mode, detailScroll: 3,
                 message: nil, backendName: "test", colors: true, tick: 0, picture: { _, _, _ in .image(picture) }
             )
