@@ -13,7 +13,7 @@ CLANG="${CLANG:-$(dirname "$SWIFTC")/clang}"
 out=.build/fuzz
 mkdir -p "$out"
 rm -f "$out"/crash-*
-flags="-sanitize=fuzzer,address -O -parse-as-library -I $out -I Sources/CXML/include"
+flags="-sanitize=fuzzer,address -O -parse-as-library -I $out -I Sources/CXML/include -I Sources/CLinux"
 
 # module NAME SOURCES...: one module's sources as an instrumented object.
 module() {
