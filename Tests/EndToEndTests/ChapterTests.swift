@@ -87,7 +87,10 @@ import TestKit
               </channel>
             </rss>
             """)
+        // Paused at once, so a busy machine's delays move nothing.
         #expect(try await world.run("toggle", "1").status == 0)
+        #expect(try await world.run("toggle", "1").stdout.hasPrefix("⏸ paused 1"))
+        _ = try await world.run("chapter", "1")
         let next = try await world.run("chapter", "next")
         #expect(next.status == 0, "\(next.stderr)")
         #expect(next.stdout.contains("chapter 2/3 Part Two"), "\(next.stdout)")
@@ -96,6 +99,7 @@ import TestKit
         let show = (listed?["items"] as? [[String: Any]])?.last
         #expect((show?["chapters"] as? [[String: Any]])?.map { $0["title"] as? String } == ["Welcome", "Goodbye"], "the feed's chapters")
         #expect(try await world.run("toggle", "2").status == 0)
+        #expect(try await world.run("toggle", "2").stdout.hasPrefix("⏸ paused 2"))
         let podcast = try await world.run("chapter", "2")
         #expect(podcast.stdout.contains("chapter 2/2 Goodbye"), "\(podcast.stdout)\(podcast.stderr)")
         #expect(try await world.run("chapter", "9").status == 66)
@@ -121,6 +125,8 @@ import TestKit
             </rss>
             """)
         #expect(try await world.run("toggle", "1").status == 0)
+        #expect(try await world.run("toggle", "1").stdout.hasPrefix("⏸ paused 1"))
+        _ = try await world.run("chapter", "1")
         var status = ""
         for _ in 0..<100 where !status.contains("Cold open") {
             status = try await world.run("status").stdout

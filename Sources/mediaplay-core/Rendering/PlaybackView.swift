@@ -83,7 +83,13 @@ enum PlaybackView {
                 if id != followed.key {
                     // (A next item that fails to start is followed too: its
                     // failure ends `play`, where waiting for it would hang.)
-                    guard event.event == .state, [.downloading, .buffering, .playing, .failed].contains(event.status.state) else { continue }
+                    // (A short item on a busy machine can end before its
+                    // playing is announced: its first event is `ended`, and
+                    // as the session's current item it is followed too.)
+                    guard event.event == .state,
+                          [.downloading, .buffering, .playing, .failed].contains(event.status.state)
+                          || (event.status.state == .ended && session.currentStatus()?.id == id)
+                    else { continue }
                     followed.key = id
                 }
                 stepSink.yield(.event(event))
