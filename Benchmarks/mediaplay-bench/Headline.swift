@@ -39,9 +39,17 @@ func headline(_ measure: String, mediaplay: String, anchor: String, ratio: Doubl
 /// `mediaplay-bench table RESULTS DOC`: the recorded rows as the table
 /// between DOC's bench-table markers (everything else in DOC kept).
 func writeTable(results: String, document: String) throws {
-    let rows = try String(contentsOfFile: results, encoding: .utf8).split(separator: "\n").map { line in
+    // In `make bench`'s order, whatever order they were recorded in (one
+    // benchmark run again replaces its rows in place).
+    let order = ["download", "playback", "control", "progressive", "feeds", "podcast", "folder", "resume", "controls", "terminal", "search"]
+    func rank(_ row: Headline) -> Int {
+        let name = row.command.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+        return order.firstIndex(of: name) ?? order.count
+    }
+    let recorded = try String(contentsOfFile: results, encoding: .utf8).split(separator: "\n").map { line in
         try JSONDecoder().decode(Headline.self, from: Data(line.utf8))
     }
+    let rows = recorded.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }.map(\.element)
     let begin = "<!-- bench-table:begin"
     let end = "<!-- bench-table:end -->"
     let text = try String(contentsOfFile: document, encoding: .utf8)
