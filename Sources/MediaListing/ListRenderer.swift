@@ -233,15 +233,7 @@ public enum ListDocument {
             let row = rows[index]
             json.beginObject()
             // The chapters playback uses: the feed's (a podcast's), else the file's.
-            json.key(Key.chapters)
-            json.beginArray()
-            for chapter in item.chapters.isEmpty ? row.details?.chapters ?? [] : item.chapters {
-                json.beginObject()
-                json.key(Key.start); json.number(chapter.start)
-                json.key(Key.title); json.string(chapter.title)
-                json.endObject()
-            }
-            json.endArray()
+            json.key(Key.chapters); write(item.chapters.isEmpty ? row.details?.chapters ?? [] : item.chapters, into: &json)
             json.key(Key.description); json.string(item.description)
             json.key(Key.duration); json.number(item.duration)
             json.key(Key.error); json.string(row.detail)
@@ -281,19 +273,23 @@ public enum ListDocument {
         _ = json.flush(to: output)
     }
 
-    private static func write(_ media: MediaDetails, into json: inout JSONWriter) {
-        json.beginObject()
-        json.key(Key.album); json.string(media.album)
-        json.key(Key.artist); json.string(media.artist)
-        json.key(Key.chapters)
+    /// `[{"start": seconds, "title": …}]`
+    private static func write(_ chapters: [Chapter], into json: inout JSONWriter) {
         json.beginArray()
-        for chapter in media.chapters {
+        for chapter in chapters {
             json.beginObject()
             json.key(Key.start); json.number(chapter.start)
             json.key(Key.title); json.string(chapter.title)
             json.endObject()
         }
         json.endArray()
+    }
+
+    private static func write(_ media: MediaDetails, into json: inout JSONWriter) {
+        json.beginObject()
+        json.key(Key.album); json.string(media.album)
+        json.key(Key.artist); json.string(media.artist)
+        json.key(Key.chapters); write(media.chapters, into: &json)
         json.key(Key.codec); json.string(media.codec)
         json.key(Key.duration); json.number(media.duration)
         json.key(Key.height); json.number(media.height)
