@@ -240,6 +240,9 @@ extension Player {
                             pauseRequested = true
                             if state == .playing { enterPausedState() }
                             if !buffer.isActive { audioSink?.pause() }
+                            // Whoever waits on the player (a virtual clock's
+                            // advance, the video thread) hears of the pause.
+                            condition.broadcast()
                             continue
                         }
                         fade = (range, audioPosition, serialSpeed, left)
