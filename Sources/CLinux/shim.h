@@ -11,11 +11,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/// Whether `needle` occurs in `haystack` (glibc's memmem, a two-way search).
-static inline int mp_contains_bytes(const void *haystack, size_t count, const void *needle, size_t needle_count) {
-    return memmem(haystack, count, needle, needle_count) != NULL;
-}
-
 /// Where `needle` first occurs in `haystack`, as an offset; -1 if nowhere.
 static inline long mp_find_bytes(const void *haystack, size_t count, const void *needle, size_t needle_count) {
     const void *found = memmem(haystack, count, needle, needle_count);

@@ -177,21 +177,15 @@ package final class CacheIndex: Sendable {
                     table.column("sampleRate", .integer)
                 }
             }
-            migrator.registerMigration("v5-tracks") { db in
+            migrator.registerMigration("v5-tracks-chapters") { db in
                 // Track and disc numbers order a folder's album; a cover in
-                // the file is its thumbnail. Files probed before are probed
-                // again, once, to learn them.
+                // the file is its thumbnail; its chapters as JSON
+                // ([{"start": s, "title": t}]). Files probed before are
+                // probed again, once, to learn them.
                 try db.alter(table: "media") { table in
                     table.add(column: "track", .integer)
                     table.add(column: "disc", .integer)
                     table.add(column: "hasCover", .boolean).notNull().defaults(to: false)
-                }
-                try db.execute(sql: "DELETE FROM media")
-            }
-            migrator.registerMigration("v6-chapters") { db in
-                // A file's chapters, as JSON ([{"start": s, "title": t}]);
-                // files probed before are probed again, once.
-                try db.alter(table: "media") { table in
                     table.add(column: "chapters", .text)
                 }
                 try db.execute(sql: "DELETE FROM media")

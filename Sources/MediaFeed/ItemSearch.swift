@@ -135,7 +135,7 @@ public struct ItemSearch: Sendable {
         guard old.count <= new.count else { return false }
         for (index, word) in old.enumerated() {
             let candidate = new[index]
-            guard candidate.count >= word.count, candidate.withUnsafeBytes({ c in word.withUnsafeBytes { w in mp_contains_bytes(c.baseAddress, c.count, w.baseAddress, w.count) != 0 } }) else { return false }
+            guard candidate.count >= word.count, candidate.withUnsafeBytes({ c in word.withUnsafeBytes { w in mp_find_bytes(c.baseAddress, c.count, w.baseAddress, w.count) >= 0 } }) else { return false }
         }
         return true
     }

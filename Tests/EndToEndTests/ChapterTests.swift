@@ -38,6 +38,14 @@ import TestKit
         ])
     }
 
+    /// Item `number` started in the background player, paused at once and
+    /// back at its first chapter: a busy machine's delays move nothing.
+    static func pausedAtTheStart(_ world: UserHome, _ number: String) async throws {
+        #expect(try await world.run("toggle", number).status == 0)
+        #expect(try await world.run("toggle", number).stdout.hasPrefix("⏸ paused \(number)"))
+        _ = try await world.run("chapter", "1")
+    }
+
     @Test func chaptersAreListedAndChapterNextLandsOnItsFirstSample() async throws {
         let file = try await Self.chaptered()
         let folder = try TemporaryDirectory()
@@ -89,10 +97,7 @@ import TestKit
               </channel>
             </rss>
             """)
-        // Paused at once, so a busy machine's delays move nothing.
-        #expect(try await world.run("toggle", "1").status == 0)
-        #expect(try await world.run("toggle", "1").stdout.hasPrefix("⏸ paused 1"))
-        _ = try await world.run("chapter", "1")
+        try await Self.pausedAtTheStart(world, "1")
         let next = try await world.run("chapter", "next")
         #expect(next.status == 0, "\(next.stderr)")
         #expect(next.stdout.contains("chapter 2/3 Part Two"), "\(next.stdout)")
@@ -100,8 +105,7 @@ import TestKit
         let listed = try JSONSerialization.jsonObject(with: Data(try await world.run("list", "--json").stdout.utf8)) as? [String: Any]
         let show = (listed?["items"] as? [[String: Any]])?.last
         #expect((show?["chapters"] as? [[String: Any]])?.map { $0["title"] as? String } == ["Welcome", "Goodbye"], "the feed's chapters")
-        #expect(try await world.run("toggle", "2").status == 0)
-        #expect(try await world.run("toggle", "2").stdout.hasPrefix("⏸ paused 2"))
+        try await Self.pausedAtTheStart(world, "2")
         let podcast = try await world.run("chapter", "2")
         #expect(podcast.stdout.contains("chapter 2/2 Goodbye"), "\(podcast.stdout)\(podcast.stderr)")
         #expect(try await world.run("chapter", "9").status == 66)
@@ -126,9 +130,7 @@ import TestKit
               </channel>
             </rss>
             """)
-        #expect(try await world.run("toggle", "1").status == 0)
-        #expect(try await world.run("toggle", "1").stdout.hasPrefix("⏸ paused 1"))
-        _ = try await world.run("chapter", "1")
+        try await Self.pausedAtTheStart(world, "1")
         var status = ""
         for _ in 0..<100 where !status.contains("Cold open") {
             status = try await world.run("status").stdout

@@ -50,6 +50,7 @@ import TestKit
         let result = try await Mediaplay.run(["open", URL(fileURLWithPath: tone).absoluteString], environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": folder.path + "/device.raw"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("ended \"tone-half.wav\""), "\(result.stderr)")
+        #expect(try PlayCommandTests.device(folder.path + "/device.raw", playedExactly: try await Fixtures.referencePCM(tone)), "the device got ffmpeg's decoding")
     }
 
     static func firstID(_ world: BackgroundPlayerTests.World) async throws -> String {

@@ -3,7 +3,6 @@ import Foundation
 import MediaListing
 import MediaplayCommandLine
 import MediaCache
-import MediaCacheFolder
 import MediaEngine
 import MediaFeed
 import MediaModel
@@ -295,7 +294,8 @@ struct PlayCommand: AsyncParsableCommand {
         try checkPlayable(path)
         // A file alone is called by its title tag, as in a folder.
         var single = Feed.single(.file(path))
-        single.takeTitles(from: ItemDetails.lookup(single.items, folder: try? CacheFolder(directory: global.cacheDirectory)))
+        // (One file's probe, kept nowhere: a plain play makes no cache folder.)
+        single.takeTitles(from: ItemDetails.lookup(single.items, folder: nil))
         return single
     }
 
