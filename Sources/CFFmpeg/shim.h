@@ -11,6 +11,7 @@
 #include <libavutil/md5.h>
 #include <libavutil/opt.h>
 #include <libavutil/display.h>
+#include <libavutil/replaygain.h>
 #include <libavfilter/avfilter.h>
 #include <libavfilter/buffersink.h>
 #include <libavfilter/buffersrc.h>

@@ -34,6 +34,17 @@ static inline int mp_nice_this_thread(int nice) {
     return (int)syscall(SYS_setpriority, 0 /* PRIO_PROCESS */, (int)syscall(SYS_gettid), nice);
 }
 
+/// Makes the whole process yield to everything else: nice 19, the idle
+/// scheduling class (it runs only when a core has nothing else to do), and
+/// the idle I/O class (its reads wait for every other process's). For work
+/// nobody waits for, like measuring loudness in the background.
+static inline void mp_idle_priority(void) {
+    syscall(SYS_setpriority, 0 /* PRIO_PROCESS */, 0, 19);
+    struct { int priority; } param = { 0 };
+    syscall(SYS_sched_setscheduler, 0, 5 /* SCHED_IDLE */, &param);
+    syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0, 3 << 13 /* IOPRIO_CLASS_IDLE */);
+}
+
 /// Changes the ids of the calling thread only (raw syscalls: glibc's
 /// wrappers change every thread). Tests use it to play another user.
 static inline int mp_set_thread_ids(unsigned uid, unsigned gid) {

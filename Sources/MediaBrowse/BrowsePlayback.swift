@@ -117,7 +117,7 @@ public final class DaemonBackend: BrowsePlayback {
     public func perform(_ command: PlayerCommand) async throws -> PlayerOutcome {
         let request = ControlRequest(command)
         switch command {
-        case .volume, .mute, .speed:
+        case .volume, .mute, .speed, .loudness:
             return .audio(try await call(request, as: AudioSettings.self))
         case .setRepeat, .shuffle, .autoplay:
             return .playlist(try await call(request, as: PlaylistMode.self))

@@ -81,6 +81,11 @@ package struct FetchCommand: AsyncParsableCommand {
             let failures = await Self.fetchAll(selected, cache: cache, refresh: refresh, jobs: jobs, display: display)
             await display.finish()
             signals.cancel()
+            // What is cached now is measured in the background, once.
+            let sounding = selected.filter { $0.kind == .audio || $0.kind == .video }
+            if signals.signalNumber == nil, !sounding.isEmpty {
+                LoudnessLauncher.start(global, targets: all ? nil : sounding.map(LoudnessLauncher.target))
+            }
             let retry = (all ? "mediaplay fetch --all" : "mediaplay fetch \(items.joined(separator: " "))") + global.givenOptions
             if let number = signals.signalNumber {
                 StandardStream.error("mediaplay: stopped; what was downloaded is kept (resume with: \(retry))\n")

@@ -190,6 +190,13 @@ package final class CacheIndex: Sendable {
                 }
                 try db.execute(sql: "DELETE FROM media")
             }
+            migrator.registerMigration("v6-loudness") { db in
+                // The loudness measured in the file (JSON: integrated,
+                // range, truePeak), "none" when it has no sound to measure,
+                // NULL until measured. It goes with the row: a changed or
+                // removed file forgets it.
+                try db.alter(table: "media") { table in table.add(column: "loudness", .text) }
+            }
         return migrator
     }
 
@@ -230,6 +237,10 @@ package final class CacheIndex: Sendable {
         )
         var withChapters = details
         if let text: String = row["chapters"], let chapters = try? JSONDecoder().decode([Chapter].self, from: Data(text.utf8)) { withChapters.chapters = chapters }
+        if let text: String = row["loudness"] {
+            withChapters.measured = true
+            withChapters.loudness = try? JSONDecoder().decode(Loudness.self, from: Data(text.utf8))
+        }
         return StoredDetails(details: withChapters, fileSize: row["fileSize"], fileTime: row["fileTime"])
     }
 
@@ -242,14 +253,33 @@ package final class CacheIndex: Sendable {
         guard !all.isEmpty else { return }
         try pool.write { db in
             let statement = try db.makeStatement(sql: """
-                INSERT OR REPLACE INTO media (url, fileSize, fileTime, duration, title, artist, album, codec, width, height, sampleRate, track, disc, hasCover, chapters)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO media (url, fileSize, fileTime, duration, title, artist, album, codec, width, height, sampleRate, track, disc, hasCover, chapters, loudness)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(url) DO UPDATE SET
+                    fileSize = excluded.fileSize, fileTime = excluded.fileTime, duration = excluded.duration, title = excluded.title,
+                    artist = excluded.artist, album = excluded.album, codec = excluded.codec, width = excluded.width, height = excluded.height,
+                    sampleRate = excluded.sampleRate, track = excluded.track, disc = excluded.disc, hasCover = excluded.hasCover, chapters = excluded.chapters,
+                    -- A probe again of the same file keeps what was measured.
+                    loudness = CASE
+                        WHEN excluded.loudness IS NOT NULL THEN excluded.loudness
+                        WHEN media.fileSize = excluded.fileSize AND media.fileTime = excluded.fileTime THEN media.loudness
+                    END
                 """)
             for (url, stored) in all {
                 let d = stored.details
-                try statement.execute(arguments: [url, stored.fileSize, stored.fileTime, d.duration, d.title, d.artist, d.album, d.codec, d.width, d.height, d.sampleRate, d.track, d.disc, d.hasCover, Self.chaptersJSON(d.chapters)])
+                try statement.execute(arguments: [
+                    url, stored.fileSize, stored.fileTime, d.duration, d.title, d.artist, d.album, d.codec, d.width, d.height, d.sampleRate, d.track, d.disc, d.hasCover,
+                    Self.chaptersJSON(d.chapters), Self.loudnessText(d),
+                ])
             }
         }
+    }
+
+    /// What the `loudness` column holds: NULL until measured.
+    private static func loudnessText(_ details: MediaDetails) -> String? {
+        guard details.measured else { return nil }
+        guard let loudness = details.loudness, let data = try? JSONEncoder().encode(loudness) else { return "none" }
+        return String(decoding: data, as: UTF8.self)
     }
 
     private static func chaptersJSON(_ chapters: [Chapter]) -> String? {

@@ -24,6 +24,8 @@ public struct KnownDetails: Sendable {
     /// (or not probed yet).
     public var details: [MediaDetails?]
     public var unprobed: [Unprobed]
+    /// Files probed, with sound, whose loudness was not measured yet.
+    public var unmeasured: [Unprobed]
 
     /// One item reads its own row; more read the whole folder once.
     public init(_ items: [FeedItem], folder: CacheFolder?) {
@@ -40,6 +42,7 @@ public struct KnownDetails: Sendable {
 
     private init(_ items: [FeedItem], stored: (String) -> StoredDetails?, cachedFile: (URL) -> String?) {
         var unprobed: [Unprobed] = []
+        var unmeasured: [Unprobed] = []
         details = items.indices.map { index in
             let item = items[index]
             guard item.kind == .audio || item.kind == .video, let (key, path) = Self.file(of: item, cachedFile: cachedFile) else { return nil }
@@ -48,12 +51,16 @@ public struct KnownDetails: Sendable {
             let size = Int64(info.st_size)
             let time = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
             if let known = stored(key), known.fileSize == size, known.fileTime == time {
+                if known.details.sampleRate != nil, !known.details.measured {
+                    unmeasured.append(Unprobed(index: index, key: key, path: path, size: size, time: time))
+                }
                 return known.details == MediaDetails() ? nil : known.details  // probed, and it said nothing
             }
             unprobed.append(Unprobed(index: index, key: key, path: path, size: size, time: time))
             return nil
         }
         self.unprobed = unprobed
+        self.unmeasured = unmeasured
     }
 
     /// A local file's key: its `file://` URL, as `URL(fileURLWithPath:)`

@@ -27,6 +27,18 @@ public struct Config: Sendable, Equatable {
     public var images: String?
     /// `resume` (an item starts where it was left) or `beginning`.
     public var start: String?
+    /// Loudness normalisation: the mode, which ReplayGain tag, its preamp
+    /// and clipping prevention, the target of measured files, whether
+    /// files are measured in the background, and the user's audio filters.
+    public var loudness: LoudnessMode?
+    public var replayGain: ReplayGainMode?
+    public var replayGainPreamp: Double?
+    public var replayGainClip: Bool?
+    public var loudnessTarget: Double?
+    public var measureLoudness: Bool?
+    /// `af`: a libavfilter chain, as `ffmpeg -af` takes it (checked when
+    /// a player is made: a config file has no libavfilter at hand).
+    public var audioFilters: String?
     /// `[feed] default`: a path or URL (or the name of one of `feeds`).
     public var feed: String?
     /// `[feeds]`: names for feeds (`news = "https://…/rss"`), for `--feed NAME`.
@@ -45,7 +57,12 @@ public struct Config: Sendable, Equatable {
     /// The settings a player starts with: those kept from the last run (the
     /// user changed them), else this file's, else the built-in ones.
     public func audioSettings(kept: AudioSettings?) -> AudioSettings {
-        kept ?? AudioSettings(volume: volume ?? 100, muted: mute ?? false, speed: speed ?? 1)
+        kept ?? AudioSettings(volume: volume ?? 100, muted: mute ?? false, speed: speed ?? 1, loudness: loudness ?? .on, replayGain: replayGain ?? .auto)
+    }
+
+    /// ReplayGain's preamp and clipping prevention, and the target.
+    public var loudnessOptions: LoudnessOptions {
+        LoudnessOptions(preamp: replayGainPreamp ?? 0, preventClipping: replayGainClip ?? true, target: loudnessTarget ?? -18)
     }
 
     public func playlistMode(kept: PlaylistMode?) -> PlaylistMode {
@@ -85,7 +102,10 @@ public struct Config: Sendable, Equatable {
     }
 
     static let sections: [String: [String]] = [
-        "playback": ["volume", "speed", "mute", "autoplay", "repeat", "shuffle", "video-output", "images", "start"],
+        "playback": [
+            "volume", "speed", "mute", "autoplay", "repeat", "shuffle", "video-output", "images", "start",
+            "loudness", "replaygain", "replaygain-preamp", "replaygain-clip", "loudness-target", "measure-loudness", "af",
+        ],
         "feed": ["default"],
         "cache": ["folder", "max-size"],
         "keys": [],
@@ -177,6 +197,20 @@ public struct Config: Sendable, Equatable {
         case ("playback", "video-output"): videoOutput = try string(["auto", "window", "terminal", "none"])
         case ("playback", "images"): images = try string(["kitty", "sixel", "blocks"])
         case ("playback", "start"): start = try string(["resume", "beginning"])
+        case ("playback", "loudness"): loudness = LoudnessMode(rawValue: try string(LoudnessMode.allCases.map(\.rawValue)))
+        case ("playback", "replaygain"): replayGain = ReplayGainMode(rawValue: try string(ReplayGainMode.allCases.map(\.rawValue)))
+        case ("playback", "replaygain-preamp"):
+            guard let value = entry.double ?? entry.int.map(Double.init), LoudnessOptions.preamps.contains(value) else { try fail("replaygain-preamp takes dB from -15 to 15") }
+            replayGainPreamp = value
+        case ("playback", "replaygain-clip"): replayGainClip = try bool()
+        case ("playback", "loudness-target"):
+            guard let value = entry.double ?? entry.int.map(Double.init), LoudnessOptions.targets.contains(value) else { try fail("loudness-target takes LUFS from -70 to 0 (like -18)") }
+            loudnessTarget = value
+        case ("playback", "measure-loudness"): measureLoudness = try bool()
+        case ("playback", "af"):
+            let chain = try string()
+            if chain.trimmingCharacters(in: .whitespaces).isEmpty { try fail("af takes a filter chain, like \"equalizer=f=1000:t=q:w=1:g=-6\"") }
+            audioFilters = chain
         case ("feed", "default"): feed = try string()
         case ("cache", "folder"): cacheFolder = try string()
         case ("cache", "max-size"):

@@ -74,6 +74,36 @@ public enum DaemonLauncher {
         return pid
     }
 
+    /// Runs `command` (argv, absolute path first) in a session of its own
+    /// with every standard stream on /dev/null, and reaps it when it ends
+    /// (a thread of its own waits); nil when it could not start.
+    @discardableResult
+    public static func spawnQuietly(_ command: [String]) -> pid_t? {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        mp_spawn_close_from(&actions, 3)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, 0x80)  // POSIX_SPAWN_SETSID
+        var pid: pid_t = 0
+        let argv = command.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        guard posix_spawn(&pid, command[0], &actions, &attributes, argv, Glibc.environ) == 0 else { return nil }
+        let child = pid
+        let reaper = Thread {
+            var status: Int32 = 0
+            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        }
+        reaper.name = "mediaplay.reap"
+        reaper.start()
+        return pid
+    }
+
     private static func lastLine(of path: String) -> String? {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
         return text.split(separator: "\n").last.map(String.init)

@@ -25,7 +25,14 @@ public struct PlaybackOptions: Sendable {
     public var video = true
     /// Media time to start at, in seconds.
     public var start: Double = 0
-    /// Volume and mute at the start (`Player.setAudioSettings` changes them).
+    /// Volume, mute, speed and the loudness mode at the start
+    /// (`Player.setAudioSettings` changes them).
     public var settings = AudioSettings()
+    /// ReplayGain's preamp, clipping prevention and the normalisation target.
+    public var loudness = LoudnessOptions()
+    /// The file's measured loudness, when it has been measured.
+    public var measured: Loudness?
+    /// The user's libavfilter chain (`--af`), applied after the decoder.
+    public var filters: String?
     public init() {}
 }

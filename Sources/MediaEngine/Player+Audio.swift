@@ -102,15 +102,13 @@ extension Player {
                     if options.clock == .realTime, let time {
                         guard try fillGap(before: time, format: format, emit) else { return false }
                     }
-                    // Volume, mute and the serial's speed, read once per
-                    // frame; a device applies the volume itself.
-                    let settings = condition.withLock {
-                        sinkGain ? AudioSettings(speed: serialSpeed) : AudioSettings(volume: audioSettings.volume, muted: audioSettings.muted, speed: serialSpeed)
-                    }
+                    // The user's filters, the gain and the serial's speed,
+                    // read once per frame; a device applies the gain itself.
+                    let stage = condition.withLock { audioStageLocked(sinkAppliesGain: sinkGain) }
                     var skip = 0
                     if let trim = trimBefore, let time {
                         // Output samples: media seconds at the serial's speed.
-                        skip = CheckedNumber.clamped((trim - time) / settings.speed * Double(format.sampleRate), to: 0...Int(Int32.max))
+                        skip = CheckedNumber.clamped((trim - time) / stage.speed * Double(format.sampleRate), to: 0...Int(Int32.max))
                     }
                     var keepGoing = true
                     func convert(_ frame: Frame) throws {
@@ -122,13 +120,13 @@ extension Player {
                             keepGoing = try emit(UnsafeRawBufferPointer(rebasing: samples[skipped...]), format)
                         }
                     }
-                    // Through the filter stage unless the settings is the
-                    // identity (then the output is ffmpeg's plain decoding).
-                    if settings.isIdentity {
+                    // Through the filter stage unless it is the identity
+                    // (then the output is ffmpeg's plain decoding).
+                    if stage.isIdentity {
                         try convert(frame)
                     } else {
-                        if filter == nil { filter = try AudioFilter() }
-                        try filter!.filter(frame, settings: settings, convert)
+                        if filter == nil { filter = AudioFilter() }
+                        try filter!.filter(frame, stage: stage, convert)
                     }
                     return keepGoing
                 }

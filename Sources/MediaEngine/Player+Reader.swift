@@ -57,8 +57,13 @@ extension Player {
             throw FFmpegError(context: "cannot play \(name)", message: Self.nothingToPlay(opened, audioOn: options.audio && audioSink != nil, videoOn: options.video))
         }
         let start = demuxer.startTime
+        let tags = demuxer.replayGainTags
         condition.withLock {
             info = opened
+            // The file's tags decide the loudness gain, before its first sample.
+            replayGainTags = tags
+            chooseLoudnessGainLocked()
+            audioSink?.setGain(Self.outputGain(audioSettings, loudnessGain))
             publish(.opened(opened))
             if let audioIndex { audioQueue = PacketQueue(timeBase: demuxer.stream(audioIndex).pointee.time_base) }
             if let videoIndex { videoQueue = PacketQueue(timeBase: demuxer.stream(videoIndex).pointee.time_base) }

@@ -75,6 +75,10 @@ public final class Player: @unchecked Sendable {
     var fadeOut: ClosedRange<Double>?
     /// Volume, mute and speed, read by the audio thread at every frame.
     var audioSettings: AudioSettings
+    /// The file's ReplayGain tags, read when it opens.
+    var replayGainTags = ReplayGainTags()
+    /// The loudness gain in force (nil: none applies).
+    var loudnessGain: AppliedGain?
     /// The speed of the current serial: a change of speed starts a new
     /// serial where playback stands (see `setAudioSettings`), so that every clock
     /// runs at one rate within a serial.
@@ -125,12 +129,13 @@ public final class Player: @unchecked Sendable {
             self.source = source
         }
         self.audioSink = audioSink
-        audioSink?.setGain(percent: options.settings.muted ? 0 : options.settings.volume)
         self.makeVideoSink = makeVideoSink
         self.options = options
         // A start from a saved position, a script or the command line: a time in the item.
         let start = CheckedNumber.position(options.start)
         audioSettings = options.settings
+        // The volume at once; the loudness gain once the file's tags are read.
+        audioSink?.setGain(Self.outputGain(options.settings, nil))
         serialSpeed = options.settings.speed
         masterClock.setInitialRate(options.settings.speed)
         serialStart = start
@@ -149,6 +154,8 @@ public final class Player: @unchecked Sendable {
     public var currentPosition: Double { condition.withLock { currentPositionLocked() } }
     public var currentStatistics: PlaybackStatistics { condition.withLock { statistics } }
     public var mediaInfo: MediaInfo? { condition.withLock { info } }
+    /// The loudness gain applied (nil: none), once the file is open.
+    public var appliedGain: AppliedGain? { condition.withLock { loudnessGain } }
     /// Whether a failure was the source's (a download failed), not the media's.
     public var failedForInput: Bool { condition.withLock { inputFailed } }
     /// While buffering, how full the buffer is (0...1).
@@ -211,9 +218,12 @@ public final class Player: @unchecked Sendable {
     /// buffer); a recording from the next decoded frame on. A new speed
     /// restarts the output exactly where playback stands (a seek there).
     public func setAudioSettings(_ settings: AudioSettings) {
-        audioSink?.setGain(percent: settings.muted ? 0 : settings.volume)
         let newSpeed = condition.withLock {
-            defer { audioSettings = settings }
+            defer {
+                audioSettings = settings
+                chooseLoudnessGainLocked()
+                audioSink?.setGain(Self.outputGain(settings, loudnessGain))
+            }
             return audioSettings.speed != settings.speed && !state.isFinal
         }
         // The sound goes on at the new speed at once: it does not wait for

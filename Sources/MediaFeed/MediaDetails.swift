@@ -25,6 +25,11 @@ public struct MediaDetails: Sendable, Equatable, Hashable, Codable {
     public var hasCover = false
     /// The container's chapters.
     public var chapters: [Chapter] = []
+    /// The sound's loudness, once measured (in the background, once per file).
+    public var loudness: Loudness?
+    /// Whether the file was measured (a file with no sound measures nothing
+    /// and is not measured again).
+    public var measured = false
 
     public init(
         duration: Double? = nil, title: String? = nil, artist: String? = nil, album: String? = nil,

@@ -194,6 +194,10 @@ public enum ListDocument {
         static let items = JSONWriter.Key("items")
         static let kind = JSONWriter.Key("kind")
         static let line = JSONWriter.Key("line")
+        static let loudness = JSONWriter.Key("loudness")
+        static let integrated = JSONWriter.Key("integrated")
+        static let range = JSONWriter.Key("range")
+        static let truePeak = JSONWriter.Key("truePeak")
         static let media = JSONWriter.Key("media")
         static let new = JSONWriter.Key("new")
         static let played = JSONWriter.Key("played")
@@ -293,6 +297,17 @@ public enum ListDocument {
         json.key(Key.codec); json.string(media.codec)
         json.key(Key.duration); json.number(media.duration)
         json.key(Key.height); json.number(media.height)
+        // Measured once per file in the background: null until then.
+        json.key(Key.loudness)
+        if let loudness = media.loudness {
+            json.beginObject()
+            json.key(Key.integrated); json.number(loudness.integrated)
+            json.key(Key.range); json.number(loudness.range)
+            json.key(Key.truePeak); json.number(loudness.truePeak)
+            json.endObject()
+        } else {
+            json.null()
+        }
         json.key(Key.sampleRate); json.number(media.sampleRate)
         json.key(Key.title); json.string(media.title)
         json.key(Key.width); json.number(media.width)

@@ -185,6 +185,8 @@ public enum QuickList {
             guard problem == nil else { return nil }
             let known = KnownDetails(loaded.feed.items, snapshot: surroundings.cache)
             guard known.unprobed.isEmpty else { return nil }
+            // Files with sound not measured yet are measured in the background.
+            if !known.unmeasured.isEmpty { LoudnessLauncher.start(options.global) }
             loaded.applyFileDetails(known.details)
             try Listing.print(loaded, around: surroundings, details: loaded.details ?? known.details, options: options)
             return 0

@@ -8,29 +8,50 @@ public struct AudioSettings: Codable, Sendable, Equatable {
     public var muted: Bool
     /// Playback speed with the pitch kept (ffmpeg's `atempo`), 0.25–4.
     public var speed: Double
+    /// Where the gain that evens loudness between items comes from.
+    public var loudness: LoudnessMode
+    /// Which ReplayGain tag applies (`auto` is resolved per item by the
+    /// session: see `forPlayback`).
+    public var replayGain: ReplayGainMode
 
     public static let range = 0...150
     public static let speeds = 0.25...4.0
 
-    public init(volume: Int = 100, muted: Bool = false, speed: Double = 1) {
+    public init(volume: Int = 100, muted: Bool = false, speed: Double = 1, loudness: LoudnessMode = .on, replayGain: ReplayGainMode = .auto) {
         self.volume = min(max(volume, Self.range.lowerBound), Self.range.upperBound)
         self.muted = muted
         self.speed = speed.isFinite ? min(max(speed, Self.speeds.lowerBound), Self.speeds.upperBound) : 1
+        self.loudness = loudness
+        self.replayGain = replayGain
     }
 
-    // A setting kept before speed existed reads as speed 1.
-    private enum CodingKeys: String, CodingKey { case volume, muted, speed }
+    // A setting kept before speed or loudness existed reads as speed 1,
+    // loudness on, ReplayGain auto.
+    private enum CodingKeys: String, CodingKey { case volume, muted, speed, loudness, replayGain }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             volume: try container.decode(Int.self, forKey: .volume), muted: try container.decode(Bool.self, forKey: .muted),
-            speed: try container.decodeIfPresent(Double.self, forKey: .speed) ?? 1
+            speed: try container.decodeIfPresent(Double.self, forKey: .speed) ?? 1,
+            loudness: try container.decodeIfPresent(LoudnessMode.self, forKey: .loudness) ?? .on,
+            replayGain: try container.decodeIfPresent(ReplayGainMode.self, forKey: .replayGain) ?? .auto
         )
     }
 
+    /// What a player is handed: ReplayGain's `auto` made the album's gain
+    /// while a playlist plays in order, the track's under shuffle or for a
+    /// single item (cmus's "smart").
+    public func forPlayback(inAlbumOrder: Bool) -> AudioSettings {
+        guard replayGain == .auto else { return self }
+        var resolved = self
+        resolved.replayGain = inAlbumOrder ? .album : .track
+        return resolved
+    }
+
     /// At full volume, unmuted and at speed 1 nothing is filtered: output
-    /// stays bit-exact with ffmpeg's plain decoding.
+    /// stays bit-exact with ffmpeg's plain decoding (loudness aside: a
+    /// player knows the gain it applies).
     public var isIdentity: Bool { volume == 100 && !muted && speed == 1 }
 }
 

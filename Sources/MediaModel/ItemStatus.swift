@@ -72,6 +72,8 @@ public struct ItemStatus: Codable, Sendable, Equatable {
     public var notice: String?
     /// The chapter playing, for an item with chapters.
     public var chapter: ChapterStatus?
+    /// The loudness gain applied to what plays (ReplayGain or measured).
+    public var gain: AppliedGain?
 
     public init(
         item: Int, id: ItemKey, title: String, kind: MediaKind?, state: ItemState, position: Double,

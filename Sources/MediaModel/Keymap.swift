@@ -29,6 +29,8 @@ public struct Keymap: Sendable, Equatable {
         "pgup": .chapter(.previous), "pgdn": .chapter(.next),
         // The sleep timer: 15, 30, 60 min, off (mpv has no such key).
         "t": .sleep(nil),
+        // Loudness normalisation: on, tags, measured, off (mpv has no such key).
+        "G": .loudness(nil),
         "q": .quit, "escape": .quit,
     ])
 

@@ -37,6 +37,9 @@ public enum PlayerCommand: Sendable, Equatable {
     case sleep(SleepTimer?)
     /// To the start of the next, previous or Nth chapter of what plays.
     case chapter(ChapterStep)
+    /// Where the gain that evens loudness comes from (`loudness on`,
+    /// `loudness tags`); nil (`loudness cycle`) goes on → tags → measured → off.
+    case loudness(LoudnessMode?)
 
     public enum ChapterStep: Sendable, Equatable, Hashable {
         case next, previous
@@ -113,6 +116,7 @@ extension PlayerCommand: CustomStringConvertible {
             case .off?: return "sleep off"
             case nil: return "sleep cycle"
             }
+        case let .loudness(mode): return "loudness " + (mode?.rawValue ?? "cycle")
         case .quit: return "quit"
         }
     }
@@ -136,7 +140,7 @@ extension PlayerCommand: Codable {
 
 extension PlayerCommand {
     /// The command names, as typed.
-    public static let names = ["toggle", "play", "pause", "stop", "seek", "volume", "mute", "speed", "next", "prev", "repeat", "shuffle", "autoplay", "sleep", "chapter", "quit"]
+    public static let names = ["toggle", "play", "pause", "stop", "seek", "volume", "mute", "speed", "next", "prev", "repeat", "shuffle", "autoplay", "sleep", "chapter", "loudness", "quit"]
 
     /// Reads a command line as typed after `mediaplay` (a key binding's
     /// value, a script step, a socket's `command`): one line of error, with
@@ -215,6 +219,14 @@ extension PlayerCommand {
             default:
                 guard let number = Int(arguments[0]), number >= 1, number <= 10_000 else { throw usage("next, prev or a chapter's number") }
                 self = .chapter(.number(number))
+            }
+        case "loudness":
+            guard arguments.count == 1 else { throw usage("on, tags, measured, off or cycle") }
+            if arguments[0] == "cycle" {
+                self = .loudness(nil)
+            } else {
+                guard let mode = LoudnessMode(rawValue: arguments[0]) else { throw usage("on, tags, measured, off or cycle") }
+                self = .loudness(mode)
             }
         case "sleep":
             guard arguments.count == 1 else { throw usage("a time (30m, 1h, 1h30m, 90s), end, off or cycle") }

@@ -2,21 +2,23 @@
 /// applies it to its settings, and a client applies it to the kept ones
 /// while no player runs (they are the next start's).
 extension AudioSettings {
-    /// The settings after `command`; nil when it is not a volume, mute or
-    /// speed command.
+    /// The settings after `command`; nil when it is not a volume, mute,
+    /// speed or loudness command.
     public func applying(_ command: PlayerCommand) -> AudioSettings? {
+        var changed = self
         switch command {
-        case let .volume(.to(level)): return AudioSettings(volume: level, muted: muted, speed: speed)
-        case let .volume(.by(step)):
-            let step = CheckedNumber.clamped(step, to: -Self.range.upperBound...Self.range.upperBound)
-            return AudioSettings(volume: volume + step, muted: muted, speed: speed)
-        case let .mute(on): return AudioSettings(volume: volume, muted: on ?? !muted, speed: speed)
-        case let .speed(.to(factor)): return AudioSettings(volume: volume, muted: muted, speed: factor)
+        case let .volume(.to(level)): changed.volume = level
+        case let .volume(.by(step)): changed.volume = volume + CheckedNumber.clamped(step, to: -Self.range.upperBound...Self.range.upperBound)
+        case let .mute(on): changed.muted = on ?? !muted
+        case let .speed(.to(factor)): changed.speed = factor
         // `[` and `]`: to two decimals.
-        case let .speed(.times(factor)): return AudioSettings(volume: volume, muted: muted, speed: ((speed * factor) * 100).rounded() / 100)
-        case .speed(.reset): return AudioSettings(volume: volume, muted: muted, speed: 1)
+        case let .speed(.times(factor)): changed.speed = ((speed * factor) * 100).rounded() / 100
+        case .speed(.reset): changed.speed = 1
+        case let .loudness(mode): changed.loudness = mode ?? loudness.next
         default: return nil
         }
+        // Clamped as a new setting is.
+        return AudioSettings(volume: changed.volume, muted: changed.muted, speed: changed.speed, loudness: changed.loudness, replayGain: changed.replayGain)
     }
 }
 

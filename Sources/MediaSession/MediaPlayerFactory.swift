@@ -56,10 +56,24 @@ public struct MediaPlayerFactory: PlayerFactory {
     /// Set once "no sound device" was said (shared by the factory's copies).
     private let saidNoAudioDevice = OnceFlag()
 
-    public init(clock: PlaybackClock = .realTime, audio: Audio = .device, video: Video = .window(), report: @escaping @Sendable (Shortfall) -> Void) {
+    /// ReplayGain's preamp, clipping prevention and the normalisation target.
+    let loudness: LoudnessOptions
+    /// The user's libavfilter chain (`--af`, `[playback] af`).
+    let filters: String?
+    /// An item's measured loudness, when it was measured (the cache index).
+    let measured: @Sendable (FeedItem) -> Loudness?
+
+    public init(
+        clock: PlaybackClock = .realTime, audio: Audio = .device, video: Video = .window(),
+        loudness: LoudnessOptions = LoudnessOptions(), filters: String? = nil, measured: @escaping @Sendable (FeedItem) -> Loudness? = { _ in nil },
+        report: @escaping @Sendable (Shortfall) -> Void
+    ) {
         self.clock = clock
         self.audio = audio
         self.video = video
+        self.loudness = loudness
+        self.filters = filters
+        self.measured = measured
         self.report = report
     }
 
@@ -70,6 +84,9 @@ public struct MediaPlayerFactory: PlayerFactory {
         var options = PlaybackOptions()
         options.clock = clock
         options.settings = settings
+        options.loudness = loudness
+        options.filters = filters
+        if item.kind != .image { options.measured = measured(item) }
         options.start = item.kind == .image ? 0 : start
         if case .off = audio { options.audio = false }
         if case .off = video { options.video = false }

@@ -54,7 +54,7 @@ extension MediaSession {
             return .item(try await next())
         case .previous:
             return .item(try await previous())
-        case .pause, .seek, .volume, .mute, .speed, .setRepeat, .shuffle, .autoplay, .sleep, .chapter:
+        case .pause, .seek, .volume, .mute, .speed, .loudness, .setRepeat, .shuffle, .autoplay, .sleep, .chapter:
             // Never waits: done at once here too.
             return try performAtOnce(command) ?? .item(nil)
         }
@@ -95,7 +95,7 @@ extension MediaSession {
                 try self.seek(item.key, to: duration * share / 100)
             }
             return .item(status(of: item.key))
-        case .volume, .mute, .speed:
+        case .volume, .mute, .speed, .loudness:
             return .audio(changeAudioSettings { $0 = $0.applying(command) ?? $0 })
         case .setRepeat, .shuffle, .autoplay:
             let now = playlistMode

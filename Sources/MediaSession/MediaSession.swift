@@ -177,6 +177,7 @@ public final class MediaSession: @unchecked Sendable {
             status.position = isImage ? 0 : player.currentPosition
             status.duration = player.mediaInfo.flatMap { $0.isImage ? nil : $0.duration }
             status.chapter = ChapterStatus(at: status.position, in: chapters(of: item, player: player))
+            status.gain = player.appliedGain
             switch player.currentState {
             // Starting counts as playing once the file is open: what the
             // user asked for is under way. Before (a server that has not
@@ -508,14 +509,21 @@ public final class MediaSession: @unchecked Sendable {
     }
 
     func changeAudioSettings(_ change: (inout AudioSettings) -> Void) -> AudioSettings {
-        let (changed, all) = lock.withLock {
+        let (changed, forPlayers, all) = lock.withLock {
             change(&settings)
             // Under the lock: every listener hears the changes in one order.
             settingsSubscribers.send(SettingsEvent(audio: settings, playlist: playlist.mode))
-            return (settings, Array(players.values))
+            return (settings, playerSettingsLocked(), Array(players.values))
         }
-        for player in all { player.setAudioSettings(changed) }
+        for player in all { player.setAudioSettings(forPlayers) }
         return changed
+    }
+
+    /// With `lock` held: the settings a player is handed, ReplayGain's
+    /// `auto` resolved: the album's gain while several items play on in
+    /// order, the track's under shuffle or for an item alone.
+    private func playerSettingsLocked() -> AudioSettings {
+        settings.forPlayback(inAlbumOrder: playlist.mode.autoplay && !playlist.mode.shuffle && playlist.order.count > 1)
     }
 
     /// The settings after each change of the volume, mute, speed or the
@@ -751,7 +759,7 @@ public final class MediaSession: @unchecked Sendable {
         // own (a closing window of a replaced player changes nothing).
         let slot = PlayerSlot()
         let engine = engine
-        let settings = lock.withLock { self.settings }
+        let settings = lock.withLock { playerSettingsLocked() }
         let player = await blocking {
             // Off the pool: opening the device and probing the file block.
             engine.makePlayer(for: item, input: input, start: position, settings: settings) { [weak self] input in
@@ -767,7 +775,7 @@ public final class MediaSession: @unchecked Sendable {
             // Stopped meanwhile, or the feed dropped the item or changed its media.
             guard cancelledStarts.remove(key) == nil, let now = itemLocked(key), now.source == item.source else { return (nil, false) }
             pauseCurrentLocked(except: key)
-            if self.settings != settings { player.setAudioSettings(self.settings) }
+            if playerSettingsLocked() != settings { player.setAudioSettings(playerSettingsLocked()) }
             let replaced = players[key]
             players[key] = player
             current = key

@@ -11,6 +11,8 @@ public protocol PlayerHandle: AnyObject, Sendable {
     var currentState: PlayerState { get }
     var currentPosition: Double { get }
     var mediaInfo: MediaInfo? { get }
+    /// The loudness gain applied, once the file is open (nil: none).
+    var appliedGain: AppliedGain? { get }
     /// Why it failed, once it has.
     var failure: String? { get }
     /// The failure's reason without the file's name (the session says
@@ -86,4 +88,5 @@ extension MediaCache: MediaStore {
 
 extension PlayerHandle {
     public var failureReasonOnly: String? { failure }
+    public var appliedGain: AppliedGain? { nil }
 }

@@ -16,11 +16,14 @@ public enum ConfiguredDefaults {
         /// was kept from its last run.
         public var audio: AudioSettings
         public var playlist: PlaylistMode
+        /// `measure-loudness`: files are measured in the background.
+        public var measureLoudness: Bool
 
         public init(
             feed: String? = nil, cacheFolder: String? = nil, maxSize: String? = nil, feeds: [String: String] = [:],
-            audio: AudioSettings = AudioSettings(), playlist: PlaylistMode = PlaylistMode()
+            audio: AudioSettings = AudioSettings(), playlist: PlaylistMode = PlaylistMode(), measureLoudness: Bool = true
         ) {
+            self.measureLoudness = measureLoudness
             self.feed = feed
             self.cacheFolder = cacheFolder
             self.maxSize = maxSize

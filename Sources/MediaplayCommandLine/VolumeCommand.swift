@@ -128,9 +128,12 @@ enum AudioSettingsText {
         print(json ? ModelJSON.text(settings) : line(settings))
     }
 
-    /// `🔊 volume 80 %`, or `🔇 muted (volume 80 %)`; then the speed when it is not 1.
+    /// `🔊 volume 80 %`, or `🔇 muted (volume 80 %)`; then the speed when it
+    /// is not 1, and the loudness mode when it is not on.
     public static func line(_ settings: AudioSettings) -> String {
-        let volume = settings.muted ? "🔇 muted (volume \(settings.volume) %)" : "🔊 volume \(settings.volume) %"
-        return settings.speed == 1 ? volume : volume + " · speed \(SpeedText.text(settings.speed))"
+        var line = settings.muted ? "🔇 muted (volume \(settings.volume) %)" : "🔊 volume \(settings.volume) %"
+        if settings.speed != 1 { line += " · speed \(SpeedText.text(settings.speed))" }
+        if settings.loudness != .on { line += " · loudness \(settings.loudness.rawValue)" }
+        return line
     }
 }

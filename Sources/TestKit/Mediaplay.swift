@@ -40,6 +40,9 @@ public enum Mediaplay {
             "XDG_RUNTIME_DIR": scratch.path + "/run",
             "XDG_STATE_HOME": scratch.path + "/state",
             "LANG": "C.UTF-8",
+            // No loudness measured in the background unless a test asks: no
+            // stray process competes with the real-time suites.
+            "MEDIAPLAY_MEASURE_LOUDNESS": "0",
         ]
         env.merge(environment) { $1 }
         let child = try ChildProcess(

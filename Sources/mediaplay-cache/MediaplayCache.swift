@@ -23,7 +23,7 @@ struct MediaplayCache: AsyncParsableCommand {
         let config = LoadedConfig.loadOrExit()
         ConfiguredDefaults.set(.init(
             feed: config.feed, cacheFolder: config.cacheFolder, maxSize: config.maxSize, feeds: config.feeds,
-            audio: config.audioSettings(kept: nil), playlist: config.playlistMode(kept: nil)
+            audio: config.audioSettings(kept: nil), playlist: config.playlistMode(kept: nil), measureLoudness: config.measureLoudness ?? true
         ))
         // A write over a file size limit must fail with EFBIG (reported as a
         // full disk, partial file kept), not kill the process.

@@ -6,6 +6,7 @@ import MediaTerminal
 import MediaCacheCommands
 import MediaConfig
 import MediaCacheFolder
+import MediaEngine
 import MediaSession
 
 @main
@@ -39,8 +40,8 @@ struct Mediaplay: AsyncParsableCommand {
         version: version,
         subcommands: [
             ListCommand.self, BrowseCommand.self, PlayCommand.self, ToggleCommand.self, StatusCommand.self, StopCommand.self, SeekCommand.self, VolumeCommand.self, MuteCommand.self, SpeedCommand.self,
-            NextCommand.self, PrevCommand.self, RepeatCommand.self, ShuffleCommand.self, AutoplayCommand.self, SleepCommand.self, ChapterCommand.self, QuitCommand.self,
-            MarkCommand.self, FeedsCommand.self, OpenCommand.self, ScriptCommand.self, FetchCommand.self, CacheCommand.self, ConfigCommand.self, DaemonCommand.self,
+            NextCommand.self, PrevCommand.self, RepeatCommand.self, ShuffleCommand.self, AutoplayCommand.self, SleepCommand.self, ChapterCommand.self, LoudnessCommand.self, QuitCommand.self,
+            MarkCommand.self, MeasureCommand.self, FeedsCommand.self, OpenCommand.self, ScriptCommand.self, FetchCommand.self, CacheCommand.self, ConfigCommand.self, DaemonCommand.self,
         ],
         defaultSubcommand: ListCommand.self
     )
@@ -51,9 +52,14 @@ struct Mediaplay: AsyncParsableCommand {
         // an error on a listing), not the end of a playback or the daemon.
         signal(SIGPIPE, SIG_IGN)
         let config = LoadedConfig.loadOrExit()
+        // A filter chain is checked by libavfilter, which config.toml's reader has not.
+        if let chain = config.audioFilters, let problem = AudioFilterCheck.problem(chain) {
+            StandardStream.error("mediaplay: \(config.path ?? "config.toml"): af: \(DisplayWidth.escaped(problem))\n")
+            Foundation.exit(78)  // EX_CONFIG, as any mistake in the file
+        }
         ConfiguredDefaults.set(.init(
             feed: config.feed, cacheFolder: config.cacheFolder, maxSize: config.maxSize, feeds: config.feeds,
-            audio: config.audioSettings(kept: nil), playlist: config.playlistMode(kept: nil)
+            audio: config.audioSettings(kept: nil), playlist: config.playlistMode(kept: nil), measureLoudness: config.measureLoudness ?? true
         ))
         // A folder's files are probed as it loads (their track tags order
         // its albums), and kept in the cache's index for the next list.

@@ -63,6 +63,25 @@ import Testing
         }
     }
 
+    @Test func loudnessKeysRead() throws {
+        let config = try Config.parse("""
+            [playback]
+            loudness = "tags"
+            replaygain = "album"
+            replaygain-preamp = 2.5
+            replaygain-clip = false
+            loudness-target = -16
+            measure-loudness = false
+            af = "equalizer=f=100:t=q:w=1:g=-3"
+            """, path: "config.toml")
+        #expect(config.loudness == .tags && config.replayGain == .album)
+        #expect(config.loudnessOptions == LoudnessOptions(preamp: 2.5, preventClipping: false, target: -16))
+        #expect(config.measureLoudness == false && config.audioFilters == "equalizer=f=100:t=q:w=1:g=-3")
+        #expect(config.audioSettings(kept: nil).loudness == .tags)
+        #expect(throws: ConfigError.self) { try Config.parse("[playback]\nloudness-target = 5", path: "config.toml") }
+        #expect(throws: ConfigError.self) { try Config.parse("[playback]\nreplaygain = \"smart\"", path: "config.toml") }
+    }
+
     @Test func noFileIsTheDefaults() throws {
         let config = try Config.load(["XDG_CONFIG_HOME": "/nonexistent-\(UInt32.random(in: 0...UInt32.max))"])
         #expect(config == Config())

@@ -15,6 +15,7 @@ import Testing
         ("mute", .mute(nil)), ("mute on", .mute(true)), ("speed 1.5", .speed(.to(1.5))), ("speed *1.1", .speed(.times(1.1))),
         ("speed reset", .speed(.reset)), ("next", .next), ("prev", .previous), ("repeat all", .setRepeat(.all)),
         ("repeat cycle", .setRepeat(nil)), ("shuffle toggle", .shuffle(nil)), ("autoplay off", .autoplay(false)), ("quit", .quit),
+        ("loudness cycle", .loudness(nil)), ("loudness off", .loudness(.off)), ("loudness measured", .loudness(.measured)),
     ])
     func readsAsTyped(_ line: String, _ expected: PlayerCommand) throws {
         #expect(try PlayerCommand(parsing: line) == expected)
@@ -23,7 +24,8 @@ import Testing
     }
 
     @Test(arguments: ["volume 151", "volume -151", "volume -9223372036854775808", "seek 1:75", "seek 1e300", "speed 5", "speed *0", "repeat twice", "shuffle", "mute maybe", "pause 2", "",
-                       "play 3 from", "play from 1:75", "play 3 4", "play 3 from 1 2"])
+                       "play 3 from", "play from 1:75", "play 3 4", "play 3 from 1 2",
+                       "loudness", "loudness loud", "loudness on off"])
     func refusesWithOneLine(_ line: String) {
         #expect(throws: CommandError.self) { try PlayerCommand(parsing: line) }
     }

@@ -188,10 +188,11 @@ final class AudioRing: @unchecked Sendable {
     /// Total bytes written and consumed; their difference is the fill.
     let produced = Atomic<Int>(0)
     let consumed = Atomic<Int>(0)
-    /// The volume applied as the device takes the samples, in percent (0:
-    /// muted). Applied there, not before the ring, so a change is heard
-    /// within one device buffer, as mpv's software volume is.
-    let gainPercent = Atomic<Int>(100)
+    /// The gain applied as the device takes the samples (volume × loudness
+    /// normalisation; 0: muted), a Float's bits. Applied there, not before
+    /// the ring, so a change is heard within one device buffer, as mpv's
+    /// software volume is.
+    let gainBits = Atomic<UInt32>(Float(1).bitPattern)
     /// Posted by the callback after it consumed bytes. Behind a pointer: a
     /// stored sem_t passed as `&space` from two threads is two overlapping
     /// Swift accesses (a race to ThreadSanitizer), though the semaphore
@@ -296,8 +297,8 @@ final class AudioRing: @unchecked Sendable {
         memcpy(output, storage + start, first)
         if take > first { memcpy(output + first, storage, take - first) }
         if take < count { memset(output + take, 0, count - take) }
-        let gain = gainPercent.load(ordering: .relaxed)
-        if gain != 100 { Self.scale(output, samples: take / 2, percent: gain) }
+        let gain = Float(bitPattern: gainBits.load(ordering: .relaxed))
+        if gain != 1 { Self.scale(output, samples: take / 2, by: gain) }
         // A read that found nothing fed the device only silence: the last
         // real read still says what plays, and the clock comes to rest at
         // the last sample instead of falling back a buffer each time.
@@ -307,14 +308,13 @@ final class AudioRing: @unchecked Sendable {
         recordRead(consumed: consumed.load(ordering: .relaxed))
     }
 
-    /// s16 samples times `percent`/100, rounded and clipped.
-    private static func scale(_ bytes: UnsafeMutablePointer<UInt8>, samples: Int, percent: Int) {
+    /// s16 samples times `factor`, rounded and clipped.
+    private static func scale(_ bytes: UnsafeMutablePointer<UInt8>, samples: Int, by factor: Float) {
         bytes.withMemoryRebound(to: Int16.self, capacity: samples) { sample in
-            if percent == 0 {
+            if factor == 0 {
                 sample.update(repeating: 0, count: samples)
                 return
             }
-            let factor = Float(percent) / 100
             for index in 0..<samples {
                 sample[index] = Int16(clamping: Int32((Float(sample[index]) * factor).rounded()))
             }

@@ -10,7 +10,7 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
     /// The device once `open` has one, and where this player's samples begin
     /// in its ring (a device taken over still plays the item before).
     private let current = Mutex<(device: SDLAudioDevice?, base: Int)>((nil, 0))
-    private let gain = Atomic<Int>(100)
+    private let gain = Atomic<UInt32>(Float(1).bitPattern)
     private let handsOn = Atomic<Bool>(false)
     /// Paused before the device opened (a toggle of the next item came
     /// first): the device opens paused, and goes as a paused one does.
@@ -67,7 +67,7 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
 
     public func open(format: AudioFormat) throws {
         let device = try handoff?.take(format) ?? SDLAudioDevice(format: format)
-        device.ring.gainPercent.store(gain.load(ordering: .relaxed), ordering: .relaxed)
+        device.ring.gainBits.store(gain.load(ordering: .relaxed), ordering: .relaxed)
         current.withLock { $0 = (device, device.ring.produced.load(ordering: .acquiring)) }
         if pausedEarly.load(ordering: .acquiring) { device.pause() }
     }
@@ -80,9 +80,10 @@ public final class SDLAudioSink: AudioSink, @unchecked Sendable {
 
     public var appliesGain: Bool { true }
 
-    public func setGain(percent: Int) {
-        gain.store(percent, ordering: .relaxed)
-        device?.ring.gainPercent.store(percent, ordering: .relaxed)
+    public func setGain(_ factor: Double) {
+        let bits = Float(factor).bitPattern
+        gain.store(bits, ordering: .relaxed)
+        device?.ring.gainBits.store(bits, ordering: .relaxed)
     }
 
     public func handOnAtEnd(_ yes: Bool) { handsOn.store(yes, ordering: .relaxed) }

@@ -25,8 +25,9 @@ public protocol AudioSink: AnyObject, Sendable {
     /// change is heard at once; a recording gets it from the filter stage,
     /// exactly as ffmpeg's `volume` filter computes it.
     var appliesGain: Bool { get }
-    /// The volume in percent (0: muted), for a sink that `appliesGain`.
-    func setGain(percent: Int)
+    /// The linear gain (volume × loudness normalisation; 0: muted), for a
+    /// sink that `appliesGain`.
+    func setGain(_ factor: Double)
     /// Another item follows: a device is handed on (gapless) instead of
     /// played out at `close`.
     func handOnAtEnd(_ yes: Bool)
@@ -46,7 +47,7 @@ extension AudioSink {
     public func flush() {}
     public var playedSeconds: Double? { nil }
     public var appliesGain: Bool { false }
-    public func setGain(percent: Int) {}
+    public func setGain(_ factor: Double) {}
     public func handOnAtEnd(_ yes: Bool) {}
     public var queuedSeconds: Double { 0 }
     public var handOnLead: Double { 0 }

@@ -102,7 +102,11 @@ struct BrowseCommand: AsyncParsableCommand {
         let positions = try? StateStore(path: positionsPath)
         // The background player's settings, so browse plays alike.
         let session = MediaSession(
-            feed: feed, store: cache, positions: positions, engine: MediaPlayerFactory(video: .window(fallback: video.terminalSink)) { relay.post("\($0)") },
+            feed: feed, store: cache, positions: positions,
+            engine: MediaPlayerFactory(
+                video: .window(fallback: video.terminalSink), loudness: LoadedConfig.current.loudnessOptions, filters: LoadedConfig.current.audioFilters,
+                measured: MeasuredLoudness.lookup(global)
+            ) { relay.post("\($0)") },
             settings: LoadedConfig.current.audioSettings(kept: positions?.audioSettings()),
             playlist: LoadedConfig.current.playlistMode(kept: positions?.playlistMode())
         )

@@ -68,6 +68,13 @@ struct ConfigCommand: ParsableCommand {
                 setting("playback", "video-output", config.videoOutput, "auto"),
                 setting("playback", "images", config.images, "what the terminal supports"),
                 setting("playback", "start", config.start, "resume"),
+                setting("playback", "loudness", config.loudness?.rawValue, "on"),
+                setting("playback", "replaygain", config.replayGain?.rawValue, "auto"),
+                setting("playback", "replaygain-preamp", config.replayGainPreamp.map { "\($0) dB" }, "0 dB"),
+                setting("playback", "replaygain-clip", config.replayGainClip.map { $0 ? "true" : "false" }, "true"),
+                setting("playback", "loudness-target", config.loudnessTarget.map { "\($0) LUFS" }, "-18 LUFS"),
+                setting("playback", "measure-loudness", config.measureLoudness.map { $0 ? "true" : "false" }, "true"),
+                setting("playback", "af", config.audioFilters, "none"),
             ]
             // The shared options: the command line, the environment, the file, the default.
             let feedSource = global.feed != nil ? "command line" : environment["MEDIAPLAY_FEED"].map { $0.isEmpty ? nil : "environment (MEDIAPLAY_FEED)" } ?? nil

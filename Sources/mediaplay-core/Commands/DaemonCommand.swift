@@ -128,7 +128,10 @@ struct DaemonCommand: AsyncParsableCommand {
         } catch {
             throw CLIError("cannot open the resume positions at \(positionsPath): \(error)", exitCode: .ioError)
         }
-        let engine = MediaPlayerFactory { logger.warning("\($0)") }
+        let config = LoadedConfig.current
+        let engine = MediaPlayerFactory(
+            loudness: config.loudnessOptions, filters: config.audioFilters, measured: MeasuredLoudness.lookup(feed: feed, cacheDirectory: global.cacheDirectory)
+        ) { logger.warning("\($0)") }
         let session = MediaSession(
             feed: loaded.feed, store: cache, positions: positions, engine: engine,
             settings: LoadedConfig.current.audioSettings(kept: positions.audioSettings()),

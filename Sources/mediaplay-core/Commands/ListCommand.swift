@@ -35,6 +35,8 @@ struct ListCommand: ParsableCommand {
             let (surroundings, problem) = Listing.surroundings(options.global, writable: true)
             if let problem { Listing.noteUnreadableCache(problem) }
             let details = loaded.details ?? ItemDetails.lookup(loaded.feed.items, snapshot: surroundings.cache)
+            // Files with sound not measured yet are measured in the background.
+            if LoudnessLauncher.anyUnmeasured(details) { LoudnessLauncher.start(options.global) }
             try Listing.print(loaded, around: surroundings, details: details, options: options)
         }
     }

@@ -30,7 +30,10 @@ struct PlayCommand: AsyncParsableCommand {
             On a terminal: space pauses and resumes, left/right seek 5 s, 9/0 turn the \
             volume down/up, m mutes, [/] slow down and speed up (backspace: 1×), </> \
             play the feed's previous/next item, q quits (the same keys work in the window). --volume 50 halves every sample, as \
-            ffmpeg's volume filter does; --speed 1.5 plays half again as fast, the pitch kept. Off a terminal, prints one line per state \
+            ffmpeg's volume filter does; --speed 1.5 plays half again as fast, the pitch kept. \
+            Loudness is evened between items (--loudness on): by a file's ReplayGain tags, \
+            else by its loudness as measured in the background, to -18 LUFS; G cycles it. \
+            --af adds your own libavfilter chain. Off a terminal, prints one line per state \
             change. No audio device: plays silently in real time. Neither a display \
             nor a terminal: plays the audio of a video. A file that cannot be decoded ends with one line \
             and exit code 65; a download that fails, before or during playback, \
@@ -47,6 +50,8 @@ struct PlayCommand: AsyncParsableCommand {
               mediaplay play 5 --start 90
               mediaplay play 1 --audio-out out.wav --untimed
               mediaplay play clip.mp4 --vo terminal
+              mediaplay play song.flac --replaygain album
+              mediaplay play talk.mp3 --af 'equalizer=f=100:t=q:w=1:g=-6'
             """
     )
 
@@ -58,6 +63,8 @@ struct PlayCommand: AsyncParsableCommand {
     private var target: String { targets.joined(separator: " ") }
 
     @OptionGroup var recording: RecordingOptions
+
+    @OptionGroup(title: "Loudness and filters") var loudness: LoudnessFlags
 
     @Flag(name: .long, help: "Decode as fast as possible (only with --audio-out/--video-out or --no-audio).")
     var untimed = false
@@ -152,7 +159,10 @@ struct PlayCommand: AsyncParsableCommand {
                 if let screen { terminal = { _, rotation in TerminalVideoSink(screen: screen, rotation: rotation) } }
                 video = .window(fallback: terminal)
             }
-            let engine = MediaPlayerFactory(clock: untimed ? .untimed : .realTime, audio: audio, video: video) { shortfall in
+            // A recording measures nothing in the background and takes no
+            // kept loudness: it applies only what its command line says.
+            let recordsSound = recording.audioOut != nil
+            let engine = loudness.engine(clock: untimed ? .untimed : .realTime, audio: audio, video: video, config: config, exact: recordsSound, global: global) { shortfall in
                 switch shortfall {
                 case .noAudioDevice: Self.warn("\(shortfall)")
                 case let .noDisplay(_, reason, audioOnly): display.missing(audioOnly ? "\(reason); playing the audio only" : nil)
@@ -163,7 +173,8 @@ struct PlayCommand: AsyncParsableCommand {
             // Files, folders and playlists play in turn; a feed's item alone.
             let inTurn = targets.count > 1 || Self.namesMedia(targets[0])
             let session = MediaSession(
-                feed: feed, store: store, positions: nil, engine: engine, settings: AudioSettings(volume: volume, muted: mute, speed: speed),
+                feed: feed, store: store, positions: nil, engine: engine,
+                settings: loudness.settings(AudioSettings(volume: volume, muted: mute, speed: speed), recording: recordsSound, config: config),
                 playlist: PlaylistMode(autoplay: inTurn && feed.items.count > 1)
             )
             // The keys of the terminal and the window: config.toml's [keys].

@@ -1,4 +1,7 @@
 import ArgumentParser
+import MediaFeed
+import MediaModel
+import MediaConfig
 import Foundation
 import MediaTerminal
 import MediaListing
@@ -58,6 +61,8 @@ struct ScriptCommand: AsyncParsableCommand {
 
     @OptionGroup var recording: RecordingOptions
 
+    @OptionGroup(title: "Loudness and filters") var loudness: LoudnessFlags
+
     @Option(name: .long, help: "real: waits take wall time; virtual: media time, as fast as decoding allows (default: virtual when recording, else real).")
     var clock: Clock?
 
@@ -82,8 +87,14 @@ struct ScriptCommand: AsyncParsableCommand {
             let audio: MediaPlayerFactory.Audio = audioRecord.map { sink in .sink { sink } } ?? (virtual ? .sink { NullSink() } : .device)
             let video: MediaPlayerFactory.Video = videoRecord.map { sink in .sink { _ in sink } } ?? (virtual ? .off : .window())
             // A script's transcript is its output: what is missing plays silently, unsaid.
-            let engine = MediaPlayerFactory(clock: virtual ? .virtual : .realTime, audio: audio, video: video) { _ in }
-            let session = MediaSession(feed: loaded.feed, store: cache, positions: nil, engine: engine)
+            // Recorded or in virtual time, a script is exact: only its
+            // command line's loudness and filters, not config.toml's.
+            let exact = recording.isRecording || virtual
+            let config = exact ? Config() : LoadedConfig.current
+            let engine = loudness.engine(clock: virtual ? .virtual : .realTime, audio: audio, video: video, config: config, exact: exact, global: global) { _ in }
+            let session = MediaSession(
+                feed: loaded.feed, store: cache, positions: nil, engine: engine, settings: loudness.settings(AudioSettings(), recording: exact, config: config)
+            )
             let runner = ScriptRunner(session: session, virtualClock: virtual) { line in
                 StandardStream.output((line + "\n").utf8)
             }
