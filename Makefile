@@ -101,6 +101,7 @@ bench: test-deps
 	.build/release/mediaplay-bench controls --runs 3
 	.build/release/mediaplay-bench terminal --runs 3
 	.build/release/mediaplay-bench search --runs 3
+	.build/release/mediaplay-bench loudness --runs 3
 	.build/release/mediaplay-bench memory --count 1000
 	.build/release/mediaplay-bench observers --seconds 60
 	.build/release/mediaplay-bench table .build/bench-results.jsonl docs/PERFORMANCE.md

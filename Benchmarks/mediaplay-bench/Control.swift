@@ -40,7 +40,10 @@ func percentiles(_ label: String, _ values: [Double]) {
     let p50 = sorted[sorted.count / 2] * 1000
     let p90 = sorted[min(sorted.count - 1, sorted.count * 9 / 10)] * 1000
     print(String(format: "%-58@ p50 %7.2f ms   p90 %7.2f ms", label as NSString, p50, p90))
-    medians.withLock { $0[label] = p50 }
+    medians.withLock {
+        $0[label] = p50
+        $0[label + " p90"] = p90
+    }
 }
 
 /// Each `percentiles` row's p50 in ms, by label, for the headline rows.
@@ -79,14 +82,17 @@ func waitForSound(in path: String, timeout: Double = 10) -> Double? {
 
 /// A background player of its own in `folder`, with a feed of `tone`,
 /// playing to the disk driver's file `disk`; `quit` ends it.
-func startDaemon(tone: String, folder: TemporaryDirectory) throws -> (environment: [String: String], disk: String) {
-    let feed = try folder.write("feed.json", #"[{"type": 1, "title": "Tone", "url": "file://\#(tone)"}]"#)
+func startDaemon(tone: String, folder: TemporaryDirectory, more: [String] = []) throws -> (environment: [String: String], disk: String) {
+    let items = ([tone] + more).map { #"{"type": 1, "title": "Tone", "url": "file://\#($0)"}"# }
+    let feed = try folder.write("feed.json", "[" + items.joined(separator: ", ") + "]")
     let disk = folder.path + "/mediaplay-device.raw"
     let environment = [
         "MEDIAPLAY_FEED": feed, "XDG_RUNTIME_DIR": folder.path + "/run", "XDG_STATE_HOME": folder.path + "/state",
         "XDG_CACHE_HOME": folder.path + "/cache", "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": disk,
     ]
     for (key, value) in environment { setenv(key, value, 1) }
+    // The files measured beforehand, as the background would have.
+    if !more.isEmpty { _ = measured(mediaplay, ["measure"] + more, environment: environment) }
     _ = measured(mediaplay, ["daemon"], environment: environment)
     return (environment, disk)
 }

@@ -14,7 +14,8 @@ func controlsBenchmark(runs: Int) async throws {
     ])
     print("Controls benchmark, \(runs) runs, SDL disk audio driver")
     print("")
-    try volumeLatency(tone: tone, runs: runs)
+    try await volumeLatency(tone: tone, runs: runs)
+    if arguments.contains("--only-volume") { return }
     try await speedCPU(runs: runs)
     try await gaplessJoin(runs: runs)
 }
@@ -38,10 +39,34 @@ private func fileSize(_ path: String) -> Int {
     ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
 }
 
-/// (a) A volume change, request to the new level at the device.
-private func volumeLatency(tone: String, runs: Int) throws {
+/// Changes of level heard at the device: each `lower` request, the audio
+/// played from the request to the first block at the new level, then
+/// `restore` and a rest. Each change takes about 2 s of the 30 s tone.
+private func levelChanges(_ client: ControlClient, disk: String, count: Int, lower: ControlRequest, restore: ControlRequest, what: String) throws -> [Double] {
+    var heard: [Double] = []
+    for _ in 0..<count {
+        let from = fileSize(disk)
+        _ = try client.call(lower, as: ItemStatusProbe.self)
+        usleep(600_000)
+        guard let after = heardAfter(disk, from: from) else { fatalError("mediaplay: the level never dropped (\(what))") }
+        heard.append(after)
+        _ = try client.call(restore, as: ItemStatusProbe.self)
+        usleep(1_500_000)
+    }
+    return heard
+}
+
+/// (a) A volume change, request to the new level at the device; then the
+/// loudness gain (a ReplayGain tag's, a measured file's) coming on.
+private func volumeLatency(tone: String, runs: Int) async throws {
     let folder = try TemporaryDirectory()
-    let (environment, disk) = try startDaemon(tone: tone, folder: folder)
+    // The same tone with a -6.5 dB ReplayGain tag, and again untagged to be
+    // measured (brought to -18 LUFS).
+    let tagged = try await Fixtures.make("bench-tone-30s-tagged.flac", [
+        "-i", tone, "-c:a", "flac", "-metadata", "REPLAYGAIN_TRACK_GAIN=-6.50 dB", "-metadata", "REPLAYGAIN_TRACK_PEAK=0.400000",
+    ])
+    let untagged = try await Fixtures.make("bench-tone-30s-untagged.flac", ["-i", tone, "-c:a", "flac"])
+    let (environment, disk) = try startDaemon(tone: tone, folder: folder, more: [tagged, untagged])
     defer { _ = measured(mediaplay, ["quit"], environment: environment) }
     let paths = ControlPaths(runtimeDirectory: folder.path + "/run/mediaplay")
     guard let client = try ControlClient.connect(paths) else { fatalError("no daemon at \(paths.socket)") }
@@ -49,15 +74,17 @@ private func volumeLatency(tone: String, runs: Int) throws {
     usleep(1_500_000)
     // Each change takes about 2 s of the 30 s tone: at most 12.
     let changes = min(runs * 3, 12)
-    var ours: [Double] = []
-    for _ in 0..<changes {
-        let from = fileSize(disk)
-        _ = try client.call(ControlRequest(id: nil, cmd: .volume, level: 50), as: ItemStatusProbe.self)
-        usleep(600_000)
-        guard let heard = heardAfter(disk, from: from) else { fatalError("mediaplay: the level never dropped") }
-        ours.append(heard)
-        _ = try client.call(ControlRequest(id: nil, cmd: .volume, level: 100), as: ItemStatusProbe.self)
+    let ours = try levelChanges(
+        client, disk: disk, count: changes, lower: ControlRequest(id: nil, cmd: .volume, level: 50),
+        restore: ControlRequest(id: nil, cmd: .volume, level: 100), what: "volume"
+    )
+    let off = ControlRequest(.loudness(.off))
+    var gains: [String: [Double]] = [:]
+    for (item, mode) in [(2, "tags"), (3, "measured")] {
+        _ = try client.call(off, as: ItemStatusProbe.self)
+        _ = try client.call(ControlRequest(id: nil, cmd: .toggle, item: .number(item)), as: ItemStatusProbe.self)
         usleep(1_500_000)
+        gains[mode] = try levelChanges(client, disk: disk, count: changes, lower: ControlRequest(.loudness(mode == "tags" ? .tags : .measured)), restore: off, what: mode)
     }
     _ = try client.call(ControlRequest(id: nil, cmd: .stop), as: ItemStatusProbe.self)
 
@@ -77,9 +104,14 @@ private func volumeLatency(tone: String, runs: Int) throws {
     print("(a) volume 100 → 50 while playing, request to the new level at the device (\(changes) changes each)")
     print("")
     percentiles("mediaplay volume (socket request)", ours)
+    percentiles("mediaplay loudness tags (ReplayGain −6.5 dB)", gains["tags"] ?? [])
+    percentiles("mediaplay loudness measured (to −18 LUFS)", gains["measured"] ?? [])
     percentiles("mpv set volume (JSON IPC)", theirs)
     print("")
     headline("volume change to the new level at the device (p50)", ours: "mediaplay volume (socket request)", theirs: "mpv set volume (JSON IPC)", anchorName: "mpv", target: "≤ 1×")
+    headline("volume change at the device (p90)", ours: "mediaplay volume (socket request) p90", theirs: "mpv set volume (JSON IPC) p90", anchorName: "mpv", target: "≤ 1×")
+    headline("ReplayGain coming on, at the device (p50)", ours: "mediaplay loudness tags (ReplayGain −6.5 dB)", theirs: "mpv set volume (JSON IPC)", anchorName: "mpv volume", target: "≤ 1×")
+    headline("measured gain coming on, at the device (p50)", ours: "mediaplay loudness measured (to −18 LUFS)", theirs: "mpv set volume (JSON IPC)", anchorName: "mpv volume", target: "≤ 1×")
 }
 
 /// (b) CPU for the 1080p clip at speed 2, the same outputs: video decoded and

@@ -16,12 +16,16 @@ import TestKit
 //   mediaplay-bench controls [--runs 3]
 //   mediaplay-bench terminal [--runs 3]
 //   mediaplay-bench search [--runs 3]
+//   mediaplay-bench loudness [--runs 3]
 
 
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+// No loudness measured in the background of what is timed (the loudness
+// benchmark measures it in the foreground).
+setenv("MEDIAPLAY_MEASURE_LOUDNESS", "0", 1)
 guard let command = arguments.first else {
-    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N] | feeds [--runs N] | podcast [--runs N] | folder [--runs N] | resume [--runs N] | controls [--runs N] | terminal [--runs N] | memory [--count N]")
+    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N] | feeds [--runs N] | podcast [--runs N] | folder [--runs N] | resume [--runs N] | controls [--runs N] | terminal [--runs N] | loudness [--runs N] | memory [--count N]")
     exit(64)
 }
 
@@ -149,6 +153,8 @@ case "podcast":
     try podcastBenchmark(runs: option("--runs", default: 3))
 case "controls":
     try await controlsBenchmark(runs: option("--runs", default: 3))
+case "loudness":
+    try await loudnessBenchmark(runs: option("--runs", default: 3))
 case "memory":
     try await memoryBenchmark(count: option("--count", default: 1000))
 case "terminal":

@@ -25,7 +25,7 @@ public struct VolumeCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Flag(name: .long, help: "Print the settings as JSON (volume, muted, speed).")
+    @Flag(name: .long, help: "Print the settings as JSON (volume, muted, speed, loudness, replayGain).")
     var json = false
 
     // Captured as is, so that "-10" is a value, not an option.
@@ -57,7 +57,7 @@ public struct MuteCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Flag(name: .long, help: "Print the settings as JSON (volume, muted, speed).")
+    @Flag(name: .long, help: "Print the settings as JSON (volume, muted, speed, loudness, replayGain).")
     var json = false
 
     @Argument(help: ArgumentHelp("on or off (default: the other).", valueName: "on|off"))
@@ -90,7 +90,7 @@ public struct SpeedCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Flag(name: .long, help: "Print the settings as JSON (volume, muted, speed).")
+    @Flag(name: .long, help: "Print the settings as JSON (volume, muted, speed, loudness, replayGain).")
     var json = false
 
     @Argument(help: ArgumentHelp("The factor, 0.25–4.", valueName: "x"))

@@ -281,11 +281,12 @@ import TestKit
         #expect(session.changeVolume(by: 200).volume == 150, "clamped to 150")
         #expect(session.setMuted(nil) == AudioSettings(volume: 150, muted: true))
         try await session.toggle("b")
-        #expect(engine.player("b")?.settings == AudioSettings(volume: 150, muted: true), "a new player starts with them")
+        // An item alone: ReplayGain's auto is the track's gain.
+        #expect(engine.player("b")?.settings == AudioSettings(volume: 150, muted: true, replayGain: .track), "a new player starts with them")
         engine.player("b")?.controls(.key(.character("m")))
         engine.player("b")?.controls(.key(.character("9")))
         #expect(session.audioSettings == AudioSettings(volume: 145, muted: false), "the window's 9 and m, through the session")
-        #expect(engine.player("a")?.settings == AudioSettings(volume: 145, muted: false))
+        #expect(engine.player("a")?.settings == AudioSettings(volume: 145, muted: false, replayGain: .track))
     }
 
     /// A feed for the playlist: audio, a picture (skipped), video, audio.
