@@ -82,7 +82,7 @@ func waitForSound(in path: String, timeout: Double = 10) -> Double? {
 
 /// A background player of its own in `folder`, with a feed of `tone`,
 /// playing to the disk driver's file `disk`; `quit` ends it.
-func startDaemon(tone: String, folder: TemporaryDirectory, more: [String] = []) throws -> (environment: [String: String], disk: String) {
+func startDaemon(tone: String, folder: TemporaryDirectory, more: [String] = [], extra: [String: String] = [:]) throws -> (environment: [String: String], disk: String) {
     let items = ([tone] + more).map { #"{"type": 1, "title": "Tone", "url": "file://\#($0)"}"# }
     let feed = try folder.write("feed.json", "[" + items.joined(separator: ", ") + "]")
     let disk = folder.path + "/mediaplay-device.raw"
@@ -93,7 +93,7 @@ func startDaemon(tone: String, folder: TemporaryDirectory, more: [String] = []) 
     for (key, value) in environment { setenv(key, value, 1) }
     // The files measured beforehand, as the background would have.
     if !more.isEmpty { _ = measured(mediaplay, ["measure"] + more, environment: environment) }
-    _ = measured(mediaplay, ["daemon"], environment: environment)
+    _ = measured(mediaplay, ["daemon"], environment: environment.merging(extra) { $1 })
     return (environment, disk)
 }
 

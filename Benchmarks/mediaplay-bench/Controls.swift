@@ -20,44 +20,10 @@ func controlsBenchmark(runs: Int) async throws {
     try await gaplessJoin(runs: runs)
 }
 
-/// Seconds of audio the device played between `from` (its file's size when
-/// the request went out) and the first 10 ms block below 60 % of the level
-/// before: how long the change took to be heard.
-private func heardAfter(_ disk: String, from: Int) -> Double? {
-    guard let data = FileManager.default.contents(atPath: disk) else { return nil }
-    let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
-    let block = 441 * 2
-    func peak(_ index: Int) -> Int { samples[index * block..<min((index + 1) * block, samples.count)].map { abs(Int($0)) }.max() ?? 0 }
-    let start = from / 2 / block
-    guard start > 10 else { return nil }
-    let full = (start - 10..<start).map(peak).max() ?? 0
-    guard let first = (start..<samples.count / block).first(where: { Double(peak($0)) < Double(full) * 0.6 }) else { return nil }
-    return Double(first * block * 2 - from) / Double(44100 * 4)
-}
-
-private func fileSize(_ path: String) -> Int {
-    ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
-}
-
-/// Changes of level heard at the device: each `lower` request, the audio
-/// played from the request to the first block at the new level, then
-/// `restore` and a rest. Each change takes about 2 s of the 30 s tone.
-private func levelChanges(_ client: ControlClient, disk: String, count: Int, lower: ControlRequest, restore: ControlRequest, what: String) throws -> [Double] {
-    var heard: [Double] = []
-    for _ in 0..<count {
-        let from = fileSize(disk)
-        _ = try client.call(lower, as: ItemStatusProbe.self)
-        usleep(600_000)
-        guard let after = heardAfter(disk, from: from) else { fatalError("mediaplay: the level never dropped (\(what))") }
-        heard.append(after)
-        _ = try client.call(restore, as: ItemStatusProbe.self)
-        usleep(1_500_000)
-    }
-    return heard
-}
-
-/// (a) A volume change, request to the new level at the device; then the
-/// loudness gain (a ReplayGain tag's, a measured file's) coming on.
+/// (a) A volume change, request to the device taking the first sample at
+/// the new level (wall time); then the loudness gain (a ReplayGain tag's, a
+/// measured file's) coming on the same way. Both players write SDL's disk
+/// file unbuffered (see DeviceWatch.swift).
 private func volumeLatency(tone: String, runs: Int) async throws {
     let folder = try TemporaryDirectory()
     // The same tone with a -6.5 dB ReplayGain tag, and again untagged to be
@@ -66,52 +32,50 @@ private func volumeLatency(tone: String, runs: Int) async throws {
         "-i", tone, "-c:a", "flac", "-metadata", "REPLAYGAIN_TRACK_GAIN=-6.50 dB", "-metadata", "REPLAYGAIN_TRACK_PEAK=0.400000",
     ])
     let untagged = try await Fixtures.make("bench-tone-30s-untagged.flac", ["-i", tone, "-c:a", "flac"])
-    let (environment, disk) = try startDaemon(tone: tone, folder: folder, more: [tagged, untagged])
+    let (environment, disk) = try startDaemon(tone: tone, folder: folder, more: [tagged, untagged], extra: UnbufferedDisk.environment)
     defer { _ = measured(mediaplay, ["quit"], environment: environment) }
     let paths = ControlPaths(runtimeDirectory: folder.path + "/run/mediaplay")
     guard let client = try ControlClient.connect(paths) else { fatalError("no daemon at \(paths.socket)") }
-    _ = try client.call(ControlRequest(id: nil, cmd: .toggle, item: .number(1)), as: ItemStatusProbe.self)
-    usleep(1_500_000)
-    // Each change takes about 2 s of the 30 s tone: at most 12.
-    let changes = min(runs * 3, 12)
-    let ours = try levelChanges(
-        client, disk: disk, count: changes, lower: ControlRequest(id: nil, cmd: .volume, level: 50),
-        restore: ControlRequest(id: nil, cmd: .volume, level: 100), what: "volume"
-    )
-    let off = ControlRequest(.loudness(.off))
-    var gains: [String: [Double]] = [:]
-    for (item, mode) in [(2, "tags"), (3, "measured")] {
-        _ = try client.call(off, as: ItemStatusProbe.self)
-        _ = try client.call(ControlRequest(id: nil, cmd: .toggle, item: .number(item)), as: ItemStatusProbe.self)
+    // Each change takes about half a second of the 30 s tone: at most 50.
+    let changes = min(runs * 10, 50)
+    func call(_ request: ControlRequest) throws { _ = try client.call(request, as: ItemStatusProbe.self) }
+    func latencies(item: Int, lower: ControlRequest, restore: ControlRequest) throws -> [Double] {
+        // One device at a time: SDL's disk driver opens the file anew for
+        // each, and a paused one goes on writing silence to it.
+        try call(ControlRequest(id: nil, cmd: .stop))
+        usleep(300_000)
+        try call(restore)
+        try call(ControlRequest(id: nil, cmd: .toggle, item: .number(item)))
         usleep(1_500_000)
-        gains[mode] = try levelChanges(client, disk: disk, count: changes, lower: ControlRequest(.loudness(mode == "tags" ? .tags : .measured)), restore: off, what: mode)
+        let watch = DeviceWatch(disk)
+        defer { watch.stop() }
+        usleep(200_000)
+        return try wallLatencies(watch, count: changes, change: { try call(lower) }, restore: { try call(restore) })
     }
-    _ = try client.call(ControlRequest(id: nil, cmd: .stop), as: ItemStatusProbe.self)
+    let ours = try latencies(item: 1, lower: ControlRequest(id: nil, cmd: .volume, level: 50), restore: ControlRequest(id: nil, cmd: .volume, level: 100))
+    let off = ControlRequest(.loudness(.off))
+    let tags = try latencies(item: 2, lower: ControlRequest(.loudness(.tags)), restore: off)
+    let measuredGain = try latencies(item: 3, lower: ControlRequest(.loudness(.measured)), restore: off)
+    try call(ControlRequest(id: nil, cmd: .stop))
 
-    let mpv = try MPVSession(folder: folder)
+    let mpv = try MPVSession(folder: folder, extra: UnbufferedDisk.environment)
     _ = try mpv.load(tone)
     usleep(1_500_000)
-    var theirs: [Double] = []
-    for _ in 0..<changes {
-        let from = fileSize(mpv.disk)
-        try mpv.command(#""set","volume","50""#)
-        usleep(600_000)
-        guard let heard = heardAfter(mpv.disk, from: from) else { fatalError("mpv: the level never dropped") }
-        theirs.append(heard)
-        try mpv.command(#""set","volume","100""#)
-        usleep(1_500_000)
-    }
-    print("(a) volume 100 → 50 while playing, request to the new level at the device (\(changes) changes each)")
+    let watch = DeviceWatch(mpv.disk)
+    defer { watch.stop() }
+    usleep(200_000)
+    let theirs = try wallLatencies(watch, count: changes, change: { try mpv.command(#""set","volume","50""#) }, restore: { try mpv.command(#""set","volume","100""#) })
+    print("(a) volume 100 → 50 while playing, request to the device taking the new level (wall time, \(changes) changes each)")
     print("")
     percentiles("mediaplay volume (socket request)", ours)
-    percentiles("mediaplay loudness tags (ReplayGain −6.5 dB)", gains["tags"] ?? [])
-    percentiles("mediaplay loudness measured (to −18 LUFS)", gains["measured"] ?? [])
+    percentiles("mediaplay loudness tags (ReplayGain −6.5 dB)", tags)
+    percentiles("mediaplay loudness measured (to −18 LUFS)", measuredGain)
     percentiles("mpv set volume (JSON IPC)", theirs)
     print("")
     headline("volume change to the new level at the device (p50)", ours: "mediaplay volume (socket request)", theirs: "mpv set volume (JSON IPC)", anchorName: "mpv", target: "≤ 1×")
     headline("volume change at the device (p90)", ours: "mediaplay volume (socket request) p90", theirs: "mpv set volume (JSON IPC) p90", anchorName: "mpv", target: "≤ 1×")
-    headline("ReplayGain coming on, at the device (p50)", ours: "mediaplay loudness tags (ReplayGain −6.5 dB)", theirs: "mpv set volume (JSON IPC)", anchorName: "mpv volume", target: "≤ 1×")
-    headline("measured gain coming on, at the device (p50)", ours: "mediaplay loudness measured (to −18 LUFS)", theirs: "mpv set volume (JSON IPC)", anchorName: "mpv volume", target: "≤ 1×")
+    headline("ReplayGain coming on, at the device (p90)", ours: "mediaplay loudness tags (ReplayGain −6.5 dB) p90", theirs: "mpv set volume (JSON IPC) p90", anchorName: "mpv volume", target: "≤ 1×")
+    headline("measured gain coming on, at the device (p90)", ours: "mediaplay loudness measured (to −18 LUFS) p90", theirs: "mpv set volume (JSON IPC) p90", anchorName: "mpv volume", target: "≤ 1×")
 }
 
 /// (b) CPU for the 1080p clip at speed 2, the same outputs: video decoded and

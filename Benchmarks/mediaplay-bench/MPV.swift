@@ -11,12 +11,13 @@ final class MPVSession {
     private let lines: RawLines
     private var nextID = 1
 
-    init(folder: TemporaryDirectory) throws {
+    init(folder: TemporaryDirectory, extra: [String: String] = [:]) throws {
         let socketPath = folder.path + "/mpv.sock"
         disk = folder.path + "/mpv-device.raw"
         var environment = ProcessInfo.processInfo.environment
         environment["SDL_AUDIODRIVER"] = "disk"
         environment["SDL_DISKAUDIOFILE"] = disk
+        environment.merge(extra) { $1 }
         let words = ["--idle=yes", "--no-config", "--no-terminal", "--vid=no", "--ao=sdl", "--input-ipc-server=\(socketPath)"]
         guard let child = try? ChildProcess("/usr/bin/mpv", words, environment: environment) else { fatalError("cannot start mpv") }
         pid = child.pid
