@@ -308,15 +308,21 @@ final class AudioRing: @unchecked Sendable {
         recordRead(consumed: consumed.load(ordering: .relaxed))
     }
 
-    /// s16 samples times `factor`, rounded and clipped.
-    private static func scale(_ bytes: UnsafeMutablePointer<UInt8>, samples: Int, by factor: Float) {
+    /// s16 samples times `factor`, rounded to the nearest (ties to even) and
+    /// clipped: a loop the compiler vectorises, as it runs on SDL's audio
+    /// thread for every sample while a volume or loudness gain applies.
+    static func scale(_ bytes: UnsafeMutablePointer<UInt8>, samples: Int, by factor: Float) {
         bytes.withMemoryRebound(to: Int16.self, capacity: samples) { sample in
             if factor == 0 {
                 sample.update(repeating: 0, count: samples)
                 return
             }
             for index in 0..<samples {
-                sample[index] = Int16(clamping: Int32((Float(sample[index]) * factor).rounded()))
+                let scaled = min(max(Float(sample[index]) * factor, -32768), 32767)
+                // Added to 1.5 × 2^23, a float in ±32768 is rounded to an
+                // integer held in its low mantissa bits: the low 16 bits are
+                // the sample (no conversion that checks, so it vectorises).
+                sample[index] = Int16(truncatingIfNeeded: (scaled + 12_582_912).bitPattern)
             }
         }
     }
