@@ -22,10 +22,13 @@ run: deps build
 # one goes: on a loaded machine one was seen asking twice, so they run here too,
 # as does the slow-link buffering test (once, in the busy run, the output never
 # ran dry before the link came back: no buffering state, 42 s).
-# They run one at a time (about 80 s): side by side, the terminal video,
+# The loudness suite runs here too: it decodes, filters and measures whole
+# files beside ffmpeg, and in the busy run that load made other suites' timed
+# expectations late (a stopped player's clients, a radio stream's start).
+# They run one at a time (about 120 s): side by side, the terminal video,
 # MPRIS and device suites added later made each other late again (a play
 # not ending within 10 s of q, a held response taken for a stalled link).
-REAL_TIME_SUITES = EndToEndTests\.(BackgroundPlayerTests|DeviceTests|MPRISTests|TerminalVideoTests|BrowseTests|UnequalStreamsTests)/|PlayCommandTests/(videoPlaysInAWindowWithItsAudio|realSDLOutputContainsTheReference)|MediaCacheTests\.PartialReadTests/|ProgressiveTests/aSlowLinkBuffersThenResumesWithEverySample|MediaSessionTests\.WindowCloseTests/
+REAL_TIME_SUITES = EndToEndTests\.(BackgroundPlayerTests|DeviceTests|MPRISTests|TerminalVideoTests|BrowseTests|UnequalStreamsTests|LoudnessTests)/|PlayCommandTests/(videoPlaysInAWindowWithItsAudio|realSDLOutputContainsTheReference)|MediaCacheTests\.PartialReadTests/|ProgressiveTests/aSlowLinkBuffersThenResumesWithEverySample|MediaSessionTests\.WindowCloseTests/
 
 # The SDL drivers the unit suites use, set before the test process starts
 # (see requireEnvironment in TestKit); the end-to-end tests give each

@@ -41,7 +41,7 @@ func headline(_ measure: String, mediaplay: String, anchor: String, ratio: Doubl
 func writeTable(results: String, document: String) throws {
     // In `make bench`'s order, whatever order they were recorded in (one
     // benchmark run again replaces its rows in place).
-    let order = ["download", "playback", "control", "progressive", "feeds", "podcast", "folder", "resume", "controls", "terminal", "search"]
+    let order = ["download", "playback", "control", "progressive", "feeds", "podcast", "folder", "resume", "controls", "terminal", "search", "loudness"]
     func rank(_ row: Headline) -> Int {
         let name = row.command.split(separator: " ").dropFirst().first.map(String.init) ?? ""
         return order.firstIndex(of: name) ?? order.count

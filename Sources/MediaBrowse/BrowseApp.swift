@@ -332,9 +332,7 @@ public final class BrowseApp: @unchecked Sendable {
         switch outcome {
         case let .item(status?): received(status)
         case .item(nil): break
-        case let .audio(settings):
-            let speed = settings.speed == 1 ? "" : " · speed \(SpeedText.text(settings.speed))"
-            show((settings.muted ? "🔇 muted (volume \(settings.volume) %)" : "🔊 volume \(settings.volume) %") + speed)
+        case let .audio(settings): show(settings.line)
         case let .playlist(mode): show(mode.line)
         case let .sleep(status): show(status.line)
         }

@@ -55,6 +55,18 @@ public struct AudioSettings: Codable, Sendable, Equatable {
     public var isIdentity: Bool { volume == 100 && !muted && speed == 1 }
 }
 
+extension AudioSettings {
+    /// `🔊 volume 80 %`, or `🔇 muted (volume 80 %)`; then the speed when it
+    /// is not 1, and the loudness mode when it is not on: the one line every
+    /// front end shows for them.
+    public var line: String {
+        var line = muted ? "🔇 muted (volume \(volume) %)" : "🔊 volume \(volume) %"
+        if speed != 1 { line += " · speed \(SpeedText.text(speed))" }
+        if loudness != .on { line += " · loudness \(loudness.rawValue)" }
+        return line
+    }
+}
+
 /// `1.5×`, `0.75×`, `2×`: a speed as players show it.
 public enum SpeedText {
     public static func text(_ speed: Double) -> String {

@@ -25,10 +25,15 @@ public struct AppliedGain: Codable, Sendable, Equatable {
     public var decibels: Double { 20 * log10(factor) }
 
     /// "gain −9.3 dB (measured)", "gain +2.1 dB (album)".
-    public var text: String {
+    public var text: String { "gain \(decibelText) (\(source.rawValue))" }
+
+    /// "−9.3 dB measured": for a status line.
+    public var brief: String { "\(decibelText) \(source.rawValue)" }
+
+    private var decibelText: String {
         let tenths = (decibels * 10).rounded() / 10
         let sign = tenths > 0 ? "+" : tenths < 0 ? "−" : ""
-        return "gain \(sign)\(String(format: "%.1f", abs(tenths))) dB (\(source.rawValue))"
+        return "\(sign)\(String(format: "%.1f", abs(tenths))) dB"
     }
 
     /// The gain for an item, or nil when nothing applies.

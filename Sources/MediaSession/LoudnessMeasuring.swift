@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MediaCacheFolder
 import MediaEngine
 import MediaFeed
@@ -57,14 +58,24 @@ public enum LoudnessMeasuring {
     }
 
     /// An item's measured loudness as the cache's index at `directory`
-    /// keeps it, for a player's start (nil: not measured, or no index).
+    /// keeps it, for a player's start (nil: not measured, or no index). The
+    /// index is opened once, on the first start that finds it.
     public static func lookup(cacheDirectory: String?) -> @Sendable (FeedItem) -> Loudness? {
         guard let cacheDirectory else { return { _ in nil } }
+        let opened = Mutex<CacheFolder?>(nil)
         return { item in
-            guard FileManager.default.fileExists(atPath: cacheDirectory + "/index.sqlite"),
-                let folder = try? CacheFolder.forViewing(directory: cacheDirectory)
-            else { return nil }
-            return KnownDetails([item], folder: folder).details.first??.loudness
+            let folder = opened.withLock { folder -> CacheFolder? in
+                if folder == nil, FileManager.default.fileExists(atPath: cacheDirectory + "/index.sqlite") {
+                    folder = try? CacheFolder.forViewing(directory: cacheDirectory)
+                }
+                return folder
+            }
+            return folder.flatMap { KnownDetails([item], folder: $0).details.first??.loudness }
         }
+    }
+
+    /// The same in a cache folder already open (the background player's).
+    public static func lookup(folder: CacheFolder) -> @Sendable (FeedItem) -> Loudness? {
+        { item in KnownDetails([item], folder: folder).details.first??.loudness }
     }
 }

@@ -130,10 +130,5 @@ enum AudioSettingsText {
 
     /// `🔊 volume 80 %`, or `🔇 muted (volume 80 %)`; then the speed when it
     /// is not 1, and the loudness mode when it is not on.
-    public static func line(_ settings: AudioSettings) -> String {
-        var line = settings.muted ? "🔇 muted (volume \(settings.volume) %)" : "🔊 volume \(settings.volume) %"
-        if settings.speed != 1 { line += " · speed \(SpeedText.text(settings.speed))" }
-        if settings.loudness != .on { line += " · loudness \(settings.loudness.rawValue)" }
-        return line
-    }
+    public static func line(_ settings: AudioSettings) -> String { settings.line }
 }

@@ -217,6 +217,8 @@ enum PlaybackView {
         if let playing = status.streamTitle, !playing.isEmpty { name += " · " + DisplayWidth.singleLine(playing) }
         if audio.muted { name += "  🔇" } else if audio.volume != 100 { name += "  🔉 \(audio.volume) %" }
         if audio.speed != 1 { name += "  \(SpeedText.text(audio.speed))" }
+        // The loudness gain (G cycles its mode), "−6.5 dB track".
+        if let gain = status.gain { name += "  \(gain.brief)" }
         let time = status.live == true ? "live \(StatusText.clock(status.position))"
             : status.duration.map { "\(StatusText.clock(status.position)) / \(StatusText.clock($0))" } ?? StatusText.clock(status.position)
         let percent = status.progress.map { " \(Percent.text($0))" } ?? ""

@@ -84,8 +84,9 @@ enum MeasuredLoudness {
         lookup(feed: global.feed, cacheDirectory: global.cacheDirectory)
     }
 
-    static func lookup(feed: String?, cacheDirectory: String) -> @Sendable (FeedItem) -> Loudness? {
-        let stored = LoudnessMeasuring.lookup(cacheDirectory: cacheDirectory)
+    /// `folder`: the cache folder when the caller has it open already.
+    static func lookup(feed: String?, cacheDirectory: String, folder: CacheFolder? = nil) -> @Sendable (FeedItem) -> Loudness? {
+        let stored = folder.map(LoudnessMeasuring.lookup(folder:)) ?? LoudnessMeasuring.lookup(cacheDirectory: cacheDirectory)
         return { item in
             let found = stored(item)
             if found == nil { LoudnessLauncher.start(feed: feed, cacheDirectory: cacheDirectory, targets: [LoudnessLauncher.target(of: item)]) }
