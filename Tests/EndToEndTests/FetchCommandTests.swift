@@ -160,9 +160,11 @@ import TestKit
         let b = try Mediaplay.start(["fetch", "1"] + setup.arguments)
         // While they run, list (a third process) sees the download in progress.
         var sawDownloading = false
+        var lastList = ""
         let deadline = Date().addingTimeInterval(20)
         while a.isRunning && Date() < deadline {
             let list = try await Mediaplay.run(["list", "--json"] + setup.arguments)
+            lastList = "status \(list.status): \(list.stdout.prefix(2000))\(list.stderr)"
             if list.stdout.contains("\"state\" : \"downloading\"") { sawDownloading = true; break }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -171,7 +173,7 @@ import TestKit
         let resultB = try await b.wait()
         #expect(resultA.status == 0, "\(resultA.stderr)")
         #expect(resultB.status == 0, "\(resultB.stderr)")
-        #expect(sawDownloading)
+        #expect(sawDownloading, "the last list: \(lastList)")
         #expect(setup.server.getCount("/clip.mp4") == 1)
         #expect(try await sha256(ofFile: try #require(setup.dataFile())) == sha256(setup.bytes))
     }
