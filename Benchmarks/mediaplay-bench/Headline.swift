@@ -49,7 +49,11 @@ func writeTable(results: String, document: String) throws {
     let recorded = try String(contentsOfFile: results, encoding: .utf8).split(separator: "\n").map { line in
         try JSONDecoder().decode(Headline.self, from: Data(line.utf8))
     }
-    let rows = recorded.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }.map(\.element)
+    // A benchmark recorded again on a later day: only its newest rows.
+    var newest: [String: String] = [:]
+    for row in recorded { newest[row.command] = max(newest[row.command] ?? "", row.date) }
+    let current = recorded.filter { $0.date == newest[$0.command] }
+    let rows = current.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }.map(\.element)
     let begin = "<!-- bench-table:begin"
     let end = "<!-- bench-table:end -->"
     let text = try String(contentsOfFile: document, encoding: .utf8)
