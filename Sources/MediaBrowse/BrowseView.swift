@@ -390,6 +390,7 @@ enum BrowseView {
         "[ ] Backspace      slower, faster, speed 1×",
         "< >                previous, next item",
         "b f                seek back, forward 10 s",
+        "t G                sleep timer, loudness mode",
         "i                  details of the item",
         "/                  search: the grid narrows as you type",
         "                   (Enter keeps it, Esc shows all)",

@@ -775,7 +775,8 @@ public final class MediaSession: @unchecked Sendable {
             // Stopped meanwhile, or the feed dropped the item or changed its media.
             guard cancelledStarts.remove(key) == nil, let now = itemLocked(key), now.source == item.source else { return (nil, false) }
             pauseCurrentLocked(except: key)
-            if playerSettingsLocked() != settings { player.setAudioSettings(playerSettingsLocked()) }
+            let resolved = playerSettingsLocked()
+            if resolved != settings { player.setAudioSettings(resolved) }
             let replaced = players[key]
             players[key] = player
             current = key

@@ -11,6 +11,8 @@ public enum SysExit: Int32, Sendable {
     case noInput = 66
     case unavailable = 69
     case ioError = 74
+    /// A mistake in config.toml.
+    case config = 78
 }
 
 /// An error the user sees as one line on stderr, with the exit code it implies.

@@ -141,6 +141,16 @@ public func absolutePath(_ path: String, resolvingLast: Bool = true) -> String {
     return (absolute as NSString).standardizingPath
 }
 
+/// The program `name` beside this one (a build folder), or in
+/// PREFIX/libexec/mediaplay/ once installed.
+public func helperPath(_ name: String) -> String? {
+    let folder = parentFolder(runningExecutable())
+    for candidate in [folder + "/" + name, folder + "/../libexec/mediaplay/" + name] where access(candidate, X_OK) == 0 {
+        return absolutePath(candidate)
+    }
+    return nil
+}
+
 /// The folder that holds `path` ("/a/b" → "/a", "/a" → "/").
 public func parentFolder(_ path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }

@@ -47,11 +47,6 @@ public enum LoudnessLauncher {
     /// mediaplay-core: this program, or beside it, or in PREFIX/libexec/mediaplay/.
     private static func measurerPath() -> String? {
         let running = runningExecutable()
-        if running.hasSuffix("/mediaplay-core") { return running }
-        let folder = parentFolder(running)
-        for candidate in [folder + "/mediaplay-core", folder + "/../libexec/mediaplay/mediaplay-core"] where access(candidate, X_OK) == 0 {
-            return absolutePath(candidate)
-        }
-        return nil
+        return running.hasSuffix("/mediaplay-core") ? running : helperPath("mediaplay-core")
     }
 }

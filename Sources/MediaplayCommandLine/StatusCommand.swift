@@ -72,7 +72,7 @@ public struct StatusCommand: ParsableCommand {
         for item in others {
             print("  " + StatusText.line(item))
         }
-        if let audio = status.audio, !audio.isIdentity || audio.loudness != .on { print(AudioSettingsText.line(audio)) }
+        if let audio = status.audio, !audio.isIdentity || audio.loudness != .on { print(audio.line) }
         if let playlist = status.playlist, playlist != PlaylistMode() { print(playlist.line) }
         if let sleep = status.sleep { print(sleep.line) }
         // Which feed its numbers are of (another than this command's, said so).

@@ -115,7 +115,7 @@ enum AudioSettingsText {
                 settings = changed
                 store.save(settings)
             }
-            print(json ? ModelJSON.text(settings) : line(settings) + KeptSettings.notice(changed: command != nil))
+            print(json ? ModelJSON.text(settings) : settings.line + KeptSettings.notice(changed: command != nil))
             return
         }
         let request = command.map(ControlRequest.init) ?? ControlRequest(id: nil, cmd: query)
@@ -125,10 +125,7 @@ enum AudioSettingsText {
         } catch {
             throw BackgroundPlayer.cliError(error)
         }
-        print(json ? ModelJSON.text(settings) : line(settings))
+        print(json ? ModelJSON.text(settings) : settings.line)
     }
 
-    /// `🔊 volume 80 %`, or `🔇 muted (volume 80 %)`; then the speed when it
-    /// is not 1, and the loudness mode when it is not on.
-    public static func line(_ settings: AudioSettings) -> String { settings.line }
 }

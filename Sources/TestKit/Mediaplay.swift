@@ -21,6 +21,10 @@ public enum Mediaplay {
         return folder + "/mediaplay"
     }
 
+    /// Every program a test starts measures no loudness in the background
+    /// unless the test asks: no stray process competes with the timed suites.
+    public static let quietBackground = ["MEDIAPLAY_MEASURE_LOUDNESS": "0"]
+
     /// Runs mediaplay with `arguments`, a clean environment plus `environment`,
     /// and stdin from /dev/null; stdout and stderr go through files, so a
     /// chatty process can never block on a full pipe.
@@ -40,10 +44,8 @@ public enum Mediaplay {
             "XDG_RUNTIME_DIR": scratch.path + "/run",
             "XDG_STATE_HOME": scratch.path + "/state",
             "LANG": "C.UTF-8",
-            // No loudness measured in the background unless a test asks: no
-            // stray process competes with the real-time suites.
-            "MEDIAPLAY_MEASURE_LOUDNESS": "0",
         ]
+        env.merge(Mediaplay.quietBackground) { $1 }
         env.merge(environment) { $1 }
         let child = try ChildProcess(
             executable, arguments, environment: env,

@@ -28,9 +28,8 @@ public final class TerminalSession: @unchecked Sendable {
             "HOME": folder.path,
             "LANG": "C.UTF-8",
             "TERM": "xterm-256color",
-            // No loudness measured in the background (see Mediaplay.start).
-            "MEDIAPLAY_MEASURE_LOUDNESS": "0",
         ]
+        env.merge(Mediaplay.quietBackground) { $1 }
         env.merge(environment) { $1 }
         let assignments = env.sorted { $0.key < $1.key }.map { Self.quote("\($0.key)=\($0.value)") }.joined(separator: " ")
         let command = arguments.map(Self.quote).joined(separator: " ")

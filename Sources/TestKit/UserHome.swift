@@ -29,9 +29,7 @@ open class UserHome: @unchecked Sendable {
             "XDG_CACHE_HOME": folder.path + "/cache",
             "SDL_AUDIODRIVER": "disk",
             "SDL_DISKAUDIOFILE": disk,
-            // No loudness measured in the background (see Mediaplay.start).
-            "MEDIAPLAY_MEASURE_LOUDNESS": "0",
-        ]
+        ].merging(Mediaplay.quietBackground) { $1 }
     }
 
     /// The background player's socket.

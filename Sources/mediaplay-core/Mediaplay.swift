@@ -6,7 +6,6 @@ import MediaTerminal
 import MediaCacheCommands
 import MediaConfig
 import MediaCacheFolder
-import MediaEngine
 import MediaSession
 
 @main
@@ -52,11 +51,6 @@ struct Mediaplay: AsyncParsableCommand {
         // an error on a listing), not the end of a playback or the daemon.
         signal(SIGPIPE, SIG_IGN)
         let config = LoadedConfig.loadOrExit()
-        // A filter chain is checked by libavfilter, which config.toml's reader has not.
-        if let chain = config.audioFilters, let problem = AudioFilterCheck.problem(chain) {
-            StandardStream.error("mediaplay: \(config.path ?? "config.toml"): af: \(DisplayWidth.escaped(problem))\n")
-            Foundation.exit(78)  // EX_CONFIG, as any mistake in the file
-        }
         ConfiguredDefaults.set(.init(
             feed: config.feed, cacheFolder: config.cacheFolder, maxSize: config.maxSize, feeds: config.feeds,
             audio: config.audioSettings(kept: nil), playlist: config.playlistMode(kept: nil), measureLoudness: config.measureLoudness ?? true

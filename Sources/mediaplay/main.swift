@@ -21,16 +21,6 @@ struct ClientCommands: ParsableCommand {
     )
 }
 
-/// The program `name` beside this one (a build folder), or in
-/// PREFIX/libexec/mediaplay/ once installed.
-func helperPath(_ name: String) -> String? {
-    let folder = parentFolder(runningExecutable())
-    for candidate in [folder + "/" + name, folder + "/../libexec/mediaplay/" + name] where access(candidate, X_OK) == 0 {
-        return absolutePath(candidate)
-    }
-    return nil
-}
-
 StandardStream.reserveStandardDescriptors()
 let arguments = CommandLine.arguments
 

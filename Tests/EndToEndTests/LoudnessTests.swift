@@ -197,6 +197,15 @@ import TestKit
         let options = try await Mediaplay.run(["play", file, "--af", "equalizer=q=banana"])
         #expect(options.status == 64 && options.stderr.contains("\"equalizer\""), "\(options.stderr)")
         #expect(!options.stderr.contains("Parsed_"), "no libavfilter log lines: \(options.stderr)")
+        // In config.toml: a command that plays stops with exit 78 naming it;
+        // one that does not (config) never loads libavfilter for it.
+        let home = try TemporaryDirectory()
+        _ = try home.write("mediaplay/config.toml", "[playback]\naf = \"equalizr=f=1000\"\n")
+        let configured = ["XDG_CONFIG_HOME": home.path]
+        let refused = try await Mediaplay.run(["play", file, "--no-audio", "--untimed"], environment: configured)
+        #expect(refused.status == 78 && refused.stderr.contains("af: libavfilter has no filter \"equalizr\""), "\(refused.stderr)")
+        let shown = try await Mediaplay.run(["config"], environment: configured)
+        #expect(shown.status == 0 && shown.stdout.contains("equalizr=f=1000"), "\(shown.stdout)\(shown.stderr)")
     }
 
     /// The background player: status names the gain; loudness cycles it.

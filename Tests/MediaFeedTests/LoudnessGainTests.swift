@@ -21,7 +21,8 @@ import Testing
         #expect(ReplayGainTags.r128Microbels("40000") == nil)
     }
 
-    @Test func tagsAreFoundByNameInAnyCase() {
+    /// Names as the lookup gives them; an R128 gain only where no ReplayGain one is.
+    @Test func tagsAreReadByNameAndR128FillsWhatIsMissing() {
         let values = ["replaygain_track_gain": "-3 dB", "R128_ALBUM_GAIN": "0"]
         let tags = ReplayGainTags.reading { name in values.first { $0.key.uppercased() == name }?.value }
         #expect(tags.trackGain == -300_000)

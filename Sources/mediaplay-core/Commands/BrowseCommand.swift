@@ -104,7 +104,7 @@ struct BrowseCommand: AsyncParsableCommand {
         let session = MediaSession(
             feed: feed, store: cache, positions: positions,
             engine: MediaPlayerFactory(
-                video: .window(fallback: video.terminalSink), loudness: LoadedConfig.current.loudnessOptions, filters: LoadedConfig.current.audioFilters,
+                video: .window(fallback: video.terminalSink), loudness: LoadedConfig.current.loudnessOptions, filters: try LoudnessFlags.configuredFilters(LoadedConfig.current),
                 measured: MeasuredLoudness.lookup(global)
             ) { relay.post("\($0)") },
             settings: LoadedConfig.current.audioSettings(kept: positions?.audioSettings()),

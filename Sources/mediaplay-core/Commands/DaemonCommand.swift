@@ -130,7 +130,7 @@ struct DaemonCommand: AsyncParsableCommand {
         }
         let config = LoadedConfig.current
         let engine = MediaPlayerFactory(
-            loudness: config.loudnessOptions, filters: config.audioFilters, measured: MeasuredLoudness.lookup(feed: feed, cacheDirectory: global.cacheDirectory, folder: cache?.folder)
+            loudness: config.loudnessOptions, filters: try LoudnessFlags.configuredFilters(config), measured: MeasuredLoudness.lookup(feed: feed, cacheDirectory: global.cacheDirectory, folder: cache?.folder)
         ) { logger.warning("\($0)") }
         let session = MediaSession(
             feed: loaded.feed, store: cache, positions: positions, engine: engine,

@@ -63,8 +63,10 @@ struct MeasureCommand: ParsableCommand {
                 }
             }
             defer { if lock >= 0 { close(lock) } }
-            let stop = StopFlag()
-            if !background { stop.onSignals() }
+            // Ctrl-C or SIGTERM: the file being measured is dropped, every
+            // one measured before it is kept.
+            let signals = background ? nil : StopOnSignals { _ in }
+            defer { signals?.cancel() }
             let terminal = TerminalInfo.detect(fd: STDERR_FILENO, environment: global.environment)
             let live = !background && terminal.animates ? LiveRegion(output: STDERR_FILENO, width: terminal.width) : nil
             var measured = 0
@@ -72,7 +74,7 @@ struct MeasureCommand: ParsableCommand {
             var step = ""
             for items in groups {
                 measured += LoudnessMeasuring.run(items, folder: folder) { report in
-                    guard !stop.isSet else { return false }
+                    guard signals?.signalNumber == nil else { return false }
                     guard !background else { return true }
                     switch report {
                     case let .started(item, number, count):
@@ -90,7 +92,7 @@ struct MeasureCommand: ParsableCommand {
                 }
             }
             live?.draw([])
-            if stop.isSet { throw ExitCode(130) }
+            if let number = signals?.signalNumber { throw ExitCode(128 + number) }
             if measured == 0 && !background { print("nothing to measure: every audio or video file at hand is measured") }
         }
     }
@@ -131,24 +133,5 @@ struct MeasureCommand: ParsableCommand {
             groups.append(try ItemSelection.resolve(selectors, in: feed))
         }
         return groups
-    }
-}
-
-/// Set by Ctrl-C or SIGTERM: the measurement stops after the current step.
-private final class StopFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var set = false
-    private var sources: [DispatchSourceSignal] = []
-
-    var isSet: Bool { lock.withLock { set } }
-
-    func onSignals() {
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [self] in lock.withLock { set = true } }
-            source.resume()
-            sources.append(source)
-        }
     }
 }

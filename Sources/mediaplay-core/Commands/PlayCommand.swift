@@ -162,7 +162,7 @@ struct PlayCommand: AsyncParsableCommand {
             // A recording measures nothing in the background and takes no
             // kept loudness: it applies only what its command line says.
             let recordsSound = recording.audioOut != nil
-            let engine = loudness.engine(clock: untimed ? .untimed : .realTime, audio: audio, video: video, config: config, exact: recordsSound, global: global) { shortfall in
+            let engine = try loudness.engine(clock: untimed ? .untimed : .realTime, audio: audio, video: video, config: config, exact: recordsSound, global: global) { shortfall in
                 switch shortfall {
                 case .noAudioDevice: Self.warn("\(shortfall)")
                 case let .noDisplay(_, reason, audioOnly): display.missing(audioOnly ? "\(reason); playing the audio only" : nil)

@@ -91,7 +91,7 @@ struct ScriptCommand: AsyncParsableCommand {
             // command line's loudness and filters, not config.toml's.
             let exact = recording.isRecording || virtual
             let config = exact ? Config() : LoadedConfig.current
-            let engine = loudness.engine(clock: virtual ? .virtual : .realTime, audio: audio, video: video, config: config, exact: exact, global: global) { _ in }
+            let engine = try loudness.engine(clock: virtual ? .virtual : .realTime, audio: audio, video: video, config: config, exact: exact, global: global) { _ in }
             let session = MediaSession(
                 feed: loaded.feed, store: cache, positions: nil, engine: engine, settings: loudness.settings(AudioSettings(), recording: exact, config: config)
             )

@@ -58,17 +58,32 @@ struct LoudnessFlags: ParsableArguments {
         return LoudnessOptions(preamp: preamp ?? configured.preamp, preventClipping: preventClipping ?? configured.preventClipping, target: target ?? configured.target)
     }
 
-    func chain(config: Config) -> String? { filters ?? config.audioFilters }
+    /// --af, else config.toml's `af` (checked here: config.toml's reader
+    /// has no libavfilter, and only a command that plays needs to load it).
+    func chain(config: Config) throws(CLIError) -> String? {
+        if let filters { return filters }
+        return try Self.configuredFilters(config)
+    }
+
+    /// config.toml's `af`, checked by libavfilter: a chain it refuses is a
+    /// mistake in the file (exit 78), named like any other.
+    static func configuredFilters(_ config: Config) throws(CLIError) -> String? {
+        guard let chain = config.audioFilters else { return nil }
+        if let problem = AudioFilterCheck.problem(chain) {
+            throw CLIError("\(config.path ?? "config.toml"): af: \(problem) (fix it, or move it aside; see docs/CONFIG.md)", exitCode: .config)
+        }
+        return chain
+    }
 
     /// The engine with these loudness options and filters; `exact` (a
     /// recording): no measured gain unless this command line asks for one.
     func engine(
         clock: PlaybackClock, audio: MediaPlayerFactory.Audio, video: MediaPlayerFactory.Video, config: Config, exact: Bool, global: GlobalOptions,
         report: @escaping @Sendable (MediaPlayerFactory.Shortfall) -> Void
-    ) -> MediaPlayerFactory {
+    ) throws(CLIError) -> MediaPlayerFactory {
         var measured: @Sendable (FeedItem) -> Loudness? = { _ in nil }
         if !exact || asksForGain { measured = MeasuredLoudness.lookup(global) }
-        return MediaPlayerFactory(clock: clock, audio: audio, video: video, loudness: options(config: config), filters: chain(config: config), measured: measured, report: report)
+        return MediaPlayerFactory(clock: clock, audio: audio, video: video, loudness: options(config: config), filters: try chain(config: config), measured: measured, report: report)
     }
 }
 
