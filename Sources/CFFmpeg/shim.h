@@ -37,6 +37,9 @@ typedef struct {
     int (*graph_config)(AVFilterGraph *graph, void *log);
     int (*buffersrc_add_frame_flags)(AVFilterContext *source, AVFrame *frame, int flags);
     int (*buffersink_get_frame)(AVFilterContext *sink, AVFrame *frame);
+    AVFilterContext *(*graph_alloc_filter)(AVFilterGraph *graph, const AVFilter *filter, const char *name);
+    int (*init_str)(AVFilterContext *context, const char *arguments);
+    int (*link)(AVFilterContext *source, unsigned sourcePad, AVFilterContext *destination, unsigned destinationPad);
 } mp_avfilter_api;
 
 /// The library the headers were built against (its major version).
@@ -60,6 +63,9 @@ static inline int mp_avfilter_load(mp_avfilter_api *api, char *reason, size_t si
         { (void **)&api->graph_config, "avfilter_graph_config" },
         { (void **)&api->buffersrc_add_frame_flags, "av_buffersrc_add_frame_flags" },
         { (void **)&api->buffersink_get_frame, "av_buffersink_get_frame" },
+        { (void **)&api->graph_alloc_filter, "avfilter_graph_alloc_filter" },
+        { (void **)&api->init_str, "avfilter_init_str" },
+        { (void **)&api->link, "avfilter_link" },
     };
     for (size_t i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++) {
         *symbols[i].slot = dlsym(library, symbols[i].name);

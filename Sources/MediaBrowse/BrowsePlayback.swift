@@ -125,7 +125,7 @@ public final class DaemonBackend: BrowsePlayback {
             return .sleep(try await call(request, as: SleepStatus.self))
         case .stop, .quit, .pause:
             return .item(try await call(request, as: StopResult.self).stopped)
-        case .toggle, .play, .seek, .next, .previous, .chapter:
+        case .toggle, .play, .seek, .next, .previous, .chapter, .subtitle, .audioTrack, .subtitleDelay:
             return .item(try await call(request, as: ItemStatus.self))
         }
     }

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import MediaModel
+import MediaTerminal
 
 /// An opened media file (libavformat): its streams, and packets read in order.
 /// `readPacket` blocks on I/O: call it from a thread of its own.
@@ -103,6 +104,18 @@ public final class Demuxer: @unchecked Sendable {
         try MediaEngine.check(code, context())
     }
 
+
+    /// The audio streams, in the file's order (cover art aside).
+    var audioStreams: [(index: Int32, language: String?, title: String?, codec: String)] {
+        (0..<Int32(context.pointee.nb_streams)).compactMap { index in
+            let stream = stream(index)
+            guard stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO else { return nil }
+            return (
+                index, StreamTags.value("language", of: stream).map(DisplayWidth.singleLine), StreamTags.value("title", of: stream).map(DisplayWidth.singleLine),
+                String(cString: avcodec_get_name(stream.pointee.codecpar.pointee.codec_id))
+            )
+        }
+    }
 
     func stream(_ index: Int32) -> UnsafeMutablePointer<AVStream> {
         context.pointee.streams[Int(index)]!

@@ -34,5 +34,9 @@ public struct PlaybackOptions: Sendable {
     public var measured: Loudness?
     /// The user's libavfilter chain (`--af`), applied after the decoder.
     public var filters: String?
+    /// Which audio and subtitle tracks play, and the subtitles' delay.
+    public var tracks = TrackSettings()
+    /// Subtitle files beside the item, and `--sub-file`s: tracks after the file's own.
+    public var subtitleFiles: [SidecarSubtitles.File] = []
     public init() {}
 }

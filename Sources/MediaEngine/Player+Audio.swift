@@ -61,7 +61,8 @@ extension Player {
     }
 
     /// The audio decoder thread: packets → frames → s16 → the audio sink.
-    func runAudioDecoder(_ decoder: Decoder, startTime: Double) {
+    func runAudioDecoder(_ firstDecoder: Decoder, startTime: Double) {
+        var decoder = firstDecoder
         var resampler: AudioResampler?
         var filter: AudioFilter?
         var mySerial = -1
@@ -72,8 +73,11 @@ extension Player {
         do {
             while let item = nextPacket(\.audioQueue) {
                 if item.serial != mySerial {
+                    // Another audio track from this serial on (`audio-track`).
+                    let swap = takeAudioDecoderSwap()
+                    if let swap { decoder = swap }
                     if mySerial >= 0 {
-                        try decoder.reset()
+                        if swap == nil { try decoder.reset() }
                         resampler = resampler.map { AudioResampler(output: $0.output) }
                         filter = nil
                         audioSink?.flush()

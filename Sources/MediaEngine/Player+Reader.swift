@@ -44,7 +44,9 @@ extension Player {
             isImage: demuxer.isStillImage, rotation: demuxer.rotation, duration: demuxer.duration, chapters: demuxer.chapters
         )
         openVideoSink(for: opened)
-        let audioIndex = options.audio && audioSink != nil ? demuxer.audioStreamIndex : nil
+        openTracks(demuxer)
+        let chosenAudio = condition.withLock { currentAudioStream }
+        let audioIndex = options.audio && audioSink != nil ? chosenAudio : nil
         let videoIndex = options.video && videoSink != nil ? demuxer.videoStreamIndex : nil
         let audioDecoder = try audioIndex.map { index throws(FFmpegError) in try Decoder(stream: demuxer.stream(index), name: name, strict: false) }
         let videoDecoder = try videoIndex.map { index throws(FFmpegError) in
@@ -92,6 +94,8 @@ extension Player {
     private enum ReaderTurn {
         case read(serial: Int)
         case seek(Double)
+        /// To another audio track (`audio-track`).
+        case switchAudio(Int32)
         case stop
         case finished
     }
@@ -102,6 +106,10 @@ extension Player {
         condition.withLock {
             while true {
                 if stopRequested { return .stop }
+                if let index = pendingAudioSwitch {
+                    pendingAudioSwitch = nil
+                    return .switchAudio(index)
+                }
                 if let target = pendingSeek {
                     pendingSeek = nil
                     return .seek(target)
@@ -126,7 +134,6 @@ extension Player {
     }
 
     private func readPackets(_ demuxer: Demuxer) throws(FFmpegError) {
-        let audioIndex = demuxer.audioStreamIndex
         let videoIndex = demuxer.videoStreamIndex
         var atEnd = false
         while true {
@@ -136,6 +143,18 @@ extension Player {
             case let .seek(target):
                 try demuxer.seek(to: target)
                 atEnd = false
+            case let .switchAudio(index):
+                // The new track's decoder, handed to the audio thread, then
+                // a seek to where playback stands: sound goes on in the new
+                // language from there.
+                let name = (path as NSString).lastPathComponent
+                let decoder = try Decoder(stream: demuxer.stream(index), name: name, strict: false)
+                condition.withLock {
+                    audioDecoderSwap = decoder
+                    currentAudioStream = index
+                    audioQueue = PacketQueue(timeBase: demuxer.stream(index).pointee.time_base)
+                }
+                seek(to: currentPosition, soundWaitsForPicture: false)
             case let .read(readSerial):
                 let packet = Packet()
                 let more = try demuxer.readPacket(into: packet)
@@ -149,7 +168,7 @@ extension Player {
                         videoQueue?.push(QueuedPacket(packet: nil, serial: serial))
                     } else {
                         let index = packet.pointer.pointee.stream_index
-                        if index == audioIndex, audioQueue != nil {
+                        if index == currentAudioStream, audioQueue != nil {
                             audioQueue?.push(QueuedPacket(packet: packet, serial: serial))
                         } else if index == videoIndex, videoQueue != nil {
                             videoQueue?.push(QueuedPacket(packet: packet, serial: serial))

@@ -20,6 +20,9 @@ extension Player {
         var trimBefore: Double?
         var lastTime: Double = 0
         let frameStep = decoder.frameDuration
+        // A window or recording gets text subtitles drawn in by libass.
+        let burns = !(videoSink?.drawsSubtitleText ?? true)
+        var burning = SubtitleBurning()
         do {
             if options.clock == .realTime {
                 // Decoding is throughput, presenting and audio are deadlines:
@@ -45,7 +48,8 @@ extension Player {
                         if time < trim - 1e-6 { return true }
                         trimBefore = nil
                     }
-                    return enqueue(QueuedFrame(frame: frame, time: time, serial: serialOfPacket))
+                    let shown = burns ? burning.draw(into: frame, time: time, player: self, decoder: decoder, startTime: startTime) : frame
+                    return enqueue(QueuedFrame(frame: shown, time: time, serial: serialOfPacket))
                 }
                 if keepGoing && item.packet == nil {
                     _ = enqueue(QueuedFrame(frame: nil, time: lastTime, serial: serialOfPacket))
@@ -75,10 +79,18 @@ extension Player {
     /// display sink only: a file sink records every frame).
     func runPresenter() {
         let dropsLateFrames = videoSink?.dropsLateFrames ?? false
+        let drawsText = videoSink?.drawsSubtitleText ?? false
         while let (frame, time) = nextFrameToPresent(dropsLateFrames: dropsLateFrames) {
             do {
                 let f = frame.pointer
-                try videoSink?.present(frame, info: VideoFrameInfo(time: time, width: Int(f.pointee.width), height: Int(f.pointee.height)))
+                var subtitle: String?
+                if drawsText, let shown = condition.withLock({ shownTimelineLocked }) {
+                    // Played by the clock, a subtitle not read yet waits for
+                    // nothing; in virtual time or a recording none is missed.
+                    if options.clock != .realTime { shown.timeline.waitUntilLoaded(time - shown.delay) }
+                    subtitle = shown.timeline.text(at: time - shown.delay)
+                }
+                try videoSink?.present(frame, info: VideoFrameInfo(time: time, width: Int(f.pointee.width), height: Int(f.pointee.height), subtitle: subtitle))
             } catch {
                 fail(error)
                 return
@@ -161,6 +173,45 @@ extension Player {
                 condition.broadcast()
                 return (frame, item.time)
             }
+        }
+    }
+}
+
+/// The video decoder thread's subtitle burner: made for the track shown,
+/// made again only when the track changes (a new delay or hiding it needs
+/// no new one).
+struct SubtitleBurning {
+    private var burner: SubtitleBurner?
+    private var source: SubtitleSource?
+    /// A track libass could not read is not tried again.
+    private var failed: SubtitleSource?
+
+    /// The picture with the subtitle at `time` drawn in, or `frame` itself
+    /// when none is shown (or it cannot be drawn: the picture still plays).
+    mutating func draw(into frame: Frame, time: Double, player: Player, decoder: Decoder, startTime: Double) -> Frame {
+        guard let wanted = player.condition.withLock({ player.burnedSubtitleLocked }), wanted.source != failed else { return frame }
+        if source != wanted.source {
+            burner = try? SubtitleBurner(source: wanted.source)
+            source = wanted.source
+        }
+        guard let burner else { return frame }
+        // ffmpeg's own timestamps for the filter: the decoder's, less the
+        // container's start (as ffmpeg offsets its input), less the delay.
+        let base = decoder.timeBase
+        let pts: Int64
+        if let stamp = frame.timestamp {
+            let start = av_rescale_q(Int64((startTime * 1_000_000).rounded()), mp_av_time_base_q(), base)
+            let delay = av_rescale_q(Int64((wanted.delay * 1_000_000).rounded()), mp_av_time_base_q(), base)
+            pts = stamp - start - delay
+        } else {
+            pts = Int64(((time - wanted.delay) / base.seconds).rounded())
+        }
+        do {
+            return try burner.burn(frame, pts: pts, timeBase: base)
+        } catch {
+            failed = wanted.source
+            self.burner = nil
+            return frame
         }
     }
 }

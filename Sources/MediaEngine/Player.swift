@@ -79,6 +79,28 @@ public final class Player: @unchecked Sendable {
     var replayGainTags = ReplayGainTags()
     /// The loudness gain in force (nil: none applies).
     var loudnessGain: AppliedGain?
+
+    // Tracks and subtitles (Player+Tracks).
+    var trackSettings: TrackSettings
+    var audioTracks: [AudioTrackStream] = []
+    /// Into `audioTracks`: the one playing.
+    var audioTrackIndex: Int?
+    /// The stream whose packets go to the audio decoder.
+    var currentAudioStream: Int32?
+    /// An audio track the reader is to switch to.
+    var pendingAudioSwitch: Int32?
+    /// The new track's decoder, for the audio thread to take at its next serial.
+    var audioDecoderSwap: Decoder?
+    var subtitleSources: [SubtitleSource] = []
+    /// Into `subtitleSources`: the track chosen (shown unless hidden).
+    var subtitleIndex: Int?
+    var subtitlesVisible = true
+    /// The chosen track's cues, read ahead by its loader.
+    var subtitleTimeline: SubtitleTimeline?
+    /// Bumped at each change of track: loaders and burners of an earlier one stop.
+    var subtitleGeneration = 0
+    /// The text last announced (`PlayerEvent.subtitle`).
+    var shownSubtitle: String?
     /// The speed of the current serial: a change of speed starts a new
     /// serial where playback stands (see `setAudioSettings`), so that every clock
     /// runs at one rate within a serial.
@@ -134,6 +156,7 @@ public final class Player: @unchecked Sendable {
         // A start from a saved position, a script or the command line: a time in the item.
         let start = CheckedNumber.position(options.start)
         audioSettings = options.settings
+        trackSettings = options.tracks
         // The volume at once; the loudness gain once the file's tags are read.
         audioSink?.setGain(Self.outputGain(options.settings, nil))
         serialSpeed = options.settings.speed
@@ -284,6 +307,7 @@ public final class Player: @unchecked Sendable {
             // (and clear this) before it is set.
             audioSink?.interrupt()
             subscribers.send(.position(target))
+            refreshSubtitleLocked(at: target)
             condition.broadcast()
         }
     }
@@ -401,6 +425,7 @@ public final class Player: @unchecked Sendable {
     /// wall time, so untimed decoding cannot flood subscribers.
     func publishPosition(_ seconds: Double) {
         position = seconds
+        refreshSubtitleLocked(at: seconds)
         let now = Self.now()
         guard now - lastPositionEvent >= 0.1 else { return }
         lastPositionEvent = now

@@ -14,4 +14,7 @@ public enum PlayerEvent: Sendable, Equatable {
     case position(Double)
     /// While buffering: how full the buffer is, 0...1 (at most ten a second).
     case buffered(Double)
+    /// The subtitle text showing changed (nil: none shows), at the
+    /// position's pace; `Player.currentSubtitle` is always exact.
+    case subtitle(String?)
 }

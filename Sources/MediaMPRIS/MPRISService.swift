@@ -96,7 +96,7 @@ public final class MPRISService: @unchecked Sendable {
                     let microseconds = CheckedNumber.microseconds(event.status.position)
                     self.bus.perform { bus in _ = mp_emit_seeked(bus.bus, Self.path, microseconds) }
                 case .metadata: self.refresh()
-                case .progress: break
+                case .progress, .subtitle: break
                 }
             }
         }

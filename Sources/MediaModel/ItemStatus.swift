@@ -74,6 +74,10 @@ public struct ItemStatus: Codable, Sendable, Equatable {
     public var chapter: ChapterStatus?
     /// The loudness gain applied to what plays (ReplayGain or measured).
     public var gain: AppliedGain?
+    /// The subtitle showing now (text; nil: none, or a bitmap subtitle).
+    public var subtitle: String?
+    /// The item's audio and subtitle tracks and the ones chosen, once open.
+    public var tracks: TrackStatus?
 
     public init(
         item: Int, id: ItemKey, title: String, kind: MediaKind?, state: ItemState, position: Double,
@@ -100,6 +104,8 @@ public struct ItemEvent: Codable, Sendable, Equatable {
         case state, position, progress
         /// A live stream's title (or notice) changed.
         case metadata
+        /// The subtitle showing changed (`subtitle`), or the tracks chosen did.
+        case subtitle
     }
 
     public var event: Kind

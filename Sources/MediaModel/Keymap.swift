@@ -31,6 +31,9 @@ public struct Keymap: Sendable, Equatable {
         "t": .sleep(nil),
         // Loudness normalisation: on, tags, measured, off (mpv has no such key).
         "G": .loudness(nil),
+        // Subtitles and tracks, as mpv has them.
+        "v": .subtitle(.toggle), "j": .subtitle(.next), "#": .audioTrack(.next),
+        "z": .subtitleDelay(.by(-0.1)), "Z": .subtitleDelay(.by(0.1)),
         "q": .quit, "escape": .quit,
     ])
 

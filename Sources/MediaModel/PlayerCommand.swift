@@ -40,6 +40,36 @@ public enum PlayerCommand: Sendable, Equatable {
     /// Where the gain that evens loudness comes from (`loudness on`,
     /// `loudness tags`); nil (`loudness cycle`) goes on → tags → measured → off.
     case loudness(LoudnessMode?)
+    /// Shows, hides or chooses the subtitles of what plays (`subtitle next`,
+    /// `subtitle off`, `subtitle 2`; `v` toggles, `j` steps, as in mpv).
+    case subtitle(SubtitleStep)
+    /// Chooses the audio track of what plays (`audio-track next`, `audio-track 2`; `#`).
+    case audioTrack(TrackStep)
+    /// Moves subtitles later (+) or earlier (−) by seconds, or to a delay
+    /// (`sub-delay +0.1`, `sub-delay 0`; `z` and `Z` by 0.1 s).
+    case subtitleDelay(Delay)
+
+    public enum SubtitleStep: Sendable, Equatable, Hashable {
+        case next
+        /// Shown again (the track chosen before, else the player's choice).
+        case on
+        case off
+        /// Shown or hidden (`v`).
+        case toggle
+        /// 1-based.
+        case number(Int)
+    }
+
+    public enum TrackStep: Sendable, Equatable, Hashable {
+        case next
+        /// 1-based.
+        case number(Int)
+    }
+
+    public enum Delay: Sendable, Equatable, Hashable {
+        case to(Double)
+        case by(Double)
+    }
 
     public enum ChapterStep: Sendable, Equatable, Hashable {
         case next, previous
@@ -117,6 +147,15 @@ extension PlayerCommand: CustomStringConvertible {
             case nil: return "sleep cycle"
             }
         case let .loudness(mode): return "loudness " + (mode?.rawValue ?? "cycle")
+        case .subtitle(.next): return "subtitle next"
+        case .subtitle(.on): return "subtitle on"
+        case .subtitle(.off): return "subtitle off"
+        case .subtitle(.toggle): return "subtitle toggle"
+        case let .subtitle(.number(number)): return "subtitle \(number)"
+        case .audioTrack(.next): return "audio-track next"
+        case let .audioTrack(.number(number)): return "audio-track \(number)"
+        case let .subtitleDelay(.to(seconds)): return "sub-delay \(number(seconds))"
+        case let .subtitleDelay(.by(seconds)): return "sub-delay \(seconds < 0 ? "-" : "+")\(number(abs(seconds)))"
         case .quit: return "quit"
         }
     }
@@ -140,7 +179,7 @@ extension PlayerCommand: Codable {
 
 extension PlayerCommand {
     /// The command names, as typed.
-    public static let names = ["toggle", "play", "pause", "stop", "seek", "volume", "mute", "speed", "next", "prev", "repeat", "shuffle", "autoplay", "sleep", "chapter", "loudness", "quit"]
+    public static let names = ["toggle", "play", "pause", "stop", "seek", "volume", "mute", "speed", "next", "prev", "repeat", "shuffle", "autoplay", "sleep", "chapter", "loudness", "subtitle", "audio-track", "sub-delay", "quit"]
 
     /// Reads a command line as typed after `mediaplay` (a key binding's
     /// value, a script step, a socket's `command`): one line of error, with
@@ -228,6 +267,31 @@ extension PlayerCommand {
                 guard let mode = LoudnessMode(rawValue: arguments[0]) else { throw usage("on, tags, measured, off or cycle") }
                 self = .loudness(mode)
             }
+        case "subtitle":
+            let form = "next, on, off, toggle or a track's number"
+            guard arguments.count == 1 else { throw usage(form) }
+            switch arguments[0] {
+            case "next": self = .subtitle(.next)
+            case "on": self = .subtitle(.on)
+            case "off", "no": self = .subtitle(.off)
+            case "toggle": self = .subtitle(.toggle)
+            default:
+                guard let number = Int(arguments[0]), (1...999).contains(number) else { throw usage(form) }
+                self = .subtitle(.number(number))
+            }
+        case "audio-track":
+            guard arguments.count == 1 else { throw usage("next or a track's number") }
+            if arguments[0] == "next" {
+                self = .audioTrack(.next)
+            } else {
+                guard let number = Int(arguments[0]), (1...999).contains(number) else { throw usage("next or a track's number") }
+                self = .audioTrack(.number(number))
+            }
+        case "sub-delay":
+            let form = "seconds: +S, -S or S (-600 to 600)"
+            guard arguments.count == 1, let value = Double(arguments[0]), value.isFinite, TrackSettings.delayRange.contains(value) else { throw usage(form) }
+            let relative = arguments[0].hasPrefix("+") || arguments[0].hasPrefix("-")
+            self = .subtitleDelay(relative ? .by(value) : .to(value))
         case "sleep":
             guard arguments.count == 1 else { throw usage("a time (30m, 1h, 1h30m, 90s), end, off or cycle") }
             switch arguments[0] {

@@ -62,12 +62,15 @@ public struct MediaPlayerFactory: PlayerFactory {
     let filters: String?
     /// An item's measured loudness, when it was measured (the cache index).
     let measured: @Sendable (FeedItem) -> Loudness?
+    /// Subtitle files for every item (`--sub-file`), after those beside it.
+    let subtitleFiles: [String]
 
     public init(
         clock: PlaybackClock = .realTime, audio: Audio = .device, video: Video = .window(),
         loudness: LoudnessOptions = LoudnessOptions(), filters: String? = nil, measured: @escaping @Sendable (FeedItem) -> Loudness? = { _ in nil },
-        report: @escaping @Sendable (Shortfall) -> Void
+        subtitleFiles: [String] = [], report: @escaping @Sendable (Shortfall) -> Void
     ) {
+        self.subtitleFiles = subtitleFiles
         self.clock = clock
         self.audio = audio
         self.video = video
@@ -78,10 +81,12 @@ public struct MediaPlayerFactory: PlayerFactory {
     }
 
     public func makePlayer(
-        for item: FeedItem, input: MediaInput, start: Double, settings: AudioSettings,
+        for item: FeedItem, input: MediaInput, start: Double, settings: AudioSettings, tracks: TrackSettings,
         controls: @escaping @Sendable (VideoWindowInput) -> Void
     ) -> any PlayerHandle {
         var options = PlaybackOptions()
+        options.tracks = tracks
+        options.subtitleFiles = Self.subtitleFiles(for: item, input: input) + subtitleFiles.map { SidecarSubtitles.File(path: $0, language: nil) }
         options.clock = clock
         options.settings = settings
         options.loudness = loudness
@@ -111,6 +116,13 @@ public struct MediaPlayerFactory: PlayerFactory {
     }
 
     public func finish() { handoff.drain() }
+
+    /// The subtitle files beside a local item (a feed's own file, a folder's,
+    /// one played by path); a remote item's cached file has none beside it.
+    static func subtitleFiles(for item: FeedItem, input: MediaInput) -> [SidecarSubtitles.File] {
+        guard item.kind == .video, case let .file(path) = input, item.source?.isRemote == false else { return [] }
+        return SidecarSubtitles.find(besides: path)
+    }
 
     private func makeAudioSink(for item: FeedItem, input: MediaInput) -> (any AudioSink)? {
         switch audio {

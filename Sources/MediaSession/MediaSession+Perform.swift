@@ -54,7 +54,7 @@ extension MediaSession {
             return .item(try await next())
         case .previous:
             return .item(try await previous())
-        case .pause, .seek, .volume, .mute, .speed, .loudness, .setRepeat, .shuffle, .autoplay, .sleep, .chapter:
+        case .pause, .seek, .volume, .mute, .speed, .loudness, .setRepeat, .shuffle, .autoplay, .sleep, .chapter, .subtitle, .audioTrack, .subtitleDelay:
             // Never waits: done at once here too.
             return try performAtOnce(command) ?? .item(nil)
         }
@@ -111,6 +111,8 @@ extension MediaSession {
             let (key, seconds) = try chapterTarget(step)
             try self.seek(key, to: seconds)
             return .item(status(of: key))
+        case .subtitle, .audioTrack, .subtitleDelay:
+            return .item(try changeTracks(command))
         case .stop, .quit, .next, .previous:
             return nil
         }

@@ -49,6 +49,10 @@ public final class MediaSession: @unchecked Sendable {
     private var startWaiters: [ItemKey: [CheckedContinuation<Void, Never>]] = [:]
     /// Volume and mute, for every player of the session.
     private var settings: AudioSettings
+    /// The tracks each new player starts with: the options' and config's
+    /// choices, with the subtitles' delay and whether they show as the
+    /// last command left them (mpv keeps those from file to file).
+    private var tracks: TrackSettings
     /// How the feed plays on; with shuffle, the order it plays in.
     private var playlist: Playlist
     private var windowKeymap = Keymap.standard
@@ -86,10 +90,11 @@ public final class MediaSession: @unchecked Sendable {
 
     public init(
         feed: Feed, store: (any MediaStore)?, positions: StateStore?, engine: any PlayerFactory,
-        settings: AudioSettings = AudioSettings(), playlist: PlaylistMode = PlaylistMode(autoplay: false)
+        settings: AudioSettings = AudioSettings(), playlist: PlaylistMode = PlaylistMode(autoplay: false), tracks: TrackSettings = TrackSettings()
     ) {
         currentFeed = feed
         self.settings = settings
+        self.tracks = tracks
         self.playlist = Playlist(items: feed.items, mode: playlist)
         starter = ItemStarter(store: store)
         self.positions = ResumePositions(store: positions)
@@ -178,6 +183,8 @@ public final class MediaSession: @unchecked Sendable {
             status.duration = player.mediaInfo.flatMap { $0.isImage ? nil : $0.duration }
             status.chapter = ChapterStatus(at: status.position, in: chapters(of: item, player: player))
             status.gain = player.appliedGain
+            status.subtitle = player.currentSubtitle
+            status.tracks = player.trackStatus
             switch player.currentState {
             // Starting counts as playing once the file is open: what the
             // user asked for is under way. Before (a server that has not
@@ -759,10 +766,10 @@ public final class MediaSession: @unchecked Sendable {
         // own (a closing window of a replaced player changes nothing).
         let slot = PlayerSlot()
         let engine = engine
-        let settings = lock.withLock { playerSettingsLocked() }
+        let (settings, tracks) = lock.withLock { (playerSettingsLocked(), self.tracks) }
         let player = await blocking {
             // Off the pool: opening the device and probing the file block.
-            engine.makePlayer(for: item, input: input, start: position, settings: settings) { [weak self] input in
+            engine.makePlayer(for: item, input: input, start: position, settings: settings, tracks: tracks) { [weak self] input in
                 guard let self, let player = slot.player else { return }
                 self.windowInput(input, for: key, from: player)
             }
@@ -822,6 +829,7 @@ public final class MediaSession: @unchecked Sendable {
             }
             announce(key, .position)
         case .buffered: announce(key, .progress)
+        case .subtitle: announce(key, .subtitle)
         case let .state(state):
             let isRegistered = lock.withLock { players[key] === player }
             if isRegistered, let url = item.source?.description {
@@ -856,6 +864,25 @@ public final class MediaSession: @unchecked Sendable {
             }
             announce(key, .state)
         }
+    }
+
+    // MARK: - Tracks
+
+    /// A `subtitle`, `audio-track` or `sub-delay` command on what plays; the
+    /// delay and whether subtitles show carry on to the next items.
+    func changeTracks(_ command: PlayerCommand) throws(CommandError) -> ItemStatus? {
+        let found: (key: ItemKey, player: any PlayerHandle)? = lock.withLock {
+            guard let key = current, let player = players[key], player.currentState.isFinal == false else { return nil }
+            return (key, player)
+        }
+        guard let found else { throw CommandError(.badRequest, "nothing is playing or paused (play a video with subtitles first)") }
+        let changed = try found.player.changeTracks(command)
+        lock.withLock {
+            tracks.subtitleDelay = changed.subtitleDelay
+            if case .subtitle = command { tracks.subtitle = changed.subtitleTrack == nil ? .off : (tracks.subtitle == .off ? .auto : tracks.subtitle) }
+        }
+        announce(found.key, .subtitle)
+        return status(of: found.key)
     }
 
     // MARK: - Chapters

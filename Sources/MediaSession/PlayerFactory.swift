@@ -43,6 +43,12 @@ public protocol PlayerHandle: AnyObject, Sendable {
     func waitUntilFinished() -> PlayerState
     /// Blocks while `seconds` of media play on the virtual clock.
     func advanceVirtualClock(by seconds: Double)
+    /// The audio and subtitle tracks, once open (nil: not yet, or none known).
+    var trackStatus: TrackStatus? { get }
+    /// The subtitle text showing now.
+    var currentSubtitle: String? { get }
+    /// A `subtitle`, `audio-track` or `sub-delay` command (see `Player.changeTracks`).
+    func changeTracks(_ command: PlayerCommand) throws(CommandError) -> TrackStatus
 }
 
 extension Player: PlayerHandle {}
@@ -54,7 +60,7 @@ public protocol PlayerFactory: Sendable {
     /// The clock players run on (scripts advance a virtual one).
     var clock: PlaybackClock { get }
     func makePlayer(
-        for item: FeedItem, input: MediaInput, start: Double, settings: AudioSettings,
+        for item: FeedItem, input: MediaInput, start: Double, settings: AudioSettings, tracks: TrackSettings,
         controls: @escaping @Sendable (VideoWindowInput) -> Void
     ) -> any PlayerHandle
     /// Blocks until what the last item left on the device has played (the
@@ -89,4 +95,9 @@ extension MediaCache: MediaStore {
 extension PlayerHandle {
     public var failureReasonOnly: String? { failure }
     public var appliedGain: AppliedGain? { nil }
+    public var trackStatus: TrackStatus? { nil }
+    public var currentSubtitle: String? { nil }
+    public func changeTracks(_ command: PlayerCommand) throws(CommandError) -> TrackStatus {
+        throw CommandError(.badRequest, "the current item has no tracks to choose")
+    }
 }

@@ -35,7 +35,7 @@ import TestKit
         let window: Window
         var clock: PlaybackClock { .realTime }
         func makePlayer(
-            for item: FeedItem, input: MediaInput, start: Double, settings: AudioSettings,
+            for item: FeedItem, input: MediaInput, start: Double, settings: AudioSettings, tracks: TrackSettings,
             controls: @escaping @Sendable (VideoWindowInput) -> Void
         ) -> any PlayerHandle {
             var options = PlaybackOptions()

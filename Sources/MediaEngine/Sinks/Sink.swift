@@ -60,11 +60,15 @@ public struct VideoFrameInfo: Sendable {
     public var time: Double
     public var width: Int
     public var height: Int
+    /// The subtitle text showing with this picture, for a sink that draws
+    /// text (`VideoSink.drawsSubtitleText`); nil: none.
+    public var subtitle: String?
 
-    public init(time: Double, width: Int, height: Int) {
+    public init(time: Double, width: Int, height: Int, subtitle: String? = nil) {
         self.time = time
         self.width = width
         self.height = height
+        self.subtitle = subtitle
     }
 }
 
@@ -78,10 +82,14 @@ public protocol VideoSink: AnyObject, Sendable {
     /// `dismiss` is called (a display); returns at once for a record.
     func holdUntilDismissed()
     func dismiss()
+    /// The sink shows subtitles as text of its own (the terminal): they are
+    /// handed over in `VideoFrameInfo.subtitle`, not drawn into the picture.
+    var drawsSubtitleText: Bool { get }
 }
 
 extension VideoSink {
     public var dropsLateFrames: Bool { false }
+    public var drawsSubtitleText: Bool { false }
     public func holdUntilDismissed() {}
     public func dismiss() {}
 }

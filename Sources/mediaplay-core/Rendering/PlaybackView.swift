@@ -176,6 +176,9 @@ enum PlaybackView {
                     // Up to ten a second while downloading or buffering: the spinner turns with them.
                     tick += 1
                     show(line(status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings, notice: notice))
+                case .subtitle:
+                    // The terminal's picture shows the text itself; the line shows the tracks' changes.
+                    show(line(status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings, notice: notice))
                 case .metadata:
                     // A live stream's now-playing line: on the status line, or a line of its own.
                     if region == nil, screen?.isShowingPictures != true, let title = status.streamTitle {

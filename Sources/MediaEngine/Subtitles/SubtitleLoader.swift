@@ -1,0 +1,114 @@
+import CFFmpeg
+import Foundation
+import MediaModel
+
+/// Reads one subtitle track whole into a timeline, on a thread of its own,
+/// ahead of playback: its file opened once more with every other stream
+/// discarded (an MP4 then skips their samples unread), each packet decoded
+/// by libavcodec (`avcodec_decode_subtitle2`) as ffmpeg decodes it.
+enum SubtitleLoader {
+    /// Starts reading `source` into a new timeline; `stopped` ends it early
+    /// (a track changed, playback over).
+    static func start(_ source: SubtitleSource, stopped: @escaping @Sendable () -> Bool) -> SubtitleTimeline {
+        let timeline = SubtitleTimeline()
+        let thread = Thread {
+            do throws(FFmpegError) {
+                try load(source, into: timeline, stopped: stopped)
+                timeline.finish()
+            } catch {
+                timeline.finish(failure: error.description)
+            }
+        }
+        thread.name = "mediaplay.subtitles"
+        thread.start()
+        return timeline
+    }
+
+    /// Reads the whole track on the caller's thread.
+    static func load(_ source: SubtitleSource, into timeline: SubtitleTimeline, stopped: () -> Bool = { false }) throws(FFmpegError) {
+        let input = try SubtitleInput(path: source.path)
+        let context = input.context
+        guard source.streamIndex < Int32(context.pointee.nb_streams), let stream = context.pointee.streams[Int(source.streamIndex)] else {
+            throw FFmpegError(context: "cannot read the subtitles of \(input.name)", message: "no such stream")
+        }
+        for index in 0..<Int(context.pointee.nb_streams) where index != Int(source.streamIndex) {
+            context.pointee.streams[index]?.pointee.discard = AVDISCARD_ALL
+        }
+        let decoder = try SubtitleDecoder(stream: stream, name: input.name)
+        let packet = Packet()
+        while !stopped() {
+            guard try input.read(into: packet) else { break }
+            defer { av_packet_unref(packet.pointer) }
+            guard packet.pointer.pointee.stream_index == source.streamIndex else { continue }
+            for cue in decoder.decode(packet, offset: source.offset) { timeline.add(cue) }
+            if let time = decoder.time(of: packet, offset: source.offset) { timeline.reached(time) }
+        }
+    }
+}
+
+/// libavcodec's subtitle decoder for one stream.
+final class SubtitleDecoder {
+    private var context: UnsafeMutablePointer<AVCodecContext>?
+    private let timeBase: AVRational
+
+    init(stream: UnsafeMutablePointer<AVStream>, name: String) throws(FFmpegError) {
+        timeBase = stream.pointee.time_base
+        let parameters = stream.pointee.codecpar!
+        guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
+            throw FFmpegError(context: "cannot decode the subtitles of \(name)", message: "no decoder for \(String(cString: avcodec_get_name(parameters.pointee.codec_id)))")
+        }
+        context = avcodec_alloc_context3(codec)
+        guard let context else { throw FFmpegError(context: "cannot decode the subtitles of \(name)", message: "out of memory") }
+        try check(avcodec_parameters_to_context(context, parameters), "cannot decode the subtitles of \(name)")
+        context.pointee.pkt_timebase = stream.pointee.time_base
+        try check(avcodec_open2(context, codec, nil), "cannot decode the subtitles of \(name)")
+    }
+
+    deinit {
+        avcodec_free_context(&context)
+    }
+
+    /// The packet's time in media seconds, if it has one.
+    func time(of packet: Packet, offset: Double) -> Double? {
+        let pts = packet.pointer.pointee.pts
+        guard pts != mp_av_nopts_value(), timeBase.den != 0 else { return nil }
+        return CheckedNumber.time(Double(pts) * Double(timeBase.num) / Double(timeBase.den) - offset)
+    }
+
+    /// The cues one packet holds (a damaged packet: none).
+    func decode(_ packet: Packet, offset: Double) -> [SubtitleCue] {
+        var subtitle = AVSubtitle()
+        var got: Int32 = 0
+        guard avcodec_decode_subtitle2(context, &subtitle, &got, packet.pointer) >= 0, got != 0 else { return [] }
+        defer { avsubtitle_free(&subtitle) }
+        // The subtitle's own time (microseconds), else the packet's.
+        let base: Double
+        if subtitle.pts != mp_av_nopts_value() {
+            base = Double(subtitle.pts) / Double(AV_TIME_BASE) - offset
+        } else if let time = time(of: packet, offset: offset) {
+            base = time
+        } else {
+            return []
+        }
+        guard let start = CheckedNumber.time(base + Double(subtitle.start_display_time) / 1000) else { return [] }
+        // No end (0, or UINT32_MAX): shown until the next.
+        let endMilliseconds = subtitle.end_display_time
+        let end = endMilliseconds == 0 || endMilliseconds == UInt32.max ? start : base + Double(endMilliseconds) / 1000
+        var texts: [String] = []
+        var pictures = false
+        for index in 0..<Int(subtitle.num_rects) {
+            guard let rect = subtitle.rects[index] else { continue }
+            if let ass = rect.pointee.ass {
+                texts.append(SubtitleText.plain(assEvent: String(cString: ass)))
+            } else if let text = rect.pointee.text {
+                texts.append(SubtitleText.lines(String(cString: text)))
+            } else if rect.pointee.type == SUBTITLE_BITMAP {
+                pictures = true
+            }
+        }
+        let text = texts.filter { !$0.isEmpty }.joined(separator: "\n")
+        // A bitmap subtitle with no rectangles clears the screen: an empty cue that ends the one before.
+        if text.isEmpty && !pictures && subtitle.num_rects > 0 { return [] }
+        return [SubtitleCue(start: start, end: end, text: text.isEmpty ? nil : text)]
+    }
+}

@@ -1,0 +1,108 @@
+import CFFmpeg
+import Foundation
+import MediaModel
+import MediaTerminal
+
+/// A subtitle track a player can show: a stream of the item's own file, or
+/// of a subtitle file beside it (a sidecar, `--sub-file`).
+public struct SubtitleSource: Sendable, Equatable {
+    /// The file the track is in.
+    public var path: String
+    /// Its stream in that file.
+    public var streamIndex: Int32
+    /// Its place among that file's subtitle streams (the `si` of ffmpeg's
+    /// `subtitles` filter).
+    public var ordinal: Int
+    /// Seconds to take from its times: the container's start (the item's
+    /// own file, as its pictures are counted); 0 for a file of its own.
+    public var offset: Double
+    public var track: MediaTrack
+}
+
+/// The subtitle streams of a file: the item's own, read from its open
+/// demuxer, or a subtitle file's, opened as a format context of its own
+/// under the same rule as media (it may open nothing else).
+enum SubtitleStreams {
+    /// The subtitle streams of an open format context, numbered from `first`.
+    static func list(_ context: UnsafeMutablePointer<AVFormatContext>, path: String, offset: Double, first: Int, file: String?) -> [SubtitleSource] {
+        var sources: [SubtitleSource] = []
+        var ordinal = 0
+        for index in 0..<Int(context.pointee.nb_streams) {
+            guard let stream = context.pointee.streams[index], stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE else { continue }
+            let id = stream.pointee.codecpar.pointee.codec_id
+            let descriptor = avcodec_descriptor_get(id)
+            let isBitmap = descriptor.map { $0.pointee.props & AV_CODEC_PROP_BITMAP_SUB != 0 } ?? false
+            let track = MediaTrack(
+                kind: .subtitle, number: first + sources.count,
+                language: StreamTags.value("language", of: stream).map(DisplayWidth.singleLine), title: StreamTags.value("title", of: stream).map(DisplayWidth.singleLine),
+                codec: String(cString: avcodec_get_name(id)), isBitmap: isBitmap, file: file
+            )
+            sources.append(SubtitleSource(path: path, streamIndex: Int32(index), ordinal: ordinal, offset: offset, track: track))
+            ordinal += 1
+        }
+        return sources
+    }
+
+    /// A subtitle file's streams (SubRip, WebVTT, ASS); none when it is not
+    /// one FFmpeg reads (said in `failure`).
+    static func file(_ path: String, first: Int, language: String?) throws(FFmpegError) -> [SubtitleSource] {
+        let input = try SubtitleInput(path: path)
+        var sources = list(input.context, path: path, offset: 0, first: first, file: (path as NSString).lastPathComponent)
+        for index in sources.indices where sources[index].track.language == nil { sources[index].track.language = language }
+        return sources
+    }
+}
+
+/// A stream's metadata value by key (any case), if set and not empty.
+enum StreamTags {
+    static func value(_ key: String, of stream: UnsafeMutablePointer<AVStream>) -> String? {
+        guard let entry = av_dict_get(stream.pointee.metadata, key, nil, 0), let value = entry.pointee.value else { return nil }
+        let text = String(cString: value)
+        return text.isEmpty || text == "und" ? nil : text
+    }
+}
+
+/// A subtitle file, or the item's file read again for one subtitle stream:
+/// opened by libavformat with the file protocol only and nothing opened
+/// from inside it (a playlist named .srt is refused, as for media).
+final class SubtitleInput {
+    private let owner: FormatContext
+    var context: UnsafeMutablePointer<AVFormatContext> { owner.pointer }
+    private let policy: IOPolicy
+    let name: String
+
+    init(path: String) throws(FFmpegError) {
+        av_log_set_level(AV_LOG_FATAL)
+        name = (path as NSString).lastPathComponent
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw FFmpegError(context: "cannot read the subtitles \(name)", message: "it is not a regular file")
+        }
+        let policy = IOPolicy(allowed: path)
+        self.policy = policy
+        var context: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
+        if let context { mp_guard_io(context, policy.pointer) }
+        var options: OpaquePointer?
+        av_dict_set(&options, "protocol_whitelist", "file", 0)
+        defer { av_dict_free(&options) }
+        let opened = avformat_open_input(&context, path, nil, &options)
+        try policy.check(name: name)
+        if opened == mp_averror(EINVAL) || opened == mp_averror_invaliddata() {
+            throw FFmpegError(context: "cannot read the subtitles \(name)", message: "it is not a subtitle format FFmpeg reads (SubRip, WebVTT, ASS)")
+        }
+        try check(opened, "cannot read the subtitles \(name)")
+        guard let context else { throw FFmpegError(context: "cannot read the subtitles \(name)", message: "no format context") }
+        owner = FormatContext(context, policy: policy)
+        try check(avformat_find_stream_info(context, nil), "cannot read the subtitles \(name)")
+        try policy.check(name: name)
+    }
+
+    /// Reads the next packet; false at the end.
+    func read(into packet: Packet) throws(FFmpegError) -> Bool {
+        let result = av_read_frame(context, packet.pointer)
+        try policy.check(name: name)
+        if result == FFmpegError.eof { return false }
+        try check(result, "cannot read the subtitles \(name)")
+        return true
+    }
+}
