@@ -20,6 +20,8 @@ public final class TerminalScreen: @unchecked Sendable {
     private var pending: (frame: Frame, rotation: Int, scaler: TerminalScaler)?
     private var shown: (frame: Frame, rotation: Int, scaler: TerminalScaler)?
     private var status = ""
+    /// The subtitle shown with the pending picture.
+    private var subtitle: String?
     private var statusChanged = false
     private var resized = false
     private var entered = false
@@ -95,8 +97,9 @@ public final class TerminalScreen: @unchecked Sendable {
         return PictureArea(mode: mode, columns: max(1, columns - 1), rows: max(1, rows - 1), cellWidth: max(1, cellWidth), cellHeight: max(1, cellHeight))
     }
 
-    func show(_ frame: Frame, rotation: Int, scaler: TerminalScaler) {
+    func show(_ frame: Frame, rotation: Int, scaler: TerminalScaler, subtitle: String? = nil) {
         lock.withLock {
+            self.subtitle = subtitle
             if thread == nil && !closing {
                 let thread = Thread { [self] in run() }
                 thread.name = "mediaplay.terminal-video"
@@ -122,7 +125,7 @@ public final class TerminalScreen: @unchecked Sendable {
 
     private func run() {
         while true {
-            let work = lock.withLock { () -> (picture: (frame: Frame, rotation: Int, scaler: TerminalScaler)?, status: String?, redraw: Bool)? in
+            let work = lock.withLock { () -> (picture: (frame: Frame, rotation: Int, scaler: TerminalScaler)?, status: String?, subtitle: String?, redraw: Bool)? in
                 while pending == nil && !statusChanged && !resized && !closing { lock.wait() }
                 if closing { return nil }
                 let picture = pending ?? (resized ? shown : nil)
@@ -131,7 +134,7 @@ public final class TerminalScreen: @unchecked Sendable {
                 resized = false
                 statusChanged = false
                 if let picture { shown = picture }
-                return (picture, status, redraw)
+                return (picture, status, subtitle, redraw)
             }
             guard let work else { break }
             // One buffer per frame, bytes from the start (a frame of blocks at
@@ -145,7 +148,10 @@ public final class TerminalScreen: @unchecked Sendable {
             }
             if entering { out += Self.enterSequence.utf8 }
             if work.redraw { out += "\u{1B}[2J".utf8 }
-            if let picture = work.picture { draw(picture.frame, rotation: picture.rotation, scaler: picture.scaler, in: area, into: &out) }
+            if let picture = work.picture {
+                let placed = draw(picture.frame, rotation: picture.rotation, scaler: picture.scaler, in: area, into: &out)
+                SubtitleRows.draw(work.subtitle, below: placed, in: area, into: &out)
+            }
             // The status line, on the bottom row, cut to the width.
             out += "\u{1B}[\(area.rows + 1);1H\u{1B}[0m".utf8
             out += DisplayWidth.truncate(DisplayWidth.singleLine(work.status ?? ""), to: area.columns).utf8
@@ -160,16 +166,19 @@ public final class TerminalScreen: @unchecked Sendable {
         }
     }
 
-    /// Appends the picture's escape sequences, from its top left.
-    private func draw(_ frame: Frame, rotation: Int, scaler: TerminalScaler, in area: PictureArea, into out: inout [UInt8]) {
-        guard let scaled = try? scaler.scale(frame, into: area, rotation: rotation) else { return }
+    /// Appends the picture's escape sequences, from its top left; the rows
+    /// it covers (nil: nothing drawn).
+    @discardableResult
+    private func draw(_ frame: Frame, rotation: Int, scaler: TerminalScaler, in area: PictureArea, into out: inout [UInt8]) -> (top: Int, rows: Int)? {
+        guard let scaled = try? scaler.scale(frame, into: area, rotation: rotation) else { return nil }
         if mode == .blocks && colors {
             // Already one pixel per half cell: each cell is ▄ in the two
             // colours, written directly (chafa would resample the picture
             // eight times over per side to match symbols: a third of a core
             // at 160×45, measured in docs/PERFORMANCE.md).
             let (columns, rows) = area.cells(for: scaled)
-            return HalfBlocks.render(scaled, left: 1 + (area.columns - columns) / 2, top: 1 + (area.rows - rows) / 2, into: &out)
+            HalfBlocks.render(scaled, left: 1 + (area.columns - columns) / 2, top: 1 + (area.rows - rows) / 2, into: &out)
+            return (1 + (area.rows - rows) / 2, rows)
         }
         if canvas == nil || canvas!.area != area || canvas!.width != scaled.width || canvas!.height != scaled.height {
             if let canvas { ChafaTerminal.release(canvas.canvas) }
@@ -178,9 +187,9 @@ public final class TerminalScreen: @unchecked Sendable {
             canvas = chafa.canvas(columns: columns, rows: rows, cellWidth: area.cellWidth, cellHeight: area.cellHeight, colors: colors, reuseAttributes: true)
                 .map { (area, scaled.width, scaled.height, $0) }
         }
-        guard let canvas = canvas?.canvas else { return }
+        guard let canvas = canvas?.canvas else { return nil }
         let f = scaled.frame.pointer
-        guard let text = chafa.print(canvas, pixels: f.pointee.data.0!, width: scaled.width, height: scaled.height, stride: Int(f.pointee.linesize.0)) else { return }
+        guard let text = chafa.print(canvas, pixels: f.pointee.data.0!, width: scaled.width, height: scaled.height, stride: Int(f.pointee.linesize.0)) else { return nil }
         let (columns, rows) = area.cells(for: scaled)
         // Centred in the area.
         let left = 1 + (area.columns - columns) / 2
@@ -190,12 +199,13 @@ public final class TerminalScreen: @unchecked Sendable {
             if mode == .kitty { out += "\u{1B}_Ga=d\u{1B}\\".utf8 }
             out += "\u{1B}[\(top);\(left)H".utf8
             out += text.utf8
-            return
+            return (top, rows)
         }
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).prefix(rows).enumerated() {
             out += "\u{1B}[\(top + index);\(left)H".utf8
             out += line.utf8
         }
         out += "\u{1B}[0m".utf8
+        return (top, rows)
     }
 }

@@ -29,6 +29,8 @@ public final class TerminalVideoSink: VideoSink, @unchecked Sendable {
     }
 
     public var dropsLateFrames: Bool { record == nil }
+    /// Subtitles are terminal text under the picture, not drawn into it.
+    public var drawsSubtitleText: Bool { true }
 
     public func present(_ frame: Frame, info: VideoFrameInfo) throws {
         if let record {
@@ -37,7 +39,7 @@ public final class TerminalVideoSink: VideoSink, @unchecked Sendable {
             try record.present(scaled.frame, info: VideoFrameInfo(time: info.time, width: scaled.width, height: scaled.height))
             return
         }
-        screen.show(frame, rotation: rotation, scaler: scaler)
+        screen.show(frame, rotation: rotation, scaler: scaler, subtitle: info.subtitle)
     }
 
     /// A still picture stays on screen until dismissed (q, a stop).
