@@ -39,6 +39,13 @@ public struct Config: Sendable, Equatable {
     /// `af`: a libavfilter chain, as `ffmpeg -af` takes it (checked when
     /// a player is made: a config file has no libavfilter at hand).
     public var audioFilters: String?
+    /// Tracks: `sid` and `aid` ("auto", "no", a number), `slang` and
+    /// `alang` (languages in order), `sub-delay` (seconds).
+    public var subtitleTrack: TrackSettings.Pick?
+    public var audioTrack: TrackSettings.Pick?
+    public var subtitleLanguages: [String]?
+    public var audioLanguages: [String]?
+    public var subtitleDelay: Double?
     /// `[feed] default`: a path or URL (or the name of one of `feeds`).
     public var feed: String?
     /// `[feeds]`: names for feeds (`news = "https://…/rss"`), for `--feed NAME`.
@@ -58,6 +65,14 @@ public struct Config: Sendable, Equatable {
     /// user changed them), else this file's, else the built-in ones.
     public func audioSettings(kept: AudioSettings?) -> AudioSettings {
         kept ?? AudioSettings(volume: volume ?? 100, muted: mute ?? false, speed: speed ?? 1, loudness: loudness ?? .on, replayGain: replayGain ?? .auto)
+    }
+
+    /// The tracks a player starts with, by this file (over the built-in choices).
+    public var trackSettings: TrackSettings {
+        TrackSettings(
+            subtitle: subtitleTrack ?? .auto, audio: audioTrack ?? .auto, subtitleLanguages: subtitleLanguages ?? [],
+            audioLanguages: audioLanguages ?? [], subtitleDelay: subtitleDelay ?? 0
+        )
     }
 
     /// ReplayGain's preamp and clipping prevention, and the target.
@@ -105,6 +120,7 @@ public struct Config: Sendable, Equatable {
         "playback": [
             "volume", "speed", "mute", "autoplay", "repeat", "shuffle", "video-output", "images", "start",
             "loudness", "replaygain", "replaygain-preamp", "replaygain-clip", "loudness-target", "measure-loudness", "af",
+            "sid", "aid", "slang", "alang", "sub-delay",
         ],
         "feed": ["default"],
         "cache": ["folder", "max-size"],
@@ -211,6 +227,19 @@ public struct Config: Sendable, Equatable {
             let chain = try string()
             if chain.trimmingCharacters(in: .whitespaces).isEmpty { try fail("af takes a filter chain, like \"equalizer=f=1000:t=q:w=1:g=-6\"") }
             audioFilters = chain
+        case ("playback", "sid"), ("playback", "aid"):
+            let text = entry.string ?? entry.int.map(String.init) ?? ""
+            guard let pick = TrackSettings.Pick(text), key == "sid" || pick != .off else {
+                try fail(key == "sid" ? "sid takes \"auto\", \"no\" or a track's number" : "aid takes \"auto\" or a track's number")
+            }
+            if key == "sid" { subtitleTrack = pick } else { audioTrack = pick }
+        case ("playback", "slang"), ("playback", "alang"):
+            let languages = TrackSettings.languages(try string())
+            guard !languages.isEmpty else { try fail("\(key) takes languages in order, like \"en,de\"") }
+            if key == "slang" { subtitleLanguages = languages } else { audioLanguages = languages }
+        case ("playback", "sub-delay"):
+            guard let value = entry.double ?? entry.int.map(Double.init), TrackSettings.delayRange.contains(value) else { try fail("sub-delay takes seconds from -600 to 600") }
+            subtitleDelay = value
         case ("feed", "default"): feed = try string()
         case ("cache", "folder"): cacheFolder = try string()
         case ("cache", "max-size"):

@@ -21,7 +21,15 @@ extension Player {
 
     /// The subtitle text at the position now (nil: none shows).
     public var currentSubtitle: String? {
-        condition.withLock { subtitleTextLocked(at: currentPositionLocked()) }
+        guard let (shown, position) = condition.withLock({ shownTimelineLocked.map { ($0, currentPositionLocked()) } }) else { return nil }
+        // In virtual time the answer is exact: the track is read that far
+        // first; by the clock, a track just chosen is given a moment.
+        if options.clock != .realTime {
+            shown.timeline.waitUntilLoaded(position - shown.delay)
+        } else {
+            shown.timeline.waitUntilLoaded(position - shown.delay, timeout: 0.25)
+        }
+        return shown.timeline.text(at: position - shown.delay)
     }
 
     /// Carries out a track command; the tracks as they stand after it. Throws

@@ -28,6 +28,9 @@ public enum ScriptStep: Sendable, Equatable {
     case expectSpeed(Double)
     /// `expect item N`: N is the current item.
     case expectItem(ItemSelector)
+    /// `expect subtitle "text"` (`\n` between lines), `expect subtitle none`:
+    /// the subtitle showing on the current item now.
+    case expectSubtitle(String?)
     case status
 }
 
@@ -121,12 +124,19 @@ public struct Script: Sendable {
             return .expectVolume(level)
         case ("expect", 3) where words[1] == "speed":
             return .expectSpeed(try speed(words[2]))
+        case ("expect", _) where words.count >= 3 && words[1] == "subtitle":
+            var rest = text.drop { $0.isWhitespace }.dropFirst("expect".count).drop { $0.isWhitespace }.dropFirst("subtitle".count)
+                .trimmingCharacters(in: .whitespaces)
+            if rest == "none" { return .expectSubtitle(nil) }
+            guard rest.count >= 2, rest.hasPrefix("\""), rest.hasSuffix("\"") else { throw fail("expect subtitle takes \"text\" in quotes (\\n between lines) or none") }
+            rest = String(rest.dropFirst().dropLast())
+            return .expectSubtitle(rest.replacingOccurrences(of: "\\n", with: "\n"))
         case ("expect", 3) where words[1] == "item":
             return .expectItem(ItemSelector(words[2]))
         case ("status", 1):
             return .status
         default:
-            throw fail("cannot read \"\(text)\": expected a command (\(PlayerCommand.names.joined(separator: ", "))), wait 1.5s, wait-until STATE N [TIMEOUT], seek N SECONDS, expect state N STATE, expect position N SECONDS ±TOL, expect volume N, expect speed X, expect item N, status or # comment")
+            throw fail("cannot read \"\(text)\": expected a command (\(PlayerCommand.names.joined(separator: ", "))), wait 1.5s, wait-until STATE N [TIMEOUT], seek N SECONDS, expect state N STATE, expect position N SECONDS ±TOL, expect volume N, expect speed X, expect item N, expect subtitle \"TEXT\"|none, status or # comment")
         }
     }
 }

@@ -129,6 +129,13 @@ public struct ScriptRunner: Sendable {
                 throw Unmet(description: "expected item \(item.position) to be the current item, it is \(now)")
             }
             return (current, nil)
+        case let .expectSubtitle(expected):
+            guard let current = session.currentStatus() else { throw Unmet(description: "expected a subtitle, but nothing is playing") }
+            guard current.subtitle == expected else {
+                func said(_ text: String?) -> String { text.map { "\"\($0.replacingOccurrences(of: "\n", with: "\\n"))\"" } ?? "none" }
+                throw Unmet(description: "expected subtitle \(said(expected)) at \(format(current.position)) s, it is \(said(current.subtitle))")
+            }
+            return (current, nil)
         case .status:
             return (nil, session.activeStatuses())
         }

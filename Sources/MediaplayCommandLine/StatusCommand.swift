@@ -64,6 +64,8 @@ public struct StatusCommand: ParsableCommand {
             print(StatusText.line(current))
             if let line = status.media?.line { print("  " + line) }
             if let gain = current.gain { print("  " + gain.text) }
+            if let tracks = current.tracks, !tracks.line.isEmpty { print("  " + tracks.line) }
+            if let subtitle = current.subtitle { print("  " + SubtitleLine.text(subtitle)) }
         } else {
             print("■ nothing playing")
         }
@@ -105,10 +107,22 @@ public struct StatusCommand: ParsableCommand {
             } else {
                 let second = Int(CheckedNumber.position(event.status.position).rounded(.down))
                 let moved = event.event == .position && event.status.state == .playing && shownSecond[event.status.id] != second
+                if event.event == .subtitle {
+                    guard StandardStream.output((SubtitleLine.text(event.status.subtitle) + "\n").utf8) else { return }
+                    continue
+                }
                 guard event.event == .state || event.event == .metadata || moved else { continue }
                 shownSecond[event.status.id] = second
                 guard StandardStream.output((StatusText.line(event.status) + "\n").utf8) else { return }
             }
         }
+    }
+}
+
+/// A subtitle on one line of `status`: "💬 First line / second line".
+enum SubtitleLine {
+    static func text(_ subtitle: String?) -> String {
+        guard let subtitle else { return "💬 –" }
+        return "💬 " + subtitle.split(separator: "\n").map { DisplayWidth.singleLine(String($0)) }.joined(separator: " / ")
     }
 }

@@ -39,7 +39,7 @@ struct Mediaplay: AsyncParsableCommand {
         version: version,
         subcommands: [
             ListCommand.self, BrowseCommand.self, PlayCommand.self, ToggleCommand.self, StatusCommand.self, StopCommand.self, SeekCommand.self, VolumeCommand.self, MuteCommand.self, SpeedCommand.self,
-            NextCommand.self, PrevCommand.self, RepeatCommand.self, ShuffleCommand.self, AutoplayCommand.self, SleepCommand.self, ChapterCommand.self, LoudnessCommand.self, QuitCommand.self,
+            NextCommand.self, PrevCommand.self, RepeatCommand.self, ShuffleCommand.self, AutoplayCommand.self, SleepCommand.self, ChapterCommand.self, LoudnessCommand.self, SubtitleCommand.self, AudioTrackCommand.self, SubtitleDelayCommand.self, QuitCommand.self,
             MarkCommand.self, MeasureCommand.self, FeedsCommand.self, OpenCommand.self, ScriptCommand.self, FetchCommand.self, CacheCommand.self, ConfigCommand.self, DaemonCommand.self,
         ],
         defaultSubcommand: ListCommand.self

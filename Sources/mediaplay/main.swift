@@ -17,7 +17,7 @@ import MediaTerminal
 struct ClientCommands: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mediaplay",
-        subcommands: [ToggleCommand.self, StatusCommand.self, StopCommand.self, SeekCommand.self, VolumeCommand.self, MuteCommand.self, SpeedCommand.self, NextCommand.self, PrevCommand.self, RepeatCommand.self, ShuffleCommand.self, AutoplayCommand.self, SleepCommand.self, ChapterCommand.self, LoudnessCommand.self, QuitCommand.self]
+        subcommands: [ToggleCommand.self, StatusCommand.self, StopCommand.self, SeekCommand.self, VolumeCommand.self, MuteCommand.self, SpeedCommand.self, NextCommand.self, PrevCommand.self, RepeatCommand.self, ShuffleCommand.self, AutoplayCommand.self, SleepCommand.self, ChapterCommand.self, LoudnessCommand.self, SubtitleCommand.self, AudioTrackCommand.self, SubtitleDelayCommand.self, QuitCommand.self]
     )
 }
 

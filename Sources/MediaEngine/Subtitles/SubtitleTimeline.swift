@@ -81,6 +81,17 @@ public final class SubtitleTimeline: @unchecked Sendable {
         }
     }
 
+    /// `waitUntilLoaded`, for at most `timeout` seconds (playback by the
+    /// clock: a track just chosen is read in milliseconds).
+    public func waitUntilLoaded(_ seconds: Double, timeout: Double) {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.withLock {
+            while !complete && loadedUntil < seconds {
+                if !condition.wait(until: deadline) { return }
+            }
+        }
+    }
+
     /// The cues showing at `seconds`, in order of start.
     public func cues(at seconds: Double) -> [SubtitleCue] {
         condition.withLock { cuesLocked(at: seconds) }

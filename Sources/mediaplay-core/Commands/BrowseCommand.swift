@@ -108,7 +108,7 @@ struct BrowseCommand: AsyncParsableCommand {
                 measured: MeasuredLoudness.lookup(global)
             ) { relay.post("\($0)") },
             settings: LoadedConfig.current.audioSettings(kept: positions?.audioSettings()),
-            playlist: LoadedConfig.current.playlistMode(kept: positions?.playlistMode())
+            playlist: LoadedConfig.current.playlistMode(kept: positions?.playlistMode()), tracks: LoadedConfig.current.trackSettings
         )
         session.keymap = LoadedConfig.current.keymap
         session.resumesItems = LoadedConfig.current.resumes

@@ -135,7 +135,7 @@ struct DaemonCommand: AsyncParsableCommand {
         let session = MediaSession(
             feed: loaded.feed, store: cache, positions: positions, engine: engine,
             settings: LoadedConfig.current.audioSettings(kept: positions.audioSettings()),
-            playlist: LoadedConfig.current.playlistMode(kept: positions.playlistMode())
+            playlist: LoadedConfig.current.playlistMode(kept: positions.playlistMode()), tracks: config.trackSettings
         )
         // The keys of its windows, and where items start: config.toml's.
         session.keymap = LoadedConfig.current.keymap

@@ -65,6 +65,7 @@ struct PlayCommand: AsyncParsableCommand {
     @OptionGroup var recording: RecordingOptions
 
     @OptionGroup(title: "Loudness and filters") var loudness: LoudnessFlags
+    @OptionGroup(title: "Tracks and subtitles") var tracks: TrackFlags
 
     @Flag(name: .long, help: "Decode as fast as possible (only with --audio-out/--video-out or --no-audio).")
     var untimed = false
@@ -162,7 +163,7 @@ struct PlayCommand: AsyncParsableCommand {
             // A recording measures nothing in the background and takes no
             // kept loudness: it applies only what its command line says.
             let recordsSound = recording.audioOut != nil
-            let engine = try loudness.engine(clock: untimed ? .untimed : .realTime, audio: audio, video: video, config: config, exact: recordsSound, global: global) { shortfall in
+            let engine = try loudness.engine(clock: untimed ? .untimed : .realTime, audio: audio, video: video, config: config, exact: recordsSound, global: global, subtitleFiles: tracks.subtitlePaths) { shortfall in
                 switch shortfall {
                 case .noAudioDevice: Self.warn("\(shortfall)")
                 case let .noDisplay(_, reason, audioOnly): display.missing(audioOnly ? "\(reason); playing the audio only" : nil)
@@ -175,7 +176,7 @@ struct PlayCommand: AsyncParsableCommand {
             let session = MediaSession(
                 feed: feed, store: store, positions: nil, engine: engine,
                 settings: loudness.settings(AudioSettings(volume: volume, muted: mute, speed: speed), recording: recordsSound, config: config),
-                playlist: PlaylistMode(autoplay: inTurn && feed.items.count > 1)
+                playlist: PlaylistMode(autoplay: inTurn && feed.items.count > 1), tracks: tracks.settings(config: config)
             )
             // The keys of the terminal and the window: config.toml's [keys].
             session.keymap = LoadedConfig.current.keymap

@@ -62,6 +62,7 @@ struct ScriptCommand: AsyncParsableCommand {
     @OptionGroup var recording: RecordingOptions
 
     @OptionGroup(title: "Loudness and filters") var loudness: LoudnessFlags
+    @OptionGroup(title: "Tracks and subtitles") var tracks: TrackFlags
 
     @Option(name: .long, help: "real: waits take wall time; virtual: media time, as fast as decoding allows (default: virtual when recording, else real).")
     var clock: Clock?
@@ -91,9 +92,10 @@ struct ScriptCommand: AsyncParsableCommand {
             // command line's loudness and filters, not config.toml's.
             let exact = recording.isRecording || virtual
             let config = exact ? Config() : LoadedConfig.current
-            let engine = try loudness.engine(clock: virtual ? .virtual : .realTime, audio: audio, video: video, config: config, exact: exact, global: global) { _ in }
+            let engine = try loudness.engine(clock: virtual ? .virtual : .realTime, audio: audio, video: video, config: config, exact: exact, global: global, subtitleFiles: tracks.subtitlePaths) { _ in }
             let session = MediaSession(
-                feed: loaded.feed, store: cache, positions: nil, engine: engine, settings: loudness.settings(AudioSettings(), recording: exact, config: config)
+                feed: loaded.feed, store: cache, positions: nil, engine: engine, settings: loudness.settings(AudioSettings(), recording: exact, config: config),
+                tracks: tracks.settings(config: config)
             )
             let runner = ScriptRunner(session: session, virtualClock: virtual) { line in
                 StandardStream.output((line + "\n").utf8)

@@ -79,11 +79,14 @@ struct LoudnessFlags: ParsableArguments {
     /// recording): no measured gain unless this command line asks for one.
     func engine(
         clock: PlaybackClock, audio: MediaPlayerFactory.Audio, video: MediaPlayerFactory.Video, config: Config, exact: Bool, global: GlobalOptions,
-        report: @escaping @Sendable (MediaPlayerFactory.Shortfall) -> Void
+        subtitleFiles: [String] = [], report: @escaping @Sendable (MediaPlayerFactory.Shortfall) -> Void
     ) throws(CLIError) -> MediaPlayerFactory {
         var measured: @Sendable (FeedItem) -> Loudness? = { _ in nil }
         if !exact || asksForGain { measured = MeasuredLoudness.lookup(global) }
-        return MediaPlayerFactory(clock: clock, audio: audio, video: video, loudness: options(config: config), filters: try chain(config: config), measured: measured, report: report)
+        return MediaPlayerFactory(
+            clock: clock, audio: audio, video: video, loudness: options(config: config), filters: try chain(config: config), measured: measured,
+            subtitleFiles: subtitleFiles, report: report
+        )
     }
 }
 
