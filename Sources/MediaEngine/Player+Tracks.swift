@@ -163,7 +163,7 @@ extension Player {
 
     /// The subtitle track drawn into pictures now, if any: shown, and text.
     var burnedSubtitleLocked: (source: SubtitleSource, delay: Double, generation: Int)? {
-        guard subtitlesVisible, let index = subtitleIndex, !subtitleSources[index].track.isBitmap else { return nil }
+        guard subtitlesVisible, let index = subtitleIndex else { return nil }
         return (subtitleSources[index], trackSettings.subtitleDelay, subtitleGeneration)
     }
 

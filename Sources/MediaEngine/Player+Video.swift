@@ -181,7 +181,20 @@ extension Player {
 /// made again only when the track changes (a new delay or hiding it needs
 /// no new one).
 struct SubtitleBurning {
-    private var burner: SubtitleBurner?
+    /// libass for text, the overlay of canvases for pictures.
+    private enum Burner {
+        case text(SubtitleBurner)
+        case bitmap(BitmapSubtitleBurner)
+
+        func burn(_ frame: Frame, pts: Int64, timeBase: AVRational) throws(FFmpegError) -> Frame {
+            switch self {
+            case let .text(burner): return try burner.burn(frame, pts: pts, timeBase: timeBase)
+            case let .bitmap(burner): return try burner.burn(frame, pts: pts, timeBase: timeBase)
+            }
+        }
+    }
+
+    private var burner: Burner?
     private var source: SubtitleSource?
     /// A track libass could not read is not tried again.
     private var failed: SubtitleSource?
@@ -191,7 +204,10 @@ struct SubtitleBurning {
     mutating func draw(into frame: Frame, time: Double, player: Player, decoder: Decoder, startTime: Double) -> Frame {
         guard let wanted = player.condition.withLock({ player.burnedSubtitleLocked }), wanted.source != failed else { return frame }
         if source != wanted.source {
-            burner = try? SubtitleBurner(source: wanted.source)
+            let track = wanted.source
+            burner = track.track.isBitmap
+                ? (try? BitmapSubtitleBurner(source: track, fallbackSize: track.canvas)).map(Burner.bitmap)
+                : (try? SubtitleBurner(source: track)).map(Burner.text)
             source = wanted.source
         }
         guard let burner else { return frame }

@@ -68,6 +68,8 @@ final class SubtitleDecoder {
         avcodec_free_context(&context)
     }
 
+    var codecContext: UnsafeMutablePointer<AVCodecContext> { context! }
+
     /// The packet's time in media seconds, if it has one.
     func time(of packet: Packet, offset: Double) -> Double? {
         let pts = packet.pointer.pointee.pts
@@ -110,5 +112,29 @@ final class SubtitleDecoder {
         // A bitmap subtitle with no rectangles clears the screen: an empty cue that ends the one before.
         if text.isEmpty && !pictures && subtitle.num_rects > 0 { return [] }
         return [SubtitleCue(start: start, end: end, text: text.isEmpty ? nil : text)]
+    }
+}
+
+/// A decoded subtitle as libavcodec gives it, freed once.
+final class DecodedSubtitle {
+    var value = AVSubtitle()
+
+    deinit {
+        avsubtitle_free(&value)
+    }
+}
+
+extension SubtitleDecoder {
+    /// The subtitle one packet holds, as libavcodec decodes it (nil: none).
+    func decodeWhole(_ packet: Packet) -> DecodedSubtitle? {
+        let decoded = DecodedSubtitle()
+        var got: Int32 = 0
+        guard avcodec_decode_subtitle2(codecContext, &decoded.value, &got, packet.pointer) >= 0, got != 0 else { return nil }
+        return decoded
+    }
+
+    /// The size the decoder says its pictures are drawn on (0: unknown).
+    var canvasSize: (width: Int32, height: Int32) {
+        (codecContext.pointee.width, codecContext.pointee.height)
     }
 }

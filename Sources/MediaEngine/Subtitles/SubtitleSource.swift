@@ -17,6 +17,13 @@ public struct SubtitleSource: Sendable, Equatable {
     /// own file, as its pictures are counted); 0 for a file of its own.
     public var offset: Double
     public var track: MediaTrack
+    /// The canvas of a bitmap track that names no size: its file's largest
+    /// video, else 720×576 (ffmpeg's choice).
+    var canvas: (width: Int32, height: Int32) = (720, 576)
+
+    public static func == (a: SubtitleSource, b: SubtitleSource) -> Bool {
+        a.path == b.path && a.streamIndex == b.streamIndex && a.offset == b.offset && a.track == b.track
+    }
 }
 
 /// The subtitle streams of a file: the item's own, read from its open
@@ -27,6 +34,13 @@ enum SubtitleStreams {
     static func list(_ context: UnsafeMutablePointer<AVFormatContext>, path: String, offset: Double, first: Int, file: String?) -> [SubtitleSource] {
         var sources: [SubtitleSource] = []
         var ordinal = 0
+        var width: Int32 = 0, height: Int32 = 0
+        for index in 0..<Int(context.pointee.nb_streams) {
+            guard let parameters = context.pointee.streams[index]?.pointee.codecpar.pointee, parameters.codec_type == AVMEDIA_TYPE_VIDEO else { continue }
+            width = max(width, parameters.width)
+            height = max(height, parameters.height)
+        }
+        let canvas: (width: Int32, height: Int32) = width > 0 && height > 0 ? (width, height) : (720, 576)
         for index in 0..<Int(context.pointee.nb_streams) {
             guard let stream = context.pointee.streams[index], stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE else { continue }
             let id = stream.pointee.codecpar.pointee.codec_id
@@ -37,7 +51,7 @@ enum SubtitleStreams {
                 language: StreamTags.value("language", of: stream).map(DisplayWidth.singleLine), title: StreamTags.value("title", of: stream).map(DisplayWidth.singleLine),
                 codec: String(cString: avcodec_get_name(id)), isBitmap: isBitmap, file: file
             )
-            sources.append(SubtitleSource(path: path, streamIndex: Int32(index), ordinal: ordinal, offset: offset, track: track))
+            sources.append(SubtitleSource(path: path, streamIndex: Int32(index), ordinal: ordinal, offset: offset, track: track, canvas: canvas))
             ordinal += 1
         }
         return sources
