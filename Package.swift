@@ -240,7 +240,7 @@ let package = Package(
         .testTarget(name: "MediaConfigTests", dependencies: ["MediaConfig", "MediaModel"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaBrowseTests", dependencies: ["MediaModel", "MediaBrowse", "MediaTerminal", "MediaFeed", "MediaEngine"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaCacheTests", dependencies: ["MediaCache", "TestKit"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaEngineTests", dependencies: ["MediaModel", "MediaEngine", "TestKit"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaEngineTests", dependencies: ["MediaModel", "MediaEngine", "CFFmpeg", "TestKit"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MediaSessionTests",
             dependencies: ["MediaModel", "MediaSession", "MediaState", "MediaEngine", "MediaFeed", "MediaCache", "SessionFakes", "TestKit", .product(name: "GRDB", package: "GRDB.swift")],
