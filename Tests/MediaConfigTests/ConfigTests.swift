@@ -82,6 +82,22 @@ import Testing
         #expect(throws: ConfigError.self) { try Config.parse("[playback]\nreplaygain = \"smart\"", path: "config.toml") }
     }
 
+    @Test func trackKeysRead() throws {
+        let config = try Config.parse("""
+            [playback]
+            sid = "no"
+            aid = 2
+            slang = "de, en"
+            alang = "ja"
+            sub-delay = -0.5
+            """, path: "config.toml")
+        #expect(config.trackSettings == TrackSettings(subtitle: .off, audio: .number(2), subtitleLanguages: ["de", "en"], audioLanguages: ["ja"], subtitleDelay: -0.5))
+        #expect(throws: ConfigError.self) { try Config.parse("[playback]\naid = \"no\"", path: "config.toml") }
+        #expect(throws: ConfigError.self) { try Config.parse("[playback]\nsid = \"first\"", path: "config.toml") }
+        #expect(throws: ConfigError.self) { try Config.parse("[playback]\nsub-delay = 1000", path: "config.toml") }
+        #expect(throws: ConfigError.self) { try Config.parse("[playback]\nslang = \"\"", path: "config.toml") }
+    }
+
     @Test func noFileIsTheDefaults() throws {
         let config = try Config.load(["XDG_CONFIG_HOME": "/nonexistent-\(UInt32.random(in: 0...UInt32.max))"])
         #expect(config == Config())

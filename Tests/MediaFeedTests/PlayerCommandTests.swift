@@ -16,6 +16,9 @@ import Testing
         ("speed reset", .speed(.reset)), ("next", .next), ("prev", .previous), ("repeat all", .setRepeat(.all)),
         ("repeat cycle", .setRepeat(nil)), ("shuffle toggle", .shuffle(nil)), ("autoplay off", .autoplay(false)), ("quit", .quit),
         ("loudness cycle", .loudness(nil)), ("loudness off", .loudness(.off)), ("loudness measured", .loudness(.measured)),
+        ("subtitle next", .subtitle(.next)), ("subtitle off", .subtitle(.off)), ("subtitle no", .subtitle(.off)), ("subtitle toggle", .subtitle(.toggle)),
+        ("subtitle on", .subtitle(.on)), ("subtitle 2", .subtitle(.number(2))), ("audio-track next", .audioTrack(.next)), ("audio-track 3", .audioTrack(.number(3))),
+        ("sub-delay +0.1", .subtitleDelay(.by(0.1))), ("sub-delay -1.5", .subtitleDelay(.by(-1.5))), ("sub-delay 0", .subtitleDelay(.to(0))),
     ])
     func readsAsTyped(_ line: String, _ expected: PlayerCommand) throws {
         #expect(try PlayerCommand(parsing: line) == expected)
@@ -25,7 +28,8 @@ import Testing
 
     @Test(arguments: ["volume 151", "volume -151", "volume -9223372036854775808", "seek 1:75", "seek 1e300", "speed 5", "speed *0", "repeat twice", "shuffle", "mute maybe", "pause 2", "",
                        "play 3 from", "play from 1:75", "play 3 4", "play 3 from 1 2",
-                       "loudness", "loudness loud", "loudness on off"])
+                       "loudness", "loudness loud", "loudness on off", "subtitle", "subtitle 0", "subtitle first", "audio-track off", "audio-track",
+                       "sub-delay", "sub-delay 601", "sub-delay nan", "sub-delay +inf", "sub-delay 1s"])
     func refusesWithOneLine(_ line: String) {
         #expect(throws: CommandError.self) { try PlayerCommand(parsing: line) }
     }
@@ -47,7 +51,31 @@ import Testing
         #expect(keys.command(for: .character("9")) == .volume(.by(-5)))
         #expect(keys.command(for: .character(">")) == .next)
         #expect(keys.command(for: .backspace) == .speed(.reset))
-        #expect(keys.command(for: .character("z")) == nil)
+        #expect(keys.command(for: .character("x")) == nil)
+        // Subtitles and tracks: mpv's v, j, #, z and Z.
+        #expect(keys.command(for: .character("v")) == .subtitle(.toggle) && keys.command(for: .character("j")) == .subtitle(.next))
+        #expect(keys.command(for: .character("#")) == .audioTrack(.next))
+        #expect(keys.command(for: .character("z")) == .subtitleDelay(.by(-0.1)) && keys.command(for: .character("Z")) == .subtitleDelay(.by(0.1)))
         #expect(Keymap.name(of: .control("x")) == "ctrl+x" && Keymap.isKeyName("ctrl+x") && Keymap.isKeyName("pgup") && !Keymap.isKeyName("ctrl+"))
+    }
+
+    /// A subtitle's text as a terminal shows it: the event's fields and ASS
+    /// override tags gone, `\N` a line break, control characters made safe.
+    @Test func subtitleTextLosesItsTags() {
+        #expect(SubtitleText.plain(assEvent: "0,0,Default,,0,0,0,,Hello {\\b1}world{\\b0}") == "Hello world")
+        #expect(SubtitleText.plain(assEvent: "3,0,Default,,0,0,0,,{\\an8\\pos(10,20)}Top, with commas\\Nand a second line") == "Top, with commas\nand a second line")
+        #expect(SubtitleText.plain(assEvent: "Dialogue: 0,0:00:01.00,0:00:02.00,Default,,0,0,0,,A\\hB") == "A B")
+        #expect(SubtitleText.plain(assText: "Evil\u{1B}]52;c;aGk=\u{7}text") == "Evil ]52;c;aGk= text")
+        #expect(SubtitleText.plain(assText: "{\\b1}{\\i1}") == "", "tags alone are nothing to show")
+        #expect(SubtitleText.lines("  one \r\n\n two  ") == "one\ntwo")
+    }
+
+    /// The tracks line status prints.
+    @Test func aTrackLineNamesLanguages() {
+        let status = TrackStatus(
+            audio: [MediaTrack(kind: .audio, number: 1, language: "en", codec: "aac"), MediaTrack(kind: .audio, number: 2, language: "de", title: "Kommentar", codec: "aac")],
+            subtitles: [MediaTrack(kind: .subtitle, number: 1, language: "en", codec: "subrip", file: "movie.en.srt")], audioTrack: 2, subtitleTrack: 1, subtitleDelay: -0.3
+        )
+        #expect(status.line == "audio 2 (de, Kommentar) of 2 · subtitles 1 (en, movie.en.srt) of 1 · sub delay −0.3 s")
     }
 }
