@@ -28,7 +28,7 @@ run: deps build
 # They run one at a time (about 120 s): side by side, the terminal video,
 # MPRIS and device suites added later made each other late again (a play
 # not ending within 10 s of q, a held response taken for a stalled link).
-REAL_TIME_SUITES = EndToEndTests\.(BackgroundPlayerTests|DeviceTests|MPRISTests|TerminalVideoTests|BrowseTests|UnequalStreamsTests|LoudnessTests)/|PlayCommandTests/(videoPlaysInAWindowWithItsAudio|realSDLOutputContainsTheReference)|MediaCacheTests\.PartialReadTests/|ProgressiveTests/aSlowLinkBuffersThenResumesWithEverySample|MediaSessionTests\.WindowCloseTests/
+REAL_TIME_SUITES = EndToEndTests\.(BackgroundPlayerTests|BackgroundSubtitleTests|DeviceTests|MPRISTests|TerminalVideoTests|BrowseTests|UnequalStreamsTests|LoudnessTests)/|PlayCommandTests/(videoPlaysInAWindowWithItsAudio|realSDLOutputContainsTheReference)|MediaCacheTests\.PartialReadTests/|ProgressiveTests/aSlowLinkBuffersThenResumesWithEverySample|MediaSessionTests\.WindowCloseTests/
 
 # The SDL drivers the unit suites use, set before the test process starts
 # (see requireEnvironment in TestKit); the end-to-end tests give each

@@ -144,9 +144,8 @@ extension Player {
                 try demuxer.seek(to: target)
                 atEnd = false
             case let .switchAudio(index):
-                // The new track's decoder, handed to the audio thread, then
-                // a seek to where playback stands: sound goes on in the new
-                // language from there.
+                // The new track's decoder, for the audio thread to take at
+                // the serial the switch's seek began (`changeTracks`).
                 let name = (path as NSString).lastPathComponent
                 let decoder = try Decoder(stream: demuxer.stream(index), name: name, strict: false)
                 condition.withLock {
@@ -154,7 +153,6 @@ extension Player {
                     currentAudioStream = index
                     audioQueue = PacketQueue(timeBase: demuxer.stream(index).pointee.time_base)
                 }
-                seek(to: currentPosition, soundWaitsForPicture: false)
             case let .read(readSerial):
                 let packet = Packet()
                 let more = try demuxer.readPacket(into: packet)

@@ -23,30 +23,32 @@ extension Player {
     public var currentSubtitle: String? {
         guard let (shown, position) = condition.withLock({ shownTimelineLocked.map { ($0, currentPositionLocked()) } }) else { return nil }
         // In virtual time the answer is exact: the track is read that far
-        // first; by the clock, a track just chosen is given a moment.
-        if options.clock != .realTime {
-            shown.timeline.waitUntilLoaded(position - shown.delay)
-        } else {
-            shown.timeline.waitUntilLoaded(position - shown.delay, timeout: 0.25)
-        }
+        // first. By the clock nothing waits: cues read later are announced
+        // as they come (`PlayerEvent.subtitle`).
+        if options.clock != .realTime { shown.timeline.waitUntilLoaded(position - shown.delay) }
         return shown.timeline.text(at: position - shown.delay)
     }
 
     /// Carries out a track command; the tracks as they stand after it. Throws
     /// a one-line reason when there is no such track.
     public func changeTracks(_ command: PlayerCommand) throws(CommandError) -> TrackStatus {
-        let outcome = condition.withLock { () -> Result<TrackStatus, CommandError> in
+        let outcome = condition.withLock { () -> Result<(TrackStatus, Double?), CommandError> in
             do throws(CommandError) {
-                try changeTracksLocked(command)
-                return .success(trackStatusLocked())
+                let switchAt = try changeTracksLocked(command)
+                return .success((trackStatusLocked(), switchAt))
             } catch {
                 return .failure(error)
             }
         }
-        return try outcome.get()
+        let (status, switchAt) = try outcome.get()
+        // Another audio track: the sound goes on from where it stands, in
+        // the new language, now (a script's next wait plays the new track).
+        if let switchAt { seek(to: switchAt, soundWaitsForPicture: false) }
+        return status
     }
 
-    private func changeTracksLocked(_ command: PlayerCommand) throws(CommandError) {
+    /// Where another audio track takes over, when the command switched it.
+    private func changeTracksLocked(_ command: PlayerCommand) throws(CommandError) -> Double? {
         guard info != nil else { throw CommandError(.badRequest, "the item is not open yet") }
         switch command {
         case let .subtitle(step):
@@ -84,10 +86,11 @@ extension Player {
                 }
                 index = found
             }
-            guard index != audioTrackIndex, audioActive else { return }
+            guard index != audioTrackIndex, audioActive else { return nil }
             audioTrackIndex = index
             pendingAudioSwitch = audioTracks[index].streamIndex
             condition.broadcast()
+            return trackSwitchPositionLocked
         case let .subtitleDelay(delay):
             let value: Double
             switch delay {
@@ -100,6 +103,7 @@ extension Player {
         default:
             break
         }
+        return nil
     }
 
     // MARK: - At open (reader thread)
@@ -150,6 +154,13 @@ extension Player {
             SubtitleLoader.start(subtitleSources[index]) { [weak self] in
                 guard let self else { return true }
                 return self.condition.withLock { self.stopRequested || self.subtitleGeneration != generation }
+            } onChange: { [weak self] in
+                // Cues read after the track was chosen: what shows now is announced.
+                guard let self else { return }
+                self.condition.withLock {
+                    guard self.subtitleGeneration == generation, !self.state.isFinal else { return }
+                    self.refreshSubtitleLocked(at: self.currentPositionLocked())
+                }
             }
         }
         refreshSubtitleLocked(at: currentPositionLocked())
@@ -183,6 +194,13 @@ extension Player {
         guard text != shownSubtitle else { return }
         shownSubtitle = text
         publish(.subtitle(text))
+    }
+
+    /// Where another audio track takes over: what a device has played, or
+    /// for a recording exactly the samples written (nothing lost or repeated).
+    private var trackSwitchPositionLocked: Double {
+        guard audioActive, audioSink?.playedSeconds == nil, !state.isFinal else { return currentPositionLocked() }
+        return audioPosition
     }
 
     /// The audio decoder a track switch left for the audio thread.

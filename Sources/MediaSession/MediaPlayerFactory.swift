@@ -86,7 +86,7 @@ public struct MediaPlayerFactory: PlayerFactory {
     ) -> any PlayerHandle {
         var options = PlaybackOptions()
         options.tracks = tracks
-        options.subtitleFiles = Self.subtitleFiles(for: item, input: input) + subtitleFiles.map { SidecarSubtitles.File(path: $0, language: nil) }
+        options.subtitleFiles = Self.subtitleFiles(for: item, input: input) + subtitleFiles.map { SidecarSubtitles.File(path: $0, language: SidecarSubtitles.language(of: $0)) }
         options.clock = clock
         options.settings = settings
         options.loudness = loudness

@@ -17,6 +17,18 @@ public enum SidecarSubtitles {
         }
     }
 
+    /// The language a subtitle file's name gives (`film.de.srt` → "de").
+    public static func language(of path: String) -> String? {
+        let parts = (path as NSString).lastPathComponent.split(separator: ".")
+        guard parts.count >= 3 else { return nil }
+        return languageCode(parts[parts.count - 2])
+    }
+
+    private static func languageCode(_ part: Substring) -> String? {
+        guard (2...8).contains(part.count), part.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "-" || $0 == "_") }) else { return nil }
+        return part.lowercased()
+    }
+
     /// The sidecars of `mediaPath`, the one without a language first, then
     /// by name: one listing of its folder.
     public static func find(besides mediaPath: String) -> [File] {
@@ -32,8 +44,8 @@ public enum SidecarSubtitles {
             let language: String?
             switch parts.count {
             case 1: language = nil
-            case 2 where (2...8).contains(parts[0].count) && parts[0].allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "-" || $0 == "_") }):
-                language = parts[0].lowercased()
+            case 2 where languageCode(parts[0]) != nil:
+                language = languageCode(parts[0])
             default: continue
             }
             let path = (folder as NSString).appendingPathComponent(name)

@@ -9,8 +9,8 @@ import MediaModel
 enum SubtitleLoader {
     /// Starts reading `source` into a new timeline; `stopped` ends it early
     /// (a track changed, playback over).
-    static func start(_ source: SubtitleSource, stopped: @escaping @Sendable () -> Bool) -> SubtitleTimeline {
-        let timeline = SubtitleTimeline()
+    static func start(_ source: SubtitleSource, stopped: @escaping @Sendable () -> Bool, onChange: @escaping @Sendable () -> Void) -> SubtitleTimeline {
+        let timeline = SubtitleTimeline(onChange: onChange)
         let thread = Thread {
             do throws(FFmpegError) {
                 try load(source, into: timeline, stopped: stopped)

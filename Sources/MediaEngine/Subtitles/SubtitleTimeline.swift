@@ -28,8 +28,13 @@ public final class SubtitleTimeline: @unchecked Sendable {
     private var loadedUntil = -Double.infinity
     private var complete = false
     private var failureText: String?
+    /// Told (outside the lock) when cues come or reading ends: a player
+    /// looks again at what shows now.
+    private let onChange: (@Sendable () -> Void)?
 
-    public init() {}
+    public init(onChange: (@Sendable () -> Void)? = nil) {
+        self.onChange = onChange
+    }
 
     /// A cue read. A cue whose end is open (a bitmap subtitle shown until
     /// the next) ends where the next one starts.
@@ -52,6 +57,7 @@ public final class SubtitleTimeline: @unchecked Sendable {
             loadedUntil = max(loadedUntil, cue.start)
             condition.broadcast()
         }
+        onChange?()
     }
 
     /// Everything up to `seconds` has been read (a packet of another time came).
@@ -68,6 +74,7 @@ public final class SubtitleTimeline: @unchecked Sendable {
             failureText = failure
             condition.broadcast()
         }
+        onChange?()
     }
 
     /// Why the track could not be read, if it could not.
@@ -78,17 +85,6 @@ public final class SubtitleTimeline: @unchecked Sendable {
     public func waitUntilLoaded(_ seconds: Double) {
         condition.withLock {
             while !complete && loadedUntil < seconds { condition.wait() }
-        }
-    }
-
-    /// `waitUntilLoaded`, for at most `timeout` seconds (playback by the
-    /// clock: a track just chosen is read in milliseconds).
-    public func waitUntilLoaded(_ seconds: Double, timeout: Double) {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.withLock {
-            while !complete && loadedUntil < seconds {
-                if !condition.wait(until: deadline) { return }
-            }
         }
     }
 
