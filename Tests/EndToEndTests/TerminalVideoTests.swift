@@ -168,4 +168,45 @@ extension TerminalVideoTests {
         let screen = await terminal.screen().joined(separator: "\n")
         #expect(exit?.status == 0, "\(String(describing: exit)): \(screen)")
     }
+
+    /// Subtitles as terminal text: a file beside the video, its cues on the
+    /// rows under the picture (60×40: the picture leaves rows free) or over
+    /// its bottom rows (80×24: it takes them all), centred, a two-line cue on
+    /// two rows, tags gone, and cleared at its end; `--sid no` shows none.
+    @Test(arguments: [(60, 40), (80, 24)])
+    func subtitlesShowAsTextAtTheirTimes(_ columns: Int, _ rows: Int) async throws {
+        let folder = try TemporaryDirectory()
+        let video = try await SubtitleTests.withSidecar(folder)
+        let terminal = try await TerminalSession(
+            columns: columns, rows: rows, [Mediaplay.executable, "play", video, "--vo", "terminal", "--images", "blocks"],
+            environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": "/dev/null"]
+        )
+        func row(_ screen: [String], _ text: String) -> Int? { screen.firstIndex { $0.contains(text) } }
+        let hello = await terminal.waitForScreen { row($0, "Hello world") != nil }
+        #expect(hello.matched, "the first cue: \(hello.screen)")
+        #expect(!hello.screen.contains { $0.contains("<b>") || $0.contains("</b>") }, "tags removed")
+        let two = await terminal.waitForScreen { screen in row(screen, "Two lines").map { $0 + 1 < screen.count && screen[$0 + 1].contains("second line") } ?? false }
+        #expect(two.matched, "a two-line cue on two rows: \(two.screen)")
+        if let first = row(two.screen, "Two lines") {
+            let line = two.screen[first]
+            let start = line.distance(from: line.startIndex, to: line.range(of: "Two lines")!.lowerBound)
+            #expect(abs(start - (columns - 1 - 9) / 2) <= 1, "centred: \(line)")
+            let pictureRows = two.screen.dropLast().indices.filter { two.screen[$0].contains("▄") }
+            if columns == 60 {
+                #expect(first > (pictureRows.max() ?? 0), "under the picture")
+            } else {
+                #expect(first + 1 == rows - 2, "over the picture's last rows, above the status line")
+            }
+        }
+        let cleared = await terminal.waitForScreen { row($0, "second line") == nil && $0.last?.contains("00:02") == true }
+        #expect(cleared.matched, "cleared at its end: \(cleared.screen)")
+        _ = await terminal.waitForExit()
+
+        let hidden = try await TerminalSession(
+            columns: columns, rows: rows, [Mediaplay.executable, "play", video, "--vo", "terminal", "--images", "blocks", "--sid", "no"],
+            environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": "/dev/null"]
+        )
+        let shown = await hidden.waitForScreen(timeout: 4) { row($0, "Hello world") != nil || row($0, "Two lines") != nil }
+        #expect(!shown.matched, "--sid no: no subtitle")
+    }
 }
