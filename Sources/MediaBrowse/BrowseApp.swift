@@ -69,6 +69,8 @@ public final class BrowseApp: @unchecked Sendable {
     /// and that frame rendered for the size last drawn: a redraw for another
     /// reason (a spinner, a key) does not render it again.
     private var videoFrames: [ItemKey: RGBAPicture] = [:]
+    /// The subtitle showing with each playing video's newest frame.
+    private var videoSubtitles: [ItemKey: String] = [:]
     private var renderedFrames: [ItemKey: (columns: Int, rows: Int, image: TerminalImage?)] = [:]
 
     // Confined to `queue`.
@@ -151,9 +153,10 @@ public final class BrowseApp: @unchecked Sendable {
             }
         }
         relay.connect { [self] text in self.queue.async { self.show(text) } }
-        video?.connect { [self] key, picture in
+        video?.connect { [self] key, picture, subtitle in
             self.queue.async {
                 self.videoFrames[key] = picture
+                self.videoSubtitles[key] = subtitle
                 self.renderedFrames[key] = nil
                 self.setNeedsDisplay()
             }
@@ -490,6 +493,9 @@ public final class BrowseApp: @unchecked Sendable {
         // A video playing here shows its newest frame instead of its thumbnail.
         let key = feed.items[index].key
         if options.imageMode != .none, let frame = videoFrames[key] {
+            // The subtitle on the rows under the picture, a row at least left to it.
+            let lines = videoSubtitles[key].map { SubtitleLayout.rows($0, width: columns, maximum: min(SubtitleLayout.maximumRows, rows - 1)) } ?? []
+            let rows = rows - lines.count
             var image: TerminalImage?
             if let rendered = renderedFrames[key], rendered.columns == columns, rendered.rows == rows {
                 image = rendered.image
@@ -497,7 +503,8 @@ public final class BrowseApp: @unchecked Sendable {
                 image = renderer.render(frame, columns: columns, rows: rows, cellWidth: size.cellWidth ?? 10, cellHeight: size.cellHeight ?? 20)
                 renderedFrames[key] = (columns, rows, image)
             }
-            return image.map { .image($0) } ?? .loading(nil)
+            let picture: PictureCell = image.map { .image($0) } ?? .loading(nil)
+            return lines.isEmpty ? picture : .subtitled(lines, over: picture)
         }
         let picture = thumbnailCell(index, columns: columns, rows: rows, size: size)
         // A video the background player plays: where its pictures are, over its thumbnail.

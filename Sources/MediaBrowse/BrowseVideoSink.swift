@@ -20,14 +20,16 @@ final class BrowseVideoSink: VideoSink, @unchecked Sendable {
     }
 
     var dropsLateFrames: Bool { true }
+    /// The subtitle goes with the picture as text, under it.
+    var drawsSubtitleText: Bool { true }
 
     func present(_ frame: Frame, info: VideoFrameInfo) throws {
         let size = PictureStore.maximumSize
-        relay.post(key, try PictureDecoder.picture(from: frame, maxWidth: size.width, maxHeight: size.height, rotation: rotation))
+        relay.post(key, try PictureDecoder.picture(from: frame, maxWidth: size.width, maxHeight: size.height, rotation: rotation), subtitle: info.subtitle)
     }
 
     func close() throws {
-        relay.post(key, nil)
+        relay.post(key, nil, subtitle: nil)
     }
 }
 
@@ -35,7 +37,7 @@ final class BrowseVideoSink: VideoSink, @unchecked Sendable {
 /// engine is made before it).
 public final class VideoRelay: @unchecked Sendable {
     private let lock = NSLock()
-    private var handler: (@Sendable (ItemKey, RGBAPicture?) -> Void)?
+    private var handler: (@Sendable (ItemKey, RGBAPicture?, String?) -> Void)?
 
     public init() {}
 
@@ -45,11 +47,11 @@ public final class VideoRelay: @unchecked Sendable {
         { [self] item, rotation in BrowseVideoSink(key: item.key, rotation: rotation, relay: self) }
     }
 
-    func post(_ key: ItemKey, _ picture: RGBAPicture?) {
-        lock.withLock { handler }?(key, picture)
+    func post(_ key: ItemKey, _ picture: RGBAPicture?, subtitle: String?) {
+        lock.withLock { handler }?(key, picture, subtitle)
     }
 
-    func connect(_ handler: @escaping @Sendable (ItemKey, RGBAPicture?) -> Void) {
+    func connect(_ handler: @escaping @Sendable (ItemKey, RGBAPicture?, String?) -> Void) {
         lock.withLock { self.handler = handler }
     }
 }

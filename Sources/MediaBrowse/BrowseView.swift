@@ -44,6 +44,8 @@ enum PictureCell: Equatable {
     /// A one-line notice where the picture is (over the thumbnail, if any):
     /// a video the background player plays elsewhere.
     indirect case notice(String, over: PictureCell)
+    /// A playing video's picture with the subtitle showing on the rows under it.
+    indirect case subtitled([String], over: PictureCell)
 }
 
 /// A picture drawn with pixels (kitty, sixel) over the text grid.
@@ -293,6 +295,15 @@ enum BrowseView {
             centered("no picture", styles.dim)
         case .none:
             break
+        case let .subtitled(lines, under):
+            drawPicture(
+                under, column: column, row: row, columns: columns, rows: max(1, rows - lines.count), styles: styles, tick: tick,
+                canPlaceGraphics: canPlaceGraphics, visible: visible, into: &canvas, graphics: &graphics
+            )
+            for (offset, text) in lines.enumerated() {
+                let line = row + rows - lines.count + offset
+                if visible(line) { canvas.put(text, column: column + max(0, (columns - DisplayWidth.of(text)) / 2), row: line, style: nil, maxWidth: columns) }
+            }
         case let .notice(text, under):
             // The picture a row shorter, the notice on the row below it.
             drawPicture(

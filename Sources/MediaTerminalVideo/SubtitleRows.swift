@@ -5,20 +5,6 @@ import MediaTerminal
 /// room), wrapped to the width, three rows at most, cut with "…". The text
 /// comes made safe (`SubtitleText`); each line is made one line again here.
 enum SubtitleRows {
-    static let maximumRows = 3
-
-    /// The rows `text` takes at `width` columns.
-    static func lines(_ text: String, width: Int) -> [String] {
-        var rows: [String] = []
-        for line in text.split(separator: "\n") {
-            rows += DisplayWidth.wrap(String(line), width: width)
-        }
-        guard rows.count > maximumRows else { return rows }
-        var kept = Array(rows.prefix(maximumRows))
-        kept[maximumRows - 1] = DisplayWidth.truncate(kept[maximumRows - 1] + "…", to: width)
-        return kept
-    }
-
     /// Appends the subtitle's rows, and clears the rows below the picture
     /// that an earlier one took.
     static func draw(_ text: String?, below picture: (top: Int, rows: Int)?, in area: PictureArea, into out: inout [UInt8]) {
@@ -28,7 +14,7 @@ enum SubtitleRows {
             for row in (pictureEnd + 1)...area.rows { out += "\u{1B}[\(row);1H\u{1B}[2K".utf8 }
         }
         guard let text, !text.isEmpty else { return }
-        let rows = lines(text, width: area.columns)
+        let rows = SubtitleLayout.rows(text, width: area.columns)
         guard !rows.isEmpty else { return }
         let free = area.rows - pictureEnd
         let first = free >= rows.count ? pictureEnd + 1 : max(1, area.rows - rows.count + 1)

@@ -299,3 +299,24 @@ extension BrowseTests {
         _ = await session.waitForExit()
     }
 }
+
+extension BrowseTests {
+    /// A video playing in its cell shows its subtitle as text under its
+    /// picture, a two-line cue on two rows.
+    @Test func aVideoInItsCellShowsItsSubtitles() async throws {
+        let folder = try TemporaryDirectory()
+        let video = try await SubtitleTests.withSidecar(folder)
+        let world = try await World()
+        world.feed = try world.folder.write("movie.json", #"[{"type": "video", "title": "Movie", "url": "file://\#(video)"}]"#)
+        let session = try await world.browse(columns: 80, rows: 24)
+        #expect(await session.shows { $0.joined().contains("Movie") })
+        await session.send("Space")
+        let two = await session.waitForScreen(timeout: 10) { screen in
+            guard let row = screen.firstIndex(where: { $0.contains("Two lines") }) else { return false }
+            return row + 1 < screen.count && screen[row + 1].contains("second line")
+        }
+        #expect(two.matched, "the cue under the picture: \(two.screen.joined(separator: "\n"))")
+        await session.send("q")
+        _ = await session.waitForExit()
+    }
+}
