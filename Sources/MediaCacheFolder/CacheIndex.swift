@@ -197,6 +197,12 @@ package final class CacheIndex: Sendable {
                 // removed file forgets it.
                 try db.alter(table: "media") { table in table.add(column: "loudness", .text) }
             }
+            migrator.registerMigration("v7-media-tracks") { db in
+                // The file's audio and subtitle tracks (JSON), NULL for a
+                // row probed before: such a file is probed again, once, and
+                // keeps what was measured (the same file, see `store`).
+                try db.alter(table: "media") { table in table.add(column: "tracks", .text) }
+            }
         return migrator
     }
 
@@ -237,6 +243,7 @@ package final class CacheIndex: Sendable {
         )
         var withChapters = details
         if let text: String = row["chapters"], let chapters = try? JSONDecoder().decode([Chapter].self, from: Data(text.utf8)) { withChapters.chapters = chapters }
+        if let text: String = row["tracks"] { withChapters.tracks = try? JSONDecoder().decode([MediaTrack].self, from: Data(text.utf8)) }
         if let text: String = row["loudness"] {
             withChapters.measured = true
             withChapters.loudness = try? JSONDecoder().decode(Loudness.self, from: Data(text.utf8))
@@ -253,12 +260,13 @@ package final class CacheIndex: Sendable {
         guard !all.isEmpty else { return }
         try pool.write { db in
             let statement = try db.makeStatement(sql: """
-                INSERT INTO media (url, fileSize, fileTime, duration, title, artist, album, codec, width, height, sampleRate, track, disc, hasCover, chapters, loudness)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO media (url, fileSize, fileTime, duration, title, artist, album, codec, width, height, sampleRate, track, disc, hasCover, chapters, loudness, tracks)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(url) DO UPDATE SET
                     fileSize = excluded.fileSize, fileTime = excluded.fileTime, duration = excluded.duration, title = excluded.title,
                     artist = excluded.artist, album = excluded.album, codec = excluded.codec, width = excluded.width, height = excluded.height,
                     sampleRate = excluded.sampleRate, track = excluded.track, disc = excluded.disc, hasCover = excluded.hasCover, chapters = excluded.chapters,
+                    tracks = excluded.tracks,
                     -- A probe again of the same file keeps what was measured.
                     loudness = CASE
                         WHEN excluded.loudness IS NOT NULL THEN excluded.loudness
@@ -269,7 +277,7 @@ package final class CacheIndex: Sendable {
                 let d = stored.details
                 try statement.execute(arguments: [
                     url, stored.fileSize, stored.fileTime, d.duration, d.title, d.artist, d.album, d.codec, d.width, d.height, d.sampleRate, d.track, d.disc, d.hasCover,
-                    Self.chaptersJSON(d.chapters), Self.loudnessText(d),
+                    Self.chaptersJSON(d.chapters), Self.loudnessText(d), d.tracks.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) },
                 ])
             }
         }

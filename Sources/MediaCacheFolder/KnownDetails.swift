@@ -50,11 +50,14 @@ public struct KnownDetails: Sendable {
             guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
             let size = Int64(info.st_size)
             let time = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-            if let known = stored(key), known.fileSize == size, known.fileTime == time {
+            // A row from before tracks were probed is probed again (what was measured stays).
+            if let known = stored(key), known.fileSize == size, known.fileTime == time, known.details.tracks != nil {
                 if known.details.sampleRate != nil, !known.details.measured {
                     unmeasured.append(Unprobed(index: index, key: key, path: path, size: size, time: time))
                 }
-                return known.details == MediaDetails() ? nil : known.details  // probed, and it said nothing
+                var said = known.details
+                said.tracks = nil
+                return said == MediaDetails() ? nil : known.details  // probed, and it said nothing
             }
             unprobed.append(Unprobed(index: index, key: key, path: path, size: size, time: time))
             return nil

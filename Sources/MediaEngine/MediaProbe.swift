@@ -1,5 +1,6 @@
 import CFFmpeg
 import MediaFeed
+import MediaModel
 
 /// Reads a file's duration, tags and format with libavformat, without
 /// decoding anything. Blocks on I/O: call it off Swift's cooperative pool.
@@ -42,6 +43,9 @@ public enum MediaProbe {
             details.height = Int(video.pointee.codecpar.pointee.height)
         }
         if let audio { details.sampleRate = Int(audio.pointee.codecpar.pointee.sample_rate) }
+        details.tracks = demuxer.audioStreams.enumerated().map { number, stream in
+            MediaTrack(kind: .audio, number: number + 1, language: stream.language, title: stream.title, codec: stream.codec)
+        } + SubtitleStreams.list(context, path: demuxer.path, offset: 0, first: 1, file: nil).map(\.track)
         return details
     }
 }

@@ -30,6 +30,8 @@ public struct MediaDetails: Sendable, Equatable, Hashable, Codable {
     /// Whether the file was measured (a file with no sound measures nothing
     /// and is not measured again).
     public var measured = false
+    /// The file's audio and subtitle tracks (nil: probed before tracks were).
+    public var tracks: [MediaTrack]?
 
     public init(
         duration: Double? = nil, title: String? = nil, artist: String? = nil, album: String? = nil,

@@ -198,6 +198,10 @@ public enum ListDocument {
         static let integrated = JSONWriter.Key("integrated")
         static let range = JSONWriter.Key("range")
         static let truePeak = JSONWriter.Key("truePeak")
+        static let tracks = JSONWriter.Key("tracks")
+        static let number = JSONWriter.Key("number")
+        static let language = JSONWriter.Key("language")
+        static let bitmap = JSONWriter.Key("bitmap")
         static let media = JSONWriter.Key("media")
         static let new = JSONWriter.Key("new")
         static let played = JSONWriter.Key("played")
@@ -310,6 +314,20 @@ public enum ListDocument {
         }
         json.key(Key.sampleRate); json.number(media.sampleRate)
         json.key(Key.title); json.string(media.title)
+        // The file's own audio and subtitle tracks (subtitle files beside it come when it plays).
+        json.key(Key.tracks)
+        json.beginArray()
+        for track in media.tracks ?? [] {
+            json.beginObject()
+            json.key(Key.bitmap); json.bool(track.isBitmap)
+            json.key(Key.codec); json.string(track.codec)
+            json.key(Key.kind); json.string(track.kind.rawValue)
+            json.key(Key.language); json.string(track.language)
+            json.key(Key.number); json.number(track.number)
+            json.key(Key.title); json.string(track.title)
+            json.endObject()
+        }
+        json.endArray()
         json.key(Key.width); json.number(media.width)
         json.endObject()
     }

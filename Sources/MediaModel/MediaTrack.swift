@@ -1,7 +1,7 @@
 /// An audio or subtitle track of an item: in its file, or a subtitle file
 /// beside it. `list --json` lists them once probed; `status` names the
 /// ones playing.
-public struct MediaTrack: Codable, Sendable, Equatable {
+public struct MediaTrack: Codable, Sendable, Hashable {
     public enum Kind: String, Codable, Sendable {
         case audio, subtitle
     }

@@ -73,6 +73,19 @@ import TestKit
         ])
     }
 
+    /// `list --json` lists a probed file's tracks with their languages.
+    @Test func listShowsAFilesTracks() async throws {
+        let folder = try TemporaryDirectory()
+        for (file, expected) in [(try await Self.twoLanguages(), ["audio 1 eng", "audio 2 ger"]), (try await SubtitleFixtures.video(with: "ass"), ["audio 1 -", "subtitle 1 eng"])] {
+            let list = try await Mediaplay.run(["list", "--json", "--feed", file, "--cache-dir", folder.path + "/cache"])
+            #expect(list.status == 0, "\(list.stderr)")
+            let document = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any]
+            let media = (document?["items"] as? [[String: Any]])?.first?["media"] as? [String: Any]
+            let tracks = (media?["tracks"] as? [[String: Any]] ?? []).map { "\($0["kind"] ?? "") \($0["number"] ?? "") \($0["language"] as? String ?? "-")" }
+            #expect(tracks == expected, "\(file)")
+        }
+    }
+
     @Test func anAudioTrackIsChosenAndSwitchedSampleForSample() async throws {
         let film = try await Self.twoLanguages()
         let folder = try TemporaryDirectory()
