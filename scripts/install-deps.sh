@@ -1,5 +1,6 @@
 #!/bin/sh
-# Installs the Debian packages mediaplay needs, if any are missing.
+# Installs the Debian packages mediaplay needs, if any are missing (a font
+# for libass: subtitles drawn into pictures).
 #   scripts/install-deps.sh         build and run dependencies
 #   scripts/install-deps.sh --test  also the ffmpeg CLI (test fixtures), tmux (browse tests),
 #                                   dbus-daemon, dbus-monitor and playerctl (MPRIS tests), and
@@ -8,7 +9,7 @@
 # (EX_UNAVAILABLE), so nothing is half-installed behind the user's back.
 set -eu
 
-packages="pkg-config libavformat-dev libavcodec-dev libavutil-dev libavfilter-dev libswresample-dev libswscale-dev libsdl2-dev libcurl4-openssl-dev libsqlite3-dev libchafa-dev libsystemd-dev libxml2-dev ca-certificates"
+packages="pkg-config libavformat-dev libavcodec-dev libavutil-dev libavfilter-dev libswresample-dev libswscale-dev libsdl2-dev libcurl4-openssl-dev libsqlite3-dev libchafa-dev libsystemd-dev libxml2-dev ca-certificates fontconfig fonts-dejavu-core"
 if [ "${1:-}" = "--test" ]; then
     packages="$packages ffmpeg tmux dbus-daemon dbus-bin playerctl desktop-file-utils xdg-utils"
 fi

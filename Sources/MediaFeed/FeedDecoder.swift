@@ -1,5 +1,6 @@
 import Foundation
 import MediaModel
+import MediaTerminal
 
 /// Where a feed was read from; relative item URLs resolve against it.
 public enum FeedOrigin: Sendable, Hashable {
@@ -170,6 +171,7 @@ public enum FeedDecoder {
         item.titleIsDerived = draft.title == nil
         item.chapters = draft.chapters
         item.chaptersURL = draft.chaptersURL
+        item.subtitles = draft.subtitles
         return item
     }
 
@@ -284,6 +286,37 @@ public enum FeedDecoder {
                 }
             case .string, .null: break
             default: problems.append("\"thumbnail\" must be a string, not \(value.value.typeName)")
+            }
+        }
+
+        // `subtitles`: a URL, or a list of URLs or of {"url", "language"}.
+        if let value = fields["subtitles"] {
+            func link(_ entry: JSONValue) {
+                switch entry {
+                case let .string(text) where !text.isEmpty:
+                    switch resolve(text, origin: origin) {
+                    case let .success(source): draft.subtitles.append(SubtitleLink(source: source))
+                    case let .failure(problem): problems.append("subtitles: \(problem.message)")
+                    }
+                case .object:
+                    guard case let .string(text)? = entry["url"]?.value, !text.isEmpty else {
+                        problems.append("each of \"subtitles\" needs a \"url\"")
+                        return
+                    }
+                    switch resolve(text, origin: origin) {
+                    case let .success(source):
+                        var language: String?
+                        if case let .string(code)? = entry["language"]?.value { language = DisplayWidth.singleLine(code).lowercased() }
+                        draft.subtitles.append(SubtitleLink(source: source, language: language.flatMap { $0.isEmpty ? nil : $0 }))
+                    case let .failure(problem): problems.append("subtitles: \(problem.message)")
+                    }
+                default: problems.append("\"subtitles\" takes URLs or {\"url\", \"language\"}, not \(entry.typeName)")
+                }
+            }
+            switch value.value {
+            case let .array(entries): entries.prefix(100).forEach { link($0.value) }
+            case .null: break
+            default: link(value.value)
             }
         }
 

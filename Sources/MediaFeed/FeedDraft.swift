@@ -22,6 +22,8 @@ struct FeedDraft {
     var chapters: [Chapter] = []
     /// A podcast episode's Podcasting 2.0 chapters file.
     var chaptersURL: URL?
+    /// Subtitle files for the item.
+    var subtitles: [SubtitleLink] = []
     var problem: String?
 
     init(position: Int, location: SourcePosition) {

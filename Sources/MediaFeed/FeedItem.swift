@@ -53,6 +53,10 @@ public struct FeedItem: Sendable, Hashable, Identifiable {
     public var chapters: [Chapter] = []
     /// A podcast episode's chapters file (Podcasting 2.0), read when it plays.
     public var chaptersURL: URL?
+    /// Subtitle files the feed names for it (ours: `subtitles`; JSON Feed:
+    /// an attachment of type text/vtt or application/x-subrip), fetched
+    /// into the cache like media when it plays.
+    public var subtitles: [SubtitleLink] = []
 
     public var isValid: Bool { invalidReason == nil }
 
@@ -106,5 +110,21 @@ public struct Feed: Sendable, Hashable {
         case let .id(id):
             return items.first { $0.id == id }
         }
+    }
+}
+
+/// A subtitle file a feed names for an item, and its language if said.
+public struct SubtitleLink: Sendable, Hashable {
+    public var source: MediaSource
+    public var language: String?
+
+    public init(source: MediaSource, language: String? = nil) {
+        self.source = source
+        self.language = language
+    }
+
+    /// The MIME types of subtitle files (JSON Feed attachments, Podcasting 2.0 transcripts).
+    public static func isSubtitle(mime: String) -> Bool {
+        ["text/vtt", "application/x-subrip", "application/srt", "text/srt", "text/x-ssa", "text/x-ass"].contains(mime.lowercased())
     }
 }

@@ -68,15 +68,20 @@ enum JSONFeedReader {
         if let value = record["attachments"] {
             switch value.value {
             case let .array(attachments):
-                // The first attachment with a URL is the item's media.
+                // The first attachment with a URL is the item's media;
+                // subtitle files (WebVTT, SubRip) are its subtitles.
                 for attachment in attachments {
                     guard case let .string(url)? = attachment.value["url"]?.value, !url.trimmedOfWhitespace.isEmpty else { continue }
                     var mime: String?
                     if case let .string(type)? = attachment.value["mime_type"]?.value { mime = type }
+                    if let mime, SubtitleLink.isSubtitle(mime: mime) {
+                        if let found = source(url, "subtitle attachment url") { draft.subtitles.append(SubtitleLink(source: found)) }
+                        continue
+                    }
+                    guard media == nil else { continue }
                     var seconds: Double?
                     if case let .number(text)? = attachment.value["duration_in_seconds"]?.value { seconds = CheckedNumber.duration(Double(text)) }
                     media = (url, mime, seconds)
-                    break
                 }
             case .null: break
             default: problems.append("\"attachments\" must be an array, not \(value.value.typeName)")

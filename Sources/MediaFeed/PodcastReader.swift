@@ -1,5 +1,6 @@
 import Foundation
 import MediaModel
+import MediaTerminal
 
 /// Podcasts and news feeds in XML: RSS 2.0 (with the iTunes and content
 /// namespaces, and Media RSS) and Atom. Each `<item>` or `<entry>` is an
@@ -91,6 +92,16 @@ enum PodcastReader {
                 if case let .remote(feedURL) = origin { base = feedURL }
                 if let text = child.attribute("url"), let url = URL(string: text, relativeTo: base)?.absoluteURL,
                    ["http", "https"].contains(url.scheme?.lowercased() ?? "") { draft.chaptersURL = url }
+            case ("transcript", Namespace.podcast?):
+                // A timed transcript (WebVTT, SubRip) shows as the episode's subtitles.
+                var base: URL?
+                if case let .remote(feedURL) = origin { base = feedURL }
+                if let type = child.attribute("type"), SubtitleLink.isSubtitle(mime: type),
+                   let text = child.attribute("url"), let url = URL(string: text, relativeTo: base)?.absoluteURL,
+                   ["http", "https"].contains(url.scheme?.lowercased() ?? "") {
+                    let language = child.attribute("language").map { DisplayWidth.singleLine($0).lowercased() }
+                    draft.subtitles.append(SubtitleLink(source: .remote(url), language: language.flatMap { $0.isEmpty ? nil : $0 }))
+                }
             default: break
             }
         }

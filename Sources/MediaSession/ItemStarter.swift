@@ -70,6 +70,29 @@ struct ItemStarter: Sendable {
         }
     }
 
+    /// The subtitle files the feed names for `item`, at hand: a local file
+    /// as it is, a remote one from the cache, downloaded whole first (once:
+    /// it stays cached like media). One that cannot be had is left out.
+    func subtitleFiles(for item: FeedItem) async -> [SidecarSubtitles.File] {
+        var files: [SidecarSubtitles.File] = []
+        for link in item.subtitles {
+            switch link.source {
+            case let .file(path):
+                if LocalFile.isReadable(path) { files.append(SidecarSubtitles.File(path: path, language: link.language ?? SidecarSubtitles.language(of: path))) }
+            case let .remote(url):
+                guard let store else { continue }
+                var path = store.cachedFile(for: url)
+                if path == nil {
+                    for await event in store.downloadWhole(url) {
+                        if case let .finished(done, _) = event { path = done }
+                    }
+                }
+                if let path { files.append(SidecarSubtitles.File(path: path, language: link.language ?? SidecarSubtitles.language(of: url.path))) }
+            }
+        }
+        return files
+    }
+
     /// Stops the in-process download of the item's media (the part
     /// downloaded stays for the next start).
     func cancel(_ item: FeedItem) {

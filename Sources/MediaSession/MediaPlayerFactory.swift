@@ -82,11 +82,12 @@ public struct MediaPlayerFactory: PlayerFactory {
 
     public func makePlayer(
         for item: FeedItem, input: MediaInput, start: Double, settings: AudioSettings, tracks: TrackSettings,
-        controls: @escaping @Sendable (VideoWindowInput) -> Void
+        subtitleFiles linked: [SidecarSubtitles.File], controls: @escaping @Sendable (VideoWindowInput) -> Void
     ) -> any PlayerHandle {
         var options = PlaybackOptions()
         options.tracks = tracks
-        options.subtitleFiles = Self.subtitleFiles(for: item, input: input) + subtitleFiles.map { SidecarSubtitles.File(path: $0, language: SidecarSubtitles.language(of: $0)) }
+        // Beside the file, then the feed's, then the command line's.
+        options.subtitleFiles = Self.subtitleFiles(for: item, input: input) + linked + subtitleFiles.map { SidecarSubtitles.File(path: $0, language: SidecarSubtitles.language(of: $0)) }
         options.clock = clock
         options.settings = settings
         options.loudness = loudness

@@ -767,9 +767,10 @@ public final class MediaSession: @unchecked Sendable {
         let slot = PlayerSlot()
         let engine = engine
         let (settings, tracks) = lock.withLock { (playerSettingsLocked(), self.tracks) }
+        let subtitleFiles = item.subtitles.isEmpty ? [] : await starter.subtitleFiles(for: item)
         let player = await blocking {
             // Off the pool: opening the device and probing the file block.
-            engine.makePlayer(for: item, input: input, start: position, settings: settings, tracks: tracks) { [weak self] input in
+            engine.makePlayer(for: item, input: input, start: position, settings: settings, tracks: tracks, subtitleFiles: subtitleFiles) { [weak self] input in
                 guard let self, let player = slot.player else { return }
                 self.windowInput(input, for: key, from: player)
             }

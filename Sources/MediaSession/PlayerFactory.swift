@@ -61,7 +61,7 @@ public protocol PlayerFactory: Sendable {
     var clock: PlaybackClock { get }
     func makePlayer(
         for item: FeedItem, input: MediaInput, start: Double, settings: AudioSettings, tracks: TrackSettings,
-        controls: @escaping @Sendable (VideoWindowInput) -> Void
+        subtitleFiles: [SidecarSubtitles.File], controls: @escaping @Sendable (VideoWindowInput) -> Void
     ) -> any PlayerHandle
     /// Blocks until what the last item left on the device has played (the
     /// session's end; run off the cooperative pool).

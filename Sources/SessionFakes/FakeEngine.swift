@@ -15,7 +15,7 @@ public final class FakeEngine: PlayerFactory, Sendable {
     private let made = Mutex<[FakePlayer]>([])
 
     public func makePlayer(
-        for item: FeedItem, input: MediaInput, start: Double, settings: AudioSettings, tracks: TrackSettings, controls: @escaping @Sendable (VideoWindowInput) -> Void
+        for item: FeedItem, input: MediaInput, start: Double, settings: AudioSettings, tracks: TrackSettings, subtitleFiles: [SidecarSubtitles.File], controls: @escaping @Sendable (VideoWindowInput) -> Void
     ) -> any PlayerHandle {
         let player = FakePlayer(key: item.key, kind: item.kind, start: start, controls: controls)
         player.setAudioSettings(settings)

@@ -62,6 +62,32 @@ import TestKit
         #expect(missing.status == 64 && missing.stderr.contains("--sub-file \(folder.path)/nothing.srt: no such file"), "\(missing.stderr)")
     }
 
+    /// A remote feed's subtitle links (ours, and JSON Feed's attachments)
+    /// are fetched into the cache once and shown; a remote feed naming a
+    /// local file for them is refused, in one line naming the item.
+    @Test func aRemoteFeedsSubtitlesAreFetchedOnce() async throws {
+        let server = try TestHTTPServer()
+        server.serve("/movie.mp4", bytes: Array(try Data(contentsOf: URL(fileURLWithPath: try await SubtitleFixtures.plainVideo()))))
+        server.serve("/movie.de.srt", bytes: Array("1\n00:00:00,500 --> 00:00:01,500\nHallo Welt\n".utf8))
+        server.serve("/movie.en.vtt", bytes: Array(SubtitleFixtures.vtt.utf8))
+        server.serve("/ours.json", bytes: Array(#"[{"type": "video", "title": "Film", "url": "\#(server.url("/movie.mp4").absoluteString)", "subtitles": [{"url": "\#(server.url("/movie.de.srt").absoluteString)", "language": "de"}, "\#(server.url("/movie.en.vtt").absoluteString)"]}]"#.utf8))
+        server.serve("/feed.json", bytes: Array(#"{"version": "https://jsonfeed.org/version/1.1", "title": "F", "items": [{"id": "film", "title": "Film", "attachments": [{"url": "\#(server.url("/movie.mp4").absoluteString)", "mime_type": "video/mp4"}, {"url": "\#(server.url("/movie.en.vtt").absoluteString)", "mime_type": "text/vtt"}]}]}"#.utf8))
+        server.serve("/sneaky.json", bytes: Array(#"[{"type": "video", "title": "Film", "url": "\#(server.url("/movie.mp4").absoluteString)", "subtitles": "file:///etc/passwd"}]"#.utf8))
+        let folder = try TemporaryDirectory()
+        let cache = folder.path + "/cache"
+        let ours = try folder.write("ours.txt", "play 1\nwait 1s\nexpect subtitle \"Hello world\"\nsubtitle 1\nexpect subtitle \"Hallo Welt\"\n")
+        for _ in 0..<2 {
+            let result = try await Mediaplay.run(["script", ours, "--slang", "en", "--feed", server.url("/ours.json").absoluteString, "--cache-dir", cache, "--audio-out", folder.path + "/out.wav"])
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        }
+        #expect(server.requests("/movie.de.srt").count == 1 && server.requests("/movie.en.vtt").count == 1, "fetched once, then cached")
+        let jsonFeed = try folder.write("feed.txt", "play 1\nwait 1.9s\nexpect subtitle \"Two lines\\nsecond line\"\n")
+        let fromAttachments = try await Mediaplay.run(["script", jsonFeed, "--feed", server.url("/feed.json").absoluteString, "--cache-dir", cache, "--audio-out", folder.path + "/out.wav"])
+        #expect(fromAttachments.status == 0, "\(fromAttachments.stdout)\(fromAttachments.stderr)")
+        let sneaky = try await Mediaplay.run(["play", "1", "--feed", server.url("/sneaky.json").absoluteString, "--cache-dir", cache, "--audio-out", folder.path + "/out.wav"])
+        #expect(sneaky.status != 0 && sneaky.stderr.contains("subtitles:") && !sneaky.stderr.contains("root:"), "\(sneaky.stderr)")
+    }
+
     /// A film with an English and a German sound track (PCM, so every sample is comparable).
     static func twoLanguages() async throws -> String {
         try await Fixtures.make("two-languages.mov", [

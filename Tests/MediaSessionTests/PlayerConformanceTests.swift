@@ -25,9 +25,9 @@ struct PlayerConformanceTests {
         case .engine:
             let path = try await Fixtures.make("conformance-tone.flac", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=3", "-c:a", "flac"])
             let factory = MediaPlayerFactory(clock: .virtual, audio: .sink { NullSink() }, video: .off) { _ in }
-            return factory.makePlayer(for: item, input: .file(path), start: start, settings: AudioSettings(), tracks: TrackSettings()) { _ in }
+            return factory.makePlayer(for: item, input: .file(path), start: start, settings: AudioSettings(), tracks: TrackSettings(), subtitleFiles: []) { _ in }
         case .fake:
-            return FakeEngine().makePlayer(for: item, input: .file("/nonexistent"), start: start, settings: AudioSettings(), tracks: TrackSettings()) { _ in }
+            return FakeEngine().makePlayer(for: item, input: .file("/nonexistent"), start: start, settings: AudioSettings(), tracks: TrackSettings(), subtitleFiles: []) { _ in }
         }
     }
 

@@ -35,7 +35,7 @@ import TestKit
         let window: Window
         var clock: PlaybackClock { .realTime }
         func makePlayer(
-            for item: FeedItem, input: MediaInput, start: Double, settings: AudioSettings, tracks: TrackSettings,
+            for item: FeedItem, input: MediaInput, start: Double, settings: AudioSettings, tracks: TrackSettings, subtitleFiles: [SidecarSubtitles.File],
             controls: @escaping @Sendable (VideoWindowInput) -> Void
         ) -> any PlayerHandle {
             var options = PlaybackOptions()
