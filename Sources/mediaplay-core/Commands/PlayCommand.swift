@@ -33,7 +33,11 @@ struct PlayCommand: AsyncParsableCommand {
             ffmpeg's volume filter does; --speed 1.5 plays half again as fast, the pitch kept. \
             Loudness is evened between items (--loudness on): by a file's ReplayGain tags, \
             else by its loudness as measured in the background, to -18 LUFS; G cycles it. \
-            --af adds your own libavfilter chain. Off a terminal, prints one line per state \
+            --af adds your own libavfilter chain. Subtitles show (the file's own, \
+            movie.srt or movie.en.srt beside it, --sub-file): drawn into the window \
+            and --video-out by libass, as text under the picture in the terminal; \
+            --sid, --slang, --aid and --alang choose tracks, v shows or hides them, j \
+            and # step through subtitle and audio tracks, z/Z move them 0.1 s. Off a terminal, prints one line per state \
             change. No audio device: plays silently in real time. Neither a display \
             nor a terminal: plays the audio of a video. A file that cannot be decoded ends with one line \
             and exit code 65; a download that fails, before or during playback, \
@@ -48,6 +52,7 @@ struct PlayCommand: AsyncParsableCommand {
               mediaplay play ~/Music/song.flac
               mediaplay play ~/Music/Album intro.mp3 radio.pls
               mediaplay play 5 --start 90
+              mediaplay play film.mkv --slang de --aid 2
               mediaplay play 1 --audio-out out.wav --untimed
               mediaplay play clip.mp4 --vo terminal
               mediaplay play song.flac --replaygain album

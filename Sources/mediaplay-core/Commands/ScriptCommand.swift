@@ -33,6 +33,9 @@ struct ScriptCommand: AsyncParsableCommand {
               repeat off|one|all            repeat nothing, the item, or the feed
               shuffle on|off                a random order, fixed until off
               expect item N                 item N is the current item
+              subtitle next|off|N           choose or hide the subtitles
+              audio-track next|N            choose the audio track
+              expect subtitle "TEXT"|none   the subtitle showing (\\n between lines)
               status                        every item that is not idle
               # comment
 
