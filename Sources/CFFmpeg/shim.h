@@ -21,6 +21,8 @@
 #include <string.h>
 #include <stdio.h>
 #include <dlfcn.h>
+#include <stdarg.h>
+#include <stdint.h>
 
 /// libavfilter, loaded only when an item needs its filters (a speed other
 /// than 1, or a recording's volume): linked, it and the 31 libraries only it needs (speech voices,
@@ -75,6 +77,84 @@ static inline int mp_avfilter_load(mp_avfilter_api *api, char *reason, size_t si
         }
     }
     return 0;
+}
+
+/// libass (the library libavfilter's subtitles filter draws with), loaded
+/// with dlopen when a text subtitle is first drawn into a picture. Its
+/// image list is declared here as libass's ass.h declares it (a stable ABI).
+typedef struct mp_ass_image {
+    int w, h;
+    int stride;
+    unsigned char *bitmap;
+    uint32_t color;
+    int dst_x, dst_y;
+    struct mp_ass_image *next;
+    int type;
+} mp_ass_image;
+
+typedef struct {
+    void *(*library_init)(void);
+    void (*library_done)(void *library);
+    void (*set_message_cb)(void *library, void (*callback)(int, const char *, va_list, void *), void *data);
+    void (*set_fonts_dir)(void *library, const char *folder);
+    void (*set_extract_fonts)(void *library, int extract);
+    void (*add_font)(void *library, const char *name, const char *data, int size);
+    void *(*renderer_init)(void *library);
+    void (*renderer_done)(void *renderer);
+    void (*set_frame_size)(void *renderer, int width, int height);
+    void (*set_storage_size)(void *renderer, int width, int height);
+    void (*set_shaper)(void *renderer, int level);
+    void (*set_fonts)(void *renderer, const char *font, const char *family, int provider, const char *config, int update);
+    void *(*new_track)(void *library);
+    void (*free_track)(void *track);
+    void (*process_codec_private)(void *track, const char *data, int size);
+    void (*process_chunk)(void *track, const char *data, int size, long long start, long long duration);
+    mp_ass_image *(*render_frame)(void *renderer, void *track, long long now, int *changed);
+} mp_ass_api;
+
+static inline void mp_ass_quiet(int level, const char *format, va_list arguments, void *data) {
+    (void)level; (void)format; (void)arguments; (void)data;
+}
+
+/// Loads libass into `api`; 0, or -1 with the reason in `reason`.
+static inline int mp_ass_load(mp_ass_api *api, char *reason, size_t size) {
+    void *library = dlopen("libass.so.9", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        snprintf(reason, size, "%s", dlerror());
+        return -1;
+    }
+    struct { void **slot; const char *name; } symbols[] = {
+        { (void **)&api->library_init, "ass_library_init" },
+        { (void **)&api->library_done, "ass_library_done" },
+        { (void **)&api->set_message_cb, "ass_set_message_cb" },
+        { (void **)&api->set_fonts_dir, "ass_set_fonts_dir" },
+        { (void **)&api->set_extract_fonts, "ass_set_extract_fonts" },
+        { (void **)&api->add_font, "ass_add_font" },
+        { (void **)&api->renderer_init, "ass_renderer_init" },
+        { (void **)&api->renderer_done, "ass_renderer_done" },
+        { (void **)&api->set_frame_size, "ass_set_frame_size" },
+        { (void **)&api->set_storage_size, "ass_set_storage_size" },
+        { (void **)&api->set_shaper, "ass_set_shaper" },
+        { (void **)&api->set_fonts, "ass_set_fonts" },
+        { (void **)&api->new_track, "ass_new_track" },
+        { (void **)&api->free_track, "ass_free_track" },
+        { (void **)&api->process_codec_private, "ass_process_codec_private" },
+        { (void **)&api->process_chunk, "ass_process_chunk" },
+        { (void **)&api->render_frame, "ass_render_frame" },
+    };
+    for (size_t i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++) {
+        *symbols[i].slot = dlsym(library, symbols[i].name);
+        if (*symbols[i].slot == NULL) {
+            snprintf(reason, size, "libass.so.9 has no %s", symbols[i].name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/// Silences libass's messages (our errors say it in one line).
+static inline void mp_ass_silence(const mp_ass_api *api, void *library) {
+    api->set_message_cb(library, mp_ass_quiet, NULL);
 }
 
 /// What a format context may open by itself (its `opaque`): only the main

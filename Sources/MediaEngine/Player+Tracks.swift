@@ -150,8 +150,11 @@ extension Player {
         let generation = subtitleGeneration
         subtitleIndex = index
         subtitlesVisible = index != nil
-        subtitleTimeline = index.map { index in
-            SubtitleLoader.start(subtitleSources[index]) { [weak self] in
+        // A window or recording draws a text track with libass, filled as the track is read.
+        let burns = videoSink.map { !$0.drawsSubtitleText } ?? false
+        subtitleAss = index.flatMap { burns && !subtitleSources[$0].track.isBitmap ? try? AssTrack() : nil }
+        subtitleTimeline = index.map { [subtitleAss] index in
+            SubtitleLoader.start(subtitleSources[index], ass: subtitleAss) { [weak self] in
                 guard let self else { return true }
                 return self.condition.withLock { self.stopRequested || self.subtitleGeneration != generation }
             } onChange: { [weak self] in
@@ -173,9 +176,9 @@ extension Player {
     }
 
     /// The subtitle track drawn into pictures now, if any: shown, and text.
-    var burnedSubtitleLocked: (source: SubtitleSource, delay: Double, generation: Int)? {
+    var burnedSubtitleLocked: BurnedSubtitle? {
         guard subtitlesVisible, let index = subtitleIndex else { return nil }
-        return (subtitleSources[index], trackSettings.subtitleDelay, subtitleGeneration)
+        return BurnedSubtitle(source: subtitleSources[index], delay: trackSettings.subtitleDelay, ass: subtitleAss, timeline: subtitleTimeline)
     }
 
     /// The timeline of the track shown, and the delay, if one shows.
@@ -210,4 +213,13 @@ extension Player {
             return audioDecoderSwap
         }
     }
+}
+
+/// The subtitle track drawn into pictures, as the video decoder thread sees it.
+struct BurnedSubtitle {
+    let source: SubtitleSource
+    let delay: Double
+    /// libass's copy of a text track (nil: libass could not be loaded).
+    let ass: AssTrack?
+    let timeline: SubtitleTimeline?
 }

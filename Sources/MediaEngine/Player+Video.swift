@@ -22,7 +22,7 @@ extension Player {
         let frameStep = decoder.frameDuration
         // A window or recording gets text subtitles drawn in by libass.
         let burns = !(videoSink?.drawsSubtitleText ?? true)
-        var burning = SubtitleBurning()
+        var burning = SubtitleBurning(waits: options.clock != .realTime)
         do {
             if options.clock == .realTime {
                 // Decoding is throughput, presenting and audio are deadlines:
@@ -198,11 +198,22 @@ struct SubtitleBurning {
     private var source: SubtitleSource?
     /// A track libass could not read is not tried again.
     private var failed: SubtitleSource?
+    /// In a recording or virtual time a picture waits for its track to be read that far.
+    let waits: Bool
+
+    init(waits: Bool) {
+        self.waits = waits
+    }
 
     /// The picture with the subtitle at `time` drawn in, or `frame` itself
     /// when none is shown (or it cannot be drawn: the picture still plays).
     mutating func draw(into frame: Frame, time: Double, player: Player, decoder: Decoder, startTime: Double) -> Frame {
         guard let wanted = player.condition.withLock({ player.burnedSubtitleLocked }), wanted.source != failed else { return frame }
+        // A text track drawn here, straight from libass, when the picture's format allows.
+        if let ass = wanted.ass, AssBlend.supports(frame.pointer.pointee.format) {
+            if waits { wanted.timeline?.waitUntilLoaded(time - wanted.delay) }
+            return Self.drawn(frame, by: ass, pts: Self.pts(of: frame, time: time, delay: wanted.delay, decoder: decoder, startTime: startTime), timeBase: decoder.timeBase)
+        }
         if source != wanted.source {
             let track = wanted.source
             burner = track.track.isBitmap
@@ -211,23 +222,41 @@ struct SubtitleBurning {
             source = wanted.source
         }
         guard let burner else { return frame }
-        // ffmpeg's own timestamps for the filter: the decoder's, less the
-        // container's start (as ffmpeg offsets its input), less the delay.
-        let base = decoder.timeBase
-        let pts: Int64
-        if let stamp = frame.timestamp {
-            let start = av_rescale_q(Int64((startTime * 1_000_000).rounded()), mp_av_time_base_q(), base)
-            let delay = av_rescale_q(Int64((wanted.delay * 1_000_000).rounded()), mp_av_time_base_q(), base)
-            pts = stamp - start - delay
-        } else {
-            pts = Int64(((time - wanted.delay) / base.seconds).rounded())
-        }
+        let pts = Self.pts(of: frame, time: time, delay: wanted.delay, decoder: decoder, startTime: startTime)
         do {
-            return try burner.burn(frame, pts: pts, timeBase: base)
+            return try burner.burn(frame, pts: pts, timeBase: decoder.timeBase)
         } catch {
             failed = wanted.source
             self.burner = nil
             return frame
         }
+    }
+
+    /// ffmpeg's own timestamp for the filters: the decoder's, less the
+    /// container's start (as ffmpeg offsets its input), less the delay.
+    static func pts(of frame: Frame, time: Double, delay: Double, decoder: Decoder, startTime: Double) -> Int64 {
+        let base = decoder.timeBase
+        guard let stamp = frame.timestamp else { return Int64(((time - delay) / base.seconds).rounded()) }
+        let start = av_rescale_q(Int64((startTime * 1_000_000).rounded()), mp_av_time_base_q(), base)
+        let shift = av_rescale_q(Int64((delay * 1_000_000).rounded()), mp_av_time_base_q(), base)
+        return stamp - start - shift
+    }
+
+    /// The picture with libass's drawing of `pts` blended in as the
+    /// subtitles filter blends it; `frame` itself when nothing shows.
+    static func drawn(_ frame: Frame, by ass: AssTrack, pts: Int64, timeBase: AVRational) -> Frame {
+        // The filter's milliseconds: the double, truncated as C converts it.
+        let milliseconds = Double(pts) * (Double(timeBase.num) / Double(timeBase.den)) * 1000
+        guard milliseconds.isFinite, abs(milliseconds) < 9e15 else { return frame }
+        let f = frame.pointer
+        var result = frame
+        ass.render(now: Int64(milliseconds), width: f.pointee.width, height: f.pointee.height) { images in
+            guard let images else { return }
+            let copy = Frame()
+            guard av_frame_ref(copy.pointer, f) >= 0, av_frame_make_writable(copy.pointer) >= 0 else { return }
+            AssBlend.blend(images, into: copy.pointer)
+            result = copy
+        }
+        return result
     }
 }

@@ -97,6 +97,8 @@ public final class Player: @unchecked Sendable {
     var subtitlesVisible = true
     /// The chosen track's cues, read ahead by its loader.
     var subtitleTimeline: SubtitleTimeline?
+    /// The chosen text track in libass, when pictures get it drawn in.
+    var subtitleAss: AssTrack?
     /// Bumped at each change of track: loaders and burners of an earlier one stop.
     var subtitleGeneration = 0
     /// The text last announced (`PlayerEvent.subtitle`).

@@ -9,11 +9,12 @@ import MediaModel
 enum SubtitleLoader {
     /// Starts reading `source` into a new timeline; `stopped` ends it early
     /// (a track changed, playback over).
-    static func start(_ source: SubtitleSource, stopped: @escaping @Sendable () -> Bool, onChange: @escaping @Sendable () -> Void) -> SubtitleTimeline {
+    /// `ass`: the libass track that draws the track into pictures, filled alongside.
+    static func start(_ source: SubtitleSource, ass: AssTrack? = nil, stopped: @escaping @Sendable () -> Bool, onChange: @escaping @Sendable () -> Void) -> SubtitleTimeline {
         let timeline = SubtitleTimeline(onChange: onChange)
         let thread = Thread {
             do throws(FFmpegError) {
-                try load(source, into: timeline, stopped: stopped)
+                try load(source, into: timeline, ass: ass, stopped: stopped)
                 timeline.finish()
             } catch {
                 timeline.finish(failure: error.description)
@@ -25,7 +26,7 @@ enum SubtitleLoader {
     }
 
     /// Reads the whole track on the caller's thread.
-    static func load(_ source: SubtitleSource, into timeline: SubtitleTimeline, stopped: () -> Bool = { false }) throws(FFmpegError) {
+    static func load(_ source: SubtitleSource, into timeline: SubtitleTimeline, ass: AssTrack? = nil, stopped: () -> Bool = { false }) throws(FFmpegError) {
         let input = try SubtitleInput(path: source.path)
         let context = input.context
         guard source.streamIndex < Int32(context.pointee.nb_streams), let stream = context.pointee.streams[Int(source.streamIndex)] else {
@@ -35,12 +36,19 @@ enum SubtitleLoader {
             context.pointee.streams[index]?.pointee.discard = AVDISCARD_ALL
         }
         let decoder = try SubtitleDecoder(stream: stream, name: input.name)
+        if let ass {
+            // As the subtitles filter: the header's styles, the file's fonts.
+            let context = decoder.codecContext
+            let header = context.pointee.subtitle_header.map { UnsafeRawBufferPointer(start: $0, count: Int(context.pointee.subtitle_header_size)) }
+            ass.configure(header: header, fonts: input.attachedFonts)
+        }
         let packet = Packet()
         while !stopped() {
             guard try input.read(into: packet) else { break }
             defer { av_packet_unref(packet.pointer) }
-            guard packet.pointer.pointee.stream_index == source.streamIndex else { continue }
-            for cue in decoder.decode(packet, offset: source.offset) { timeline.add(cue) }
+            guard packet.pointer.pointee.stream_index == source.streamIndex, let decoded = decoder.decodeWhole(packet) else { continue }
+            ass?.add(decoded.value)
+            for cue in decoder.cues(from: decoded, packet: packet, offset: source.offset) { timeline.add(cue) }
             if let time = decoder.time(of: packet, offset: source.offset) { timeline.reached(time) }
         }
     }
@@ -77,12 +85,9 @@ final class SubtitleDecoder {
         return CheckedNumber.time(Double(pts) * Double(timeBase.num) / Double(timeBase.den) - offset)
     }
 
-    /// The cues one packet holds (a damaged packet: none).
-    func decode(_ packet: Packet, offset: Double) -> [SubtitleCue] {
-        var subtitle = AVSubtitle()
-        var got: Int32 = 0
-        guard avcodec_decode_subtitle2(context, &subtitle, &got, packet.pointer) >= 0, got != 0 else { return [] }
-        defer { avsubtitle_free(&subtitle) }
+    /// The cues a decoded packet holds.
+    func cues(from decoded: DecodedSubtitle, packet: Packet, offset: Double) -> [SubtitleCue] {
+        let subtitle = decoded.value
         // The subtitle's own time (microseconds), else the packet's.
         let base: Double
         if subtitle.pts != mp_av_nopts_value() {

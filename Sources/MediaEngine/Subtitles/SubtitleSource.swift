@@ -111,6 +111,22 @@ final class SubtitleInput {
         try policy.check(name: name)
     }
 
+    /// The fonts the file carries (Matroska attachments), as the subtitles
+    /// filter hands them to libass: by name, the bytes valid while the input is open.
+    var attachedFonts: [(name: String, data: UnsafeRawBufferPointer)] {
+        let types = ["font/ttf", "font/otf", "font/sfnt", "font/woff", "font/woff2", "application/font-sfnt", "application/font-woff", "application/x-truetype-font",
+                     "application/vnd.ms-opentype", "application/x-font-ttf"]
+        var fonts: [(String, UnsafeRawBufferPointer)] = []
+        for index in 0..<Int(context.pointee.nb_streams) {
+            guard let stream = context.pointee.streams[index], let parameters = stream.pointee.codecpar, parameters.pointee.codec_type == AVMEDIA_TYPE_ATTACHMENT,
+                  let mime = av_dict_get(stream.pointee.metadata, "mimetype", nil, 0)?.pointee.value, types.contains(String(cString: mime).lowercased()),
+                  let name = av_dict_get(stream.pointee.metadata, "filename", nil, AV_DICT_MATCH_CASE)?.pointee.value, let data = parameters.pointee.extradata
+            else { continue }
+            fonts.append((String(cString: name), UnsafeRawBufferPointer(start: data, count: Int(parameters.pointee.extradata_size))))
+        }
+        return fonts
+    }
+
     /// Reads the next packet; false at the end.
     func read(into packet: Packet) throws(FFmpegError) -> Bool {
         let result = av_read_frame(context, packet.pointer)

@@ -75,6 +75,11 @@ struct ConfigCommand: ParsableCommand {
                 setting("playback", "loudness-target", config.loudnessTarget.map { "\($0) LUFS" }, "-18 LUFS"),
                 setting("playback", "measure-loudness", config.measureLoudness.map { $0 ? "true" : "false" }, "true"),
                 setting("playback", "af", config.audioFilters, "none"),
+                setting("playback", "sid", config.subtitleTrack?.description, "auto"),
+                setting("playback", "slang", config.subtitleLanguages?.joined(separator: ","), "LANG's, then the first"),
+                setting("playback", "aid", config.audioTrack?.description, "auto"),
+                setting("playback", "alang", config.audioLanguages?.joined(separator: ","), "the file's choice"),
+                setting("playback", "sub-delay", config.subtitleDelay.map { "\($0) s" }, "0 s"),
             ]
             // The shared options: the command line, the environment, the file, the default.
             let feedSource = global.feed != nil ? "command line" : environment["MEDIAPLAY_FEED"].map { $0.isEmpty ? nil : "environment (MEDIAPLAY_FEED)" } ?? nil
