@@ -200,6 +200,8 @@ struct SubtitleBurning {
     private var failed: SubtitleSource?
     /// In a recording or virtual time a picture waits for its track to be read that far.
     let waits: Bool
+    /// Where pictures with a subtitle drawn in are copied to.
+    private let copies = FrameCopies()
 
     init(waits: Bool) {
         self.waits = waits
@@ -212,7 +214,7 @@ struct SubtitleBurning {
         // A text track drawn here, straight from libass, when the picture's format allows.
         if let ass = wanted.ass, AssBlend.supports(frame.pointer.pointee.format) {
             if waits { wanted.timeline?.waitUntilLoaded(time - wanted.delay) }
-            return Self.drawn(frame, by: ass, pts: Self.pts(of: frame, time: time, delay: wanted.delay, decoder: decoder, startTime: startTime), timeBase: decoder.timeBase)
+            return Self.drawn(frame, by: ass, pts: Self.pts(of: frame, time: time, delay: wanted.delay, decoder: decoder, startTime: startTime), timeBase: decoder.timeBase, copies: copies)
         }
         if source != wanted.source {
             let track = wanted.source
@@ -244,7 +246,7 @@ struct SubtitleBurning {
 
     /// The picture with libass's drawing of `pts` blended in as the
     /// subtitles filter blends it; `frame` itself when nothing shows.
-    static func drawn(_ frame: Frame, by ass: AssTrack, pts: Int64, timeBase: AVRational) -> Frame {
+    static func drawn(_ frame: Frame, by ass: AssTrack, pts: Int64, timeBase: AVRational, copies: FrameCopies) -> Frame {
         // The filter's milliseconds: the double, truncated as C converts it.
         let milliseconds = Double(pts) * (Double(timeBase.num) / Double(timeBase.den)) * 1000
         guard milliseconds.isFinite, abs(milliseconds) < 9e15 else { return frame }
@@ -252,8 +254,7 @@ struct SubtitleBurning {
         var result = frame
         ass.render(now: Int64(milliseconds), width: f.pointee.width, height: f.pointee.height) { images in
             guard let images else { return }
-            let copy = Frame()
-            guard av_frame_ref(copy.pointer, f) >= 0, av_frame_make_writable(copy.pointer) >= 0 else { return }
+            guard let copy = copies.copy(f) else { return }
             AssBlend.blend(images, into: copy.pointer)
             result = copy
         }
