@@ -96,35 +96,55 @@ enum AssBlend {
         let (top, rows, bottom) = bounds(start: y, length: height)
         var line = origin
         var coverage = mask
-        func blendLine(_ band: Int) {
-            var sample = line
-            var maskColumn = maskX
-            func pixel(_ span: Int) {
-                var total: UInt32 = 0
-                for r in 0..<band {
-                    let row = coverage + r * stride + maskColumn
-                    for c in 0..<span { total &+= UInt32(row[c]) }
-                }
-                let weight = (total >> 2) &* alpha
-                sample.pointee = UInt8(truncatingIfNeeded: ((0x0101_0101 &- weight) &* UInt32(sample.pointee) &+ weight &* source) >> 24)
-                sample += 1
-                maskColumn += span
-            }
-            if left > 0 { pixel(left) }
-            for _ in 0..<columns { pixel(2) }
-            if right > 0 { pixel(right) }
-        }
         if top > 0 {
-            blendLine(top)
+            blendHalvedLine(line, coverage: coverage, stride: stride, maskX: maskX, band: top, left: left, columns: columns, right: right, source: source, alpha: alpha)
             line += lineSize
             coverage += top * stride
         }
         for _ in 0..<rows {
-            blendLine(2)
+            blendHalvedLine(line, coverage: coverage, stride: stride, maskX: maskX, band: 2, left: left, columns: columns, right: right, source: source, alpha: alpha)
             line += lineSize
             coverage += 2 * stride
         }
-        if bottom > 0 { blendLine(bottom) }
+        if bottom > 0 {
+            blendHalvedLine(line, coverage: coverage, stride: stride, maskX: maskX, band: bottom, left: left, columns: columns, right: right, source: source, alpha: alpha)
+        }
+    }
+
+    /// One row of half-resolution samples over `band` (1 or 2) mask rows.
+    @inline(__always)
+    private static func blendHalvedLine(
+        _ line: UnsafeMutablePointer<UInt8>, coverage: UnsafePointer<UInt8>, stride: Int, maskX: Int, band: Int,
+        left: Int, columns: Int, right: Int, source: UInt32, alpha: UInt32
+    ) {
+        @inline(__always) func put(_ sample: UnsafeMutablePointer<UInt8>, _ total: UInt32) {
+            let weight = (total >> 2) &* alpha
+            sample.pointee = UInt8(truncatingIfNeeded: ((0x0101_0101 &- weight) &* UInt32(sample.pointee) &+ weight &* source) >> 24)
+        }
+        let first = coverage + maskX
+        let second = band == 2 ? first + stride : nil
+        var sample = line
+        var column = 0
+        if left > 0 {
+            put(sample, UInt32(first[0]) &+ (second.map { UInt32($0[0]) } ?? 0))
+            sample += 1
+            column = 1
+        }
+        if let second {
+            for pair in 0..<columns {
+                let at = column + 2 * pair
+                put(sample + pair, UInt32(first[at]) &+ UInt32(first[at + 1]) &+ UInt32(second[at]) &+ UInt32(second[at + 1]))
+            }
+        } else {
+            for pair in 0..<columns {
+                let at = column + 2 * pair
+                put(sample + pair, UInt32(first[at]) &+ UInt32(first[at + 1]))
+            }
+        }
+        if right > 0 {
+            let at = column + 2 * columns
+            put(sample + columns, UInt32(first[at]) &+ (second.map { UInt32($0[at]) } ?? 0))
+        }
     }
 
     /// A run of `length` pixels from `start` split for 2× subsampling: a
