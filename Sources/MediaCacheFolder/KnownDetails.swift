@@ -51,7 +51,8 @@ public struct KnownDetails: Sendable {
             let size = Int64(info.st_size)
             let time = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
             // A row from before tracks were probed is probed again (what was measured stays).
-            if let known = stored(key), known.fileSize == size, known.fileTime == time, known.details.tracks != nil {
+            // (A file that probed as nothing stays so.)
+            if let known = stored(key), known.fileSize == size, known.fileTime == time, known.details.tracks != nil || known.details == MediaDetails() {
                 if known.details.sampleRate != nil, !known.details.measured {
                     unmeasured.append(Unprobed(index: index, key: key, path: path, size: size, time: time))
                 }

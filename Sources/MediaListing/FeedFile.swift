@@ -110,17 +110,17 @@ public enum FeedFile {
             loaded.isFolder = true
             return loaded
         }
-        // A file whose name says media (`--feed movie.mp4`) is a feed of
-        // itself, as `play FILE` has it: its bytes are no playlist (an
-        // MP4's header carries x264's URL, which read as an M3U line).
-        if MediaKind.guess(fromExtension: (path as NSString).pathExtension) != nil {
-            return LoadedFeed(feed: Feed.single(.file(path)), source: name, identity: path)
-        }
         // A FIFO or device would block the read forever (and opening a FIFO
         // waits for a writer): only regular files are feeds.
         var info = stat()
         if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
             throw FeedFileError(.unavailable, "feed \(name) is not a regular file (a FIFO or device); pass --feed FILE")
+        }
+        // A file whose name says media (`--feed movie.mp4`) is a feed of
+        // itself, as `play FILE` has it: its bytes are no playlist (an
+        // MP4's header carries x264's URL, which read as an M3U line).
+        if MediaKind.guess(fromExtension: (path as NSString).pathExtension) != nil {
+            return LoadedFeed(feed: Feed.single(.file(path)), source: name, identity: path)
         }
         // Read straight into the bytes the parser takes (no Data in between).
         let fd = open(path, O_RDONLY | O_CLOEXEC)
