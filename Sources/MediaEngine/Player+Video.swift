@@ -254,6 +254,12 @@ struct SubtitleBurning {
         var result = frame
         ass.render(now: Int64(milliseconds), width: f.pointee.width, height: f.pointee.height) { images in
             guard let images else { return }
+            // A picture the decoder no longer holds (not a reference for
+            // others) is drawn on in place; else on a copy.
+            if av_frame_is_writable(f) != 0 {
+                AssBlend.blend(images, into: f)
+                return
+            }
             guard let copy = copies.copy(f) else { return }
             AssBlend.blend(images, into: copy.pointer)
             result = copy
