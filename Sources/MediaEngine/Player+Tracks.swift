@@ -156,7 +156,9 @@ extension Player {
         subtitleTimeline = index.map { [subtitleAss] index in
             SubtitleLoader.start(subtitleSources[index], ass: subtitleAss) { [weak self] in
                 guard let self else { return true }
-                return self.condition.withLock { self.stopRequested || self.subtitleGeneration != generation }
+                // Not `stopRequested`: it is set once the file is read to
+                // its end, while a device still plays out what it holds.
+                return self.condition.withLock { self.state.isFinal || self.subtitleGeneration != generation }
             } onChange: { [weak self] in
                 // Cues read after the track was chosen: what shows now is announced.
                 guard let self else { return }
