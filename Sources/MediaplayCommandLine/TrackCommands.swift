@@ -31,9 +31,7 @@ public struct SubtitleCommand: ParsableCommand {
 
     public func run() throws {
         try runReportingErrors {
-            let status = try BackgroundPlayer.call(ControlRequest(try ControlLine.command("subtitle", step)), as: ItemStatus.self, global)
-            print(StatusText.line(status))
-            if let tracks = status.tracks, !tracks.line.isEmpty { print(tracks.line) }
+            try TrackCommandLine.send("subtitle", step, global)
         }
     }
 }
@@ -63,9 +61,7 @@ public struct AudioTrackCommand: ParsableCommand {
 
     public func run() throws {
         try runReportingErrors {
-            let status = try BackgroundPlayer.call(ControlRequest(try ControlLine.command("audio-track", step)), as: ItemStatus.self, global)
-            print(StatusText.line(status))
-            if let tracks = status.tracks, !tracks.line.isEmpty { print(tracks.line) }
+            try TrackCommandLine.send("audio-track", step, global)
         }
     }
 }
@@ -95,9 +91,17 @@ public struct SubtitleDelayCommand: ParsableCommand {
 
     public func run() throws {
         try runReportingErrors {
-            let status = try BackgroundPlayer.call(ControlRequest(try ControlLine.command("sub-delay", delay)), as: ItemStatus.self, global)
-            print(StatusText.line(status))
-            if let tracks = status.tracks, !tracks.line.isEmpty { print(tracks.line) }
+            try TrackCommandLine.send("sub-delay", delay, global)
         }
+    }
+}
+
+/// What the three track commands share: the command line to the background
+/// player, then the item's line and its tracks.
+enum TrackCommandLine {
+    static func send(_ name: String, _ argument: String, _ global: GlobalOptions) throws(CLIError) {
+        let status = try BackgroundPlayer.call(ControlRequest(try ControlLine.command(name, argument)), as: ItemStatus.self, global)
+        print(StatusText.line(status))
+        if let tracks = status.tracks, !tracks.line.isEmpty { print(tracks.line) }
     }
 }

@@ -171,13 +171,7 @@ final class BitmapSubtitleBurner {
 
     private func openReader() throws(FFmpegError) {
         let opened = try SubtitleInput(path: source.path)
-        let context = opened.context
-        guard source.streamIndex < Int32(context.pointee.nb_streams), let stream = context.pointee.streams[Int(source.streamIndex)] else {
-            throw FFmpegError(context: "cannot read the subtitles of \(name)", message: "no such stream")
-        }
-        for index in 0..<Int(context.pointee.nb_streams) where index != Int(source.streamIndex) {
-            context.pointee.streams[index]?.pointee.discard = AVDISCARD_ALL
-        }
+        let stream = try opened.only(source.streamIndex)
         decoder = try SubtitleDecoder(stream: stream, name: name)
         subtitleBase = stream.pointee.time_base
         input = opened

@@ -28,13 +28,7 @@ enum SubtitleLoader {
     /// Reads the whole track on the caller's thread.
     static func load(_ source: SubtitleSource, into timeline: SubtitleTimeline, ass: AssTrack? = nil, stopped: () -> Bool = { false }) throws(FFmpegError) {
         let input = try SubtitleInput(path: source.path)
-        let context = input.context
-        guard source.streamIndex < Int32(context.pointee.nb_streams), let stream = context.pointee.streams[Int(source.streamIndex)] else {
-            throw FFmpegError(context: "cannot read the subtitles of \(input.name)", message: "no such stream")
-        }
-        for index in 0..<Int(context.pointee.nb_streams) where index != Int(source.streamIndex) {
-            context.pointee.streams[index]?.pointee.discard = AVDISCARD_ALL
-        }
+        let stream = try input.only(source.streamIndex)
         let decoder = try SubtitleDecoder(stream: stream, name: input.name)
         if let ass {
             // As the subtitles filter: the header's styles, the file's fonts.

@@ -127,6 +127,18 @@ final class SubtitleInput {
         return fonts
     }
 
+    /// Stream `index`, every other one discarded (an MP4 then skips their
+    /// samples unread): a track's reader reads that track alone.
+    func only(_ index: Int32) throws(FFmpegError) -> UnsafeMutablePointer<AVStream> {
+        guard index >= 0, index < Int32(context.pointee.nb_streams), let stream = context.pointee.streams[Int(index)] else {
+            throw FFmpegError(context: "cannot read the subtitles of \(name)", message: "no such stream")
+        }
+        for other in 0..<Int(context.pointee.nb_streams) where other != Int(index) {
+            context.pointee.streams[other]?.pointee.discard = AVDISCARD_ALL
+        }
+        return stream
+    }
+
     /// Reads the next packet; false at the end.
     func read(into packet: Packet) throws(FFmpegError) -> Bool {
         let result = av_read_frame(context, packet.pointer)
