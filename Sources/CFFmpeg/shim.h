@@ -110,6 +110,7 @@ typedef struct {
     void (*process_codec_private)(void *track, const char *data, int size);
     void (*process_chunk)(void *track, const char *data, int size, long long start, long long duration);
     mp_ass_image *(*render_frame)(void *renderer, void *track, long long now, int *changed);
+    void (*set_cache_limits)(void *renderer, int glyph_max, int bitmap_max_size);
 } mp_ass_api;
 
 static inline void mp_ass_quiet(int level, const char *format, va_list arguments, void *data) {
@@ -141,6 +142,7 @@ static inline int mp_ass_load(mp_ass_api *api, char *reason, size_t size) {
         { (void **)&api->process_codec_private, "ass_process_codec_private" },
         { (void **)&api->process_chunk, "ass_process_chunk" },
         { (void **)&api->render_frame, "ass_render_frame" },
+        { (void **)&api->set_cache_limits, "ass_set_cache_limits" },
     };
     for (size_t i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++) {
         *symbols[i].slot = dlsym(library, symbols[i].name);

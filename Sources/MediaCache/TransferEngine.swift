@@ -188,7 +188,7 @@ final class TransferEngine: @unchecked Sendable {
         job.headers.removeAll()
         job.writeErrno = 0
         job.abortReason = nil
-        job.errorBuffer = [CChar](repeating: 0, count: job.errorBuffer.count)
+        job.errorBuffer.update(repeating: 0)
         if let headers = job.requestHeaders {
             curl_slist_free_all(headers)
             job.requestHeaders = nil
@@ -205,7 +205,7 @@ final class TransferEngine: @unchecked Sendable {
         _ = mp_curl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 512 * 1024)
         _ = mp_curl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(job.configuration.maximumSize))
         job.urlText.withUnsafeBufferPointer { _ = mp_curl_easy_setopt_string(easy, CURLOPT_URL, $0.baseAddress) }
-        job.errorBuffer.withUnsafeMutableBufferPointer { _ = mp_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, $0.baseAddress) }
+        _ = mp_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, job.errorBuffer.baseAddress)
 
         let context = Unmanaged.passUnretained(job).toOpaque()
         _ = mp_curl_easy_setopt_write_function(easy, transferWrite)
@@ -298,7 +298,7 @@ final class TransferEngine: @unchecked Sendable {
         guard let job = active.removeValue(forKey: easy) else { return }
         var status = 0
         mp_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
-        let detail = String(decoding: job.errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let detail = job.errorText
         curl_multi_remove_handle(multi, easy)
         curl_easy_cleanup(easy)
         job.easyHandle = nil

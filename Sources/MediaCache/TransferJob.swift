@@ -53,7 +53,18 @@ final class TransferJob: @unchecked Sendable {
     var abortReason: AbortReason?
     var attempts = 0
     var resumes = 0
-    var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    /// libcurl's error text for this attempt: CURLOPT_ERRORBUFFER keeps the
+    /// pointer until the handle is cleaned up, so it is memory this job owns
+    /// (an array's buffer is valid only inside its closure).
+    let errorBuffer: UnsafeMutableBufferPointer<CChar> = {
+        let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        buffer.initialize(repeating: 0)
+        return buffer
+    }()
+    /// The error text libcurl left, if any.
+    var errorText: String {
+        String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
     var requestHeaders: UnsafeMutablePointer<curl_slist>?
     var rangeText: [CChar]?
     /// Where this attempt's asked-for bytes end, when held bytes lie ahead:
@@ -138,6 +149,7 @@ final class TransferJob: @unchecked Sendable {
     deinit {
         if fd >= 0 { close(fd) }
         if let requestHeaders { curl_slist_free_all(requestHeaders) }
+        errorBuffer.deallocate()
     }
 
     var host: String { url.host ?? url.absoluteString }

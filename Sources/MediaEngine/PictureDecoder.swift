@@ -96,17 +96,32 @@ public enum PictureDecoder {
             throw FFmpegError(context: "cannot scale the picture of \(name)", message: "unsupported pixel format")
         }
         defer { sws_freeContext(scaler) }
-        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        // swscale's vector paths write past a row's end: it scales into a
+        // frame from libavutil's allocator (aligned, rows padded), and the
+        // rows are copied out packed.
+        let scaled = Frame()
+        let target = scaled.pointer
+        target.pointee.format = AV_PIX_FMT_RGBA.rawValue
+        target.pointee.width = Int32(width)
+        target.pointee.height = Int32(height)
+        let allocated = av_frame_get_buffer(target, 0)
+        guard allocated >= 0 else { throw FFmpegError(code: allocated, context: "cannot scale the picture of \(name)") }
         let data = source.pointee.data
         let sourcePlanes: [UnsafePointer<UInt8>?] = [data.0, data.1, data.2, data.3].map { $0.map { UnsafePointer($0) } }
         let lines = source.pointee.linesize
         let sourceStrides: [Int32] = [lines.0, lines.1, lines.2, lines.3]
-        let scaled = pixels.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            var planes: [UnsafeMutablePointer<UInt8>?] = [buffer.baseAddress, nil, nil, nil]
-            var strides: [Int32] = [Int32(width * 4), 0, 0, 0]
-            return sws_scale(scaler, sourcePlanes, sourceStrides, 0, source.pointee.height, &planes, &strides)
+        var planes: [UnsafeMutablePointer<UInt8>?] = [target.pointee.data.0, nil, nil, nil]
+        var strides: [Int32] = [target.pointee.linesize.0, 0, 0, 0]
+        guard sws_scale(scaler, sourcePlanes, sourceStrides, 0, source.pointee.height, &planes, &strides) > 0, let rows = target.pointee.data.0 else {
+            throw FFmpegError(context: "cannot scale the picture of \(name)", message: "swscale failed")
         }
-        guard scaled > 0 else { throw FFmpegError(context: "cannot scale the picture of \(name)", message: "swscale failed") }
+        let rowBytes = width * 4, stride = Int(target.pointee.linesize.0)
+        let pixels = [UInt8](unsafeUninitializedCapacity: rowBytes * height) { buffer, count in
+            for row in 0..<height {
+                (buffer.baseAddress! + row * rowBytes).update(from: rows + row * stride, count: rowBytes)
+            }
+            count = rowBytes * height
+        }
         return RGBAPicture(width: width, height: height, pixels: pixels)
     }
 }

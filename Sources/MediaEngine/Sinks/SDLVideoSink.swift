@@ -225,6 +225,10 @@ private struct WindowState {
     var textureSize = (width: Int32(0), height: Int32(0), format: UInt32(0))
     var softwareRenderer = false
     var scaler: OpaquePointer?
+    /// Where swscale writes before the texture is updated: libavutil's
+    /// padded rows, since swscale's vector paths write past a row's end
+    /// (a texture's pitch has no such room).
+    var converted: Frame?
     var last: Frame?
 
     init(title: String, rotation: Int) {
@@ -235,6 +239,7 @@ private struct WindowState {
     mutating func destroy() {
         sws_freeContext(scaler)
         scaler = nil
+        converted = nil
         if let texture { SDL_DestroyTexture(texture) }
         if let renderer { SDL_DestroyRenderer(renderer) }
         if let window { SDL_DestroyWindow(window) }
@@ -372,18 +377,30 @@ private struct WindowState {
             scaler, frame.pointee.width, frame.pointee.height, AVPixelFormat(frame.pointee.format),
             width, height, alpha ? AV_PIX_FMT_BGRA : AV_PIX_FMT_BGR0, Int32(SWS_FAST_BILINEAR), nil, nil, nil
         )
-        guard let scaler else { return false }
-        var pixels: UnsafeMutableRawPointer?
-        var pitch: Int32 = 0
-        guard SDL_LockTexture(texture, nil, &pixels, &pitch) == 0, let pixels else { return false }
-        defer { SDL_UnlockTexture(texture) }
+        guard let scaler, let target = convertedFrame(width: width, height: height, format: alpha ? AV_PIX_FMT_BGRA : AV_PIX_FMT_BGR0) else { return false }
         let source = frame.pointee.data
         let sourcePlanes: [UnsafePointer<UInt8>?] = [source.0, source.1, source.2, source.3].map { $0.map { UnsafePointer($0) } }
         let lines = frame.pointee.linesize
         let sourceStrides: [Int32] = [lines.0, lines.1, lines.2, lines.3]
-        var destination: [UnsafeMutablePointer<UInt8>?] = [pixels.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
-        var destinationStrides: [Int32] = [pitch, 0, 0, 0]
-        return sws_scale(scaler, sourcePlanes, sourceStrides, 0, frame.pointee.height, &destination, &destinationStrides) > 0
+        var destination: [UnsafeMutablePointer<UInt8>?] = [target.pointer.pointee.data.0, nil, nil, nil]
+        var destinationStrides: [Int32] = [target.pointer.pointee.linesize.0, 0, 0, 0]
+        guard sws_scale(scaler, sourcePlanes, sourceStrides, 0, frame.pointee.height, &destination, &destinationStrides) > 0 else { return false }
+        return SDL_UpdateTexture(texture, nil, target.pointer.pointee.data.0, target.pointer.pointee.linesize.0) == 0
+    }
+
+    /// The frame swscale converts into, kept while the size and format hold.
+    private mutating func convertedFrame(width: Int32, height: Int32, format: AVPixelFormat) -> Frame? {
+        if let converted, converted.pointer.pointee.width == width, converted.pointer.pointee.height == height,
+           converted.pointer.pointee.format == format.rawValue {
+            return converted
+        }
+        let frame = Frame()
+        frame.pointer.pointee.format = format.rawValue
+        frame.pointer.pointee.width = width
+        frame.pointer.pointee.height = height
+        guard av_frame_get_buffer(frame.pointer, 0) >= 0 else { return nil }
+        converted = frame
+        return frame
     }
 }
 
