@@ -233,6 +233,9 @@ extension Player {
         if !stopped { condition.withLock { if audioActive { position = max(position, audioPosition) } } }
         let stoppedByUser = condition.withLock {
             failureMessage = failure
+            // The subtitle track's cues and libass's track are let go with the item.
+            subtitleTimeline = nil
+            subtitleAss = nil
             return stoppedEarly
         }
         setState(failure != nil ? .failed : stoppedByUser ? .stopped : .ended)

@@ -116,8 +116,12 @@ extension Player {
         // The file's own subtitles are read from the file again: a file, not a download in progress.
         var subtitles = source == nil ? SubtitleStreams.list(demuxer.context, path: path, offset: demuxer.startTime, first: 1, file: nil) : []
         for file in options.subtitleFiles {
-            // A sidecar that cannot be read is left out (the rest play).
-            if let found = try? SubtitleStreams.file(file.path, first: subtitles.count + 1, language: file.language) { subtitles += found }
+            // A sidecar that cannot be read is left out (the rest play), and said.
+            do {
+                subtitles += try SubtitleStreams.file(file.path, first: subtitles.count + 1, language: file.language)
+            } catch {
+                condition.withLock { subtitleFileFailure = subtitleFileFailure ?? error.description }
+            }
         }
         let settings = condition.withLock { trackSettings }
         let best = demuxer.audioStreamIndex.flatMap { best in audio.firstIndex { $0.streamIndex == best } }
@@ -140,7 +144,8 @@ extension Player {
             audio: audioTracks.map(\.track), subtitles: subtitleSources.map(\.track),
             audioTrack: audioTrackIndex.map { audioTracks[$0].track.number },
             subtitleTrack: subtitlesVisible ? subtitleIndex.map { subtitleSources[$0].track.number } : nil,
-            subtitleDelay: trackSettings.subtitleDelay
+            subtitleDelay: trackSettings.subtitleDelay,
+            subtitleError: (subtitlesVisible ? subtitleTimeline?.failure : nil) ?? subtitleFileFailure
         )
     }
 
@@ -165,6 +170,8 @@ extension Player {
                 self.condition.withLock {
                     guard self.subtitleGeneration == generation, !self.state.isFinal else { return }
                     self.refreshSubtitleLocked(at: self.currentPositionLocked())
+                    // A track refused: the front ends show why (the tracks line).
+                    if self.subtitleTimeline?.failure != nil { self.publish(.subtitle(self.shownSubtitle)) }
                 }
             }
         }

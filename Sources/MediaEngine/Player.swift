@@ -103,6 +103,8 @@ public final class Player: @unchecked Sendable {
     var subtitleGeneration = 0
     /// The text last announced (`PlayerEvent.subtitle`).
     var shownSubtitle: String?
+    /// Why a subtitle file given to the player was left out, if one was.
+    var subtitleFileFailure: String?
     /// The speed of the current serial: a change of speed starts a new
     /// serial where playback stands (see `setAudioSettings`), so that every clock
     /// runs at one rate within a serial.

@@ -46,13 +46,17 @@ public struct TrackStatus: Codable, Sendable, Equatable {
     public var subtitleTrack: Int?
     /// Seconds subtitles are moved by (`sub-delay`).
     public var subtitleDelay: Double
+    /// Why the chosen subtitle track shows nothing: it could not be read, or
+    /// it is past what a player takes (`SubtitleLimits`).
+    public var subtitleError: String?
 
-    public init(audio: [MediaTrack] = [], subtitles: [MediaTrack] = [], audioTrack: Int? = nil, subtitleTrack: Int? = nil, subtitleDelay: Double = 0) {
+    public init(audio: [MediaTrack] = [], subtitles: [MediaTrack] = [], audioTrack: Int? = nil, subtitleTrack: Int? = nil, subtitleDelay: Double = 0, subtitleError: String? = nil) {
         self.audio = audio
         self.subtitles = subtitles
         self.audioTrack = audioTrack
         self.subtitleTrack = subtitleTrack
         self.subtitleDelay = subtitleDelay
+        self.subtitleError = subtitleError
     }
 
     /// "audio 1 (en) · subtitles 2 (de) · delay +0.3 s", the kinds the item has.
@@ -64,6 +68,7 @@ public struct TrackStatus: Codable, Sendable, Equatable {
         if !subtitles.isEmpty {
             if let number = subtitleTrack, let track = subtitles.first(where: { $0.number == number }) {
                 parts.append("subtitles \(track.line) of \(subtitles.count)")
+                if let subtitleError { parts.append(subtitleError) }
             } else {
                 parts.append("subtitles off (\(subtitles.count))")
             }

@@ -25,6 +25,8 @@ final class AssTrack: @unchecked Sendable {
     private let renderer: UnsafeMutableRawPointer
     private var track: UnsafeMutableRawPointer?
     private var frameSize: (width: Int32, height: Int32)?
+    /// The largest font size the script may ask for (`AssBounds`).
+    private var maximumFont = AssBounds.fontLimit([Substring]())
 
     init() throws(FFmpegError) {
         api = try Self.library.get()
@@ -38,6 +40,8 @@ final class AssTrack: @unchecked Sendable {
             throw FFmpegError(context: "cannot draw subtitles", message: "libass has no renderer")
         }
         self.renderer = renderer
+        // Caches bounded: glyphs, and the bitmaps of pictures drawn (MB).
+        api.set_cache_limits(renderer, 2_000, 64)
     }
 
     deinit {
@@ -56,7 +60,18 @@ final class AssTrack: @unchecked Sendable {
             }
             api.set_fonts(renderer, nil, nil, 1, nil, 1)
             if let header, let base = header.baseAddress, header.count > 0 {
-                api.process_codec_private(made, base.assumingMemoryBound(to: CChar.self), Int32(header.count))
+                let text = String(decoding: header, as: UTF8.self)
+                maximumFont = AssBounds.fontLimit(text.split(separator: "\n"))
+                let bounded = AssBounds.header(text)
+                if bounded == text {
+                    // Unchanged: libass gets the decoder's own bytes.
+                    api.process_codec_private(made, base.assumingMemoryBound(to: CChar.self), Int32(header.count))
+                } else {
+                    let bytes = Array(bounded.utf8)
+                    bytes.withUnsafeBufferPointer { buffer in
+                        buffer.withMemoryRebound(to: CChar.self) { api.process_codec_private(made, $0.baseAddress, Int32($0.count)) }
+                    }
+                }
             }
             track = made
         }
@@ -71,8 +86,25 @@ final class AssTrack: @unchecked Sendable {
             guard let track else { return }
             for index in 0..<Int(subtitle.num_rects) {
                 guard let line = subtitle.rects[index]?.pointee.ass else { break }
-                api.process_chunk(track, line, Int32(strlen(line)), start, duration)
+                let length = strlen(line)
+                // Short and without tags: libass gets the decoder's own bytes.
+                if length <= SubtitleLimits.shownTextBytes, strchr(line, Int32(UInt8(ascii: "{"))) == nil {
+                    api.process_chunk(track, line, Int32(length), start, duration)
+                    continue
+                }
+                let bytes = Array(AssBounds.event(String(cString: line), maximumFont: maximumFont).utf8)
+                bytes.withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { api.process_chunk(track, $0.baseAddress, Int32($0.count), start, duration) }
+                }
             }
+        }
+    }
+
+    /// Lets go of every event (a track refused past its limits): nothing more is drawn.
+    func clear() {
+        lock.withLock {
+            if let track { api.free_track(track) }
+            track = nil
         }
     }
 

@@ -37,13 +37,35 @@ enum SubtitleLoader {
             ass.configure(header: header, fonts: input.attachedFonts)
         }
         let packet = Packet()
-        while !stopped() {
+        var budget = SubtitleBudget()
+        var refusal: SubtitleLimitError?
+        reading: while !stopped() {
             guard try input.read(into: packet) else { break }
             defer { av_packet_unref(packet.pointer) }
-            guard packet.pointer.pointee.stream_index == source.streamIndex, let decoded = decoder.decodeWhole(packet) else { continue }
-            ass?.add(decoded.value)
-            for cue in decoder.cues(from: decoded, packet: packet, offset: source.offset) { timeline.add(cue) }
+            guard packet.pointer.pointee.stream_index == source.streamIndex else { continue }
+            do throws(SubtitleLimitError) {
+                try budget.read(bytes: Int(packet.pointer.pointee.size))
+                if let decoded = decoder.decodeWhole(packet) {
+                    let cues = decoder.cues(from: decoded, packet: packet, offset: source.offset)
+                    // Past the cues showing at once, a cue is left out of both.
+                    var taken = true
+                    for cue in cues where try !budget.take(start: cue.start, end: cue.end) { taken = false }
+                    if taken {
+                        ass?.add(decoded.value)
+                        for cue in cues { timeline.add(cue) }
+                    }
+                }
+            } catch {
+                refusal = error
+                break reading
+            }
             if let time = decoder.time(of: packet, offset: source.offset) { timeline.reached(time) }
+        }
+        if let refusal {
+            // Refused whole: what was read is let go at once.
+            ass?.clear()
+            timeline.discard()
+            throw FFmpegError(context: "cannot show the subtitles of \(input.name)", message: refusal.reason)
         }
     }
 }
@@ -99,10 +121,12 @@ final class SubtitleDecoder {
         var pictures = false
         for index in 0..<Int(subtitle.num_rects) {
             guard let rect = subtitle.rects[index] else { continue }
+            // Cut before the tags go (a line of megabytes costs nothing), and after.
+            let kept = SubtitleLimits.shownTextBytes * 2
             if let ass = rect.pointee.ass {
-                texts.append(SubtitleText.plain(assEvent: String(cString: ass)))
+                texts.append(SubtitleLimits.cut(SubtitleText.plain(assEvent: SubtitleLimits.cut(String(cString: ass), keeping: kept))))
             } else if let text = rect.pointee.text {
-                texts.append(SubtitleText.lines(String(cString: text)))
+                texts.append(SubtitleLimits.cut(SubtitleText.lines(SubtitleLimits.cut(String(cString: text), keeping: kept))))
             } else if rect.pointee.type == SUBTITLE_BITMAP {
                 pictures = true
             }

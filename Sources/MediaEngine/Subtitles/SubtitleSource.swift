@@ -60,6 +60,14 @@ enum SubtitleStreams {
     /// A subtitle file's streams (SubRip, WebVTT, ASS); none when it is not
     /// one FFmpeg reads (said in `failure`).
     static func file(_ path: String, first: Int, language: String?) throws(FFmpegError) -> [SubtitleSource] {
+        // Before FFmpeg opens it: its text demuxers read the whole file then.
+        var info = stat()
+        if stat(path, &info) == 0, Int64(info.st_size) > SubtitleLimits.fileBytes {
+            throw FFmpegError(
+                context: "cannot read the subtitles \((path as NSString).lastPathComponent)",
+                message: "it is larger than \(SubtitleLimits.fileBytes >> 20) MiB"
+            )
+        }
         let input = try SubtitleInput(path: path)
         var sources = list(input.context, path: path, offset: 0, first: first, file: (path as NSString).lastPathComponent)
         for index in sources.indices where sources[index].track.language == nil { sources[index].track.language = language }

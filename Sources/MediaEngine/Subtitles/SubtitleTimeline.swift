@@ -50,9 +50,16 @@ public final class SubtitleTimeline: @unchecked Sendable {
                 index -= 1
             }
             // Almost always in order: appended; otherwise put in its place.
-            var position = cues.count
-            while position > 0, cues[position - 1].start > cue.start { position -= 1 }
-            cues.insert(cue, at: position)
+            if let last = cues.last, last.start > cue.start {
+                var low = 0, high = cues.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if cues[middle].start <= cue.start { low = middle + 1 } else { high = middle }
+                }
+                cues.insert(cue, at: low)
+            } else {
+                cues.append(cue)
+            }
             if cue.end.isFinite { longest = max(longest, cue.end - cue.start) }
             loadedUntil = max(loadedUntil, cue.start)
             condition.broadcast()
@@ -75,6 +82,14 @@ public final class SubtitleTimeline: @unchecked Sendable {
             condition.broadcast()
         }
         onChange?()
+    }
+
+    /// Lets go of every cue (a track refused past its limits).
+    func discard() {
+        condition.withLock {
+            cues = []
+            longest = 0
+        }
     }
 
     /// Why the track could not be read, if it could not.

@@ -111,6 +111,7 @@ enum PlaybackView {
         var tick = 0
         var lastDrawn = -1.0
         var notice: String?
+        var subtitleErrorSaid: String?
         for await step in steps {
             let status: ItemStatus
             switch step {
@@ -130,6 +131,15 @@ enum PlaybackView {
                 if status.id != item.key {
                     item = session.item(for: status.id) ?? item
                     lastState = nil
+                }
+                // A subtitle track left out or refused: said once, in one line.
+                if let problem = status.tracks?.subtitleError, problem != subtitleErrorSaid {
+                    subtitleErrorSaid = problem
+                    if region == nil, screen?.isShowingPictures != true {
+                        StandardStream.error(DisplayWidth.escaped(problem) + "\n")
+                    } else {
+                        notice = problem
+                    }
                 }
                 switch event.event {
                 case .state:

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MediaConfig
+import MediaEngine
 import MediaModel
 
 /// Audio and subtitle tracks, shared by `play` and `script`, as mpv names
@@ -35,6 +36,9 @@ struct TrackFlags: ParsableArguments {
             var info = stat()
             guard stat(path, &info) == 0 else { throw ValidationError("--sub-file \(path): no such file") }
             guard info.st_mode & S_IFMT == S_IFREG else { throw ValidationError("--sub-file \(path): not a regular file") }
+            guard Int64(info.st_size) <= SubtitleLimits.fileBytes else {
+                throw ValidationError("--sub-file \(path): larger than \(SubtitleLimits.fileBytes >> 20) MiB, more than a player takes")
+            }
         }
     }
 

@@ -1,0 +1,130 @@
+import Foundation
+@testable import MediaEngine
+import MediaModel
+import Testing
+import TestKit
+
+/// A subtitle file may come from a remote feed: what a track may cost is
+/// bounded (`SubtitleLimits`), and a film's track passes unchanged.
+@Suite struct SubtitleLimitTests {
+    @Test func aLongTextIsCutAtACharactersEdge() {
+        let long = String(repeating: "a", count: 5000)
+        #expect(SubtitleLimits.cut(long) == String(repeating: "a", count: 4096) + "…")
+        // A three-byte character across the edge is left out whole.
+        let accented = String(repeating: "a", count: 4095) + "€€"
+        #expect(SubtitleLimits.cut(accented) == String(repeating: "a", count: 4095) + "…")
+        #expect(SubtitleLimits.cut("short") == "short")
+    }
+
+    @Test func assSizesAreBoundedAndOrdinaryOnesUntouched() {
+        let huge = #"0,0,Default,,0,0,0,,{\fscx100000\fscy100000\bord9999\blur1000\fax50}X"#
+        #expect(AssBounds.event(huge, maximumFont: 576) == #"0,0,Default,,0,0,0,,{\fscx400\fscy400\bord64\blur64\fax4}X"#)
+        // `\fs+N` multiplies: read as an absolute size, held to the font limit.
+        #expect(AssBounds.event(#"0,0,Default,,0,0,0,,{\fs+100\fs+100}X"#, maximumFont: 576) == #"0,0,Default,,0,0,0,,{\fs100\fs100}X"#)
+        #expect(AssBounds.event(#"0,0,Default,,0,0,0,,{\fs90000}X"#, maximumFont: 576) == #"0,0,Default,,0,0,0,,{\fs576}X"#)
+        let ordinary = #"0,0,Default,,0,0,0,,{\an8\fs24\fscx120\bord2.5\t(0,500,\fscx110)\pos(10,20)}Hello {\i1}there{\i0}, \N world"#
+        #expect(AssBounds.event(ordinary, maximumFont: 576) == ordinary)
+        // Braces only open tags: a backslash in the text stays as written.
+        #expect(AssBounds.event(#"0,0,Default,,0,0,0,,\fscx100000 is text"#, maximumFont: 576) == #"0,0,Default,,0,0,0,,\fscx100000 is text"#)
+    }
+
+    @Test func aHeadersStylesAreBoundedByItsScriptHeight() {
+        let header = """
+        [Script Info]
+        PlayResX: 640
+        PlayResY: 360
+
+        [V4+ Styles]
+        Format: Name, Fontname, Fontsize, ScaleX, ScaleY, Spacing, Outline, Shadow
+        Style: Default,Arial,20,100,100,0,2,0
+        Style: Big,Arial,100000,100000,50,-9999,9999,3
+        """
+        let bounded = AssBounds.header(header)
+        #expect(bounded.contains("Style: Default,Arial,20,100,100,0,2,0"))
+        // Twice the script's height: 640 wide reads as 480 high (above PlayResY).
+        #expect(bounded.contains("Style: Big,Arial,960,400,50,-64,64,3"), "\(bounded)")
+        let ordinary = header.replacingOccurrences(of: "\nStyle: Big,Arial,100000,100000,50,-9999,9999,3", with: "")
+        #expect(AssBounds.header(ordinary) == ordinary)
+    }
+
+    @Test func cuesShowingAtOnceAreCountedAndATracksCuesLimited() throws {
+        var budget = SubtitleBudget()
+        var taken = 0
+        for _ in 0..<1000 where try budget.take(start: 0, end: 3) { taken += 1 }
+        #expect(taken == SubtitleLimits.cuesAtOnce)
+        // Once those end, later cues are taken again.
+        #expect(try budget.take(start: 3, end: 4))
+        // One after another: every cue, up to the track's limit.
+        var sequential = SubtitleBudget()
+        for index in 0..<SubtitleLimits.trackCues {
+            #expect(try sequential.take(start: Double(index), end: Double(index) + 0.5), "cue \(index)")
+        }
+        #expect(throws: SubtitleLimitError.self) { try sequential.take(start: 1e9, end: 1e9 + 1) }
+        var bytes = SubtitleBudget()
+        try bytes.read(bytes: SubtitleLimits.trackBytes)
+        #expect(throws: SubtitleLimitError.self) { try bytes.read(bytes: 1) }
+    }
+
+    /// `text` in a file of a folder of its own, removed with the folder.
+    static func write(_ name: String, _ text: String) throws -> (folder: TemporaryDirectory, path: String) {
+        let folder = try TemporaryDirectory()
+        let path = folder.path + "/" + name
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return (folder, path)
+    }
+
+    /// An 8 MiB line: one cue, its text cut; drawn into every frame.
+    @Test func anEightMebibyteLineIsCutAndDrawn() async throws {
+        let (folder, file) = try Self.write("long.srt", "1\n00:00:00,000 --> 00:00:03,000\n" + String(repeating: "word ", count: (8 << 20) / 5) + "\n\n")
+        defer { withExtendedLifetime(folder) {} }
+        let cues = try SubtitleTests.ourCues(file, subtitleFiles: [file])
+        #expect(cues.count == 1)
+        #expect(cues.first?.text?.utf8.count == SubtitleLimits.shownTextBytes + "…".utf8.count)
+        let video = try await SubtitleFixtures.plainVideo()
+        let plain = try await Fixtures.referenceFrameHashes(video)
+        let ours = try await SubtitleTests.recordedFrames(video, subtitleFiles: [file])
+        #expect(ours.count == plain.count && zip(ours, plain).allSatisfy { $0 != $1 }, "every frame recorded, with the text drawn")
+    }
+
+    /// 20,000 cues at once: the first `cuesAtOnce` show.
+    @Test func twentyThousandCuesAtOnceAreHeldToTheLimit() async throws {
+        var text = ""
+        for index in 1...20_000 { text += "\(index)\n00:00:00,000 --> 00:00:03,000\nline \(index)\n\n" }
+        let (folder, file) = try Self.write("many.srt", text)
+        defer { withExtendedLifetime(folder) {} }
+        let cues = try SubtitleTests.ourCues(file, subtitleFiles: [file])
+        #expect(cues.count == SubtitleLimits.cuesAtOnce)
+        let video = try await SubtitleFixtures.plainVideo()
+        let plain = try await Fixtures.referenceFrameHashes(video)
+        let ours = try await SubtitleTests.recordedFrames(video, subtitleFiles: [file])
+        #expect(ours.count == plain.count && zip(ours, plain).allSatisfy { $0 != $1 })
+    }
+
+    /// A file past the size limit is refused before FFmpeg reads it, in one line.
+    @Test func aFileLargerThanTheLimitIsRefused() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path + "/big.srt"
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        #expect(truncate(path, off_t(SubtitleLimits.fileBytes + 1)) == 0)
+        #expect {
+            _ = try SubtitleStreams.file(path, first: 1, language: nil)
+        } throws: { error in
+            "\(error)" == "cannot read the subtitles big.srt: it is larger than 32 MiB"
+        }
+    }
+
+    /// What a track held is let go when its item ends.
+    @Test func aTracksCuesAreLetGoWhenTheItemEnds() async throws {
+        let video = try await SubtitleFixtures.plainVideo()
+        let file = try SubtitleFixtures.file("srt")
+        var options = PlaybackOptions()
+        options.clock = .untimed
+        options.audio = false
+        options.subtitleFiles = [SidecarSubtitles.File(path: file)]
+        let folder = try TemporaryDirectory()
+        let player = Player(path: video, audioSink: nil, videoSink: try FrameHashSink(path: folder.path + "/out"), options: options)
+        player.play()
+        #expect(await offPool { player.waitUntilFinished() } == .ended)
+        #expect(player.condition.withLock { player.subtitleTimeline == nil && player.subtitleAss == nil })
+    }
+}
