@@ -7,9 +7,11 @@ public struct CacheConfiguration: Sendable {
     public var maximumSize: Int64 = 4 << 30
     /// Seconds to establish a connection.
     public var connectTimeout: Int = 20
-    /// Abort a transfer slower than `lowSpeedLimit` bytes/s for this many seconds.
+    /// Abort a transfer slower than `lowSpeedLimit` bytes/s for this many
+    /// seconds: a server that trickles (20 bytes a second) is a failed try,
+    /// not a download that never ends.
     public var lowSpeedTime: Int = 30
-    public var lowSpeedLimit: Int = 1
+    public var lowSpeedLimit: Int = 1024
     /// Tries for 5xx answers and connection failures (a reset after progress
     /// resumes without using one).
     public var attempts: Int = 3

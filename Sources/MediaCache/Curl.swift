@@ -55,7 +55,8 @@ public enum HTTPGet {
     /// With `etag` or `lastModified`, a conditional request: a server whose
     /// copy has not changed answers 304 without a body.
     public static func fetch(
-        _ url: URL, maximumBytes: Int64 = 16 << 20, etag: String? = nil, lastModified: String? = nil
+        _ url: URL, maximumBytes: Int64 = 16 << 20, etag: String? = nil, lastModified: String? = nil,
+        timeout: Int = NetworkLimits.timeout
     ) throws(TransferError) -> HTTPResponse {
         _ = CurlGlobal.initialized
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
@@ -81,6 +82,8 @@ public enum HTTPGet {
                 _ = mp_curl_easy_setopt_string(handle, CURLOPT_URL, urlPointer)
                 _ = mp_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorPointer.baseAddress)
                 _ = mp_curl_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumBytes))
+                // The whole answer within the deadline, however it trickles.
+                _ = mp_curl_easy_setopt_long(handle, CURLOPT_TIMEOUT, timeout)
                 // A feed is text: accept any compression libcurl can undo.
                 _ = mp_curl_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
                 if let requestHeaders { _ = mp_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, requestHeaders) }
@@ -97,6 +100,12 @@ public enum HTTPGet {
         let host = url.host ?? url.absoluteString
         if sink.overflowed || code == CURLE_FILESIZE_EXCEEDED {
             throw TransferError(kind: .tooLarge(limit: maximumBytes), message: "\(url.absoluteString) is larger than \(maximumBytes) bytes")
+        }
+        if code == CURLE_OPERATION_TIMEDOUT {
+            throw TransferError(
+                kind: .network(code: Int(code.rawValue)),
+                message: "no whole answer within \(timeout) s (\(host)); a slow server can be given longer with [network] timeout in config.toml"
+            )
         }
         guard code == CURLE_OK else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

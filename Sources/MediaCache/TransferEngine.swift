@@ -321,7 +321,12 @@ final class TransferEngine: @unchecked Sendable {
             conclude(job, .failure(.cancelled))
             return
         }
-        let madeProgress = job.received > 0
+        // A try that brought a real part of the file, which the server can
+        // resume (a validator for If-Range), is resumed at once without
+        // counting; anything less (a trickle, a drop after a few bytes, a
+        // server whose next try starts from byte 0) counts as a try, so a
+        // failing server is given up on after `attempts`.
+        let madeProgress = job.received >= Self.resumableProgress && job.resumeValidator != nil
 
         switch result {
         case CURLE_OK:
@@ -434,6 +439,9 @@ final class TransferEngine: @unchecked Sendable {
         job.received = 0
     }
 
+    /// Bytes a try must bring to be resumed without counting as a try.
+    static let resumableProgress: Int64 = 64 << 10
+
     /// Tries again: at once when the last attempt made progress (a reset
     /// mid-body resumes), else after a doubling pause, up to the attempt limit.
     private func retry(_ job: TransferJob, reason: String, resumable: Bool, final: CacheError) {
@@ -444,7 +452,12 @@ final class TransferEngine: @unchecked Sendable {
         } else {
             job.attempts += 1
             if job.attempts >= job.configuration.attempts {
-                conclude(job, .failure(final))
+                // Why, and that it was tried: "…; gave up after 3 tries".
+                if case let .network(message) = final {
+                    conclude(job, .failure(.network("\(message); gave up after \(job.attempts) tries")))
+                } else {
+                    conclude(job, .failure(final))
+                }
                 return
             }
             delay = job.configuration.retryDelay * pow(2, Double(job.attempts - 1))

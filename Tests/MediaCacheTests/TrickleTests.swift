@@ -1,0 +1,59 @@
+import Foundation
+@testable import MediaCache
+import MediaCacheFolder
+import Testing
+import TestKit
+
+/// Servers that trickle: a download is given up on after a bounded number
+/// of tries, each saying why; a one-shot fetch has a deadline in all.
+@Suite(.timeLimit(.minutes(2))) struct TrickleTests {
+    /// 20 bytes a second, no validators (each try would start from byte 0):
+    /// three tries, then a failure that says why and that it gave up.
+    @Test func aTricklingDownloadGivesUpAfterItsTries() async throws {
+        let server = try TestHTTPServer()
+        server.serveWithoutValidators("/slow.bin", bytes: TestHTTPServer.bytes(count: 100_000, seed: 41))
+        server.throttle("/slow.bin", bytesPerSecond: 20)
+        let fixture = try CacheFixture {
+            $0.lowSpeedTime = 1
+            $0.attempts = 3
+        }
+        do {
+            _ = try await fixture.cache.fetch(server.url("/slow.bin"))
+            Issue.record("a trickling server's file is not called downloaded")
+        } catch {
+            guard case let .network(message) = error else { Issue.record("a network error, got \(error)"); return }
+            #expect(message.contains("gave up after 3 tries"), "\(message)")
+            #expect(message.contains("127.0.0.1"), "\(message)")
+        }
+        #expect(server.getCount("/slow.bin") == 3)
+    }
+
+    /// With validators each try resumes where the last stopped (Range), and
+    /// a trickle still counts as a try.
+    @Test func aTricklingDownloadResumesEachTryAndStillGivesUp() async throws {
+        let server = try TestHTTPServer()
+        server.serve("/slow.bin", bytes: TestHTTPServer.bytes(count: 100_000, seed: 42))
+        server.throttle("/slow.bin", bytesPerSecond: 20)
+        let fixture = try CacheFixture {
+            $0.lowSpeedTime = 1
+            $0.attempts = 3
+        }
+        await #expect(throws: CacheError.self) { try await fixture.cache.fetch(server.url("/slow.bin")) }
+        let requests = server.requests("/slow.bin")
+        #expect(requests.count == 3)
+        #expect(requests.dropFirst().allSatisfy { $0.headers["range"] != nil }, "each later try resumes")
+    }
+
+    /// A feed that trickles: given up at the deadline, in a message that names the fix.
+    @Test func aOneShotFetchHasADeadline() async throws {
+        let server = try TestHTTPServer()
+        server.serve("/feed.xml", bytes: Array(String(repeating: "<rss>", count: 400).utf8))
+        server.throttle("/feed.xml", bytesPerSecond: 20)
+        let url = server.url("/feed.xml")
+        let outcome = await offPool { () -> Result<HTTPResponse, TransferError> in
+            do throws(TransferError) { return .success(try HTTPGet.fetch(url, timeout: 2)) } catch { return .failure(error) }
+        }
+        guard case let .failure(error) = outcome else { Issue.record("a trickle is given up on"); return }
+        #expect(error.message.contains("no whole answer within 2 s") && error.message.contains("[network] timeout"), "\(error)")
+    }
+}
