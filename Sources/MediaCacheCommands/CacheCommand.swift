@@ -3,6 +3,7 @@ import Foundation
 import MediaListing
 import MediaplayCommandLine
 import MediaCache
+import MediaCacheFolder
 import MediaFeed
 import MediaTerminal
 
@@ -68,7 +69,7 @@ package struct CacheCommand: ParsableCommand {
                     table.append([
                         Table.Cell(owner.map { "\($0.item.position)" } ?? ""),
                         // Not in the feed (any more): the URL says what it is.
-                        Table.Cell(owner.map { $0.isThumbnail ? "\($0.item.title) (thumbnail)" : $0.item.title } ?? entry.url),
+                        Table.Cell(owner.map { $0.isThumbnail ? "\($0.item.title) (thumbnail)" : $0.item.title } ?? entry.url.redactingUserinfo),
                         Table.Cell(state), Table.Cell(size), Table.Cell(FeedLoading.localTime(entry.lastAccess.timeIntervalSince1970)),
                     ])
                 }
@@ -119,7 +120,9 @@ package struct CacheCommand: ParsableCommand {
                         print("\(label): \(item.source == nil ? "no media" : "a local file"); nothing cached")
                         continue
                     }
-                    switch cache.removeEntry(for: url) {
+                    let removal: MediaCache.Removal
+                    do throws(CacheError) { removal = try cache.removeEntry(for: url) } catch { throw CLIError(error.description, exitCode: .ioError) }
+                    switch removal {
                     case let .removed(bytes): print("\(label): removed, \(formatByteCount(bytes)) freed")
                     case .absent: print("\(label): not in the cache")
                     case .busy: busy.append(item)
@@ -160,7 +163,8 @@ package struct CacheCommand: ParsableCommand {
         func run() throws {
             try runReportingErrors {
                 let cache = try CacheAccess.open(global)
-                let result = cache.clear()
+                let result: (removed: Int, bytes: Int64, busy: Int)
+                do throws(CacheError) { result = try cache.clear() } catch { throw CLIError(error.description, exitCode: .ioError) }
                 var text = "Removed \(result.removed) entr\(result.removed == 1 ? "y" : "ies"), \(formatByteCount(result.bytes)) freed."
                 if result.busy > 0 { text += " \(result.busy) in use by a running download kept." }
                 print(text)

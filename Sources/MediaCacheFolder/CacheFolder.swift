@@ -27,6 +27,10 @@ public final class CacheFolder: Sendable {
                 throw CacheError.io("cannot use the cache folder \(folder): \(problem) (pass --cache-dir DIR)")
             }
         }
+        // A folder just made, or one holding only what mediaplay writes
+        // (a cache of an earlier version), is marked as mediaplay's: only
+        // in such a folder does it delete anything.
+        CacheTag.claim(directory)
         let indexPath = directory + "/index.sqlite"
         // The index and its companions only as regular files: a link planted
         // there would get mediaplay's tables and mode.
@@ -37,11 +41,13 @@ public final class CacheFolder: Sendable {
             // The files are the truth about bytes: a complete entry is
             // cached whatever the index says. The damaged index is kept
             // aside, and part files, whose byte ranges it held, are dropped
-            // (resuming one at a guessed offset could corrupt its entry).
+            // (resuming one at a guessed offset could corrupt its entry),
+            // only mediaplay's and only in its own folder.
             let aside = indexPath + ".corrupt-\(Int(Date().timeIntervalSince1970))"
             for suffix in ["", "-wal", "-shm"] { rename(indexPath + suffix, aside + suffix) }
             let entries = directory + "/entries"
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: entries)) ?? [] where name.hasSuffix(".part") {
+            let names = CacheTag.isMarked(directory) ? (try? FileManager.default.contentsOfDirectory(atPath: entries)) ?? [] : []
+            for name in names where name.hasSuffix(".part") && Self.isEntryFileName(name) {
                 unlink(entries + "/" + name)
             }
             do {
@@ -146,6 +152,33 @@ public final class CacheFolder: Sendable {
             return hash + "." + ext
         }
         return hash
+    }
+
+    /// Whether `name` is one mediaplay gives a file in the entries folder
+    /// (`entryName`, and `.part` or `.lock` after it): no other file there
+    /// is ever removed.
+    public static func isEntryFileName(_ name: String) -> Bool {
+        var rest = Substring(name)
+        if rest.hasSuffix(".part") || rest.hasSuffix(".lock") { rest = rest.dropLast(5) }
+        let bytes = Array(rest.utf8)
+        func isHex(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte) }
+        func isPlain(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) }
+        guard bytes.count >= 64, bytes[..<64].allSatisfy(isHex) else { return false }
+        let ext = bytes[64...]
+        return ext.isEmpty || (ext.first == UInt8(ascii: ".") && (2...9).contains(ext.count) && ext.dropFirst().allSatisfy(isPlain))
+    }
+
+    /// Whether mediaplay made this folder (its CACHEDIR.TAG says so): it
+    /// deletes nothing in another.
+    public var isOwn: Bool { CacheTag.isMarked(directory) }
+
+    /// Throws, naming the folder and the fix, unless mediaplay made it.
+    /// `action` says what was refused ("clearing").
+    public func checkOwn(before action: String) throws(CacheError) {
+        guard !isOwn else { return }
+        throw CacheError.io(
+            "not \(action) \(directory): it is not a cache folder mediaplay made (it has no CACHEDIR.TAG of mediaplay's); nothing was removed (pass --cache-dir DIR, a folder for mediaplay alone)"
+        )
     }
 
     /// The path of the complete, verified file for `url`, if cached (or the

@@ -221,6 +221,19 @@ package final class CacheIndex: Sendable {
         }
     }
 
+    /// Whether the file at `path` is a cache index of any version (its
+    /// migrations table and entry table), read without writing anything.
+    package static func isCacheIndex(_ path: String) -> Bool {
+        var configuration = Configuration()
+        configuration.readonly = true
+        guard EntryFile.size(path) != nil, let queue = try? DatabaseQueue(path: path, configuration: configuration) else { return false }
+        let found = try? queue.read { db in
+            try db.tableExists("grdb_migrations") && db.tableExists("entry")
+                && Set(db.columns(in: "entry").map(\.name)).isSuperset(of: ["url", "name", "state", "lastAccess"])
+        }
+        return found == true
+    }
+
     /// Every probed file's details (one query, for a whole list).
     package func allDetails() -> [String: StoredDetails] {
         let rows = (try? pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM media") }) ?? []

@@ -93,7 +93,8 @@ public enum Listing {
         for note in loaded.feed.notes { StandardStream.error("mediaplay: note: \(DisplayWidth.escaped(note))\n") }
         let items = loaded.feed.items
         let played = surroundings.state?.playedURLs() ?? []
-        let fresh = surroundings.state?.newItems(in: loaded.identity, ids: items.map(\.id)) ?? []
+        // A list shows what it can: new items not kept are not its failure.
+        let fresh = (try? surroundings.state?.newItems(in: loaded.identity, ids: items.map(\.id))) ?? []
         var rows = items.indices.map { index in
             var row = ItemRow(items[index], cache: surroundings.cache)
             row.details = details[index]

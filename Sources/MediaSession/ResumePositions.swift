@@ -24,13 +24,15 @@ final class ResumePositions: Sendable {
     func save(_ seconds: Double, for url: String) {
         known.withLock { $0[url] = seconds }
         guard let store else { return }
-        writes.async { store.save(seconds, for: url) }
+        // The store was checked at the start (`checkWritable`); a later
+        // failure has no one to tell.
+        writes.async { try? store.save(seconds, for: url) }
     }
 
     func remove(for url: String) {
         known.withLock { $0[url] = nil }
         guard let store else { return }
-        writes.async { store.remove(for: url) }
+        writes.async { try? store.remove(for: url) }
     }
 
     /// Reads `url`'s saved position again (another process, the background
@@ -48,7 +50,7 @@ final class ResumePositions: Sendable {
     /// "played": `list` shows it).
     func markPlayed(_ url: String) {
         guard let store, played.withLock({ $0.insert(url).inserted }) else { return }
-        writes.async { store.setPlayed(true, for: url) }
+        writes.async { try? store.setPlayed(true, for: url) }
     }
 
     /// A new playback of `url`: reaching its end marks it again (it may

@@ -4,9 +4,27 @@ import MediaCacheFolder
 import MediaModel
 import Synchronization
 
-/// Why the state database cannot be used (its folder is not this user's).
+/// Why the state database cannot be used (its folder is not this user's)
+/// or a change was not saved: one line naming the file and the fix.
 public struct StateStoreError: Error, CustomStringConvertible {
     public let description: String
+
+    /// A write to `path` that failed with `error`: what stood in the way,
+    /// as the user can mend it.
+    static func cannotSave(_ path: String, _ error: any Error) -> StateStoreError {
+        let folder = (path as NSString).deletingLastPathComponent
+        let reason: String
+        if access(path, F_OK) == 0, access(path, W_OK) != 0 {
+            reason = "it is read-only (check its permissions)"
+        } else if access(folder, W_OK) != 0 {
+            reason = "its folder \(folder) is read-only (check the folder's permissions)"
+        } else if let error = error as? DatabaseError, error.resultCode == .SQLITE_FULL {
+            reason = "the disk is full (free some space)"
+        } else {
+            reason = "\((error as? DatabaseError)?.message ?? "\(error)") (check the file and its folder)"
+        }
+        return StateStoreError(description: "cannot save to \(path): \(reason)")
+    }
 }
 
 /// What the player keeps between runs, by media URL: resume positions,
@@ -16,6 +34,8 @@ public struct StateStoreError: Error, CustomStringConvertible {
 /// background player (and a kill -9 of it, up to the last save).
 public final class StateStore: Sendable {
     let queue: DatabaseQueue
+    /// The database file, for what a failed write says.
+    public let path: String
 
     /// Where a damaged database was moved before this one was made anew
     /// (nil: it was fine).
@@ -37,21 +57,26 @@ public final class StateStore: Sendable {
 
     private init(opening path: String, recoveredFrom: String?) throws {
         self.recoveredFrom = recoveredFrom
+        self.path = path
         // What a user played is theirs alone: the folder 0700 when new (an
-        // existing one is used as it is, if it is this user's), the files 0600.
+        // existing one is used as it is, if it is this user's), the file
+        // 0600 when new (SQLite gives its journal the file's mode). An
+        // existing file keeps its mode: a read-only one stays read-only.
         let folder = (path as NSString).deletingLastPathComponent
         if let problem = OwnFolder.prepare(folder, privateOnly: false) {
             throw StateStoreError(description: "cannot use the state folder \(folder): \(problem)")
         }
         // Only regular files: a link planted there is not followed.
         for suffix in ["", "-wal", "-shm", "-journal"] { EntryFile.removeIfNotRegular(path + suffix) }
+        let made = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if made >= 0 {
+            close(made)
+        } else if errno != EEXIST {
+            throw StateStoreError.cannotSave(path, POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
+        }
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
-        configuration.prepareDatabase { _ in
-            for suffix in ["", "-wal", "-shm", "-journal"] { chmod(path + suffix, 0o600) }
-        }
         queue = try DatabaseQueue(path: path, configuration: configuration)
-        for suffix in ["", "-wal", "-shm", "-journal"] { chmod(path + suffix, 0o600) }
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.create(table: "position") { table in
@@ -82,7 +107,37 @@ public final class StateStore: Sendable {
                 table.column("fresh", .blob).notNull()
             }
         }
-        try migrator.migrate(queue)
+        // A read-only database that needs no migration is opened for
+        // reading (list); one that does cannot be used.
+        do {
+            try migrator.migrate(queue)
+        } catch let error as DatabaseError where ![.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
+            throw StateStoreError.cannotSave(path, error)
+        }
+    }
+
+    /// Throws unless a change would be saved: a page is written and rolled
+    /// back, so a read-only file or folder is found before a command says
+    /// it kept anything.
+    public func checkWritable() throws(StateStoreError) {
+        do {
+            try queue.inTransaction { db in
+                let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                try db.execute(sql: "PRAGMA user_version = \(version)")
+                return .rollback
+            }
+        } catch {
+            throw StateStoreError.cannotSave(path, error)
+        }
+    }
+
+    /// Runs `updates` in a transaction; a failure says what stood in the way.
+    private func write<Result>(_ updates: (Database) throws -> Result) throws(StateStoreError) -> Result {
+        do {
+            return try queue.write(updates)
+        } catch {
+            throw StateStoreError.cannotSave(path, error)
+        }
     }
 
     /// Saves each change of the settings as it comes, for the next start
@@ -92,8 +147,10 @@ public final class StateStore: Sendable {
         return Task {
             for await event in events {
                 writes.async {
-                    store.save(event.audio)
-                    store.save(event.playlist)
+                    // Whoever keeps a store checked it at their start
+                    // (`checkWritable`); later failures have no one to tell.
+                    try? store.save(event.audio)
+                    try? store.save(event.playlist)
                 }
             }
         }
@@ -105,21 +162,21 @@ public final class StateStore: Sendable {
     }
 
     /// Keeps the volume and mute for the next start.
-    public func save(_ settings: AudioSettings) { save("audio", settings) }
+    public func save(_ settings: AudioSettings) throws(StateStoreError) { try save("audio", settings) }
 
     /// The playlist's modes last set, if any.
     public func playlistMode() -> PlaylistMode? { setting("playlist", as: PlaylistMode.self) }
 
     /// Keeps the playlist's modes for the next start.
-    public func save(_ mode: PlaylistMode) { save("playlist", mode) }
+    public func save(_ mode: PlaylistMode) throws(StateStoreError) { try save("playlist", mode) }
 
     private func setting<Value: Decodable>(_ name: String, as type: Value.Type) -> Value? {
         let text = try? queue.read { db in try String.fetchOne(db, sql: "SELECT value FROM setting WHERE name = ?", arguments: [name]) }
         return text.flatMap { try? JSONDecoder().decode(Value.self, from: Data($0.utf8)) }
     }
 
-    private func save(_ name: String, _ value: some Encodable) {
-        try? queue.write { db in
+    private func save(_ name: String, _ value: some Encodable) throws(StateStoreError) {
+        try write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO setting (name, value) VALUES (?, ?)", arguments: [name, ModelJSON.text(value)])
         }
     }
@@ -136,9 +193,9 @@ public final class StateStore: Sendable {
         CheckedNumber.duration(seconds)
     }
 
-    public func save(_ seconds: Double, for url: String) {
-        guard let seconds = Self.usable(seconds) else { return remove(for: url) }
-        try? queue.write { db in
+    public func save(_ seconds: Double, for url: String) throws(StateStoreError) {
+        guard let seconds = Self.usable(seconds) else { return try remove(for: url) }
+        try write { db in
             try db.execute(
                 sql: "INSERT INTO position (url, seconds, updated) VALUES (?, ?, ?) ON CONFLICT(url) DO UPDATE SET seconds = excluded.seconds, updated = excluded.updated",
                 arguments: [url, seconds, Date().timeIntervalSince1970]
@@ -146,8 +203,8 @@ public final class StateStore: Sendable {
         }
     }
 
-    public func remove(for url: String) {
-        try? queue.write { db in try db.execute(sql: "DELETE FROM position WHERE url = ?", arguments: [url]) }
+    public func remove(for url: String) throws(StateStoreError) {
+        try write { db in try db.execute(sql: "DELETE FROM position WHERE url = ?", arguments: [url]) }
     }
 }
 
@@ -174,8 +231,8 @@ extension StateStore {
 
     /// Marks `url` played, or not (`mediaplay mark`; a playback that
     /// reaches its last seconds).
-    public func setPlayed(_ played: Bool, for url: String) {
-        try? queue.write { db in
+    public func setPlayed(_ played: Bool, for url: String) throws(StateStoreError) {
+        try write { db in
             if played {
                 try db.execute(sql: "INSERT OR REPLACE INTO played (url, at) VALUES (?, ?)", arguments: [url, Date().timeIntervalSince1970])
             } else {
@@ -189,9 +246,9 @@ extension StateStore {
     /// (the caller leaves out those played). The first read of a feed
     /// makes nothing new: a subscription just added is not all news.
     /// Ids are kept as 64-bit hashes (a 100,000-item feed is 800 KB).
-    public func newItems(in feed: String, ids: [String]) -> Set<String> {
+    public func newItems(in feed: String, ids: [String]) throws(StateStoreError) -> Set<String> {
         let hashes = ids.map(Self.hash)
-        let result: Set<String>? = try? queue.write { db in
+        return try write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT seen, fresh FROM feedSeen WHERE feed = ?", arguments: [feed]) else {
                 try db.execute(
                     sql: "INSERT INTO feedSeen (feed, firstRead, seen, fresh) VALUES (?, ?, ?, ?)",
@@ -211,12 +268,11 @@ extension StateStore {
             }
             return Set(zip(ids, hashes).filter { fresh.contains($0.1) }.map(\.0))
         }
-        return result ?? []
     }
 
     /// Takes ids out of `feed`'s new items (`mediaplay mark N old`).
-    public func markSeen(in feed: String, ids: [String]) {
-        try? queue.write { db in
+    public func markSeen(in feed: String, ids: [String]) throws(StateStoreError) {
+        try write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT fresh FROM feedSeen WHERE feed = ?", arguments: [feed]) else { return }
             var fresh = Self.hashes(row["fresh"])
             fresh.subtract(ids.map(Self.hash))

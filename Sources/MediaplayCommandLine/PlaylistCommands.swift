@@ -139,7 +139,7 @@ enum PlaylistText {
             var mode = store.playlistMode() ?? ConfiguredDefaults.values.playlist
             if let command, let changed = mode.applying(command) {
                 mode = changed
-                store.save(mode)
+                try KeptSettings.save(changed, in: store)
             }
             print(json ? ModelJSON.text(mode) : mode.line + KeptSettings.notice(changed: command != nil))
             return

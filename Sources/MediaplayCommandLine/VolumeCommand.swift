@@ -113,7 +113,7 @@ enum AudioSettingsText {
             var settings = store.audioSettings() ?? ConfiguredDefaults.values.audio
             if let command, let changed = settings.applying(command) {
                 settings = changed
-                store.save(settings)
+                try KeptSettings.save(changed, in: store)
             }
             print(json ? ModelJSON.text(settings) : settings.line + KeptSettings.notice(changed: command != nil))
             return

@@ -87,7 +87,8 @@ import TestKit
         #expect(cache.stdout.isEmpty, "\(cache.stdout)")
         let folder = scene.folder.path + "/cache/mediaplay"
         let kept = ((try? FileManager.default.subpathsOfDirectory(atPath: folder)) ?? []).filter { name in
-            guard !name.hasPrefix("index.sqlite"), !name.hasSuffix(".lock"),
+            // The index, locks and the folder's own mark are the cache's, not the stream's.
+            guard !name.hasPrefix("index.sqlite"), !name.hasSuffix(".lock"), name != "CACHEDIR.TAG",
                   let attributes = try? FileManager.default.attributesOfItem(atPath: folder + "/" + name) else { return false }
             return attributes[.type] as? FileAttributeType == .typeRegular && (attributes[.size] as? Int ?? 0) > 0
         }

@@ -118,7 +118,7 @@ import TestKit
         _ = try await fixture.cache.fetch(server.url("/2.bin"))
         #expect(fixture.cache.totalSize() == 3000)
         #expect(fixture.cache.entries().count == 2)
-        let result = fixture.cache.clear()
+        let result = try fixture.cache.clear()
         #expect(result.removed == 2)
         #expect(result.bytes == 3000)
         #expect(result.busy == 0)

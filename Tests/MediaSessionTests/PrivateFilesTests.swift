@@ -17,7 +17,7 @@ import TestKit
     @Test func positionsAndTheCacheIndexAreNotWorldReadable() throws {
         let folder = try TemporaryDirectory()
         let positions = try StateStore(path: folder.path + "/state/mediaplay/positions.sqlite")
-        positions.save(12.5, for: "file:///a.mp3")
+        try positions.save(12.5, for: "file:///a.mp3")
         #expect(Self.mode(folder.path + "/state/mediaplay") == 0o700)
         #expect(Self.mode(folder.path + "/state/mediaplay/positions.sqlite") == 0o600)
 
@@ -37,9 +37,26 @@ import TestKit
         try FileManager.default.createDirectory(atPath: folder.path + "/state", withIntermediateDirectories: true)
         chmod(folder.path + "/state", 0o755)
         let positions = try StateStore(path: folder.path + "/state/positions.sqlite")
-        positions.save(1, for: "file:///a.mp3")
+        try positions.save(1, for: "file:///a.mp3")
         #expect(Self.mode(folder.path + "/state") == 0o755)
         #expect(Self.mode(folder.path + "/state/positions.sqlite") == 0o600)
+    }
+
+    /// An existing positions file keeps its mode (it was set to 0600 at
+    /// every open, a read-only one made writable); a check of writing
+    /// changes nothing in it.
+    @Test func anExistingPositionsFileKeepsItsMode() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path + "/positions.sqlite"
+        let made = try StateStore(path: path)
+        try made.save(3, for: "file:///a.mp3")
+        for mode: mode_t in [0o644, 0o640, 0o444] {
+            chmod(path, mode)
+            let positions = try StateStore(path: path)
+            try positions.checkWritable()  // root writes a 0444 file
+            #expect(positions.position(for: "file:///a.mp3") == 3)
+            #expect(Self.mode(path) == mode, "\(String(mode, radix: 8))")
+        }
     }
 
     /// A link in place of the state folder is refused, its target untouched.
@@ -63,7 +80,7 @@ import TestKit
         let aside = try #require(positions.recoveredFrom)
         #expect(aside.hasPrefix(path + ".corrupt-"))
         #expect(FileManager.default.fileExists(atPath: aside))
-        positions.save(5, for: "file:///b.mp3")
+        try positions.save(5, for: "file:///b.mp3")
         #expect(positions.position(for: "file:///b.mp3") == 5)
     }
 
@@ -72,9 +89,9 @@ import TestKit
     @Test func aNonFinitePositionIsDropped() throws {
         let folder = try TemporaryDirectory()
         let positions = try StateStore(path: folder.path + "/positions.sqlite")
-        positions.save(.infinity, for: "file:///c.mp3")
+        try positions.save(.infinity, for: "file:///c.mp3")
         #expect(positions.position(for: "file:///c.mp3") == nil)
-        positions.save(7, for: "file:///d.mp3")
+        try positions.save(7, for: "file:///d.mp3")
         try positions.queue.write { db in try db.execute(sql: "UPDATE position SET seconds = 1e999") }
         #expect(positions.position(for: "file:///d.mp3") == nil)
         #expect(positions.all().isEmpty)

@@ -69,7 +69,7 @@ struct BrowseCommand: AsyncParsableCommand {
             let options = BrowseApp.Options(
                 imageMode: images ?? configured.images.flatMap(ImageMode.init(rawValue:)) ?? ImageMode.detect(environment: environment),
                 colors: terminal.colors, keymap: configured.keymap,
-                played: state?.playedURLs() ?? [], fresh: state?.newItems(in: loaded.identity, ids: loaded.feed.items.map(\.id)) ?? []
+                played: state?.playedURLs() ?? [], fresh: (try? state?.newItems(in: loaded.identity, ids: loaded.feed.items.map(\.id))) ?? []
             )
             let app = BrowseApp(
                 feed: loaded.feed, offline: loaded.offlineNotice, cache: cache, backend: backend, relay: relay, video: video, options: options, screen: screen,

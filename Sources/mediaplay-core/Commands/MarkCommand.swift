@@ -42,6 +42,10 @@ struct MarkCommand: ParsableCommand {
             let store: StateStore
             do {
                 store = try StateStore(path: path)
+                // Nothing is said to be marked that was not saved.
+                try store.checkWritable()
+            } catch let error as StateStoreError {
+                throw CLIError(error.description, exitCode: .ioError)
             } catch {
                 throw CLIError("cannot open the state database at \(path): \(error)", exitCode: .ioError)
             }
@@ -49,12 +53,16 @@ struct MarkCommand: ParsableCommand {
                 guard let url = item.source?.description else {
                     throw CLIError("item \(item.position) \"\(item.title)\" is text only: it has no media to mark", exitCode: .dataError)
                 }
-                switch mark {
-                case "played":
-                    store.setPlayed(true, for: url)
-                    store.markSeen(in: loaded.identity, ids: [item.id])
-                case "unplayed": store.setPlayed(false, for: url)
-                default: store.markSeen(in: loaded.identity, ids: [item.id])
+                do throws(StateStoreError) {
+                    switch mark {
+                    case "played":
+                        try store.setPlayed(true, for: url)
+                        try store.markSeen(in: loaded.identity, ids: [item.id])
+                    case "unplayed": try store.setPlayed(false, for: url)
+                    default: try store.markSeen(in: loaded.identity, ids: [item.id])
+                    }
+                } catch {
+                    throw CLIError(error.description, exitCode: .ioError)
                 }
                 print("\(item.position) \(DisplayWidth.escaped(DisplayWidth.singleLine(item.title))): \(mark)")
             }
