@@ -9,6 +9,7 @@
 #include <malloc.h>
 #include <sys/inotify.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 /// Where `needle` first occurs in `haystack`, as an offset; -1 if nowhere.
@@ -61,6 +62,26 @@ static inline int mp_set_thread_ids(unsigned uid, unsigned gid) {
 extern int posix_spawn_file_actions_addclosefrom_np(void *actions, int lowest);
 static inline int mp_spawn_close_from(void *actions, int lowest) {
     return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
+}
+
+/// A descriptor that becomes readable when process `pid` has ended (Linux
+/// 5.3; -1 with errno set before that, or when there is no such process).
+static inline int mp_pidfd_open(int pid) {
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+/// A descriptor that becomes readable once `seconds` have passed on the
+/// monotonic clock: a deadline to wait on beside other descriptors.
+static inline int mp_deadline_descriptor(double seconds) {
+    int descriptor = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    if (descriptor < 0) return -1;
+    if (seconds < 0.001) seconds = 0.001;
+    struct itimerspec due = { { 0, 0 }, { (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9) } };
+    if (timerfd_settime(descriptor, 0, &due, NULL) != 0) {
+        close(descriptor);
+        return -1;
+    }
+    return descriptor;
 }
 
 #endif

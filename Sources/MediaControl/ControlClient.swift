@@ -64,14 +64,14 @@ public final class ControlClient: @unchecked Sendable {
         return client
     }
 
-    /// Waits (up to `seconds`) until no daemon holds the lock of `paths`.
-    public static func waitForRelease(of paths: ControlPaths, seconds: Double) {
-        let descriptor = open(paths.lock, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        defer { close(descriptor) }
-        let deadline = Date().addingTimeInterval(seconds)
-        // A few milliseconds at most once the reply came: the daemon is exiting.
-        while flock(descriptor, LOCK_SH | LOCK_NB) != 0, Date() < deadline { usleep(5_000) }
+    /// The background player's process: the other end of this connection.
+    public var daemonPID: pid_t? { socket.peerCredentials()?.pid }
+
+    /// Waits (up to `seconds`) until the process `pid` has ended: after
+    /// `quit`, until no background player is left.
+    public static func waitForExit(of pid: pid_t, seconds: Double) {
+        // No pidfd: it has ended already, or the kernel predates them.
+        _ = ProcessEnd(pid)?.wait(seconds: seconds)
     }
 
     /// The pid written in the daemon's lock file, if any.

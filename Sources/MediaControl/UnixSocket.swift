@@ -45,6 +45,21 @@ public final class UnixSocket: @unchecked Sendable {
         return socket
     }
 
+    /// Binds and listens at `staging`, then renames it to `path`: the socket
+    /// appears at `path` already listening, so a client woken by its
+    /// appearance (inotify) is answered, never refused.
+    public static func listening(at path: String, boundFirstAt staging: String, backlog: Int32 = 128) throws(SocketError) -> UnixSocket {
+        // A path too long for clients to reach is refused as bind refuses it.
+        _ = try socketAddress(path)
+        let socket = try listening(at: staging, backlog: backlog)
+        guard rename(staging, path) == 0 else {
+            let error = SocketError("rename \(staging) to \(path)")
+            unlink(staging)
+            throw error
+        }
+        return socket
+    }
+
     /// Connects to the socket at `path`.
     /// With `timeout`, a connection the daemon does not take from a full
     /// queue within it fails with EAGAIN instead of waiting on.

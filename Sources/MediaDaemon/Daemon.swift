@@ -34,37 +34,38 @@ public final class Daemon: @unchecked Sendable {
     }
 
     /// Takes the runtime directory: creates it (0700) or checks that it is
-    /// ours and private, then takes its lock. A daemon that is quitting gets
-    /// `patience` seconds to let go.
-    public func claim(patience: Double = 3) throws(DaemonError) {
+    /// ours and private, then takes its lock, or keeps `heldLock`, the lock
+    /// the client that started this daemon took for it (`DaemonLauncher`).
+    /// Never waits: a lock another process holds means another player runs
+    /// or starts here, and this one must not stay to take over after it.
+    public func claim(heldLock: Int32? = nil) throws(DaemonError) {
         try Self.prepareDirectory(paths.runtimeDirectory)
-        // Opened through the directory, never following a link: a link
-        // planted as the lock would otherwise have its target truncated.
-        let folder = open(paths.runtimeDirectory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard folder >= 0 else {
-            throw DaemonError(kind: .unusableDirectory, message: "cannot open the runtime directory \(paths.runtimeDirectory): \(String(cString: strerror(errno))) (pass --runtime-dir DIR)")
-        }
-        defer { close(folder) }
-        let descriptor = openat(folder, (paths.lock as NSString).lastPathComponent, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            let reason = errno == ELOOP ? "it is a symbolic link; remove it" : String(cString: strerror(errno))
-            throw DaemonError(kind: .unusableDirectory, message: "cannot open \(paths.lock): \(reason)")
-        }
-        let deadline = Date().addingTimeInterval(patience)
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR, Date() < deadline else {
-                let holder = (try? String(contentsOfFile: paths.lock, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
-                close(descriptor)
-                throw DaemonError(
-                    kind: .alreadyRunning,
-                    message: "a background player already runs for \(paths.runtimeDirectory)\(holder.map { $0.isEmpty ? "" : " (pid \($0))" } ?? "") (stop it with 'mediaplay quit')"
-                )
+        let descriptor: Int32
+        if let heldLock {
+            guard RuntimeLock.isLock(heldLock, of: paths) else {
+                throw DaemonError(kind: .unusableDirectory, message: "descriptor \(heldLock) is not \(paths.lock) (--lock-fd is for the client that starts the daemon; leave it out)")
             }
-            usleep(50_000)
+            descriptor = heldLock
+            // Ours from here on; no program this daemon starts inherits it.
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        } else {
+            do {
+                descriptor = try RuntimeLock.open(paths)
+            } catch {
+                throw DaemonError(kind: .unusableDirectory, message: error.message)
+            }
         }
-        ftruncate(descriptor, 0)
-        let pid = Array("\(getpid())\n".utf8)
-        _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        // A handed lock is taken again on the same open file: that succeeds
+        // only when it really is held for us.
+        guard RuntimeLock.take(descriptor) else {
+            let holder = (try? String(contentsOfFile: paths.lock, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            close(descriptor)
+            throw DaemonError(
+                kind: .alreadyRunning,
+                message: "a background player already runs for \(paths.runtimeDirectory)\(holder.map { $0.isEmpty ? "" : " (pid \($0))" } ?? "") (stop it with 'mediaplay quit')"
+            )
+        }
+        RuntimeLock.record(getpid(), in: descriptor)
         lockDescriptor = descriptor
     }
 
@@ -84,7 +85,8 @@ public final class Daemon: @unchecked Sendable {
         // We hold the lock, so a socket file left here belongs to a daemon
         // that died: replace it.
         if unlink(paths.socket) == 0 { logger.info("replaced a stale socket at \(paths.socket)") }
-        let listener = try UnixSocket.listening(at: paths.socket)
+        unlink(paths.socketBeingBound)
+        let listener = try UnixSocket.listening(at: paths.socket, boundFirstAt: paths.socketBeingBound)
         let ended = Ending()
         let service = ControlService(session: session, feed: feed, version: version, followFeed: followFeed, displayProblem: displayProblem, details: details) { [quitRequests] in
             quitRequests.continuation.yield()
@@ -117,7 +119,7 @@ public final class Daemon: @unchecked Sendable {
         ended.signal()
         await server.stop()
         // Last: a new daemon may take the directory from here on.
-        close(lockDescriptor)
+        RuntimeLock.release(lockDescriptor)
         lockDescriptor = -1
         logger.info("stopped")
     }

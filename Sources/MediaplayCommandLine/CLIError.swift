@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaModel
 import MediaTerminal
 
 /// Exit codes from sysexits(3).
@@ -11,6 +12,8 @@ public enum SysExit: Int32, Sendable {
     case noInput = 66
     case unavailable = 69
     case ioError = 74
+    /// Not allowed: a mediaplay:// link naming a feed that is not the user's.
+    case noPermission = 77
     /// A mistake in config.toml.
     case config = 78
 }
@@ -51,8 +54,9 @@ public func runReportingErrorsAsync(_ body: () async throws -> Void) async throw
 
 extension CLIError {
     /// `mediaplay: message` on stderr, on one line: a message quotes titles,
-    /// URLs and member names from outside, so it is escaped and bounded.
+    /// URLs and member names from outside, so it is escaped and bounded,
+    /// and a URL's password is not shown.
     public func report() {
-        StandardStream.error("mediaplay: \(DisplayWidth.escaped(message))\n")
+        StandardStream.error("mediaplay: \(DisplayWidth.escaped(message.redactingUserinfo))\n")
     }
 }

@@ -50,15 +50,17 @@ public struct QuitCommand: ParsableCommand {
                 StandardStream.error("mediaplay: the background player is not running\n")
                 return
             }
+            let daemon = client.daemonPID
             do {
                 _ = try client.call(ControlRequest(id: nil, cmd: .quit), as: EmptyResult.self)
             } catch {
                 throw BackgroundPlayer.cliError(error)
             }
             // The daemon closes the connection once it has stopped, and lets
-            // its lock go as it exits: a toggle right after starts anew.
+            // its lock go as it exits: once it has, no player is left, and a
+            // toggle right after starts anew.
             _ = try? client.nextLine()
-            ControlClient.waitForRelease(of: BackgroundPlayer.paths(global), seconds: ClientTimeout.seconds())
+            if let daemon { ControlClient.waitForExit(of: daemon, seconds: ClientTimeout.seconds()) }
             StandardStream.error("mediaplay: background player stopped\n")
         }
     }

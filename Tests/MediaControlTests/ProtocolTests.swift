@@ -310,9 +310,9 @@ private final class Tally: @unchecked Sendable {
         let victim = try folder.write("precious.txt", "do not truncate me\n")
         symlink(victim, paths.lock)
         let daemon = Daemon(paths: paths, logger: Logger(label: "test"))
-        #expect(throws: DaemonError.self) { try daemon.claim(patience: 0) }
+        #expect(throws: DaemonError.self) { try daemon.claim() }
         do {
-            try daemon.claim(patience: 0)
+            try daemon.claim()
         } catch {
             #expect(error.message.contains("symbolic link"), "\(error.message)")
         }
@@ -334,7 +334,7 @@ private final class Tally: @unchecked Sendable {
         stat(paths.runtimeDirectory, &info)
         #expect(info.st_mode & 0o777 == 0o700)
         let second = Daemon(paths: paths, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-        #expect { try second.claim(patience: 0.1) } throws: { ($0 as? DaemonError)?.kind == .alreadyRunning }
+        #expect { try second.claim() } throws: { ($0 as? DaemonError)?.kind == .alreadyRunning }
 
         let session = MediaSession(feed: try FeedDecoder.decode(Array("[]".utf8)), store: nil, positions: nil,
                                    engine: MediaPlayerFactory(clock: .virtual, audio: .off, video: .off) { _ in })
@@ -350,7 +350,7 @@ private final class Tally: @unchecked Sendable {
         #expect(await client?.reply()?["ok"] as? Bool == true)
         await serving.value
         #expect(!FileManager.default.fileExists(atPath: paths.socket), "quit removes the socket")
-        try second.claim(patience: 1)
+        try second.claim()
     }
 }
 

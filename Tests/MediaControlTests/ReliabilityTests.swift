@@ -154,8 +154,8 @@ private func errorMessage(_ reply: [String: Any]?) -> String? {
         symlink(shared, link)
         #expect(throws: ControlClientError.self) { _ = try ControlClient.connect(ControlPaths(runtimeDirectory: link)) }
         let daemon = Daemon(paths: ControlPaths(runtimeDirectory: link), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-        #expect(throws: DaemonError.self) { try daemon.claim(patience: 0) }
-        #expect(throws: DaemonError.self) { try Daemon(paths: ControlPaths(runtimeDirectory: shared), logger: Logger(label: "test")).claim(patience: 0) }
+        #expect(throws: DaemonError.self) { try daemon.claim() }
+        #expect(throws: DaemonError.self) { try Daemon(paths: ControlPaths(runtimeDirectory: shared), logger: Logger(label: "test")).claim() }
         var info = stat()
         #expect(lstat(shared, &info) == 0 && info.st_mode & 0o7777 == 0o1777, "the shared folder keeps its mode")
         #expect((try FileManager.default.contentsOfDirectory(atPath: shared)).isEmpty, "nothing was put in it")
