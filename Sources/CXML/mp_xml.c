@@ -24,6 +24,8 @@ static struct {
     __typeof__(&xmlTextReaderExpand) expand;
     __typeof__(&xmlTextReaderSetStructuredErrorHandler) set_error_handler;
     __typeof__(&xmlGetLineNo) line_of;
+    __typeof__(&xmlSetGenericErrorFunc) set_generic_error;
+    __typeof__(&xmlSetStructuredErrorFunc) set_thread_error_handler;
     char failure[256];
     int loaded;
 } api;
@@ -48,6 +50,8 @@ static void load(void) {
         { (void **)&api.expand, "xmlTextReaderExpand" },
         { (void **)&api.set_error_handler, "xmlTextReaderSetStructuredErrorHandler" },
         { (void **)&api.line_of, "xmlGetLineNo" },
+        { (void **)&api.set_generic_error, "xmlSetGenericErrorFunc" },
+        { (void **)&api.set_thread_error_handler, "xmlSetStructuredErrorFunc" },
     };
     for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
         *symbols[i].slot = dlsym(library, symbols[i].name);
@@ -90,6 +94,26 @@ static void keep_first_error(void *context, xmlErrorPtr raised) {
     error->column = raised->int2 > 0 ? raised->int2 : 1;
 }
 
+static void print_nothing(void *context, const char *format, ...) {
+    (void)context;
+    (void)format;
+}
+
+/// Some errors are raised with no parser to tie them to (an encoding that
+/// cannot be converted: EBCDIC declared on ASCII bytes), and libxml2 prints
+/// those to stderr itself. While a reader works, this thread's handlers
+/// (libxml2 keeps them per thread) send them to the reader's first error;
+/// after, libxml2's defaults are put back.
+static void hush(mp_xml_error *kept) {
+    api.set_generic_error(NULL, print_nothing);
+    api.set_thread_error_handler(kept, keep_first_error);
+}
+
+static void unhush(void) {
+    api.set_thread_error_handler(NULL, NULL);
+    api.set_generic_error(NULL, NULL);
+}
+
 struct mp_xml_reader {
     xmlTextReaderPtr reader;
     /// The first error, where the handler writes it.
@@ -100,7 +124,7 @@ struct mp_xml_reader {
     int skip;
 };
 
-mp_xml_reader *mp_xml_open(const char *bytes, size_t length, mp_xml_error *error) {
+mp_xml_reader *mp_xml_open(const char *bytes, size_t length, int ignore_declared_encoding, mp_xml_error *error) {
     pthread_once(&load_once, load);
     memset(error, 0, sizeof *error);
     if (!api.loaded) {
@@ -121,7 +145,10 @@ mp_xml_reader *mp_xml_open(const char *bytes, size_t length, mp_xml_error *error
     // entity), no DTDLOAD, NONET; errors to the handler, never printed;
     // lines past 65535 kept; blank text between elements dropped.
     int options = XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES | XML_PARSE_COMPACT | XML_PARSE_NOBLANKS;
+    if (ignore_declared_encoding) options |= XML_PARSE_IGNORE_ENC;
+    hush(&reader->error);
     reader->reader = api.reader_for_memory(bytes, (int)length, NULL, NULL, options);
+    unhush();
     if (reader->reader == NULL) {
         free(reader);
         snprintf(error->message, sizeof error->message, "libxml2 could not start reading");
@@ -142,7 +169,9 @@ void mp_xml_close(mp_xml_reader *reader) {
 /// Moves on by one node (past the subtree handed out last); 1, or 0 at the
 /// end, or -1 with the error filled.
 static int advance(mp_xml_reader *reader, mp_xml_error *error) {
+    hush(&reader->error);
     int status = reader->skip ? api.next(reader->reader) : api.read(reader->reader);
+    unhush();
     reader->skip = 0;
     if (status < 0 || reader->error.line != 0) {
         *error = reader->error;
@@ -189,7 +218,9 @@ mp_xml_node *mp_xml_next(mp_xml_reader *reader, int depth, mp_xml_error *error) 
             reader->skip = 1;
             continue;
         }
+        hush(&reader->error);
         xmlNodePtr node = api.expand(reader->reader);
+        unhush();
         if (node == NULL) {
             *error = reader->error;
             if (error->line == 0) {

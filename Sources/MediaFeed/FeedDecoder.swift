@@ -45,9 +45,12 @@ public enum FeedDecoder {
     /// Any format mediaplay reads, told by its content (not its name):
     /// our JSON, JSON Feed, RSS, Atom, M3U or PLS (docs/FEED.md).
     public static func decode(_ bytes: [UInt8], origin: FeedOrigin = .unknown) throws(FeedError) -> Feed {
+        // UTF-16 and UTF-32 become UTF-8 first: every reader reads UTF-8.
+        let text = try UnicodeText.utf8(bytes)
+        let bytes = text.bytes
         switch FeedFormat.detect(bytes) {
         case .json: return try decodeJSON(bytes, origin: origin)
-        case .xml: return try PodcastReader.decode(bytes, origin: origin)
+        case .xml: return try PodcastReader.decode(bytes, origin: origin, transcoded: text.transcodedFrom != nil)
         case .m3u: return try PlaylistReader.m3u(bytes, origin: origin)
         case .pls: return try PlaylistReader.pls(bytes, origin: origin)
         case let .unknown(seen):
@@ -365,7 +368,7 @@ public enum FeedDecoder {
         switch origin {
         case let .remote(base):
             guard let url = URL(string: trimmed, relativeTo: base)?.absoluteURL, let host = url.host, !host.isEmpty else {
-                return .failure(URLProblem(message: "\"\(trimmed)\" cannot be resolved against \(base.absoluteString)"))
+                return .failure(URLProblem(message: "\"\(trimmed.redactingUserinfo)\" cannot be resolved against \(base.absoluteString.redactingUserinfo)"))
             }
             return .success(.remote(url))
         case let .file(feedPath):

@@ -23,6 +23,8 @@ enum FeedFormat: Equatable {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
         while start < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start]) { start += 1 }
         guard start < bytes.count else { return .json }  // empty: the JSON reader says so
+        // "<?xm" in EBCDIC: libxml2 reads it, or says in one line why not.
+        if bytes.starts(with: [0x4C, 0x6F, 0xA7, 0x94]) { return .xml }
         switch bytes[start] {
         case UInt8(ascii: "\""):
             return .json  // not a feed, but the JSON reader says why

@@ -5,8 +5,10 @@ import MediaModel
 /// in path order (numbers compared as numbers: "2 …" before "10 …"). Other
 /// files are ignored. A `cover.jpg` or `folder.jpg` (or .png) is the
 /// thumbnail of the files beside it. Symbolic links are followed only when
-/// they stay inside the folder, and a folder met twice (a link loop) is
-/// walked once, with a note.
+/// they resolve and stay inside the folder, and a folder met twice (a link
+/// loop) is walked once, with a note. A name that is not UTF-8, or a path
+/// longer than PATH_MAX, cannot be opened by the player: left out, counted
+/// in a note.
 public enum FolderFeed {
     /// Far beyond a music collection; a walk stops there, with a note.
     public static let maximumFiles = FeedDecoder.maximumItems
@@ -19,10 +21,18 @@ public enum FolderFeed {
         var notes: [String] = []
         var files: [(path: String, kind: MediaKind, cover: String?)] = []
         var visited: Set<FileIdentity> = []
+        // Left out for their names or depth: counted, one note each at the end.
+        var notUTF8 = 0
+        var firstNotUTF8: String?
+        var tooDeep = 0
         // Folders still to walk (depth first, in order).
         var pending: [String] = [root]
         while let folder = pending.popLast() {
-            guard let identity = FileIdentity(folder) else { continue }
+            guard let identity = FileIdentity(folder) else {
+                let code = errno
+                notes.append("cannot read \(relative(folder, to: root)): \(String(cString: strerror(code))); skipped")
+                continue
+            }
             if !visited.insert(identity).inserted {
                 notes.append("\(relative(folder, to: root)) was met twice (a link loop); walked once")
                 continue
@@ -34,16 +44,37 @@ public enum FolderFeed {
             // (Only short names are lowercased: a folder has hundreds.)
             let cover = entries.first { $0.name.utf8.count <= 11 && coverNames.contains($0.name.lowercased()) }.map { folder + "/" + $0.name }
             var subfolders: [String] = []
-            for (name, entryType) in entries where !name.hasPrefix(".") {
+            for (name, entryType, isUTF8) in entries where !name.hasPrefix(".") {
                 let child = folder + "/" + name
+                let kind = MediaKind.guess(fromExtension: Self.pathExtension(name))
+                let isMediaName = kind != nil
+                if !isUTF8 {
+                    // A path is a String, which is Unicode: these bytes cannot be
+                    // carried to the player, so the file would list but not play.
+                    if entryType == UInt8(DT_DIR) || (entryType == UInt8(DT_REG) && isMediaName) {
+                        notUTF8 += 1
+                        firstNotUTF8 = firstNotUTF8 ?? relative(child, to: root)
+                    }
+                    continue
+                }
+                if child.utf8.count >= Int(PATH_MAX) {
+                    // No call opens a path this long (ENAMETOOLONG).
+                    if entryType == UInt8(DT_DIR) || entryType == UInt8(DT_LNK) || entryType == UInt8(DT_UNKNOWN) || isMediaName { tooDeep += 1 }
+                    continue
+                }
                 var isFolder = entryType == UInt8(DT_DIR)
                 var isFile = entryType == UInt8(DT_REG)
                 if entryType == UInt8(DT_LNK) || entryType == UInt8(DT_UNKNOWN) {
                     var info = stat()
                     guard lstat(child, &info) == 0 else { continue }
                     if info.st_mode & S_IFMT == S_IFLNK {
-                        // Followed only when it stays inside the folder.
-                        guard let target = realPath(child), target == resolvedRoot || target.hasPrefix(resolvedRoot + "/") else {
+                        // Followed only when it resolves, and stays inside the folder.
+                        guard let target = realPath(child) else {
+                            let code = errno
+                            notes.append(unresolvedLinkNote(relative(child, to: root), errno: code))
+                            continue
+                        }
+                        guard target == resolvedRoot || target.hasPrefix(resolvedRoot + "/") else {
                             notes.append("\(relative(child, to: root)) links outside the folder; not followed")
                             continue
                         }
@@ -54,7 +85,7 @@ public enum FolderFeed {
                 }
                 if isFolder {
                     subfolders.append(child)
-                } else if isFile, let kind = MediaKind.guess(fromExtension: Self.pathExtension(name)) {
+                } else if isFile, let kind {
                     // The cover picture itself is not an item.
                     if child == cover { continue }
                     files.append((child, kind, cover))
@@ -66,6 +97,18 @@ public enum FolderFeed {
                 }
             }
             pending.append(contentsOf: subfolders)
+        }
+        if notUTF8 > 0 {
+            let example = firstNotUTF8 ?? "?"
+            notes.append(notUTF8 == 1
+                ? "1 file or folder is left out: its name is not UTF-8 (\(example)), which mediaplay cannot open; rename it"
+                : "\(notUTF8) files or folders are left out: their names are not UTF-8 (the first: \(example)), which mediaplay cannot open; rename them")
+        }
+        if tooDeep > 0 {
+            let limit = "the system's path limit (\(Int(PATH_MAX)) bytes)"
+            notes.append(tooDeep == 1
+                ? "1 file or folder is left out: it lies deeper than \(limit); move it nearer the top"
+                : "\(tooDeep) files or folders are left out: they lie deeper than \(limit); move them nearer the top")
         }
         // Path order across folders (a folder's files and its subfolders
         // interleave as their names sort), each file's key made once.
@@ -87,18 +130,42 @@ public enum FolderFeed {
     /// The names in a folder (not "." and ".."), read with readdir: for a
     /// folder of thousands, FileManager's listing cost a tenth of `list`.
     /// With each name, its type when the folder says it (DT_REG, DT_DIR,
-    /// DT_LNK: no stat needed), else DT_UNKNOWN.
-    static func entries(in folder: String) -> [(name: String, type: UInt8)]? {
+    /// DT_LNK: no stat needed), else DT_UNKNOWN, and whether the name is
+    /// UTF-8 (else it is decoded with U+FFFD, and a link's or an unknown
+    /// type is the followed one's, asked by the name's own bytes).
+    static func entries(in folder: String) -> [(name: String, type: UInt8, isUTF8: Bool)]? {
         guard let directory = opendir(folder) else { return nil }
         defer { closedir(directory) }
-        var entries: [(name: String, type: UInt8)] = []
+        var entries: [(name: String, type: UInt8, isUTF8: Bool)] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            let (name, isUTF8) = withUnsafeBytes(of: entry.pointee.d_name) { raw -> (String, Bool) in
+                let bytes = raw.prefix { $0 != 0 }
+                if let name = String(validating: bytes, as: UTF8.self) { return (name, true) }
+                return (String(decoding: bytes, as: UTF8.self), false)
             }
-            if name != "." && name != ".." { entries.append((name, entry.pointee.d_type)) }
+            if name == "." || name == ".." { continue }
+            var type = entry.pointee.d_type
+            if !isUTF8, type == UInt8(DT_LNK) || type == UInt8(DT_UNKNOWN) {
+                var info = stat()
+                let found = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    fstatat(dirfd(directory), raw.baseAddress!.assumingMemoryBound(to: CChar.self), &info, 0) == 0
+                }
+                let mode = info.st_mode & S_IFMT
+                type = !found ? UInt8(DT_UNKNOWN) : mode == S_IFDIR ? UInt8(DT_DIR) : mode == S_IFREG ? UInt8(DT_REG) : UInt8(DT_UNKNOWN)
+            }
+            entries.append((name, type, isUTF8))
         }
         return entries
+    }
+
+    /// Why a link that does not resolve is not followed: its own reason,
+    /// not "outside the folder".
+    private static func unresolvedLinkNote(_ name: String, errno code: Int32) -> String {
+        switch code {
+        case ENOENT, ENOTDIR: return "\(name) is a broken link (what it names does not exist); not followed"
+        case ELOOP: return "\(name) is a link loop (following it never reaches a file or folder); not followed"
+        default: return "\(name) is a link that cannot be followed (\(String(cString: strerror(code)))); not followed"
+        }
     }
 
     /// A path's extension ("" when none): its last component's text after

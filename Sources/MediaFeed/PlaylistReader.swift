@@ -29,9 +29,7 @@ enum PlaylistReader {
             draft.duration = pending?.seconds
             pending = nil
             drafts.append(draft)
-            if drafts.count > FeedDecoder.maximumItems {
-                throw FeedError(position: SourcePosition(line: index + 1, column: 1), message: "more than \(FeedDecoder.maximumItems) entries; is it really a playlist?")
-            }
+            if drafts.count > FeedDecoder.maximumItems { throw tooMany(line: index + 1) }
         }
         return Feed(title: title.flatMap { $0.isEmpty ? nil : $0 } ?? origin.fallbackTitle, items: FeedDecoder.items(from: drafts))
     }
@@ -45,7 +43,9 @@ enum PlaylistReader {
             let key = String(text[..<equals]).trimmedOfWhitespace.lowercased()
             let value = String(text[text.index(after: equals)...]).trimmedOfWhitespace
             for field in ["file", "title", "length"] where key.hasPrefix(field) {
-                guard let number = Int(key.dropFirst(field.count)), number >= 0, number <= FeedDecoder.maximumItems else { continue }
+                guard let number = Int(key.dropFirst(field.count)), number >= 0 else { continue }
+                // Counted as numbers appear, as M3U counts lines: never cut silently.
+                if entries[number] == nil, entries.count == FeedDecoder.maximumItems { throw tooMany(line: index + 1) }
                 var entry = entries[number] ?? (nil, nil, nil, index + 1)
                 switch field {
                 case "file": entry.file = value; entry.line = index + 1
@@ -64,6 +64,11 @@ enum PlaylistReader {
             drafts.append(draft)
         }
         return Feed(title: origin.fallbackTitle, items: FeedDecoder.items(from: drafts))
+    }
+
+    /// The one refusal of a playlist too long, M3U or PLS, at the entry past the limit.
+    static func tooMany(line: Int) -> FeedError {
+        FeedError(position: SourcePosition(line: line, column: 1), message: "more than \(FeedDecoder.maximumItems) entries; mediaplay reads playlists of at most \(FeedDecoder.maximumItems) entries (split the playlist)")
     }
 
     /// `#EXTINF:` after the tag: `seconds[ attributes],title` (a comma inside

@@ -17,8 +17,10 @@ enum PodcastReader {
         static let podcast = "https://podcastindex.org/namespace/1.0"
     }
 
-    static func decode(_ bytes: [UInt8], origin: FeedOrigin) throws(FeedError) -> Feed {
-        let stream = try XMLStream(bytes)
+    /// `transcoded`: the bytes are UTF-8 made from UTF-16 or UTF-32, whatever
+    /// the document's declaration says.
+    static func decode(_ bytes: [UInt8], origin: FeedOrigin, transcoded: Bool = false) throws(FeedError) -> Feed {
+        let stream = try XMLStream(bytes, ignoringDeclaredEncoding: transcoded)
         guard let root = try stream.root() else {
             throw FeedError(position: SourcePosition(line: 1, column: 1), message: "an XML document without an element")
         }

@@ -10,11 +10,15 @@ final class XMLStream {
     /// The bytes the reader reads in place.
     private let bytes: UnsafeMutableBufferPointer<UInt8>
 
-    init(_ bytes: [UInt8]) throws(FeedError) {
+    /// `ignoringDeclaredEncoding`: the bytes are UTF-8 whatever the XML
+    /// declaration says (they were transcoded from the UTF-16 it names).
+    init(_ bytes: [UInt8], ignoringDeclaredEncoding: Bool = false) throws(FeedError) {
         let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
         _ = copy.initialize(from: bytes)
         var error = mp_xml_error()
-        let opened = copy.baseAddress!.withMemoryRebound(to: CChar.self, capacity: copy.count) { mp_xml_open($0, bytes.count, &error) }
+        let opened = copy.baseAddress!.withMemoryRebound(to: CChar.self, capacity: copy.count) {
+            mp_xml_open($0, bytes.count, ignoringDeclaredEncoding ? 1 : 0, &error)
+        }
         guard let opened else {
             copy.deallocate()
             throw Self.failure(error)

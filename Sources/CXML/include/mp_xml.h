@@ -23,8 +23,9 @@ typedef struct {
 } mp_xml_error;
 
 /// A reader of `length` bytes (which must outlive it); NULL with `error`
-/// filled when libxml2 cannot be loaded.
-mp_xml_reader *mp_xml_open(const char *bytes, size_t length, mp_xml_error *error);
+/// filled when libxml2 cannot be loaded. `ignore_declared_encoding`: the
+/// bytes are UTF-8 whatever the XML declaration says (they were transcoded).
+mp_xml_reader *mp_xml_open(const char *bytes, size_t length, int ignore_declared_encoding, mp_xml_error *error);
 void mp_xml_close(mp_xml_reader *reader);
 
 /// The root element, not expanded: only its name, namespace and line may

@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+import TestKit
+
+/// The fourth probe's feeds and folders (issue #41), through the built
+/// programs: what a user sees is one line of ours, and a folder plays.
+@Suite struct HostileFeedRoundFourTests {
+    /// An XML feed declaring an encoding its bytes are not in (EBCDIC on
+    /// ASCII, UTF-32 on UTF-8) or one libxml2 does not know: our one line,
+    /// never libxml2's own ("encoding error : input conversion failed").
+    @Test(arguments: ["EBCDIC-US", "UTF-32", "x-no-such-encoding"])
+    func aFeedInAnEncodingLibxmlCannotReadIsOneLine(encoding: String) async throws {
+        let folder = try TemporaryDirectory()
+        let feed = try folder.write("feed.xml", #"<?xml version="1.0" encoding="\#(encoding)"?><rss version="2.0"><channel><title>T</title></channel></rss>"#)
+        let result = try await Mediaplay.run(["list", "--feed", feed, "--cache-dir", folder.path + "/cache"])
+        #expect(result.status == 65, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix("mediaplay: \(feed):1:"), "\(result.stderr)")
+    }
+
+    /// `play FOLDER` where a file's name is not UTF-8: that file is left
+    /// out with a note, and the others play (it was "file not found", and
+    /// playback stopped there).
+    @Test func aFolderWithANameThatIsNotUTF8Plays() async throws {
+        let folder = try TemporaryDirectory()
+        let root = folder.path + "/Music"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let fixture = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
+        let tone = try await Fixtures.make(fixture.name, fixture.arguments)
+        try FileManager.default.copyItem(atPath: tone, toPath: root + "/b.wav")
+        // "a\xFF.wav", sorted first: its bytes written by open(2), as FileManager cannot.
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: tone)))
+        let badName = Array((root + "/a").utf8CString.dropLast()) + [CChar(bitPattern: 0xFF)] + Array(".wav".utf8CString)
+        let fd = open(badName, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        #expect(fd >= 0)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        defer { unlink(badName) }
+
+        let out = folder.path + "/out.wav"
+        let result = try await Mediaplay.run(["play", root, "--audio-out", out, "--untimed", "--cache-dir", folder.path + "/cache"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("note: 1 file or folder is left out: its name is not UTF-8"), "\(result.stderr)")
+        #expect(try await Fixtures.referencePCM(out) == (try await Fixtures.referencePCM(tone)))
+    }
+}
