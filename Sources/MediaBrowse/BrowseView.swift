@@ -348,8 +348,8 @@ enum BrowseView {
             }
         }
         lines.append("")
-        if let source = item.source { lines += DisplayWidth.wrap("Source: \(source)", width: width) }
-        lines += DisplayWidth.wrap("Id: \(item.id)", width: width)
+        if let source = item.source { lines += DisplayWidth.wrap("Source: \(source.description.redactingUserinfo)", width: width) }
+        lines += DisplayWidth.wrap("Id: \(item.id.redactingUserinfo)", width: width)
         return lines
     }
 

@@ -60,7 +60,7 @@ public enum HTTPGet {
     ) throws(TransferError) -> HTTPResponse {
         _ = CurlGlobal.initialized
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw TransferError(kind: .unsupported, message: "only http and https URLs can be fetched: \(url.absoluteString)")
+            throw TransferError(kind: .unsupported, message: "only http and https URLs can be fetched: \(url.absoluteString.redactingUserinfo)")
         }
         guard let handle = curl_easy_init() else {
             throw TransferError(kind: .network(code: -1), message: "libcurl could not start a transfer")
@@ -97,9 +97,9 @@ public enum HTTPGet {
 
         var status = 0
         mp_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        let host = url.host ?? url.absoluteString
+        let host = url.host ?? url.absoluteString.redactingUserinfo
         if sink.overflowed || code == CURLE_FILESIZE_EXCEEDED {
-            throw TransferError(kind: .tooLarge(limit: maximumBytes), message: "\(url.absoluteString) is larger than \(maximumBytes) bytes")
+            throw TransferError(kind: .tooLarge(limit: maximumBytes), message: "\(url.absoluteString.redactingUserinfo) is larger than \(maximumBytes) bytes")
         }
         if code == CURLE_OPERATION_TIMEDOUT {
             throw TransferError(

@@ -14,8 +14,11 @@ public final class LiveStream: @unchecked Sendable {
     public var onWait: (@Sendable (Bool) -> Void)?
     /// Each new stream title (`StreamTitle`), on the transfer's thread.
     public var onTitle: (@Sendable (String) -> Void)?
-    /// A reconnection, in words for the status line.
-    public var onNotice: (@Sendable (String) -> Void)?
+    /// A reconnection, in words for the status line; nil once the stream
+    /// flows again (the notice is over).
+    public var onNotice: (@Sendable (String?) -> Void)?
+    /// A reconnection notice is showing (the transfer's thread only).
+    fileprivate var reconnecting = false
     public var isLive: Bool { true }
 
     /// About a minute of a 128 kb/s stream.
@@ -107,6 +110,7 @@ public final class LiveStream: @unchecked Sendable {
                 }
                 return
             }
+            reconnecting = true
             onNotice?("stream lost (\(reason)); reconnecting (\(reconnects) of \(Self.maximumReconnects))")
             // A pause between tries, ended at once by a stop.
             let until = Date().addingTimeInterval(min(8, 0.5 * Double(1 << (reconnects - 1))))
@@ -144,7 +148,7 @@ public final class LiveStream: @unchecked Sendable {
         }
         var status = 0
         mp_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        let host = url.host ?? url.absoluteString
+        let host = url.host ?? url.absoluteString.redactingUserinfo
         if status >= 400 { return (connection.received, "HTTP \(status) from \(host)") }
         if code == CURLE_OK { return (connection.received, "the server ended it") }
         let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -194,6 +198,11 @@ private func liveStreamWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, 
     }
     let (audio, titles) = connection.icy!.feed(UnsafeRawBufferPointer(start: data, count: length))
     connection.received += Int64(length)
+    // Sound again after a reconnection: its notice is cleared.
+    if !audio.isEmpty, connection.stream.reconnecting {
+        connection.stream.reconnecting = false
+        connection.stream.onNotice?(nil)
+    }
     for title in titles { connection.stream.onTitle?(title) }
     if !audio.isEmpty, !connection.stream.append(audio) { return 0 }
     return connection.stream.stopped ? 0 : length

@@ -57,7 +57,7 @@ public final class MediaCache: Sendable {
         index.all().compactMap { record in
             guard let url = URL(string: record.url) else { return nil }
             let status = status(for: url)
-            if status == .notDownloaded, removeEntry(for: url) != .busy { return nil }
+            if status == .notDownloaded, (try? removeEntry(for: url)) != .busy { return nil }
             return CacheEntryInfo(
                 url: record.url, path: paths(for: url).data, status: status,
                 contentType: record.contentType, lastAccess: Date(timeIntervalSince1970: record.lastAccess)
@@ -75,9 +75,11 @@ public final class MediaCache: Sendable {
     }
 
     /// Removes one URL's entry (data, part file, index row) unless a
-    /// download holds it.
+    /// download holds it; throws, removing nothing, in a folder mediaplay
+    /// did not make.
     @discardableResult
-    public func removeEntry(for url: URL) -> Removal {
+    public func removeEntry(for url: URL) throws(CacheError) -> Removal {
+        try folder.checkOwn(before: "removing from")
         let paths = paths(for: url)
         let known = index.record(for: url.absoluteString) != nil
         let files = [paths.data, paths.part].filter { Self.fileSize($0) != nil }
@@ -103,8 +105,11 @@ public final class MediaCache: Sendable {
 
     /// Removes every entry not in use by a download (of any process).
     /// Returns how many entries were removed, the bytes freed, and how many
-    /// were skipped because a download holds them.
-    public func clear() -> (removed: Int, bytes: Int64, busy: Int) {
+    /// were skipped because a download holds them. Only files named as
+    /// mediaplay names entries go, and only in a folder it made (else it
+    /// throws, removing nothing).
+    public func clear() throws(CacheError) -> (removed: Int, bytes: Int64, busy: Int) {
+        try self.folder.checkOwn(before: "clearing")
         var removed = 0
         var bytes: Int64 = 0
         var busy = 0
@@ -112,7 +117,7 @@ public final class MediaCache: Sendable {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         // Group files by entry name (NAME, NAME.part, NAME.lock).
         var groups: [String: [String]] = [:]
-        for name in names {
+        for name in names where CacheFolder.isEntryFileName(name) {
             var base = name
             for suffix in [".part", ".lock"] where base.hasSuffix(suffix) { base.removeLast(suffix.count) }
             groups[base, default: []].append(name)
@@ -170,7 +175,7 @@ public final class MediaCache: Sendable {
             return answered(LocalFile.isReadable(url.path) ? .finished(path: url.path, alreadyCached: true) : .failed(.missingFile(url.path)))
         }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            return answered(.failed(.unsupported("only http, https and file URLs can be used: \(url.absoluteString)")))
+            return answered(.failed(.unsupported("only http, https and file URLs can be used: \(url.absoluteString.redactingUserinfo)")))
         }
         let paths = paths(for: url)
         if !refresh, EntryFile.isRegular(paths.data) {
@@ -188,13 +193,13 @@ public final class MediaCache: Sendable {
     /// downloads (starting the download, or joining the one under way), so
     /// that playback can begin at once. Reads block; see `CacheReader`.
     public func open(_ url: URL) throws(CacheError) -> CacheReader {
-        let name = url.lastPathComponent.isEmpty ? (url.host ?? url.absoluteString) : url.lastPathComponent
+        let name = url.lastPathComponent.isEmpty ? (url.host ?? url.absoluteString.redactingUserinfo) : url.lastPathComponent
         if url.isFileURL {
             guard LocalFile.isReadable(url.path) else { throw .missingFile(url.path) }
             return CacheReader(name: name, path: url.path)
         }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw .unsupported("only http, https and file URLs can be used: \(url.absoluteString)")
+            throw .unsupported("only http, https and file URLs can be used: \(url.absoluteString.redactingUserinfo)")
         }
         let paths = paths(for: url)
         if EntryFile.isRegular(paths.data) {

@@ -152,7 +152,7 @@ final class TransferJob: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
-    var host: String { url.host ?? url.absoluteString }
+    var host: String { url.host ?? url.absoluteString.redactingUserinfo }
 
     static func now() -> Double {
         var spec = timespec()

@@ -32,7 +32,7 @@ package enum FeedLoading {
             return loaded
         }
         if location.contains("://"), let scheme, scheme != "file" {
-            throw CLIError("unsupported feed URL \"\(location)\" (use a file path, or an http or https URL)", exitCode: .usage)
+            throw CLIError("unsupported feed URL \"\(location.redactingUserinfo)\" (use a file path, or an http or https URL)", exitCode: .usage)
         }
         let path = location.hasPrefix("file://") ? (URL(string: location)?.path ?? location) : location
         var loaded: LoadedFeed
@@ -66,8 +66,10 @@ package enum FeedLoading {
     }
 
     private static func loadRemote(_ location: String, cacheDirectory: String?, refresh: Bool) throws(CLIError) -> LoadedFeed {
+        // How the feed is named in messages and as a list's source: without a password.
+        let shown = location.redactingUserinfo
         guard let url = URL(string: location), url.host?.isEmpty == false else {
-            throw CLIError("feed URL \"\(location)\" is not a valid URL", exitCode: .usage)
+            throw CLIError("feed URL \"\(shown)\" is not a valid URL", exitCode: .usage)
         }
         let cache = cacheDirectory.flatMap { try? MediaCache(directory: $0) }
         let kept = refresh ? nil : cache?.keptFeed(for: url)
@@ -79,29 +81,29 @@ package enum FeedLoading {
             case let .http(status) where status == 404 || status == 410:
                 throw CLIError("feed not found: \(error.message) (check the URL)", exitCode: .noInput)
             case .tooLarge:
-                throw CLIError("feed \(location) is larger than \(maximumFeedBytes >> 20) MiB; is it really a feed?", exitCode: .dataError)
+                throw CLIError("feed \(shown) is larger than \(maximumFeedBytes >> 20) MiB; is it really a feed?", exitCode: .dataError)
             default:
                 // Unreachable, or the server failing: the last good copy, said so.
-                if let kept, let offline = try? FeedFile.decode(kept.body, origin: .remote(url), name: location) {
-                    let host = url.host ?? location
+                if let kept, let offline = try? FeedFile.decode(kept.body, origin: .remote(url), name: shown) {
+                    let host = url.host ?? shown
                     var loaded = offline
                     loaded.offlineNotice = "offline: showing the feed as of \(Self.localTime(kept.fetched)) (could not reach \(host): \(error.message))"
                     return loaded
                 }
-                throw CLIError("cannot fetch feed \(location): \(error.message) (check the network, then retry)", exitCode: .unavailable)
+                throw CLIError("cannot fetch feed \(shown): \(error.message) (check the network, then retry)", exitCode: .unavailable)
             }
         }
         if response.notModified, let kept {
             cache?.confirmKeptFeed(for: url, at: Date())
             do {
-                return try FeedFile.decode(kept.body, origin: .remote(url), name: location)
+                return try FeedFile.decode(kept.body, origin: .remote(url), name: shown)
             } catch {
                 throw CLIError(error)
             }
         }
         let loaded: LoadedFeed
         do {
-            loaded = try FeedFile.decode(response.body, origin: .remote(url), name: location)
+            loaded = try FeedFile.decode(response.body, origin: .remote(url), name: shown)
         } catch {
             throw CLIError(error)
         }

@@ -53,6 +53,10 @@ public struct Config: Sendable, Equatable {
     /// `[cache] folder`, and `max-size`, the largest file a download keeps.
     public var cacheFolder: String?
     public var maxSize: String?
+    /// `[network] timeout`: seconds a feed, playlist, chapters file or OPML
+    /// may take in all (nil: 30).
+    public var networkTimeout: Int?
+    public static let networkTimeoutRange = 1...3600
     /// `[keys]` over the standard keymap; where each binding came from.
     public var keymap: Keymap = .standard
     public var changedKeys: Set<String> = []
@@ -86,10 +90,7 @@ public struct Config: Sendable, Equatable {
 
     /// A feed's name: a word a user types after --feed that cannot be taken
     /// for a path, a URL or an item number.
-    public static func isFeedName(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= 64 && !name.allSatisfy(\.isNumber)
-            && name.unicodeScalars.allSatisfy { ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
-    }
+    public static func isFeedName(_ name: String) -> Bool { FeedName.isValid(name) }
 
     /// Whether an item starts where it was left (`start = "resume"`, the default).
     public var resumes: Bool { start != "beginning" }
@@ -109,7 +110,7 @@ public struct Config: Sendable, Equatable {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw ConfigError(path: path, line: 1, column: 1, message: "cannot be read: \(error.localizedDescription)")
+            throw ConfigError(path: path, line: 1, column: 1, message: "cannot be read: \(SystemErrorText.kind(of: path) ?? SystemErrorText.describe(error))")
         }
         var config = try parse(text, path: path)
         config.path = path
@@ -124,6 +125,7 @@ public struct Config: Sendable, Equatable {
         ],
         "feed": ["default"],
         "cache": ["folder", "max-size"],
+        "network": ["timeout"],
         "keys": [],
         "feeds": [],
     ]
@@ -131,6 +133,10 @@ public struct Config: Sendable, Equatable {
     /// Reads a config file's text (`path` names it in errors).
     public static func parse(_ text: String, path: String) throws(ConfigError) -> Config {
         let name = (path as NSString).lastPathComponent
+        // Before the library sees it: a NUL would cut its C strings short.
+        if let problem = TOMLText.controlCharacterProblem(in: text) {
+            throw ConfigError(path: name, line: problem.line, column: problem.column, message: problem.message)
+        }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
@@ -145,13 +151,24 @@ public struct Config: Sendable, Equatable {
             return ConfigError(path: name, line: line, column: column, message: message)
         }
         var config = Config()
-        for (section, value) in table {
+        // By name, not with TOMLKit's iterator: it force-unwraps a lookup
+        // of each key it lists, and a key it cannot find again ends the
+        // program (the check above leaves none such; this leaves no trap).
+        func entries(_ table: TOMLTable, in section: String?) throws(ConfigError) -> [(String, TOMLValueConvertible)] {
+            var found: [(String, TOMLValueConvertible)] = []
+            for key in table.keys {
+                guard let value = table[key] else { throw fail(section, key, "\"\(key)\" cannot be read back (rewrite the line)") }
+                found.append((key, value))
+            }
+            return found
+        }
+        for (section, value) in try entries(table, in: nil) {
             guard let known = sections[section] else {
                 let hint = NearestWord.suggestion(for: section, among: Array(sections.keys)).map { " (did you mean [\($0)]?)" } ?? ""
-                throw fail(nil, section, "unknown section [\(section)]\(hint); the sections are [playback], [feed], [feeds], [cache] and [keys]")
+                throw fail(nil, section, "unknown section [\(section)]\(hint); the sections are [playback], [feed], [feeds], [cache], [network] and [keys]")
             }
-            guard let entries = value.table else { throw fail(nil, section, "[\(section)] must be a table") }
-            for (key, entry) in entries {
+            guard let sectionTable = value.table else { throw fail(nil, section, "[\(section)] must be a table") }
+            for (key, entry) in try entries(sectionTable, in: section) {
                 if section == "feeds" {
                     guard Self.isFeedName(key) else {
                         throw fail(section, key, "\"\(key)\" is not a usable feed name (letters, digits, - and _, not only digits)")
@@ -241,6 +258,11 @@ public struct Config: Sendable, Equatable {
             guard let value = entry.double ?? entry.int.map(Double.init), TrackSettings.delayRange.contains(value) else { try fail("sub-delay takes seconds from -600 to 600") }
             subtitleDelay = value
         case ("feed", "default"): feed = try string()
+        case ("network", "timeout"):
+            guard let seconds = entry.int, Self.networkTimeoutRange.contains(seconds) else {
+                try fail("timeout takes whole seconds from \(Self.networkTimeoutRange.lowerBound) to \(Self.networkTimeoutRange.upperBound)")
+            }
+            networkTimeout = seconds
         case ("cache", "folder"): cacheFolder = try string()
         case ("cache", "max-size"):
             let text = try string()

@@ -20,7 +20,8 @@ public struct FileLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         let time = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
-        file.append("\(time) \(event.level) \(event.message)\n")
+        // A feed's or item's URL in a message: its password is not kept.
+        file.append("\(time) \(event.level) \(event.message.description.redactingUserinfo)\n")
     }
 }
 

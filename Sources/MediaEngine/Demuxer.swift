@@ -236,7 +236,7 @@ final class IOPolicy: @unchecked Sendable {
         let url = withUnsafeBytes(of: pointer.pointee.refusedURL) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         throw FFmpegError(
             context: "cannot play \(name)",
-            message: "it is a playlist or a reference to other media (it asked for \(url.isEmpty ? "another file" : url)), which mediaplay does not follow; point the feed at the media itself"
+            message: "it is a playlist or a reference to other media (it asked for \(url.isEmpty ? "another file" : url.redactingUserinfo)), which mediaplay does not follow; point the feed at the media itself"
         )
     }
 }

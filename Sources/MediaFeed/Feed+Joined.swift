@@ -31,7 +31,8 @@ extension Feed {
             name = (path as NSString).lastPathComponent
             kind = MediaKind.guess(fromExtension: FolderFeed.pathExtension(path))
         case let .remote(url):
-            name = url.absoluteString
+            // A title is shown everywhere: without the URL's password.
+            name = url.absoluteString.redactingUserinfo
             kind = MediaKind.guess(fromExtension: url.pathExtension)
         }
         // The kind from the name when it says (a playlist plays audio and

@@ -94,10 +94,12 @@ public enum FeedFile {
     public static func load(_ path: String, shownAs name: String) throws(FeedFileError) -> LoadedFeed {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            let names = ConfiguredDefaults.values.feeds.keys.sorted()
-            if !names.isEmpty, !name.contains("/") {
+            let names = name.contains("/") ? [] : NamedFeeds.names()
+            if !names.isEmpty {
                 let hint = NearestWord.suggestion(for: name, among: names).map { "did you mean \"\($0)\"? " } ?? ""
-                throw FeedFileError(.unavailable, "no feed named \"\(name)\" and no such file (\(hint)the named feeds are \(names.joined(separator: ", ")); see mediaplay feeds)")
+                // A few names, not 100,000 imported ones.
+                let shown = names.count <= 10 ? names.joined(separator: ", ") : names.prefix(10).joined(separator: ", ") + " and \(names.count - 10) more"
+                throw FeedFileError(.unavailable, "no feed named \"\(name)\" and no such file (\(hint)the named feeds are \(shown); see mediaplay feeds)")
             }
             throw FeedFileError(.unavailable, "feed not found: \(name) (check the path, or pass --feed PATH)")
         }

@@ -205,12 +205,12 @@ public final class MPRISService: @unchecked Sendable {
         // and is also the custom key mediaplay:chapter (docs/PROTOCOL.md).
         let chapter = status.chapter.map { " — \($0.title)" } ?? ""
         let title = status.streamTitle.flatMap { $0.isEmpty ? nil : $0 } ?? item.title + chapter
-        var entries: [(String, MPRISValue)] = [("mpris:trackid", .objectPath(Self.trackID(item.key))), ("xesam:title", .string(DisplayWidth.plainText(title)))]
+        var entries: [(String, MPRISValue)] = [("mpris:trackid", .objectPath(Self.trackID(item.key))), ("xesam:title", .string(DisplayWidth.plainText(title).redactingUserinfo))]
         if status.streamTitle != nil { entries.append(("xesam:album", .string(DisplayWidth.plainText(item.title)))) }
         if let chapter = status.chapter { entries.append(("mediaplay:chapter", .string(DisplayWidth.plainText(chapter.line)))) }
         if let duration = status.duration { entries.append(("mpris:length", .int64(CheckedNumber.microseconds(duration)))) }
         if let url = item.source?.description {
-            entries.append(("xesam:url", .string(url.hasPrefix("/") ? URL(fileURLWithPath: url).absoluteString : url)))
+            entries.append(("xesam:url", .string(url.hasPrefix("/") ? URL(fileURLWithPath: url).absoluteString : url.redactingUserinfo)))
         }
         if let art = artwork(item) { entries.append(("mpris:artUrl", .string(art))) }
         if let tags = details(item) {

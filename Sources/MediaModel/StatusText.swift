@@ -5,15 +5,16 @@ public enum StatusText {
     /// `▶ playing 3 "Title" 00:00/03:20`, `⏸ paused 3 "Title" at 01:02`, ...
     public static func line(_ status: ItemStatus) -> String {
         let (verb, detail) = parts(status)
-        // The title and any error come from the feed and the media: escaped.
-        return DisplayWidth.escaped("\(verb) \(status.item) \"\(status.title)\"\(detail)")
+        // The title and any error come from the feed and the media: escaped,
+        // and a URL they quote without its password.
+        return DisplayWidth.escaped("\(verb) \(status.item) \"\(status.title)\"\(detail)".redactingUserinfo)
     }
 
     /// The same without the item: `▶ playing 00:00/03:20`, `⏸ paused at
     /// 01:02` (`list`'s STATE column, beside the item's title).
     public static func brief(_ status: ItemStatus) -> String {
         let (verb, detail) = parts(status)
-        return DisplayWidth.escaped(verb + detail)
+        return DisplayWidth.escaped((verb + detail).redactingUserinfo)
     }
 
     private static func parts(_ status: ItemStatus) -> (verb: String, detail: String) {

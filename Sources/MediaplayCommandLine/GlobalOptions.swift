@@ -58,9 +58,9 @@ public struct GlobalOptions: ParsableArguments {
     // static program a scan of its conformances.
 
     public static func feedLocation(option: String?, _ environment: (String) -> String?) throws(CLIError) -> String {
-        if let option, !option.isEmpty { return named(option) }
-        if let feed = environment("MEDIAPLAY_FEED"), !feed.isEmpty { return named(feed) }
-        if let feed = ConfiguredDefaults.values.feed, !feed.isEmpty { return named(feed.hasPrefix("~") ? absolutePath(feed) : feed) }
+        if let option, !option.isEmpty { return try named(option) }
+        if let feed = environment("MEDIAPLAY_FEED"), !feed.isEmpty { return try named(feed) }
+        if let feed = ConfiguredDefaults.values.feed, !feed.isEmpty { return try named(feed.hasPrefix("~") ? absolutePath(feed) : feed) }
         if let bundled = BundledFeed.path() { return bundled }
         throw CLIError(
             "no feed given and the bundled media.json was not found next to the program (pass --feed PATH or set MEDIAPLAY_FEED)",
@@ -68,10 +68,11 @@ public struct GlobalOptions: ParsableArguments {
         )
     }
 
-    /// A name from config.toml's [feeds] is its location; a file of that
-    /// name in the current folder wins (it is what the user sees).
-    static func named(_ feed: String) -> String {
-        guard let location = ConfiguredDefaults.values.feeds[feed], access(feed, F_OK) != 0 else { return feed }
+    /// A name from config.toml's [feeds] or the imported feeds is its
+    /// location; a file of that name in the current folder wins (it is what
+    /// the user sees).
+    static func named(_ feed: String) throws(CLIError) -> String {
+        guard access(feed, F_OK) != 0, let location = try NamedFeeds.location(of: feed) else { return feed }
         return location.hasPrefix("~") ? absolutePath(location) : location
     }
 

@@ -79,7 +79,12 @@ public struct StatusCommand: ParsableCommand {
         if let sleep = status.sleep { print(sleep.line) }
         // Which feed its numbers are of (another than this command's, said so).
         let asked = try? BackgroundPlayer.feedIdentity(global)
-        print(asked == nil || asked == status.feed ? "feed: \(DisplayWidth.escaped(status.feed))" : "feed: \(DisplayWidth.escaped(status.feed)) (not \(DisplayWidth.escaped(asked!)): run 'mediaplay quit' to switch)")
+        let feed = DisplayWidth.escaped(status.feed.redactingUserinfo)
+        if let asked, asked != status.feed {
+            print("feed: \(feed) (not \(DisplayWidth.escaped(asked.redactingUserinfo)): run 'mediaplay quit' to switch)")
+        } else {
+            print("feed: \(feed)")
+        }
     }
 
     /// Prints events until the daemon goes: JSON lines as they come; in

@@ -77,22 +77,28 @@ import TestKit
     }
 
     /// Named feeds: `--feed NAME`, `mediaplay feeds` with counts, and a
-    /// podcast client's OPML added to [feeds] without losing the file's other lines.
+    /// podcast client's OPML added to feeds.toml, config.toml left as it was.
     @Test func namedFeedsAndAnOPMLImport() async throws {
         let home = try await Self.home()
         try home.writeConfig("# my settings\n[playback]\nvolume = 80\n")
-        let podcast = try home.folder.write("pod.xml", #"<rss version="2.0"><channel><title>Pod</title><item><title>A</title><enclosure url="https://e.org/a.mp3" type="audio/mpeg"/></item></channel></rss>"#)
+        let server = try TestHTTPServer()
+        for (path, title) in [("/pod.xml", "Pod"), ("/tones.xml", "Tones")] {
+            server.serve(path, bytes: Array(#"<rss version="2.0"><channel><title>\#(title)</title><item><title>A</title><enclosure url="https://e.org/a.mp3" type="audio/mpeg"/></item></channel></rss>"#.utf8))
+        }
+        let podcast = server.url("/pod.xml").absoluteString
         let opml = try home.folder.write("subs.opml", """
             <?xml version="1.0"?>
             <opml version="2.0"><body>
               <outline text="Folder"><outline type="rss" text="My Pod!" xmlUrl="\(podcast)"/></outline>
-              <outline type="rss" text="Tones" xmlUrl="\(home.feed)"/>
+              <outline type="rss" text="Tones" xmlUrl="\(server.url("/tones.xml").absoluteString)"/>
             </body></opml>
             """)
         let imported = try await Mediaplay.run(["feeds", "import", opml], environment: home.environment)
         #expect(imported.status == 0 && imported.stdout.contains("Added 2 feeds") && imported.stdout.contains("my-pod, tones"), "\(imported.stdout) \(imported.stderr)")
-        let text = try String(contentsOfFile: home.folder.path + "/config/mediaplay/config.toml", encoding: .utf8)
-        #expect(text.hasPrefix("# my settings\n[playback]\nvolume = 80\n") && text.contains("[feeds]\nmy-pod = \"\(podcast)\""), "\(text)")
+        let config = try String(contentsOfFile: home.folder.path + "/config/mediaplay/config.toml", encoding: .utf8)
+        #expect(config == "# my settings\n[playback]\nvolume = 80\n", "\(config)")
+        let text = try String(contentsOfFile: home.folder.path + "/config/mediaplay/feeds.toml", encoding: .utf8)
+        #expect(text.contains("\nmy-pod = \"\(podcast)\"\n"), "\(text)")
         let again = try await Mediaplay.run(["feeds", "import", opml], environment: home.environment)
         #expect(again.status == 0 && again.stdout.contains("named already"), "\(again.stdout)")
 

@@ -56,7 +56,8 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
 
     /// Fails when there is no display to open a window on.
     public init(title: String, rotation: Int = 0) throws {
-        self.title = title
+        // A window's title is on screen (and in task bars): no URL's password.
+        self.title = title.redactingUserinfo
         self.rotation = rotation
         if let problem = Self.displayProblem { throw OutputDeviceError(.display, "no display", message: problem) }
         let requested = ProcessInfo.processInfo.environment["SDL_VIDEODRIVER"].map { $0.lowercased() }

@@ -9,9 +9,9 @@ import MediaplayCommandLine
 import MediaState
 import MediaTerminal
 
-/// `mediaplay feeds`: the feeds named in config.toml's [feeds], with their
-/// item and new-item counts; `feeds import FILE.opml` adds a podcast
-/// client's subscriptions there.
+/// `mediaplay feeds`: the named feeds (config.toml's [feeds], then the
+/// imported ones in feeds.toml), with their item and new-item counts;
+/// `feeds import FILE.opml` adds a podcast client's subscriptions to feeds.toml.
 struct FeedsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "feeds",
@@ -51,23 +51,40 @@ struct FeedsCommand: ParsableCommand {
 
         func run() throws {
             try runReportingErrors {
-                let feeds = LoadedConfig.current.feeds
+                // config.toml's names first; an imported one of the same name is hidden by it.
+                let configured = LoadedConfig.current.feeds
+                let imported = try NamedFeeds.imported().filter { configured[$0.name] == nil }
+                let feeds = configured.sorted(by: { $0.key < $1.key }).map { NamedFeeds.Entry(name: $0.key, location: $0.value) } + imported
                 guard !feeds.isEmpty else {
                     if !json {
                         print("No named feeds yet: add them to \(Config.path(ProcessInfo.processInfo.environment)) under [feeds], or import a podcast client's subscriptions with 'mediaplay feeds import FILE.opml'.")
                     }
                     return
                 }
-                let state = try? StateStore(path: BackgroundPlayer.stateDirectory(global) + "/positions.sqlite")
+                // The feeds are listed whatever the state says; a state
+                // that could not keep what is new fails the command after.
+                var unsaved: String?
+                let state: StateStore?
+                do {
+                    state = try StateStore(path: BackgroundPlayer.stateDirectory(global) + "/positions.sqlite")
+                } catch {
+                    state = nil
+                    unsaved = "\(error)"
+                }
                 let played = state?.playedURLs() ?? []
                 var rows: [Row] = []
-                for (name, location) in feeds.sorted(by: { $0.key < $1.key }) {
+                for (name, location) in feeds.map({ ($0.name, $0.location) }) {
                     var options = global
                     options.feed = location
                     var row = Row(name: name, location: location)
                     do throws(CLIError) {
                         let loaded = try FeedLoading.load(options, announce: false)
-                        let fresh = state?.newItems(in: loaded.identity, ids: loaded.feed.items.map(\.id)) ?? []
+                        var fresh: Set<String> = []
+                        do throws(StateStoreError) {
+                            fresh = try state?.newItems(in: loaded.identity, ids: loaded.feed.items.map(\.id)) ?? []
+                        } catch {
+                            unsaved = unsaved ?? error.description
+                        }
                         row.title = loaded.feed.title
                         row.items = loaded.feed.items.count
                         row.new = loaded.feed.items.filter { fresh.contains($0.id) && !played.contains($0.source?.description ?? "") }.count
@@ -78,23 +95,27 @@ struct FeedsCommand: ParsableCommand {
                 }
                 if json {
                     for row in rows { print(ModelJSON.text(row)) }
-                    return
+                } else {
+                    var table = Table(columns: [.init("NAME"), .init("TITLE", minimumWidth: 10, shrinkWeight: 2), .init("ITEMS", alignRight: true), .init("NEW", alignRight: true), .init("FEED", minimumWidth: 10, shrinkWeight: 1)])
+                    for row in rows {
+                        table.append([
+                            Table.Cell(row.name), Table.Cell(row.error.map { "✗ " + $0 } ?? row.title ?? ""),
+                            Table.Cell(row.items.map(String.init) ?? ""), Table.Cell(row.new.map { $0 == 0 ? "" : String($0) } ?? ""), Table.Cell(row.location.redactingUserinfo),
+                        ])
+                    }
+                    let terminal = TerminalInfo.detect(fd: STDOUT_FILENO, environment: ProcessInfo.processInfo.environment)
+                    for line in table.render(maximumWidth: terminal.width, colors: terminal.colors) { print(line) }
                 }
-                var table = Table(columns: [.init("NAME"), .init("TITLE", minimumWidth: 10, shrinkWeight: 2), .init("ITEMS", alignRight: true), .init("NEW", alignRight: true), .init("FEED", minimumWidth: 10, shrinkWeight: 1)])
-                for row in rows {
-                    table.append([
-                        Table.Cell(row.name), Table.Cell(row.error.map { "✗ " + $0 } ?? row.title ?? ""),
-                        Table.Cell(row.items.map(String.init) ?? ""), Table.Cell(row.new.map { $0 == 0 ? "" : String($0) } ?? ""), Table.Cell(row.location),
-                    ])
-                }
-                let terminal = TerminalInfo.detect(fd: STDOUT_FILENO, environment: ProcessInfo.processInfo.environment)
-                for line in table.render(maximumWidth: terminal.width, colors: terminal.colors) { print(line) }
+                if let unsaved { throw CLIError(unsaved, exitCode: .ioError) }
             }
         }
     }
 
     struct Import: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add the subscriptions of an OPML file (every podcast client exports one) to config.toml's [feeds].")
+        static let configuration = CommandConfiguration(
+            abstract: "Add the http(s) subscriptions of an OPML file (every podcast client exports one) to the named feeds.",
+            discussion: "They are kept in feeds.toml beside config.toml, one name = \"URL\" a line; paths and other URLs are skipped, each with the reason."
+        )
 
         @Argument(help: ArgumentHelp("The OPML file.", valueName: "file.opml"))
         var file: String
@@ -111,39 +132,51 @@ struct FeedsCommand: ParsableCommand {
                 } catch {
                     throw CLIError("\(file):\(error.position.line):\(error.position.column): \(error.message)", exitCode: .dataError)
                 }
-                let environment = ProcessInfo.processInfo.environment
-                let configPath = Config.path(environment)
-                let existing = FileManager.default.contents(atPath: configPath).map { String(decoding: $0, as: UTF8.self) } ?? ""
-                let current = LoadedConfig.current.feeds
-                var names = Set(current.keys)
-                let known = Set(current.values)
-                var added: [(name: String, url: String)] = []
-                for subscription in subscriptions where !known.contains(subscription.url) && !added.contains(where: { $0.url == subscription.url }) {
-                    let name = FeedNames.unique(FeedNames.name(for: subscription.title), taken: &names)
-                    added.append((name, subscription.url))
+                let feedsPath = NamedFeeds.path
+                let before = try NamedFeeds.contents(feedsPath) ?? []
+                let existing: [NamedFeeds.Entry]
+                do throws(TOMLText.Problem) {
+                    existing = try NamedFeeds.entries(before)
+                } catch {
+                    throw NamedFeeds.fileError(error)
+                }
+                let configured = LoadedConfig.current.feeds
+                var names = FeedNames.Taken(Set(configured.keys).union(existing.map(\.name)))
+                var known = Set(configured.values).union(existing.map(\.location))
+                var added: [NamedFeeds.Entry] = []
+                var skipped: [(subscription: OPMLReader.Subscription, reason: String)] = []
+                for subscription in subscriptions {
+                    if let reason = subscription.problem {
+                        skipped.append((subscription, reason))
+                    } else if known.insert(subscription.url).inserted {
+                        added.append(NamedFeeds.Entry(name: names.unique(FeedNames.name(for: subscription.title)), location: subscription.url))
+                    }
+                }
+                for (subscription, reason) in skipped {
+                    print(DisplayWidth.escaped("Skipped \"\(subscription.title)\" (\(subscription.url.redactingUserinfo)): \(reason)."))
                 }
                 guard !added.isEmpty else {
-                    print(subscriptions.isEmpty ? "\(file) lists no feeds." : "Every feed of \(file) is named already.")
+                    print(subscriptions.isEmpty ? "\(file) lists no feeds." : skipped.count == subscriptions.count ? "No http(s) feed in \(file); nothing was added." : "Every feed of \(file) is named already.")
                     return
                 }
-                let lines = added.map { "\($0.name) = \(FeedNames.tomlString($0.url))" }
-                let text = FeedNames.inserting(lines, into: existing)
+                let text = FeedNames.appending(added, to: String(decoding: before, as: UTF8.self))
                 // Nothing is written that does not read back.
-                do {
-                    _ = try Config.parse(text, path: configPath)
+                do throws(TOMLText.Problem) {
+                    _ = try NamedFeeds.entries(Array(text.utf8))
                 } catch {
-                    throw CLIError("the feeds of \(file) would not make a valid config.toml (\(error)); nothing was changed", exitCode: .dataError)
+                    throw CLIError("the feeds of \(file) would not make a valid feeds.toml (line \(error.line): \(error.message)); nothing was changed", exitCode: .dataError)
                 }
-                try FeedNames.write(text, to: configPath)
-                print("Added \(added.count) feed\(added.count == 1 ? "" : "s") to \(configPath): \(added.map(\.name).joined(separator: ", "))")
-                let skipped = subscriptions.count - added.count
-                if skipped > 0 { print("\(skipped) already named (or listed twice).") }
+                try FeedNames.write(text, to: feedsPath)
+                let shown = added.prefix(10).map(\.name).joined(separator: ", ") + (added.count > 10 ? " and \(added.count - 10) more" : "")
+                print("Added \(added.count) feed\(added.count == 1 ? "" : "s") to \(feedsPath): \(shown)")
+                let twice = subscriptions.count - added.count - skipped.count
+                if twice > 0 { print("\(twice) already named (or listed twice).") }
             }
         }
     }
 }
 
-/// Names for imported feeds, and config.toml's text with them added.
+/// Names for imported feeds, and the feeds file's text with them added.
 enum FeedNames {
     /// "The Daily Show!" → "the-daily-show".
     static func name(for title: String) -> String {
@@ -162,15 +195,26 @@ enum FeedNames {
         return Config.isFeedName(result) ? result : "feed"
     }
 
-    static func unique(_ name: String, taken: inout Set<String>) -> String {
-        var candidate = name
-        var number = 2
-        while taken.contains(candidate) {
-            candidate = "\(name)-\(number)"
-            number += 1
+    /// The names in use, and per name the number its next copy tries
+    /// (100,000 titles that all make "feed" took a scan each).
+    struct Taken {
+        var names: Set<String>
+        var next: [String: Int] = [:]
+
+        init(_ names: Set<String>) { self.names = names }
+
+        /// `name`, else `name-2`, `name-3`, ...: the first not taken.
+        mutating func unique(_ name: String) -> String {
+            var candidate = name
+            var number = next[name] ?? 2
+            while names.contains(candidate) {
+                candidate = "\(name)-\(number)"
+                number += 1
+            }
+            next[name] = number
+            names.insert(candidate)
+            return candidate
         }
-        taken.insert(candidate)
-        return candidate
     }
 
     /// A TOML basic string.
@@ -187,26 +231,29 @@ enum FeedNames {
         return out + "\""
     }
 
-    /// The lines under the file's [feeds] table, or a new one at its end.
-    static func inserting(_ lines: [String], into text: String) -> String {
-        var fileLines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        if let header = fileLines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "[feeds]" }) {
-            fileLines.insert(contentsOf: lines, at: header + 1)
-            return fileLines.joined(separator: "\n")
-        }
-        var result = text
-        if !result.isEmpty, !result.hasSuffix("\n") { result += "\n" }
-        if !result.isEmpty { result += "\n" }
-        return result + "[feeds]\n" + lines.joined(separator: "\n") + "\n"
+    /// The feeds file's text with `entries` added at its end (a new file
+    /// begins with a line saying what it is).
+    static func appending(_ entries: [NamedFeeds.Entry], to text: String) -> String {
+        var result = text.isEmpty ? "# Feeds imported by 'mediaplay feeds import' (docs/CONFIG.md): one name = \"URL\" a line.\n" : text
+        if !result.hasSuffix("\n") { result += "\n" }
+        for entry in entries { result += "\(entry.name) = \(tomlString(entry.location))\n" }
+        return result
     }
 
     /// Written aside, then renamed over: the old file stays whole until then.
+    /// A read-only file is refused, and the new one gets the old one's mode.
     static func write(_ text: String, to path: String) throws(CLIError) {
         let folder = (path as NSString).deletingLastPathComponent
+        var existing = stat()
+        let exists = stat(path, &existing) == 0
+        if exists, access(path, W_OK) != 0 {
+            throw CLIError("cannot save to \(path): it is read-only (check its permissions)", exitCode: .ioError)
+        }
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let temporary = folder + "/.config.toml.\(getpid())"
+            let temporary = folder + "/." + (path as NSString).lastPathComponent + ".\(getpid())"
             try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
+            if exists { chmod(temporary, existing.st_mode & 0o7777) }
             guard rename(temporary, path) == 0 else {
                 let reason = String(cString: strerror(errno))
                 unlink(temporary)
@@ -215,7 +262,7 @@ enum FeedNames {
         } catch let error as CLIError {
             throw error
         } catch {
-            throw CLIError("cannot write \(path): \(error.localizedDescription)", exitCode: .ioError)
+            throw CLIError("cannot write \(path): \(SystemErrorText.describe(error))", exitCode: .ioError)
         }
     }
 }

@@ -139,7 +139,7 @@ struct PlayCommand: AsyncParsableCommand {
             let display = DisplayOutcome()
             let audio: MediaPlayerFactory.Audio
             // One recording across every item played in turn.
-            let audioRecord = recording.audioFileSink().map(ContinuousAudioSink.init)
+            let audioRecord = try recording.audioFileSink().map(ContinuousAudioSink.init)
             if let audioRecord {
                 audio = .sink { audioRecord }
             } else {
@@ -243,7 +243,7 @@ struct PlayCommand: AsyncParsableCommand {
     }
 
     fileprivate static func warn(_ text: String) {
-        StandardStream.error("mediaplay: \(DisplayWidth.escaped(text))\n")
+        StandardStream.error("mediaplay: \(DisplayWidth.escaped(text.redactingUserinfo))\n")
     }
 
     /// What to play and a title: a path as is, a URL or a feed item through
@@ -346,6 +346,6 @@ private final class DisplayOutcome: @unchecked Sendable {
 
     func missing(_ warning: String?) {
         lock.withLock { missingFlag = true }
-        if let warning { StandardStream.error("mediaplay: \(DisplayWidth.escaped(warning))\n") }
+        if let warning { StandardStream.error("mediaplay: \(DisplayWidth.escaped(warning.redactingUserinfo))\n") }
     }
 }

@@ -226,7 +226,7 @@ enum PlaybackView {
     static func line(
         _ status: ItemStatus, title: String, kind: MediaKind? = nil, several: Bool = false, tick: Int, audio: AudioSettings = AudioSettings(), notice: String? = nil
     ) -> String {
-        var name = DisplayWidth.singleLine(title)
+        var name = DisplayWidth.singleLine(title.redactingUserinfo)
         if let playing = status.streamTitle, !playing.isEmpty { name += " · " + DisplayWidth.singleLine(playing) }
         if audio.muted { name += "  🔇" } else if audio.volume != 100 { name += "  🔉 \(audio.volume) %" }
         if audio.speed != 1 { name += "  \(SpeedText.text(audio.speed))" }

@@ -1,0 +1,24 @@
+import Foundation
+import Testing
+import TestKit
+
+/// A password in a feed's URL is never shown (issue #41, item 10): its
+/// userinfo is `***` in errors, tables and titles.
+@Suite struct SecretURLTests {
+    @Test func aFeedURLsPasswordIsNotPrinted() async throws {
+        let home = try await ConfigFileTests.home()
+        let url = "http://alice:s3cr3tpw@127.0.0.1:1/feed.xml"
+        let list = try await Mediaplay.run(["list", "--feed", url], environment: home.environment)
+        #expect(list.status == 69, "connection refused: \(list.status) \(list.stderr)")
+        #expect(list.stderr.contains("http://***@127.0.0.1:1/feed.xml") && !list.stderr.contains("s3cr3tpw") && !list.stderr.contains("alice"), "\(list.stderr)")
+
+        // A named feed with a password: `feeds` shows where it is, without it.
+        try FileManager.default.createDirectory(atPath: home.folder.path + "/config/mediaplay", withIntermediateDirectories: true)
+        try "private = \"\(url)\"\n".write(toFile: home.folder.path + "/config/mediaplay/feeds.toml", atomically: true, encoding: .utf8)
+        let feeds = try await Mediaplay.run(["feeds"], environment: home.environment)
+        #expect(feeds.status == 0 && feeds.stdout.contains("private") && feeds.stdout.contains("***@127.0.0.1"), "\(feeds.stdout) \(feeds.stderr)")
+        #expect(!(feeds.stdout + feeds.stderr).contains("s3cr3tpw"), "\(feeds.stdout) \(feeds.stderr)")
+        let named = try await Mediaplay.run(["list", "--feed", "private"], environment: home.environment)
+        #expect(named.status == 69 && named.stderr.contains("***@") && !named.stderr.contains("s3cr3tpw"), "\(named.stderr)")
+    }
+}
