@@ -183,7 +183,7 @@ let package = Package(
         // before a download could start).
         .executableTarget(
             name: "mediaplay-cache",
-            dependencies: ["MediaCacheCommands", "MediaplayCommandLine", "MediaConfig", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["MediaCache", "MediaCacheCommands", "MediaplayCommandLine", "MediaConfig", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings,
             linkerSettings: staticSwift(positionIndependent: true)
         ),

@@ -495,6 +495,11 @@ final class TransferEngine: @unchecked Sendable {
         for helper in job.rangeJobs { abandon(helper) }
         parked.removeAll { $0 === job }
         if case .failure = result, job.wroteOutOfOrder { job.recordHeldRanges() }
+        // A failure before any byte (a refused redirect, a 404) leaves no empty part file.
+        var info = stat()
+        if case .failure = result, job.isMain, job.fd >= 0, fstat(job.fd, &info) == 0, info.st_size == 0 {
+            _ = unlink(job.partPath)
+        }
         if job.fd >= 0 {
             close(job.fd)
             job.fd = -1

@@ -102,6 +102,15 @@ extension ControlRequest {
             let path = context.codingPath.map(\.stringValue).joined(separator: ".")
             return path.isEmpty ? "request is not a JSON object" : "\"\(path)\" has the wrong type"
         default:
+            // JSON whose number fits no field of its type (`"step": 1e308`):
+            // Foundation calls that "not valid JSON" too; the field is named.
+            if let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] {
+                for key in ["expires", "id", "level", "step"] {
+                    guard let number = object[key] as? NSNumber else { continue }
+                    let value = number.doubleValue
+                    if !(value.rounded() == value && abs(value) < 9.2e18) { return "\"\(key)\" is out of range (or not a whole number)" }
+                }
+            }
             return "request is not valid JSON"
         }
     }

@@ -88,10 +88,16 @@ public final class MediaSession: @unchecked Sendable {
     /// stop) run here, never on Swift's cooperative threads.
     private let blockingQueue = DispatchQueue(label: "mediaplay.session", attributes: .concurrent)
 
+    /// Problems no command waits for (a chapters file that cannot be had):
+    /// the background player's log.
+    private let problems: (@Sendable (String) -> Void)?
+
     public init(
         feed: Feed, store: (any MediaStore)?, positions: StateStore?, engine: any PlayerFactory,
-        settings: AudioSettings = AudioSettings(), playlist: PlaylistMode = PlaylistMode(autoplay: false), tracks: TrackSettings = TrackSettings()
+        settings: AudioSettings = AudioSettings(), playlist: PlaylistMode = PlaylistMode(autoplay: false), tracks: TrackSettings = TrackSettings(),
+        problems: (@Sendable (String) -> Void)? = nil
     ) {
+        self.problems = problems
         currentFeed = feed
         self.settings = settings
         self.tracks = tracks
@@ -907,9 +913,19 @@ public final class MediaSession: @unchecked Sendable {
             return true
         }
         guard first else { return }
-        blockingQueue.async { [weak self] in
-            guard let response = try? HTTPGet.fetch(url, maximumBytes: PodcastChapters.maximumBytes),
-                  let chapters = PodcastChapters.decode(response.body), !chapters.isEmpty, let self else { return }
+        blockingQueue.async { [weak self, problems] in
+            let response: HTTPResponse
+            do throws(TransferError) {
+                response = try HTTPGet.fetch(url, maximumBytes: PodcastChapters.maximumBytes)
+            } catch {
+                problems?("chapters of \"\(item.title)\" not fetched: \(error.message)")
+                return
+            }
+            guard let chapters = PodcastChapters.decode(response.body), !chapters.isEmpty else {
+                problems?("chapters of \"\(item.title)\" not read: \(url.absoluteString.redactingUserinfo) holds no chapters in the Podcasting 2.0 JSON form")
+                return
+            }
+            guard let self else { return }
             self.lock.withLock { self.fetchedChapters[item.key] = chapters }
             self.announce(item.key, .metadata)
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MediaTerminal
+import MediaCache
 import MediaCacheCommands
 import MediaConfig
 import MediaplayCommandLine
@@ -25,6 +26,7 @@ struct MediaplayCache: AsyncParsableCommand {
             feed: config.feed, cacheFolder: config.cacheFolder, maxSize: config.maxSize, feeds: config.feeds,
             audio: config.audioSettings(kept: nil), playlist: config.playlistMode(kept: nil), measureLoudness: config.measureLoudness ?? true
         ))
+        if let seconds = config.networkTimeout { NetworkLimits.set(timeout: seconds) }
         // A write over a file size limit must fail with EFBIG (reported as a
         // full disk, partial file kept), not kill the process.
         signal(SIGXFSZ, SIG_IGN)

@@ -3,6 +3,7 @@ import CLinux
 import Foundation
 import MediaplayCommandLine
 import MediaTerminal
+import MediaCache
 import MediaCacheCommands
 import MediaConfig
 import MediaCacheFolder
@@ -55,6 +56,7 @@ struct Mediaplay: AsyncParsableCommand {
             feed: config.feed, cacheFolder: config.cacheFolder, maxSize: config.maxSize, feeds: config.feeds,
             audio: config.audioSettings(kept: nil), playlist: config.playlistMode(kept: nil), measureLoudness: config.measureLoudness ?? true
         ))
+        if let seconds = config.networkTimeout { NetworkLimits.set(timeout: seconds) }
         // A folder's files are probed as it loads (their track tags order
         // its albums), and kept in the cache's index for the next list.
         FeedLoading.useDetails { items, cacheDirectory in

@@ -38,6 +38,11 @@ public final class FrameHashSink: VideoSink, @unchecked Sendable {
     }
 }
 
+/// A recording's file that cannot be opened, in one line.
+public struct OutputFileError: Error, CustomStringConvertible {
+    public let description: String
+}
+
 /// Opens a recording's file as a shell's `>` does: created or truncated in
 /// place, through a symlink, a device as itself. (Foundation's createFile
 /// writes a new file and renames it over the path: `--video-out /dev/null`
@@ -46,7 +51,8 @@ enum OutputFile {
     static func open(_ path: String) throws -> FileHandle {
         let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path, NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)])
+            let reason = errno == EISDIR ? "it is a folder" : String(cString: strerror(errno))
+            throw OutputFileError(description: "cannot write \(path): \(reason)")
         }
         return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }

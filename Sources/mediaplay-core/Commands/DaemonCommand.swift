@@ -42,6 +42,9 @@ struct DaemonCommand: AsyncParsableCommand {
     @Option(name: .customLong("save-interval"), help: ArgumentHelp("Seconds of playback between saves of the resume position.", valueName: "seconds"))
     var saveInterval = 5.0
 
+    @Option(name: .customLong("lock-fd"), help: ArgumentHelp("The runtime folder's lock, taken for it by the client that starts it.", valueName: "descriptor", visibility: .hidden))
+    var lockDescriptor: Int32?
+
     func validate() throws {
         if !(saveInterval > 0) || !saveInterval.isFinite { throw ValidationError("--save-interval takes a number of seconds above 0") }
     }
@@ -103,7 +106,7 @@ struct DaemonCommand: AsyncParsableCommand {
         let logger = Logger(label: "mediaplay.daemon") { _ in FileLogHandler(path: logPath) }
         let daemon = Daemon(paths: BackgroundPlayer.paths(global), logger: logger)
         do {
-            try daemon.claim()
+            try daemon.claim(heldLock: lockDescriptor)
         } catch {
             throw CLIError(error.message, exitCode: .unavailable)
         }
@@ -125,6 +128,11 @@ struct DaemonCommand: AsyncParsableCommand {
                 logger.warning("\(notice)")
                 StandardStream.error("mediaplay: \(notice)\n")
             }
+            // Positions and settings are saved in the background, where a
+            // failure reaches no one: a store that cannot save is said now.
+            try positions.checkWritable()
+        } catch let error as StateStoreError {
+            throw CLIError(error.description, exitCode: .ioError)
         } catch {
             throw CLIError("cannot open the resume positions at \(positionsPath): \(error)", exitCode: .ioError)
         }
@@ -135,7 +143,8 @@ struct DaemonCommand: AsyncParsableCommand {
         let session = MediaSession(
             feed: loaded.feed, store: cache, positions: positions, engine: engine,
             settings: LoadedConfig.current.audioSettings(kept: positions.audioSettings()),
-            playlist: LoadedConfig.current.playlistMode(kept: positions.playlistMode()), tracks: config.trackSettings
+            playlist: LoadedConfig.current.playlistMode(kept: positions.playlistMode()), tracks: config.trackSettings,
+            problems: { logger.warning("\($0)") }
         )
         // The keys of its windows, and where items start: config.toml's.
         session.keymap = LoadedConfig.current.keymap

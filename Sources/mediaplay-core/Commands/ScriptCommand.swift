@@ -86,7 +86,7 @@ struct ScriptCommand: AsyncParsableCommand {
             let cache = try CacheAccess.open(global)
             let virtual = (clock ?? (recording.isRecording ? .virtual : .real)) == .virtual
             // One recording across every item the script plays.
-            let audioRecord = recording.audioFileSink().map(ContinuousAudioSink.init)
+            let audioRecord = try recording.audioFileSink().map(ContinuousAudioSink.init)
             let videoRecord = try recording.frameHashSink().map(ContinuousVideoSink.init)
             let audio: MediaPlayerFactory.Audio = audioRecord.map { sink in .sink { sink } } ?? (virtual ? .sink { NullSink() } : .device)
             let video: MediaPlayerFactory.Video = videoRecord.map { sink in .sink { _ in sink } } ?? (virtual ? .off : .window())

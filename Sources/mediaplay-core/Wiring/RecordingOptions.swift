@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaModel
 import MediaplayCommandLine
 import MediaEngine
 
@@ -14,8 +15,15 @@ struct RecordingOptions: ParsableArguments {
 
     var isRecording: Bool { audioOut != nil || videoOut != nil }
 
-    func audioFileSink() -> WAVFileSink? {
-        audioOut.map { WAVFileSink(path: absolutePath($0)) }
+    /// Checked at once (the file itself opens with the first sound), so a
+    /// folder or a path that cannot be written fails before playing.
+    func audioFileSink() throws(CLIError) -> WAVFileSink? {
+        guard let audioOut else { return nil }
+        let path = absolutePath(audioOut)
+        if let kind = SystemErrorText.kind(of: path), kind == "it is a folder" {
+            throw CLIError("cannot write \(audioOut): \(kind)", exitCode: .ioError)
+        }
+        return WAVFileSink(path: path)
     }
 
     /// Created at once, so a path that cannot be written fails before playing.
@@ -24,7 +32,7 @@ struct RecordingOptions: ParsableArguments {
         do {
             return try FrameHashSink(path: absolutePath(videoOut))
         } catch {
-            throw CLIError("cannot write \(videoOut): \(error.localizedDescription)", exitCode: .ioError)
+            throw CLIError((error as? OutputFileError)?.description ?? "cannot write \(videoOut): \(SystemErrorText.describe(error))", exitCode: .ioError)
         }
     }
 }
