@@ -16,16 +16,38 @@ import TestKit
         #expect(SubtitleLimits.cut("short") == "short")
     }
 
+    /// A script of libass's default height (288).
+    static let defaultScript = ScriptSize([Substring]())
+
     @Test func assSizesAreBoundedAndOrdinaryOnesUntouched() {
-        let huge = #"0,0,Default,,0,0,0,,{\fscx100000\fscy100000\bord9999\blur1000\fax50}X"#
-        #expect(AssBounds.event(huge, maximumFont: 576) == #"0,0,Default,,0,0,0,,{\fscx400\fscy400\bord64\blur64\fax4}X"#)
+        let size = Self.defaultScript
+        let huge = #"0,0,Default,,0,0,0,,{\fscx100000\fscy100000\bord9999\blur1000\be500\fax50}X"#
+        #expect(AssBounds.event(huge, size: size) == #"0,0,Default,,0,0,0,,{\fscx400\fscy400\bord36\blur9\be32\fax4}X"#)
         // `\fs+N` multiplies: read as an absolute size, held to the font limit.
-        #expect(AssBounds.event(#"0,0,Default,,0,0,0,,{\fs+100\fs+100}X"#, maximumFont: 576) == #"0,0,Default,,0,0,0,,{\fs100\fs100}X"#)
-        #expect(AssBounds.event(#"0,0,Default,,0,0,0,,{\fs90000}X"#, maximumFont: 576) == #"0,0,Default,,0,0,0,,{\fs576}X"#)
+        #expect(AssBounds.event(#"0,0,Default,,0,0,0,,{\fs+100\fs+100}X"#, size: size) == #"0,0,Default,,0,0,0,,{\fs100\fs100}X"#)
+        #expect(AssBounds.event(#"0,0,Default,,0,0,0,,{\fs90000}X"#, size: size) == #"0,0,Default,,0,0,0,,{\fs576}X"#)
         let ordinary = #"0,0,Default,,0,0,0,,{\an8\fs24\fscx120\bord2.5\t(0,500,\fscx110)\pos(10,20)}Hello {\i1}there{\i0}, \N world"#
-        #expect(AssBounds.event(ordinary, maximumFont: 576) == ordinary)
+        #expect(AssBounds.event(ordinary, size: size) == ordinary)
         // Braces only open tags: a backslash in the text stays as written.
-        #expect(AssBounds.event(#"0,0,Default,,0,0,0,,\fscx100000 is text"#, maximumFont: 576) == #"0,0,Default,,0,0,0,,\fscx100000 is text"#)
+        #expect(AssBounds.event(#"0,0,Default,,0,0,0,,\fscx100000 is text"#, size: size) == #"0,0,Default,,0,0,0,,\fscx100000 is text"#)
+        // At most 64 lines to lay out.
+        let lines = AssBounds.event("0,0,Default,,0,0,0,," + String(repeating: #"a\N"#, count: 1000), size: size)
+        #expect(lines == "0,0,Default,,0,0,0,," + String(repeating: #"a\N"#, count: 63) + "a…")
+    }
+
+    /// libass reads a script's height as C's atoi does, and completes a
+    /// missing side as it does: the bounds follow what it draws with.
+    @Test func aScriptsHeightIsReadAsLibassReadsIt() {
+        func height(_ text: String) -> Double { ScriptSize(text.split(separator: "\n")).height }
+        #expect(height("") == 288)
+        #expect(height("PlayResX: 1280") == 1024)
+        #expect(height("PlayResX: 640") == 480)
+        #expect(height("PlayResY: 2?40") == 2)
+        #expect(height("PlayResX: \u{0F} 320\nPlayResY: 1080") == 1080)
+        #expect(height("PlayResY: -5") == 288)
+        // A script 2 high: a font of 30 is 15 screens tall; held to twice its height.
+        let tiny = ScriptSize(["PlayResY: 2"])
+        #expect(AssBounds.event(#"0,0,Default,,0,0,0,,{\fs30\bord3\blur2}X"#, size: tiny) == #"0,0,Default,,0,0,0,,{\fs4\bord0.25\blur0.0625}X"#)
     }
 
     @Test func aHeadersStylesAreBoundedByItsScriptHeight() {
@@ -41,8 +63,12 @@ import TestKit
         """
         let bounded = AssBounds.header(header)
         #expect(bounded.contains("Style: Default,Arial,20,100,100,0,2,0"))
-        // Twice the script's height: 640 wide reads as 480 high (above PlayResY).
-        #expect(bounded.contains("Style: Big,Arial,960,400,50,-64,64,3"), "\(bounded)")
+        // The script is 360 high: fonts up to 720, outlines and shadows up to 45, spacing up to 90.
+        #expect(bounded.contains("Style: Big,Arial,720,400,50,-90,45,3"), "\(bounded)")
+        // A script claiming a picture 2 high is read as one 72 high: libass
+        // would scale its default style's font by the frame over 2.
+        #expect(AssBounds.header("[Script Info]\nPlayResX: 320\nPlayResY: 2\u{01}") == "[Script Info]\nPlayResX: 320\nPlayResY: 72")
+        #expect(AssBounds.header("[Script Info]\nPlayResX: 3") == "[Script Info]\nPlayResX: 96")
         let ordinary = header.replacingOccurrences(of: "\nStyle: Big,Arial,100000,100000,50,-9999,9999,3", with: "")
         #expect(AssBounds.header(ordinary) == ordinary)
     }

@@ -25,8 +25,9 @@ final class AssTrack: @unchecked Sendable {
     private let renderer: UnsafeMutableRawPointer
     private var track: UnsafeMutableRawPointer?
     private var frameSize: (width: Int32, height: Int32)?
-    /// The largest font size the script may ask for (`AssBounds`).
-    private var maximumFont = AssBounds.fontLimit([Substring]())
+    private var fontsFound = false
+    /// The script's height, which the sizes of its events are bounded by (`AssBounds`).
+    private var scriptSize = ScriptSize([Substring]())
 
     init() throws(FFmpegError) {
         api = try Self.library.get()
@@ -58,11 +59,17 @@ final class AssTrack: @unchecked Sendable {
             for font in fonts {
                 api.add_font(handle, font.name, font.data.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(font.data.count))
             }
-            api.set_fonts(renderer, nil, nil, 1, nil, 1)
+            // fontconfig's fonts are found once per renderer (its
+            // configuration parsed anew each time); a file's own fonts
+            // added since need it again.
+            if !fontsFound || !fonts.isEmpty {
+                api.set_fonts(renderer, nil, nil, 1, nil, 1)
+                fontsFound = true
+            }
             if let header, let base = header.baseAddress, header.count > 0 {
                 let text = String(decoding: header, as: UTF8.self)
-                maximumFont = AssBounds.fontLimit(text.split(separator: "\n"))
                 let bounded = AssBounds.header(text)
+                scriptSize = ScriptSize(bounded.split(separator: "\n"))
                 if bounded == text {
                     // Unchanged: libass gets the decoder's own bytes.
                     api.process_codec_private(made, base.assumingMemoryBound(to: CChar.self), Int32(header.count))
@@ -87,12 +94,12 @@ final class AssTrack: @unchecked Sendable {
             for index in 0..<Int(subtitle.num_rects) {
                 guard let line = subtitle.rects[index]?.pointee.ass else { break }
                 let length = strlen(line)
-                // Short and without tags: libass gets the decoder's own bytes.
-                if length <= SubtitleLimits.shownTextBytes, strchr(line, Int32(UInt8(ascii: "{"))) == nil {
+                // Short, without tags or breaks: libass gets the decoder's own bytes.
+                if length <= SubtitleLimits.shownTextBytes, strchr(line, Int32(UInt8(ascii: "{"))) == nil, strchr(line, Int32(UInt8(ascii: "\\"))) == nil {
                     api.process_chunk(track, line, Int32(length), start, duration)
                     continue
                 }
-                let bytes = Array(AssBounds.event(String(cString: line), maximumFont: maximumFont).utf8)
+                let bytes = Array(AssBounds.event(String(cString: line), size: scriptSize).utf8)
                 bytes.withUnsafeBufferPointer { buffer in
                     buffer.withMemoryRebound(to: CChar.self) { api.process_chunk(track, $0.baseAddress, Int32($0.count), start, duration) }
                 }

@@ -18,12 +18,12 @@ public enum SubtitleLimits {
     public static let shownTextBytes = 4096
     /// ASS scales (`\fscx`, `ScaleX`), in percent.
     static let scalePercent = 400.0
-    /// ASS borders, shadows (`\bord`, `Outline`) and letter spacing, in script pixels.
-    static let border = 64.0
-    /// ASS blur (`\blur`, `\be`: the cost is per pass and per radius).
-    static let blur = 64.0
     /// ASS shearing (`\fax`, `\fay`).
     static let shear = 4.0
+    /// ASS `\be`: passes of a blur over the picture.
+    static let edgeBlurPasses = 32.0
+    /// Lines of one cue (`\N`): past them the text is cut.
+    static let lines = 64
 
     /// `text` cut to `shownTextBytes` at a character's edge, "…" added when cut.
     public static func cut(_ text: String) -> String {
@@ -115,10 +115,22 @@ struct SubtitleBudget {
 enum AssBounds {
     /// The header (`[Script Info]`, `[V4+ Styles]`) with its styles' sizes bounded.
     static func header(_ text: String) -> String {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        let maximumFont = fontLimit(lines)
-        var format: [Substring] = []
         var changed = false
+        // A script claiming a tiny picture (`PlayResY: 2`) has libass scale
+        // every size, its default style's too, by the frame over it: its
+        // sides are held to a least size first.
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> Substring in
+            for (key, least) in [("PlayResX:", ScriptSize.leastWidth), ("PlayResY:", ScriptSize.leastHeight)] where line.hasPrefix(key) {
+                let value = ScriptSize.leadingInteger(line.dropFirst(key.count))
+                if value > 0 && value < least {
+                    changed = true
+                    return Substring("\(key) \(least)")
+                }
+            }
+            return line
+        }
+        let size = ScriptSize(lines)
+        var format: [Substring] = []
         let out = lines.map { line -> Substring in
             let trimmed = line.drop { $0 == " " || $0 == "\t" }
             if trimmed.hasPrefix("Format:") {
@@ -130,9 +142,10 @@ enum AssBounds {
             var touched = false
             for (index, name) in format.enumerated() where index < fields.count {
                 let limit: (Double, Bool)? = switch name.lowercased() {
-                case "fontsize": (maximumFont, false)
+                case "fontsize": (size.font, false)
                 case "scalex", "scaley": (SubtitleLimits.scalePercent, false)
-                case "spacing", "outline", "shadow": (SubtitleLimits.border, true)
+                case "outline", "shadow": (size.border, true)
+                case "spacing": (size.spacing, true)
                 default: nil
                 }
                 guard let (bound, signed) = limit, let value = Double(fields[index].trimmingCharacters(in: .whitespaces)) else { continue }
@@ -151,8 +164,17 @@ enum AssBounds {
 
     /// An event as libavcodec hands it to libass, its text cut to
     /// `shownTextBytes` and its override tags' sizes bounded.
-    static func event(_ text: String, maximumFont: Double) -> String {
-        let bytes = Array(SubtitleLimits.cut(text, keeping: SubtitleLimits.shownTextBytes + 256).utf8)
+    static func event(_ text: String, size: ScriptSize) -> String {
+        var bytes = Array(SubtitleLimits.cut(text, keeping: SubtitleLimits.shownTextBytes + 256).utf8)
+        // At most `lines` lines: each is laid out and drawn on its own.
+        var breaks = 0
+        for index in bytes.indices.dropLast() where bytes[index] == UInt8(ascii: "\\") && (bytes[index + 1] | 0x20) == UInt8(ascii: "n") {
+            breaks += 1
+            if breaks == SubtitleLimits.lines {
+                bytes = Array(bytes[..<index]) + Array("…".utf8)
+                break
+            }
+        }
         guard bytes.contains(UInt8(ascii: "{")) else { return String(decoding: bytes, as: UTF8.self) }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
@@ -174,7 +196,7 @@ enum AssBounds {
             while index < bytes.count, (bytes[index] | 0x20) >= UInt8(ascii: "a"), (bytes[index] | 0x20) <= UInt8(ascii: "z") { index += 1 }
             let name = String(decoding: bytes[nameStart..<index], as: UTF8.self)
             out += bytes[nameStart..<index]
-            guard let (bound, signed) = limit(ofTag: name, maximumFont: maximumFont) else { continue }
+            guard let (bound, signed) = limit(ofTag: name, size: size) else { continue }
             // `\fs+N` multiplies the size: read as `\fsN`.
             if name == "fs", index < bytes.count, bytes[index] == UInt8(ascii: "+") { index += 1 }
             let numberStart = index
@@ -191,27 +213,14 @@ enum AssBounds {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// The largest font the script may ask for: twice its height (`PlayResY`,
-    /// libass's 288 without one, or three quarters of a `PlayResX`).
-    static func fontLimit<Lines: Sequence>(_ lines: Lines) -> Double where Lines.Element == Substring {
-        var height = 288.0
-        for line in lines {
-            let trimmed = line.drop { $0 == " " || $0 == "\t" }
-            for (key, factor) in [("PlayResY:", 1.0), ("PlayResX:", 0.75)] where trimmed.hasPrefix(key) {
-                if let value = Double(trimmed.dropFirst(key.count).trimmingCharacters(in: .whitespaces)), value.isFinite, value > 0 {
-                    height = max(height, min(value * factor, 65_536))
-                }
-            }
-        }
-        return 2 * height
-    }
-
-    private static func limit(ofTag name: String, maximumFont: Double) -> (Double, Bool)? {
+    private static func limit(ofTag name: String, size: ScriptSize) -> (Double, Bool)? {
         switch name {
-        case "fs": (maximumFont, false)
+        case "fs": (size.font, false)
         case "fscx", "fscy": (SubtitleLimits.scalePercent, false)
-        case "bord", "xbord", "ybord", "shad", "xshad", "yshad", "fsp": (SubtitleLimits.border, true)
-        case "blur", "be": (SubtitleLimits.blur, false)
+        case "bord", "xbord", "ybord", "shad", "xshad", "yshad": (size.border, true)
+        case "fsp": (size.spacing, true)
+        case "blur": (size.blur, false)
+        case "be": (SubtitleLimits.edgeBlurPasses, false)
         case "fax", "fay": (SubtitleLimits.shear, true)
         default: nil
         }
@@ -224,5 +233,56 @@ enum AssBounds {
 
     private static func number(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}
+
+/// A script's height as libass reads it (`PlayResY`, else from `PlayResX`,
+/// else 288), and the sizes bounded by it: libass scales every size in a
+/// script by the picture's height over this, so a script 2 high draws a
+/// font of 30 at 120 times that. Bounds in the script's own units hold
+/// whatever it claims.
+struct ScriptSize {
+    let height: Double
+    /// The least sides a script may claim (a quarter of libass's default).
+    static let leastWidth = 96, leastHeight = 72
+
+    init<Lines: Sequence>(_ lines: Lines) where Lines.Element == Substring {
+        var width = 0, height = 0
+        for line in lines {
+            if line.hasPrefix("PlayResX:") { width = Self.leadingInteger(line.dropFirst(9)) }
+            if line.hasPrefix("PlayResY:") { height = Self.leadingInteger(line.dropFirst(9)) }
+        }
+        // libass's own completion of a missing side.
+        if width <= 0 && height <= 0 {
+            height = 288
+        } else if height <= 0 {
+            height = width == 1280 ? 1024 : width * 3 / 4
+        }
+        self.height = Double(max(height, 1))
+    }
+
+    /// A font up to twice the script's height.
+    var font: Double { 2 * height }
+    /// Borders and shadows up to an eighth of it.
+    var border: Double { height / 8 }
+    /// Letter spacing up to a quarter of it.
+    var spacing: Double { height / 4 }
+    /// Blur up to a thirty-second of it (its cost grows with the radius).
+    var blur: Double { height / 32 }
+
+    /// The number a line starts with, as C's atoi reads it (libass's reading).
+    static func leadingInteger(_ text: Substring) -> Int {
+        var rest = text.drop { $0 == " " || $0 == "\t" }
+        var sign = 1
+        if let first = rest.first, first == "-" || first == "+" {
+            sign = first == "-" ? -1 : 1
+            rest = rest.dropFirst()
+        }
+        var value = 0
+        for character in rest {
+            guard let digit = character.wholeNumberValue, character.isASCII else { break }
+            value = min(value * 10 + digit, 1 << 20)
+        }
+        return sign * value
     }
 }
