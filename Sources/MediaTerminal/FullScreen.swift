@@ -135,7 +135,14 @@ public struct TerminalError: Error, CustomStringConvertible, Sendable {
 enum CrashRestore {
     nonisolated(unsafe) static var inputFD: Int32 = -1
     nonisolated(unsafe) static var outputFD: Int32 = -1
-    nonisolated(unsafe) static var settings = termios()
+    /// On the heap, sized by MemoryLayout: AddressSanitizer saw the
+    /// compiler's global for it 57 bytes long, and the 60-byte termios
+    /// stored into it overflowed.
+    nonisolated(unsafe) static let settings: UnsafeMutablePointer<termios> = {
+        let pointer = UnsafeMutablePointer<termios>.allocate(capacity: 1)
+        pointer.initialize(to: termios())
+        return pointer
+    }()
     nonisolated(unsafe) static var sequence: UnsafeMutableBufferPointer<UInt8>?
     static let fatalSignals = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP]
 
@@ -146,7 +153,7 @@ enum CrashRestore {
             _ = buffer.initialize(from: bytes)
             sequence = buffer
         }
-        settings = saved
+        settings.pointee = saved
         outputFD = output
         inputFD = fd
         for signal in fatalSignals {
@@ -169,7 +176,7 @@ enum CrashRestore {
 private func restoreAndDie(_ signal: Int32) {
     if CrashRestore.inputFD >= 0, let sequence = CrashRestore.sequence {
         _ = write(CrashRestore.outputFD, sequence.baseAddress, sequence.count)
-        _ = tcsetattr(CrashRestore.inputFD, TCSAFLUSH, &CrashRestore.settings)
+        _ = tcsetattr(CrashRestore.inputFD, TCSAFLUSH, CrashRestore.settings)
     }
     raise(signal)
 }
