@@ -132,7 +132,9 @@ final class PictureStore: @unchecked Sendable {
             }
             let refresh = lock.withLock { revalidate.remove(source) != nil }
             Task.detached { [self] in
-                for await event in cache.download(url, refresh: refresh) {
+                // A picture is small: a server that trickles it is given up
+                // on at the network deadline, as a feed is.
+                for await event in cache.download(url, refresh: refresh, deadline: NetworkLimits.timeout) {
                     switch event {
                     case let .progress(progress):
                         lock.withLock { states[source] = .downloading(fraction: progress.fraction) }

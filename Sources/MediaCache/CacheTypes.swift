@@ -17,6 +17,8 @@ public struct CacheConfiguration: Sendable {
     public var attempts: Int = 3
     /// First retry delay in seconds; it doubles each time.
     public var retryDelay: Double = 1
+    /// Seconds one try may take in all (nil: no limit, as for media files).
+    public var deadline: Int?
     /// Resumes after resets before giving up, however much progress each made.
     public var maximumResumes: Int = 50
 

@@ -163,7 +163,9 @@ public final class MediaCache: Sendable {
     /// Starts (or joins) the download of `url` and streams its progress; the
     /// stream ends after one `finished` or `failed` event. With `refresh`, a
     /// cached file is revalidated with the server and replaced if it changed.
-    public func download(_ url: URL, refresh: Bool = false) -> AsyncStream<DownloadEvent> {
+    /// `deadline`: seconds each try may take in all (a picture for a cell:
+    /// `NetworkLimits.timeout`), where a media file has none.
+    public func download(_ url: URL, refresh: Bool = false, deadline: Int? = nil) -> AsyncStream<DownloadEvent> {
         /// A stream of one event: the answer is known now.
         func answered(_ event: DownloadEvent) -> AsyncStream<DownloadEvent> {
             let (stream, continuation) = AsyncStream.makeStream(of: DownloadEvent.self)
@@ -185,7 +187,7 @@ public final class MediaCache: Sendable {
         let (flight, isNew) = join(url, paths: paths)
         // Subscribed before it starts: no event is missed.
         let events = flight.events()
-        if isNew { launch(flight, url: url, paths: paths, refresh: refresh) }
+        if isNew { launch(flight, url: url, paths: paths, refresh: refresh, deadline: deadline) }
         return events
     }
 
@@ -246,7 +248,7 @@ public final class MediaCache: Sendable {
         TransferEngine.shared.wake()
     }
 
-    private func launch(_ flight: InFlight, url: URL, paths: CacheFolder.EntryPaths, refresh: Bool) {
+    private func launch(_ flight: InFlight, url: URL, paths: CacheFolder.EntryPaths, refresh: Bool, deadline: Int? = nil) {
         let key = url.absoluteString
         let finish: @Sendable (DownloadEvent) -> Void = { [self] event in
             self.inFlight.withLock { _ = $0.removeValue(forKey: key) }
@@ -278,16 +280,18 @@ public final class MediaCache: Sendable {
                 finish(.finished(path: paths.data, alreadyCached: true))
                 return
             }
-            startTransfer(flight: flight, url: url, paths: paths, lock: lock, revalidate: haveData && refresh, finish: finish)
+            startTransfer(flight: flight, url: url, paths: paths, lock: lock, revalidate: haveData && refresh, deadline: deadline, finish: finish)
         }
         thread.name = "mediaplay.entry-lock"
         thread.start()
     }
 
     private func startTransfer(
-        flight: InFlight, url: URL, paths: CacheFolder.EntryPaths, lock: EntryLock, revalidate: Bool,
+        flight: InFlight, url: URL, paths: CacheFolder.EntryPaths, lock: EntryLock, revalidate: Bool, deadline: Int? = nil,
         finish: @escaping @Sendable (DownloadEvent) -> Void
     ) {
+        var configuration = self.configuration
+        configuration.deadline = deadline
         let key = url.absoluteString
         let now = Date().timeIntervalSince1970
         let makeRecord: @Sendable () -> IndexRecord = { IndexRecord(url: key, name: paths.name, state: .partial, lastAccess: now, updated: now) }

@@ -200,6 +200,7 @@ final class TransferEngine: @unchecked Sendable {
         _ = mp_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT, job.configuration.connectTimeout)
         _ = mp_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, job.configuration.lowSpeedTime)
         _ = mp_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, job.configuration.lowSpeedLimit)
+        if let deadline = job.configuration.deadline { _ = mp_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT, deadline) }
         _ = mp_curl_easy_setopt_long(easy, CURLOPT_FAILONERROR, 1)
         // Larger receive buffer: fewer callbacks and write(2) calls per MiB.
         _ = mp_curl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 512 * 1024)
