@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MediaListing
+import MediaModel
 import MediaplayCommandLine
 import MediaCache
 import MediaCacheFolder
@@ -190,7 +191,7 @@ struct CacheEntryJSON: Encodable {
     var thumbnail: Bool?
 
     init(_ entry: CacheEntryInfo) {
-        url = entry.url
+        url = entry.url.redactingUserinfo
         path = entry.path
         contentType = entry.contentType
         lastAccess = entry.lastAccess.timeIntervalSince1970

@@ -230,7 +230,8 @@ public enum ListDocument {
         json.beginObject()
         json.key(Key.feed)
         json.beginObject()
-        json.key(Key.source); json.string(loaded.source)
+        // A URL's password is never shown, here either (`redactingUserinfo`).
+        json.key(Key.source); json.string(loaded.source.redactingUserinfo)
         json.key(Key.title); json.string(loaded.feed.title)
         json.endObject()
         json.key(Key.items)
@@ -268,9 +269,9 @@ public enum ListDocument {
             json.key(Key.received); json.number(row.received)
             json.key(Key.size); json.number(row.size)
             json.key(Key.state); json.string(row.state.rawValue)
-            json.key(Key.thumbnail); json.string(item.thumbnail?.description)
+            json.key(Key.thumbnail); json.string(item.thumbnail?.description.redactingUserinfo)
             json.key(Key.title); json.string(row.title(of: item))
-            json.key(Key.url); json.string(item.source?.description)
+            json.key(Key.url); json.string(item.source?.description.redactingUserinfo)
             json.endObject()
             if json.bytes.count >= 256 << 10, !json.flush(to: output) { return }
         }

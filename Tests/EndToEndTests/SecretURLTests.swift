@@ -21,4 +21,21 @@ import TestKit
         let named = try await Mediaplay.run(["list", "--feed", "private"], environment: home.environment)
         #expect(named.status == 69 && named.stderr.contains("***@") && !named.stderr.contains("s3cr3tpw"), "\(named.stderr)")
     }
+
+    /// Not in `--json` either: a feed served with a password in its items'
+    /// URLs lists them as ***, and `feeds --json` its location.
+    @Test func jsonOutputHasNoPasswordEither() async throws {
+        let home = try await ConfigFileTests.home()
+        let server = try TestHTTPServer()
+        let rss = #"<rss version="2.0"><channel><title>Private</title><item><title>One</title><enclosure url="http://bob:hunter22@127.0.0.1:1/one.mp3" type="audio/mpeg" length="1"/></item></channel></rss>"#
+        server.serve("/feed.xml", bytes: Array(rss.utf8))
+        let url = server.url("/feed.xml").absoluteString.replacingOccurrences(of: "http://", with: "http://alice:s3cr3tpw@")
+        let list = try await Mediaplay.run(["list", "--json", "--feed", url], environment: home.environment)
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(list.stdout.contains("***@127.0.0.1:1/one.mp3") && !list.stdout.contains("hunter22") && !list.stdout.contains("s3cr3tpw"), "\(list.stdout)")
+        try FileManager.default.createDirectory(atPath: home.folder.path + "/config/mediaplay", withIntermediateDirectories: true)
+        try "private = \"\(url)\"\n".write(toFile: home.folder.path + "/config/mediaplay/feeds.toml", atomically: true, encoding: .utf8)
+        let feeds = try await Mediaplay.run(["feeds", "--json"], environment: home.environment)
+        #expect(feeds.stdout.contains("***@") && !feeds.stdout.contains("s3cr3tpw"), "\(feeds.stdout) \(feeds.stderr)")
+    }
 }

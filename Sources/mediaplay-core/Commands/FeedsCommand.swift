@@ -94,7 +94,10 @@ struct FeedsCommand: ParsableCommand {
                     rows.append(row)
                 }
                 if json {
-                    for row in rows { print(ModelJSON.text(row)) }
+                    for var row in rows {
+                        row.location = row.location.redactingUserinfo
+                        print(ModelJSON.text(row))
+                    }
                 } else {
                     var table = Table(columns: [.init("NAME"), .init("TITLE", minimumWidth: 10, shrinkWeight: 2), .init("ITEMS", alignRight: true), .init("NEW", alignRight: true), .init("FEED", minimumWidth: 10, shrinkWeight: 1)])
                     for row in rows {
