@@ -122,6 +122,7 @@ bench: test-deps
 	.build/release/mediaplay-bench resume --runs 3
 	.build/release/mediaplay-bench controls --runs 3
 	.build/release/mediaplay-bench terminal --runs 3
+	.build/release/mediaplay-bench subtitles --runs 3
 	.build/release/mediaplay-bench search --runs 3
 	.build/release/mediaplay-bench loudness --runs 3
 	.build/release/mediaplay-bench memory --count 1000

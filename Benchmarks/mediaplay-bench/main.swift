@@ -15,6 +15,7 @@ import TestKit
 //   mediaplay-bench resume [--runs 3]
 //   mediaplay-bench controls [--runs 3]
 //   mediaplay-bench terminal [--runs 3]
+//   mediaplay-bench subtitles [--runs 3]
 //   mediaplay-bench search [--runs 3]
 //   mediaplay-bench loudness [--runs 3]
 
@@ -25,7 +26,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 // benchmark measures it in the foreground).
 setenv("MEDIAPLAY_MEASURE_LOUDNESS", "0", 1)
 guard let command = arguments.first else {
-    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N] | feeds [--runs N] | podcast [--runs N] | folder [--runs N] | resume [--runs N] | controls [--runs N] | terminal [--runs N] | loudness [--runs N] | memory [--count N]")
+    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N] | feeds [--runs N] | podcast [--runs N] | folder [--runs N] | resume [--runs N] | controls [--runs N] | terminal [--runs N] | subtitles [--runs N] | loudness [--runs N] | memory [--count N]")
     exit(64)
 }
 
@@ -159,6 +160,8 @@ case "memory":
     try await memoryBenchmark(count: option("--count", default: 1000))
 case "terminal":
     try await terminalBenchmark(runs: option("--runs", default: 3))
+case "subtitles":
+    try await hostileSubtitlesBenchmark(runs: option("--runs", default: 3))
 case "search":
     try searchBenchmark(runs: option("--runs", default: 3))
 case "observers":
