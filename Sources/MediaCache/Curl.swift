@@ -91,7 +91,10 @@ public enum HTTPGet {
                 _ = mp_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, unmanaged.toOpaque())
                 _ = mp_curl_easy_setopt_header_function(handle, memorySinkHeader)
                 _ = mp_curl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, unmanaged.toOpaque())
-                return curl_easy_perform(handle)
+                let code = curl_easy_perform(handle)
+                // The buffer lives only in this closure; the clean-up after it may still write errors.
+                _ = mp_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
+                return code
             }
         }
 

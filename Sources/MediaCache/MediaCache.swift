@@ -163,8 +163,8 @@ public final class MediaCache: Sendable {
     /// Starts (or joins) the download of `url` and streams its progress; the
     /// stream ends after one `finished` or `failed` event. With `refresh`, a
     /// cached file is revalidated with the server and replaced if it changed.
-    /// `deadline`: seconds each try may take in all (a picture for a cell:
-    /// `NetworkLimits.timeout`), where a media file has none.
+    /// `deadline`: seconds the download may take in all, in one try (a
+    /// picture for a cell: `NetworkLimits.timeout`), where a media file has none.
     public func download(_ url: URL, refresh: Bool = false, deadline: Int? = nil) -> AsyncStream<DownloadEvent> {
         /// A stream of one event: the answer is known now.
         func answered(_ event: DownloadEvent) -> AsyncStream<DownloadEvent> {
@@ -292,6 +292,11 @@ public final class MediaCache: Sendable {
     ) {
         var configuration = self.configuration
         configuration.deadline = deadline
+        // A deadline is the download's in all: one try, no resumes.
+        if deadline != nil {
+            configuration.attempts = 1
+            configuration.maximumResumes = 0
+        }
         let key = url.absoluteString
         let now = Date().timeIntervalSince1970
         let makeRecord: @Sendable () -> IndexRecord = { IndexRecord(url: key, name: paths.name, state: .partial, lastAccess: now, updated: now) }

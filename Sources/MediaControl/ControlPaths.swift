@@ -77,6 +77,8 @@ public enum RuntimeLock {
     /// Lets go of the lock, then closes it: released first, so a client
     /// woken by the close finds it free.
     public static func release(_ descriptor: Int32) {
+        // No pid left behind: a waiting client would take it for a holder's.
+        ftruncate(descriptor, 0)
         flock(descriptor, LOCK_UN)
         close(descriptor)
     }

@@ -100,6 +100,8 @@ public enum PictureDecoder {
         // frame from libavutil's allocator (aligned, rows padded), and the
         // rows are copied out packed.
         let scaled = Frame()
+        // Kept alive until the rows are copied out (nothing else uses it).
+        defer { withExtendedLifetime(scaled) {} }
         let target = scaled.pointer
         target.pointee.format = AV_PIX_FMT_RGBA.rawValue
         target.pointee.width = Int32(width)

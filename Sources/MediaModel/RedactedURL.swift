@@ -13,7 +13,8 @@ extension String {
             let after = rest[separator.upperBound...]
             // The authority ends where the path, query or fragment begins,
             // or where the text around the URL does (a space, a quote).
-            let end = after.firstIndex { "/?#\\\"'<>`".contains($0) || $0.isWhitespace || $0.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } } ?? after.endIndex
+            // (An apostrophe is a password's character too, not an end.)
+            let end = after.firstIndex { "/?#\\\"<>`".contains($0) || $0.isWhitespace || $0.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } } ?? after.endIndex
             // The last @: one left unescaped in a password is curl's too.
             if let at = after[..<end].lastIndex(of: "@") {
                 result += "***"

@@ -21,10 +21,12 @@ public enum BackgroundPlayer {
 
     /// The daemon's command line: this program, with the client's feed,
     /// cache and runtime directory.
+    /// A feed URL with a password goes by the environment instead (see
+    /// `connect`): a command line is anyone's to read in /proc.
     public static func daemonCommand(_ global: GlobalOptions, feed: String, options: [String] = []) -> [String] {
-        return [
-            runningExecutable(), "daemon", "--foreground",
-            "--feed", feed, "--cache-dir", global.cacheDirectory, "--runtime-dir", global.runtimeDirectory,
+        let feedArguments = feed.redactingUserinfo == feed ? ["--feed", feed] : []
+        return [runningExecutable(), "daemon", "--foreground"] + feedArguments + [
+            "--cache-dir", global.cacheDirectory, "--runtime-dir", global.runtimeDirectory,
         ] + options
     }
 
@@ -34,6 +36,8 @@ public enum BackgroundPlayer {
             if start {
                 let feed = try feedIdentity(global)
                 let command = daemonCommand(global, feed: feed, options: daemonOptions)
+                // The daemon inherits this environment, readable by its user alone.
+                if !command.contains("--feed") { setenv("MEDIAPLAY_FEED", feed, 1) }
                 return try DaemonLauncher.connect(paths(global), starting: command, logPath: logPath(global))
             }
             return try ControlClient.connect(paths(global))

@@ -38,4 +38,26 @@ import TestKit
         let feeds = try await Mediaplay.run(["feeds", "--json"], environment: home.environment)
         #expect(feeds.stdout.contains("***@") && !feeds.stdout.contains("s3cr3tpw"), "\(feeds.stdout) \(feeds.stderr)")
     }
+
+    /// The background player started for a feed with a password gets it
+    /// through its environment (its user's alone), not its command line
+    /// (anyone's, in /proc).
+    @Test func theBackgroundPlayersCommandLineHasNoPassword() async throws {
+        let server = try TestHTTPServer()
+        let fixture = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
+        let tone = try await Fixtures.make(fixture.name, fixture.arguments)
+        server.serve("/tone.wav", bytes: Array(try Data(contentsOf: URL(fileURLWithPath: tone))))
+        let rss = #"<rss version="2.0"><channel><title>Private</title><item><title>One</title><enclosure url="/tone.wav" type="audio/wav" length="1"/></item></channel></rss>"#
+        server.serve("/feed.xml", bytes: Array(rss.utf8))
+        let home = try await UserHome()
+        home.feed = server.url("/feed.xml").absoluteString.replacingOccurrences(of: "http://", with: "http://alice:s3cr3tpw@")
+        let toggle = try await home.run("toggle", "1")
+        #expect(toggle.status == 0, "\(toggle.stderr)")
+        let pid = try #require(home.daemonPID)
+        let commandLine = String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data(), as: UTF8.self)
+        #expect(!commandLine.isEmpty && !commandLine.contains("s3cr3tpw"), "\(commandLine)")
+        let status = try await home.run("status")
+        #expect(!status.stdout.contains("s3cr3tpw"), "\(status.stdout)")
+        _ = try await home.run("quit")
+    }
 }

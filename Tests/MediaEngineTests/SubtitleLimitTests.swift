@@ -23,8 +23,17 @@ import TestKit
         let size = Self.defaultScript
         let huge = #"0,0,Default,,0,0,0,,{\fscx100000\fscy100000\bord9999\blur1000\be500\fax50}X"#
         #expect(AssBounds.event(huge, size: size) == #"0,0,Default,,0,0,0,,{\fscx400\fscy400\bord36\blur9\be32\fax4}X"#)
-        // `\fs+N` multiplies: read as an absolute size, held to the font limit.
-        #expect(AssBounds.event(#"0,0,Default,,0,0,0,,{\fs+100\fs+100}X"#, size: size) == #"0,0,Default,,0,0,0,,{\fs100\fs100}X"#)
+        // `\fs+N` multiplies by 1 + N/10: kept relative, the event's growth held to 2×.
+        #expect(AssBounds.event(#"0,0,Default,,0,0,0,,{\fs+100\fs+100}X"#, size: size) == #"0,0,Default,,0,0,0,,{\fs+10\fs+0}X"#)
+        #expect(AssBounds.event(#"0,0,Default,,0,0,0,,{\fs+2}X{\fs-2}Y"#, size: size) == #"0,0,Default,,0,0,0,,{\fs+2}X{\fs-2}Y"#)
+        // Numbers read as libass reads them: exponents, signs, spaces.
+        for written in [#"\fscx1e5"#, #"\fscx+100000"#, #"\fscx 100000"#, #"\ fscx100000"#] {
+            let bounded = AssBounds.event("0,0,Default,,0,0,0,,{\(written)}X", size: size)
+            #expect(bounded.hasSuffix("400}X"), "\(written) → \(bounded)")
+        }
+        // A drawing's commands are not text: a long one is kept whole.
+        let drawing = #"0,0,Default,,0,0,0,,{\p1}"# + String(repeating: "l 10 10 ", count: 1000) + #"{\p0}"#
+        #expect(AssBounds.event(drawing, size: size) == drawing)
         #expect(AssBounds.event(#"0,0,Default,,0,0,0,,{\fs90000}X"#, size: size) == #"0,0,Default,,0,0,0,,{\fs576}X"#)
         let ordinary = #"0,0,Default,,0,0,0,,{\an8\fs24\fscx120\bord2.5\t(0,500,\fscx110)\pos(10,20)}Hello {\i1}there{\i0}, \N world"#
         #expect(AssBounds.event(ordinary, size: size) == ordinary)
@@ -69,6 +78,15 @@ import TestKit
         // would scale its default style's font by the frame over 2.
         #expect(AssBounds.header("[Script Info]\nPlayResX: 320\nPlayResY: 2\u{01}") == "[Script Info]\nPlayResX: 320\nPlayResY: 72")
         #expect(AssBounds.header("[Script Info]\nPlayResX: 3") == "[Script Info]\nPlayResX: 96")
+        // Lines as libass splits them: CRLF, a lone CR, a byte order mark.
+        #expect(AssBounds.header("[Script Info]\r\nPlayResY: 2\r\n").contains("PlayResY: 72"))
+        #expect(AssBounds.header("[Script Info]\rPlayResY: 2").contains("PlayResY: 72"))
+        #expect(AssBounds.header("[Script Info]\n\u{FEFF}PlayResY: 2").contains("PlayResY: 72"))
+        // No Format line: libass's own; a value with letters after it read as strtod reads it.
+        let unformatted = AssBounds.header("[V4+ Styles]\nStyle: Default,Arial,100000px,&H00FFFFFF,&H000000FF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1")
+        #expect(unformatted.contains("Style: Default,Arial,576,"), "\(unformatted)")
+        // Events left in the header (FFmpeg's reader could not parse them) are dropped.
+        #expect(AssBounds.header("[Events]\nFormat: Start, Layer\nDialogue: 0:00:00.00,0") == "[Events]\nFormat: Start, Layer")
         let ordinary = header.replacingOccurrences(of: "\nStyle: Big,Arial,100000,100000,50,-9999,9999,3", with: "")
         #expect(AssBounds.header(ordinary) == ordinary)
     }

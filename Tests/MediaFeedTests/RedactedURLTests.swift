@@ -13,6 +13,8 @@ import Testing
         ("http://bob:pw@[::1]:8080/a.mp3?x=1", "http://***@[::1]:8080/a.mp3?x=1"),
         ("http://a:p@ss@host/feed", "http://***@host/feed"),
         ("HTTPS://Alice:pw@Example.org#top", "HTTPS://***@Example.org#top"),
+        // An apostrophe is a password's character, not the URL's end.
+        ("http://bob:it's@host/feed", "http://***@host/feed"),
         // In a message: every URL, and only the userinfo.
         ("cannot fetch feed http://alice:pw@h/f.xml: refused (retry); see ftp://u:p@x/", "cannot fetch feed http://***@h/f.xml: refused (retry); see ftp://***@x/"),
         ("feed \"https://u:p@e.org/a\" and https://e.org/b?mail=a@b.c", "feed \"https://***@e.org/a\" and https://e.org/b?mail=a@b.c"),

@@ -69,7 +69,7 @@ final class AssTrack: @unchecked Sendable {
             if let header, let base = header.baseAddress, header.count > 0 {
                 let text = String(decoding: header, as: UTF8.self)
                 let bounded = AssBounds.header(text)
-                scriptSize = ScriptSize(bounded.split(separator: "\n"))
+                scriptSize = ScriptSize(AssBounds.lines(bounded))
                 if bounded == text {
                     // Unchanged: libass gets the decoder's own bytes.
                     api.process_codec_private(made, base.assumingMemoryBound(to: CChar.self), Int32(header.count))
@@ -99,7 +99,8 @@ final class AssTrack: @unchecked Sendable {
                     api.process_chunk(track, line, Int32(length), start, duration)
                     continue
                 }
-                let bytes = Array(AssBounds.event(String(cString: line), size: scriptSize).utf8)
+                let raw = UnsafeRawBufferPointer(start: line, count: length)
+                let bytes = AssBounds.event(bytes: Array(raw), size: scriptSize)
                 bytes.withUnsafeBufferPointer { buffer in
                     buffer.withMemoryRebound(to: CChar.self) { api.process_chunk(track, $0.baseAddress, Int32($0.count), start, duration) }
                 }

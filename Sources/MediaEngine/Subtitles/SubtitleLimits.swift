@@ -24,6 +24,10 @@ public enum SubtitleLimits {
     static let edgeBlurPasses = 32.0
     /// Lines of one cue (`\N`): past them the text is cut.
     static let lines = 64
+    /// An ASS event in all: its tags and drawings with its text.
+    static let eventBytes = 64 << 10
+    /// How far `\fs+N` may grow a font within one event.
+    static let relativeGrowth = 2.0
 
     /// `text` cut to `shownTextBytes` at a character's edge, "…" added when cut.
     public static func cut(_ text: String) -> String {
@@ -113,13 +117,36 @@ struct SubtitleBudget {
 /// and shear, in the header's styles and in events' override tags.
 /// Values inside the bounds are passed unchanged, byte for byte.
 enum AssBounds {
-    /// The header (`[Script Info]`, `[V4+ Styles]`) with its styles' sizes bounded.
+    /// libass's own style format, for a styles section without a `Format:` line.
+    static let defaultStyleFormat = [
+        "name", "fontname", "fontsize", "primarycolour", "secondarycolour", "outlinecolour", "backcolour", "bold", "italic",
+        "underline", "strikeout", "scalex", "scaley", "spacing", "angle", "borderstyle", "outline", "shadow", "alignment",
+        "marginl", "marginr", "marginv", "encoding",
+    ]
+
+    /// The lines of a header as libass splits them: at `\n` and at `\r`
+    /// alone or before `\n` (a Swift `Character` holds "\r\n" as one),
+    /// a byte order mark at a line's start skipped.
+    static func lines(_ text: String) -> [Substring] {
+        text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }.map { line in
+            line.hasPrefix("\u{FEFF}") ? line.dropFirst() : line
+        }
+    }
+
+    /// The header (`[Script Info]`, `[V4+ Styles]`) with its styles' sizes
+    /// bounded, and without events: FFmpeg's ASS reader leaves a
+    /// `Dialogue:` line its own parser refuses in the header, where libass
+    /// would read it as a cue past every bound.
     static func header(_ text: String) -> String {
         var changed = false
         // A script claiming a tiny picture (`PlayResY: 2`) has libass scale
         // every size, its default style's too, by the frame over it: its
         // sides are held to a least size first.
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> Substring in
+        let lines = lines(text).compactMap { line -> Substring? in
+            if line.hasPrefix("Dialogue:") {
+                changed = true
+                return nil
+            }
             for (key, least) in [("PlayResX:", ScriptSize.leastWidth), ("PlayResY:", ScriptSize.leastHeight)] where line.hasPrefix(key) {
                 let value = ScriptSize.leadingInteger(line.dropFirst(key.count))
                 if value > 0 && value < least {
@@ -130,25 +157,27 @@ enum AssBounds {
             return line
         }
         let size = ScriptSize(lines)
-        var format: [Substring] = []
+        var format: [String] = defaultStyleFormat
         let out = lines.map { line -> Substring in
             let trimmed = line.drop { $0 == " " || $0 == "\t" }
+            if trimmed.hasPrefix("[") { format = defaultStyleFormat }
             if trimmed.hasPrefix("Format:") {
-                format = trimmed.dropFirst("Format:".count).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces)[...] }
+                format = trimmed.dropFirst("Format:".count).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
                 return line
             }
-            guard trimmed.hasPrefix("Style:"), !format.isEmpty else { return line }
+            guard trimmed.hasPrefix("Style:") else { return line }
             var fields = trimmed.dropFirst("Style:".count).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             var touched = false
             for (index, name) in format.enumerated() where index < fields.count {
-                let limit: (Double, Bool)? = switch name.lowercased() {
+                let limit: (Double, Bool)? = switch name {
                 case "fontsize": (size.font, false)
                 case "scalex", "scaley": (SubtitleLimits.scalePercent, false)
                 case "outline", "shadow": (size.border, true)
                 case "spacing": (size.spacing, true)
                 default: nil
                 }
-                guard let (bound, signed) = limit, let value = Double(fields[index].trimmingCharacters(in: .whitespaces)) else { continue }
+                // As libass reads a number (strtod): what leads the field.
+                guard let (bound, signed) = limit, let value = leadingNumber(Array(fields[index].utf8)[...]).value else { continue }
                 let clamped = bounded(value, bound, signed: signed)
                 if clamped != value {
                     fields[index] = number(clamped)
@@ -162,55 +191,121 @@ enum AssBounds {
         return changed ? out.joined(separator: "\n") : text
     }
 
-    /// An event as libavcodec hands it to libass, its text cut to
-    /// `shownTextBytes` and its override tags' sizes bounded.
+    /// An event as libavcodec hands it to libass: at most `shownTextBytes`
+    /// of text shown and `lines` lines (tags and drawings may take up to
+    /// `eventBytes` in all), its override tags' sizes bounded, tags read as
+    /// libass reads them (spaces skipped, signs and exponents taken).
     static func event(_ text: String, size: ScriptSize) -> String {
-        var bytes = Array(SubtitleLimits.cut(text, keeping: SubtitleLimits.shownTextBytes + 256).utf8)
-        // At most `lines` lines: each is laid out and drawn on its own.
-        var breaks = 0
-        for index in bytes.indices.dropLast() where bytes[index] == UInt8(ascii: "\\") && (bytes[index + 1] | 0x20) == UInt8(ascii: "n") {
-            breaks += 1
-            if breaks == SubtitleLimits.lines {
-                bytes = Array(bytes[..<index]) + Array("…".utf8)
-                break
-            }
-        }
-        guard bytes.contains(UInt8(ascii: "{")) else { return String(decoding: bytes, as: UTF8.self) }
+        String(decoding: event(bytes: Array(text.utf8), size: size), as: UTF8.self)
+    }
+
+    /// The same on the decoder's bytes as they are (a legacy encoding kept).
+    static func event(bytes input: [UInt8], size: ScriptSize) -> [UInt8] {
+        let bytes = input.prefix(SubtitleLimits.eventBytes)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var index = 0
         var inTags = false
+        var shown = 0, breaks = 0
+        // After `\p1` the text is a drawing's commands, not glyphs: not counted as text.
+        var drawing = false
+        // `\fs+N` multiplies the size by 1 + N/10: the product in this event.
+        var growth = 1.0
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
         while index < bytes.count {
             let byte = bytes[index]
-            if byte == UInt8(ascii: "{") { inTags = true }
-            if byte == UInt8(ascii: "}") { inTags = false }
-            guard inTags, byte == UInt8(ascii: "\\") else {
+            if !inTags {
+                if byte == UInt8(ascii: "{") {
+                    inTags = true
+                } else if byte == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] | 0x20 == UInt8(ascii: "n") {
+                    breaks += 1
+                } else if byte & 0xC0 != 0x80, !drawing {
+                    shown += 1
+                }
+                // Past the text's bounds: cut, at a character's start.
+                if (shown > SubtitleLimits.shownTextBytes || breaks >= SubtitleLimits.lines) && byte & 0xC0 != 0x80 {
+                    out += Array("…".utf8)
+                    break
+                }
                 out.append(byte)
                 index += 1
                 continue
             }
+            if byte == UInt8(ascii: "}") { inTags = false }
             out.append(byte)
             index += 1
+            guard byte == UInt8(ascii: "\\") else { continue }
+            while index < bytes.count, isSpace(bytes[index]) {
+                out.append(bytes[index])
+                index += 1
+            }
             // The tag's name: its letters.
             let nameStart = index
             while index < bytes.count, (bytes[index] | 0x20) >= UInt8(ascii: "a"), (bytes[index] | 0x20) <= UInt8(ascii: "z") { index += 1 }
             let name = String(decoding: bytes[nameStart..<index], as: UTF8.self)
             out += bytes[nameStart..<index]
-            guard let (bound, signed) = limit(ofTag: name, size: size) else { continue }
-            // `\fs+N` multiplies the size: read as `\fsN`.
-            if name == "fs", index < bytes.count, bytes[index] == UInt8(ascii: "+") { index += 1 }
-            let numberStart = index
-            if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-            while index < bytes.count, bytes[index] == UInt8(ascii: ".") || (bytes[index] >= UInt8(ascii: "0") && bytes[index] <= UInt8(ascii: "9")) { index += 1 }
-            let written = bytes[numberStart..<index]
-            guard let value = Double(String(decoding: written, as: UTF8.self)) else {
-                out += written
+            if name == "p" {
+                let (scale, _) = leadingNumber(bytes[index...])
+                drawing = (scale ?? 0) != 0
+            }
+            guard var (bound, signed) = limit(ofTag: name, size: size) else { continue }
+            while index < bytes.count, isSpace(bytes[index]) {
+                out.append(bytes[index])
+                index += 1
+            }
+            let (value, length) = leadingNumber(bytes[index...])
+            // (A tag whose number does not read is libass's reset to the style.)
+            guard let value else { continue }
+            let written = bytes[index..<(index + length)]
+            index += length
+            if name == "fs", let sign = written.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+                // Relative: kept relative, its growth over the event held to 2×.
+                guard sign == UInt8(ascii: "+") else {
+                    out += written
+                    continue
+                }
+                bound = max(0, (SubtitleLimits.relativeGrowth / growth - 1) * 10)
+                let clamped = bounded(value, bound, signed: false)
+                growth *= 1 + clamped / 10
+                out += clamped == value ? Array(written) : Array(("+" + number(clamped)).utf8)
                 continue
             }
-            let clamped = name == "fs" && value < 0 ? 0 : bounded(value, bound, signed: signed)
+            if name == "fs" {
+                // An absolute size: growth counts from it.
+                signed = false
+                growth = 1
+            }
+            let clamped = bounded(value, bound, signed: signed)
             out += clamped == value ? Array(written) : Array(number(clamped).utf8)
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
+    }
+
+    /// The number at the start of `bytes` as C's strtod reads it (sign,
+    /// digits, a point, an exponent), and how many bytes it took.
+    static func leadingNumber(_ bytes: ArraySlice<UInt8>) -> (value: Double?, length: Int) {
+        var end = bytes.startIndex
+        func digits() -> Bool {
+            let start = end
+            while end < bytes.endIndex, bytes[end] >= UInt8(ascii: "0"), bytes[end] <= UInt8(ascii: "9") { end += 1 }
+            return end > start
+        }
+        while end < bytes.endIndex, bytes[end] == 0x20 || bytes[end] == 0x09 { end += 1 }
+        if end < bytes.endIndex, bytes[end] == UInt8(ascii: "+") || bytes[end] == UInt8(ascii: "-") { end += 1 }
+        var any = digits()
+        if end < bytes.endIndex, bytes[end] == UInt8(ascii: ".") {
+            end += 1
+            any = digits() || any
+        }
+        guard any else { return (nil, 0) }
+        if end < bytes.endIndex, bytes[end] | 0x20 == UInt8(ascii: "e") {
+            let mark = end
+            end += 1
+            if end < bytes.endIndex, bytes[end] == UInt8(ascii: "+") || bytes[end] == UInt8(ascii: "-") { end += 1 }
+            if !digits() { end = mark }
+        }
+        let text = String(decoding: bytes[bytes.startIndex..<end], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        return (Double(text.hasPrefix("+") ? String(text.dropFirst()) : text), end - bytes.startIndex)
     }
 
     private static func limit(ofTag name: String, size: ScriptSize) -> (Double, Bool)? {
