@@ -46,14 +46,18 @@ func hostileSubtitlesBenchmark(runs: Int) async throws {
         ("20,000 cues at once", try write("many.srt", many)),
         ("`\\fscx100000\\fscy100000`", try write("scale.ass", String(format: header, "640", "360") + "Dialogue: 0,0:00:00.00,0:00:03.00,Default,,0,0,0,,{\\fscx100000\\fscy100000}X\n")),
         ("a script 2 high, `\\blur2`", try write("tiny.ass", String(format: header, "320", "2") + "Dialogue: 0,0:00:00.00,0:00:03.00,Default,,0,0,0,,{\\blur2}Big text\n")),
-        ("a million cues (45 MB)", try write("million.srt", million)),
+        ("a million cues (45 MB, refused before reading)", try write("million.srt", million)),
     ]
     /// Wall seconds and peak RSS (MiB) of one run; nil when cut off at 120 s.
     func run(_ command: [String]) throws -> (wall: Double, rssMiB: Double)? {
         let times = folder.path + "/time.txt"
-        let child = try ChildProcess("/usr/bin/timeout", ["-s", "KILL", "120", "/usr/bin/time", "-o", times, "-f", "%e %M"] + command,
+        // timeout inside time: the program itself is ended at 120 s, and its
+        // peak RSS is still counted (time waits for timeout, timeout for it).
+        let child = try ChildProcess("/usr/bin/time", ["-o", times, "-f", "%e %M", "/usr/bin/timeout", "-s", "KILL", "120"] + command,
                                      environment: ProcessInfo.processInfo.environment, stdin: "/dev/null", stdout: "/dev/null", stderr: "/dev/null")
-        _ = child.waitUntilExit()
+        let status = child.waitUntilExit()
+        // 137: killed at the limit.
+        guard ChildProcess.code(status) != 137 else { return nil }
         let fields = ((try? String(contentsOfFile: times, encoding: .utf8)) ?? "").split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double($0) }
         guard fields.count >= 2 else { return nil }
         return (fields[fields.count - 2], fields[fields.count - 1] / 1024)
@@ -62,7 +66,8 @@ func hostileSubtitlesBenchmark(runs: Int) async throws {
     print("")
     print("| subtitle file | mediaplay wall | mediaplay peak RSS | ffmpeg `subtitles` wall | ffmpeg peak RSS |")
     print("|---|---|---|---|---|")
-    var worstWall = 0.0, worstRSS = 0.0
+    // The slowest and the largest shape for us, with ffmpeg's figure on the same file.
+    var worstWall = (ours: 0.0, theirs: nil as Double?, shape: ""), worstRSS = (ours: 0.0, theirs: nil as Double?, shape: "")
     for shape in shapes {
         var ours: [(wall: Double, rssMiB: Double)] = []
         var theirs: [(wall: Double, rssMiB: Double)?] = []
@@ -74,15 +79,25 @@ func hostileSubtitlesBenchmark(runs: Int) async throws {
             theirs.append(try run(["/usr/bin/ffmpeg", "-v", "error", "-nostdin", "-i", clip, "-vf", "subtitles=\(shape.path)", "-f", "null", "-"]))
         }
         let wall = median(ours.map(\.wall)), rss = median(ours.map(\.rssMiB))
-        worstWall = max(worstWall, wall)
-        worstRSS = max(worstRSS, rss)
         let finished = theirs.compactMap { $0 }
+        let complete = finished.count == theirs.count
+        if wall >= worstWall.ours { worstWall = (wall, complete ? median(finished.map(\.wall)) : nil, shape.name) }
+        if rss >= worstRSS.ours { worstRSS = (rss, complete ? median(finished.map(\.rssMiB)) : nil, shape.name) }
         let ffmpeg = finished.count == theirs.count
             ? String(format: "%.2f s | %.0f MiB", median(finished.map(\.wall)), median(finished.map(\.rssMiB)))
             : "> 120 s | —"
         print(String(format: "| %@ | %.2f s | %.0f MiB | %@ |", shape.name, wall, rss, ffmpeg))
     }
-    headline("hostile subtitles, slowest shape (wall, 3 s clip)", mediaplay: String(format: "%.2f s", worstWall), anchor: "20 s", ratio: worstWall / 20, target: "≤ 20 s")
-    headline("hostile subtitles, largest shape (peak RSS)", mediaplay: String(format: "%.0f MiB", worstRSS), anchor: "1024 MiB", ratio: worstRSS / 1024, target: "≤ 1 GiB")
+    // ffmpeg cut off at 120 s counts as 120 s in the ratio (it took longer).
+    headline(
+        "hostile subtitles, slowest of six files on a 3 s clip (wall)", mediaplay: String(format: "%.2f s", worstWall.ours),
+        anchor: worstWall.theirs.map { String(format: "ffmpeg subtitles %.2f s", $0) } ?? "ffmpeg subtitles > 120 s",
+        ratio: worstWall.ours / (worstWall.theirs ?? 120), target: "≤ 20 s"
+    )
+    headline(
+        "hostile subtitles, largest of six files on a 3 s clip (peak RSS)", mediaplay: String(format: "%.0f MiB", worstRSS.ours),
+        anchor: worstRSS.theirs.map { String(format: "ffmpeg subtitles %.0f MiB", $0) } ?? "ffmpeg subtitles cut off",
+        ratio: worstRSS.theirs.map { worstRSS.ours / $0 } ?? 0, target: "≤ 1 GiB"
+    )
     print("")
 }
