@@ -41,14 +41,17 @@ func headline(_ measure: String, mediaplay: String, anchor: String, ratio: Doubl
 func writeTable(results: String, document: String) throws {
     // In `make bench`'s order, whatever order they were recorded in (one
     // benchmark run again replaces its rows in place).
-    let order = ["download", "playback", "control", "progressive", "feeds", "podcast", "folder", "resume", "controls", "terminal", "search", "loudness"]
-    func rank(_ row: Headline) -> Int {
-        let name = row.command.split(separator: " ").dropFirst().first.map(String.init) ?? ""
-        return order.firstIndex(of: name) ?? order.count
-    }
-    let recorded = try String(contentsOfFile: results, encoding: .utf8).split(separator: "\n").map { line in
+    let order = ["download", "playback", "control", "progressive", "feeds", "podcast", "folder", "resume", "controls", "terminal", "subtitles", "search", "loudness"]
+    func benchmark(_ row: Headline) -> String { row.command.split(separator: " ").dropFirst().first.map(String.init) ?? "" }
+    func rank(_ row: Headline) -> Int { order.firstIndex(of: benchmark(row)) ?? order.count }
+    let fresh = try String(contentsOfFile: results, encoding: .utf8).split(separator: "\n").map { line in
         try JSONDecoder().decode(Headline.self, from: Data(line.utf8))
     }
+    // The rows already in DOC stand for the benchmarks not run this time:
+    // one benchmark run alone replaces its own rows, not the table.
+    let ran = Set(fresh.map(benchmark))
+    let kept = (try? String(contentsOfFile: document, encoding: .utf8)).map(tableRows) ?? []
+    let recorded = kept.filter { !ran.contains(benchmark($0)) } + fresh
     // A benchmark recorded again on a later day: only its newest rows.
     var newest: [String: String] = [:]
     for row in recorded { newest[row.command] = max(newest[row.command] ?? "", row.date) }
@@ -70,6 +73,20 @@ func writeTable(results: String, document: String) throws {
     let updated = String(text[..<text.index(after: startLineEnd)]) + table + "\n" + String(text[stop.lowerBound...])
     try updated.write(toFile: document, atomically: true, encoding: .utf8)
     print("\(document): the table has \(rows.count) rows")
+}
+
+/// The rows of the table between DOC's bench-table markers, read back.
+func tableRows(_ text: String) -> [Headline] {
+    guard let start = text.range(of: "<!-- bench-table:begin"), let stop = text.range(of: "<!-- bench-table:end -->"), start.upperBound <= stop.lowerBound else { return [] }
+    return text[start.upperBound..<stop.lowerBound].split(separator: "\n").compactMap { line in
+        guard line.hasPrefix("| "), line.hasSuffix(" |"), !line.hasPrefix("| measure |") else { return nil }
+        let cells = line.dropFirst(2).dropLast(2).components(separatedBy: " | ").map { $0.replacingOccurrences(of: "\\|", with: "|") }
+        guard cells.count == 7, cells[6].hasPrefix("`"), cells[6].hasSuffix("`") else { return nil }
+        return Headline(
+            measure: cells[0], mediaplay: cells[1], anchor: cells[2], ratio: cells[3], target: cells[4], date: cells[5],
+            command: String(cells[6].dropFirst().dropLast())
+        )
+    }
 }
 
 struct BenchError: Error, CustomStringConvertible {
