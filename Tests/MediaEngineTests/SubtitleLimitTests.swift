@@ -128,6 +128,11 @@ import TestKit
         let plain = try await Fixtures.referenceFrameHashes(video)
         let ours = try await SubtitleTests.recordedFrames(video, subtitleFiles: [file])
         #expect(ours.count == plain.count && zip(ours, plain).allSatisfy { $0 != $1 }, "every frame recorded, with the text drawn")
+        // Drawn as ffmpeg's subtitles filter draws the cue cut where ours is cut
+        // (its first 4096 characters and "…"): ffmpeg itself has no bound.
+        let (cutFolder, cut) = try Self.write("cut.srt", "1\n00:00:00,000 --> 00:00:03,000\n" + String(repeating: "word ", count: 819) + "w…\n\n")
+        defer { withExtendedLifetime(cutFolder) {} }
+        #expect(ours == (try await Fixtures.referenceFrameHashes(video, filters: "subtitles=\(cut)")), "frame for frame, as ffmpeg draws the cut cue")
     }
 
     /// 20,000 cues at once: the first `cuesAtOnce` show.
@@ -142,6 +147,12 @@ import TestKit
         let plain = try await Fixtures.referenceFrameHashes(video)
         let ours = try await SubtitleTests.recordedFrames(video, subtitleFiles: [file])
         #expect(ours.count == plain.count && zip(ours, plain).allSatisfy { $0 != $1 })
+        // Drawn as ffmpeg's subtitles filter draws the first 256 cues alone.
+        var first = ""
+        for index in 1...SubtitleLimits.cuesAtOnce { first += "\(index)\n00:00:00,000 --> 00:00:03,000\nline \(index)\n\n" }
+        let (firstFolder, kept) = try Self.write("first.srt", first)
+        defer { withExtendedLifetime(firstFolder) {} }
+        #expect(ours == (try await Fixtures.referenceFrameHashes(video, filters: "subtitles=\(kept)")), "frame for frame, as ffmpeg draws the cues kept")
     }
 
     /// A file past the size limit is refused before FFmpeg reads it, in one line.

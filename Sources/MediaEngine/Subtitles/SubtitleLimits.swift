@@ -204,7 +204,15 @@ enum AssBounds {
         let bytes = input.prefix(SubtitleLimits.eventBytes)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
-        var index = 0
+        var index = bytes.startIndex
+        // The fields before the text (ReadOrder, Layer, Style, Name, the
+        // margins, Effect) are copied as they are: not shown text.
+        var fields = 0
+        while index < bytes.count, fields < 8 {
+            if bytes[index] == UInt8(ascii: ",") { fields += 1 }
+            out.append(bytes[index])
+            index += 1
+        }
         var inTags = false
         var shown = 0, breaks = 0
         // After `\p1` the text is a drawing's commands, not glyphs: not counted as text.

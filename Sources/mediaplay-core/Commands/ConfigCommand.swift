@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaCache
 import MediaConfig
 import MediaModel
 import MediaplayCommandLine
@@ -87,6 +88,7 @@ struct ConfigCommand: ParsableCommand {
             let cacheSource = global.cacheDir != nil ? "command line" : environment["MEDIAPLAY_CACHE_DIR"].map { $0.isEmpty ? nil : "environment (MEDIAPLAY_CACHE_DIR)" } ?? nil
             settings.append(Setting(section: "cache", key: "folder", value: global.cacheDirectory, source: cacheSource ?? (config.cacheFolder == nil ? "default" : fromFile)))
             settings.append(setting("cache", "max-size", config.maxSize, "4G"))
+            settings.append(setting("network", "timeout", config.networkTimeout.map { "\($0) s" }, "\(NetworkLimits.defaultTimeout) s"))
             let keys = config.keymap.bindings.keys.sorted().map { key in
                 Binding(key: key, command: config.keymap.bindings[key]!.description, source: config.changedKeys.contains(key) ? fromFile : "default")
             } + config.changedKeys.filter { config.keymap.bindings[$0] == nil }.sorted().map { Binding(key: $0, command: "", source: fromFile) }
