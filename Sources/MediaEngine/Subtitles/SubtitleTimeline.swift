@@ -96,10 +96,12 @@ public final class SubtitleTimeline: @unchecked Sendable {
     public var failure: String? { condition.withLock { failureText } }
 
     /// Blocks until the cues that start by `seconds` are known (a recording,
-    /// or virtual time, where nothing may be missed).
+    /// or virtual time, where nothing may be missed): a cue read at `seconds`
+    /// does not say the next one does not start there too, so the reading
+    /// must have passed `seconds` or ended.
     public func waitUntilLoaded(_ seconds: Double) {
         condition.withLock {
-            while !complete && loadedUntil < seconds { condition.wait() }
+            while !complete && loadedUntil <= seconds { condition.wait() }
         }
     }
 
