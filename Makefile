@@ -74,8 +74,11 @@ sanitize: sanitize-address sanitize-thread
 # The packages' own C and C++ are left to their authors (scripts/ubsan-ignore.txt).
 SANITIZERS = --sanitize=address -Xcc -fsanitize=undefined -Xcc -fno-sanitize=function -Xcc -fsanitize-ignorelist=$(CURDIR)/scripts/ubsan-ignore.txt
 SANITIZER_ENV = ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+# Only what it runs is built: the test bundle and the three programs (not
+# the benchmark or the demo, which the debug build has checked).
 sanitize-address: test-deps
-	$(SWIFT) build --build-tests $(SANITIZERS) --scratch-path .build-asan $(SWIFTFLAGS)
+	$(SWIFT) build --product mediaplayPackageTests $(SANITIZERS) --scratch-path .build-asan $(SWIFTFLAGS)
+	for program in $(PROGRAMS); do $(SWIFT) build --product $$program $(SANITIZERS) --scratch-path .build-asan $(SWIFTFLAGS) || exit 1; done
 	$(UNIT_ENV) $(SANITIZER_ENV) $(SWIFT) test --skip-build $(SANITIZERS) --scratch-path .build-asan --skip '$(UNIT_SKIP)'
 	$(MAKE) sanitize-programs
 

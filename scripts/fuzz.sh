@@ -15,44 +15,82 @@ mkdir -p "$out"
 rm -f "$out"/crash-*
 flags="-sanitize=fuzzer,address -O -parse-as-library -I $out -I Sources/CXML/include -I Sources/CLinux"
 
-# module NAME SOURCES...: one module's sources as an instrumented object.
-module() {
-    name="$1"; shift
-    "$SWIFTC" $flags -wmo -module-name "$name" -emit-module -emit-module-path "$out/$name.swiftmodule" -c "$@" -o "$out/$name.o"
+# fresh OUTPUT DEPENDENCIES -- COMMAND...: runs COMMAND unless OUTPUT was
+# made by the same command (its text kept beside it) and is newer than every
+# file the command names and every object in DEPENDENCIES: an edit rebuilds
+# only what it reaches, and a second run rebuilds nothing.
+fresh() {
+    made="$1"; dependencies="$2"; shift 3
+    if [ -f "$made" ] && [ -f "$made.command" ] && [ "$(cat "$made.command")" = "$*" ]; then
+        stale=""
+        for file in "$@" $dependencies; do
+            if [ -f "$file" ] && [ "$file" -nt "$made" ]; then stale=1; break; fi
+        done
+        [ -z "$stale" ] && return 0
+    fi
+    rm -f "$made.command"
+    "$@" || return 1
+    printf '%s' "$*" > "$made.command"
 }
-module MediaTerminal Sources/MediaTerminal/*.swift
-module MediaModel Sources/MediaModel/*.swift
+
+# module NAME "DEPENDENCIES" SOURCES...: one module's sources as an instrumented object.
+module() {
+    name="$1"; dependencies="$2"; shift 2
+    objects=""
+    for dependency in $dependencies; do objects="$objects $out/$dependency.o"; done
+    fresh "$out/$name.o" "$objects" -- "$SWIFTC" $flags -wmo -module-name "$name" -emit-module -emit-module-path "$out/$name.swiftmodule" -c "$@" -o "$out/$name.o"
+}
+module MediaTerminal "" Sources/MediaTerminal/*.swift
+module MediaModel "MediaTerminal" Sources/MediaModel/*.swift
 # libxml2's side of XML feeds (itself loaded with dlopen, uninstrumented).
-"$CLANG" -fsanitize=fuzzer-no-link,address -O1 -I Sources/CXML/include -I /usr/include/libxml2 -c Sources/CXML/mp_xml.c -o "$out/CXML.o"
-module MediaFeed Sources/MediaFeed/*.swift
-module MediaControl Sources/MediaControl/ControlRequest.swift Sources/MediaControl/ControlReplies.swift Sources/MediaControl/ControlPaths.swift Sources/MediaControl/LineSplitter.swift
-module MediaSession Sources/MediaSession/Script.swift
+fresh "$out/CXML.o" "" -- "$CLANG" -fsanitize=fuzzer-no-link,address -O1 -I Sources/CXML/include -I /usr/include/libxml2 -c Sources/CXML/mp_xml.c -o "$out/CXML.o"
+module MediaFeed "MediaModel MediaTerminal" Sources/MediaFeed/*.swift
+# The three modules above the feed reader, side by side (two cores).
+feed="MediaFeed MediaModel MediaTerminal"
+module MediaControl "$feed" Sources/MediaControl/ControlRequest.swift Sources/MediaControl/ControlReplies.swift Sources/MediaControl/ControlPaths.swift Sources/MediaControl/LineSplitter.swift &
+control=$!
+module MediaSession "$feed" Sources/MediaSession/Script.swift &
+session=$!
 # The engine with its C libraries (FFmpeg, SDL, chafa), for the media probe.
 cflags=""
 for flag in $(pkg-config --cflags chafa); do cflags="$cflags -Xcc $flag"; done
 # shellcheck disable=SC2086
 # (-enable-testing: the subtitle target reaches the track reader inside.)
-module MediaEngine -enable-testing -I Sources/CFFmpeg -I Sources/CSDL2 -I Sources/CChafa -I Sources/CLinux $cflags $(find Sources/MediaEngine -name '*.swift')
+module MediaEngine "$feed" -enable-testing -I Sources/CFFmpeg -I Sources/CSDL2 -I Sources/CChafa -I Sources/CLinux $cflags $(find Sources/MediaEngine -name '*.swift' | sort)
+wait "$control"
+wait "$session"
 model="$out/MediaModel.o $out/MediaTerminal.o $out/CXML.o"
 
 # target NAME HARNESS OBJECTS...
 target() {
     name="$1"; harness="$2"; shift 2
-    "$SWIFTC" $flags "$harness" "$@" -o "$out/fuzz-$name" 2>&1 | grep -v "Cannot export local symbol" || true
+    objects=""
+    for argument in "$@"; do case "$argument" in *.o) objects="$objects $argument" ;; esac; done
+    fresh "$out/fuzz-$name" "$objects" -- "$SWIFTC" $flags "$harness" "$@" -o "$out/fuzz-$name" > "$out/link-$name.log" 2>&1 || {
+        grep -v "Cannot export local symbol" "$out/link-$name.log" >&2
+        echo "fuzz $name: cannot build the target" >&2
+        return 1
+    }
 }
-target feed Fuzz/FeedDecoderFuzz.swift "$out/MediaFeed.o" $model
+# Linked two at a time.
+target feed Fuzz/FeedDecoderFuzz.swift "$out/MediaFeed.o" $model &
 target request Fuzz/ControlRequestFuzz.swift "$out/MediaControl.o" "$out/MediaFeed.o" $model
-target script Fuzz/ScriptParserFuzz.swift "$out/MediaSession.o" "$out/MediaFeed.o" $model
+wait
+target script Fuzz/ScriptParserFuzz.swift "$out/MediaSession.o" "$out/MediaFeed.o" $model &
 target keys Fuzz/KeyDecoderFuzz.swift "$out/MediaTerminal.o"
-target numbers Fuzz/NumbersFuzz.swift "$out/MediaControl.o" "$out/MediaFeed.o" $model
+wait
+target numbers Fuzz/NumbersFuzz.swift "$out/MediaControl.o" "$out/MediaFeed.o" $model &
 # shellcheck disable=SC2086
 target media Fuzz/MediaProbeFuzz.swift -I Sources/CFFmpeg -I Sources/CSDL2 -I Sources/CChafa -I Sources/CLinux $cflags \
     "$out/MediaEngine.o" "$out/MediaFeed.o" $model -lavformat -lavcodec -lavutil -lswresample -lswscale -lSDL2 -lchafa -lglib-2.0
+wait
 # shellcheck disable=SC2086
 target subtitles Fuzz/SubtitleFileFuzz.swift -I Sources/CFFmpeg -I Sources/CSDL2 -I Sources/CChafa -I Sources/CLinux $cflags \
     "$out/MediaEngine.o" "$out/MediaFeed.o" $model -lavformat -lavcodec -lavutil -lswresample -lswscale -lSDL2 -lchafa -lglib-2.0
 
-for name in feed request script keys numbers media subtitles; do
+# run NAME: one target for its time, its report in $out/run-NAME.log.
+run() {
+    name="$1"
     mkdir -p "$out/corpus/$name"
     # A full run (make fuzz) gives the media probe and the number
     # conversions a million inputs each, however long that takes them.
@@ -68,15 +106,23 @@ for name in feed request script keys numbers media subtitles; do
         bounds="-timeout=10 -rss_limit_mb=1024 -malloc_limit_mb=256 -detect_leaks=0"
         [ "$seconds" -ge 60 ] && limits="-runs=1000000 -max_total_time=$((seconds * 40))" && bounds="-timeout=1 -rss_limit_mb=1024 -malloc_limit_mb=256 -detect_leaks=0"
     fi
-    echo "fuzz $name: $limits"
+    echo "fuzz $name: $limits" > "$out/run-$name.log"
     # shellcheck disable=SC2086
     maxlen=8192; [ "$name" = numbers ] && maxlen=512
     ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=$([ "$name" = subtitles ] && echo 0 || echo 1)" \
     "$out/fuzz-$name" $limits -max_len=$maxlen $bounds \
         -artifact_prefix="$out/crash-$name-" -print_final_stats=1 "$out/corpus/$name" "Fuzz/corpus/$name" 2>&1 \
-        | grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|ERROR|SUMMARY|Test unit written" | grep -v "JXL_" || true
-    if ls "$out"/crash-"$name"-* >/dev/null 2>&1; then
-        echo "fuzz $name: found a crash, see $out/crash-$name-*" >&2
-        exit 1
-    fi
+        | grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|ERROR|SUMMARY|Test unit written" | grep -v "JXL_" >> "$out/run-$name.log" || true
+}
+
+# Two at a time (two cores); each target's time is its own, so a pair takes
+# as long as one.
+for pair in "feed request" "script keys" "numbers media" "subtitles"; do
+    for name in $pair; do run "$name" & done
+    wait
+    for name in $pair; do cat "$out/run-$name.log"; done
 done
+if ls "$out"/crash-* >/dev/null 2>&1; then
+    echo "fuzz: found a crash, see $(ls "$out"/crash-*)" >&2
+    exit 1
+fi

@@ -113,20 +113,17 @@ public final class DaemonBackend: BrowsePlayback {
         try await call(ControlRequest(id: nil, cmd: .toggle, item: .id(item.id), wait: false, feed: feedIdentity), as: ItemStatus.self)
     }
 
-    /// The command as one request; its reply read in the shape its kind has.
+    /// The command as one request; its reply read in the shape the
+    /// command's definition names.
     public func perform(_ command: PlayerCommand) async throws -> PlayerOutcome {
-        let request = ControlRequest(command)
-        switch command {
-        case .volume, .mute, .speed, .loudness:
-            return .audio(try await call(request, as: AudioSettings.self))
-        case .setRepeat, .shuffle, .autoplay:
-            return .playlist(try await call(request, as: PlaylistMode.self))
-        case .sleep:
-            return .sleep(try await call(request, as: SleepStatus.self))
-        case .stop, .quit, .pause:
-            return .item(try await call(request, as: StopResult.self).stopped)
-        case .toggle, .play, .seek, .next, .previous, .chapter, .subtitle, .audioTrack, .subtitleDelay:
-            return .item(try await call(request, as: ItemStatus.self))
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { [self] in
+                do {
+                    continuation.resume(returning: try requests.perform(command))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
         }
     }
 

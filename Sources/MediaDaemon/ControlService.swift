@@ -199,25 +199,15 @@ public final class ControlService: Sendable {
         }
     }
 
-    /// The reply to a control, in the shape its request has always had:
-    /// the item's status, the stopped item, the audio settings or the modes.
+    /// The reply to a control: what its last command did, in the shape that
+    /// command's definition names; a request that only asks (a bare
+    /// `volume` or `playlist`) gets the settings it asked for.
     private func reply(_ kind: ControlRequest.Command, _ outcome: PlayerOutcome?, _ id: Int?) -> [UInt8] {
-        switch (kind, outcome) {
-        case (.volume, _), (.mute, _), (.speed, _):
-            return ControlJSON.line(ControlReply.success(id, outcome?.audio ?? session.audioSettings))
-        case (.playlist, _):
-            return ControlJSON.line(ControlReply.success(id, outcome?.playlist ?? session.playlistMode))
-        case let (_, .audio(settings)?):
-            return ControlJSON.line(ControlReply.success(id, settings))
-        case let (_, .playlist(mode)?):
-            return ControlJSON.line(ControlReply.success(id, mode))
-        case let (_, .sleep(status)?):
-            return ControlJSON.line(ControlReply.success(id, status))
-        case let (_, .item(status)?):
-            // A stop's `{}` when nothing was active; an item's status otherwise.
-            return status.map { ControlJSON.line(ControlReply.success(id, $0)) } ?? ControlJSON.line(ControlReply.success(id, StopResult(stopped: nil)))
-        case (_, nil):
-            return ControlJSON.line(ControlReply.success(id, StopResult(stopped: nil)))
+        if let outcome { return outcome.replyLine(id) }
+        switch kind {
+        case .volume, .mute, .speed: return PlayerOutcome.audio(session.audioSettings).replyLine(id)
+        case .playlist: return PlayerOutcome.playlist(session.playlistMode).replyLine(id)
+        default: return PlayerOutcome.item(nil).replyLine(id)
         }
     }
 

@@ -1,30 +1,6 @@
 import MediaFeed
 import MediaModel
 
-/// What a command did: the item it acted on (nil: nothing was active), or
-/// the settings it changed, as they stand after it.
-public enum PlayerOutcome: Sendable, Equatable {
-    case item(ItemStatus?)
-    case audio(AudioSettings)
-    case playlist(PlaylistMode)
-    case sleep(SleepStatus)
-
-    public var audio: AudioSettings? {
-        if case let .audio(settings) = self { return settings }
-        return nil
-    }
-
-    public var playlist: PlaylistMode? {
-        if case let .playlist(mode) = self { return mode }
-        return nil
-    }
-
-    public var item: ItemStatus? {
-        if case let .item(status) = self { return status }
-        return nil
-    }
-}
-
 extension MediaSession {
     /// The one entry point of every control: the socket, the keys of `play`,
     /// a window and browse, scripts and MPRIS all come here with a
@@ -40,22 +16,25 @@ extension MediaSession {
     /// task (calling `perform` there would try the at-once part twice).
     @discardableResult
     public func performWaiting(_ command: PlayerCommand, onProgress: (@Sendable (ItemStatus) -> Void)? = nil) async throws(CommandError) -> PlayerOutcome {
-        switch command {
-        case let .toggle(selector):
+        switch (command.definition.execution, command) {
+        case (.atOnce, _):
+            // Never waits: done at once here too.
+            return try performAtOnce(command) ?? .item(nil)
+        case let (_, .toggle(selector)):
             return .item(try await toggle(try target(selector).key, onProgress: onProgress))
-        case let .play(selector, start):
+        case let (_, .play(selector, start)):
             return .item(try await play(try target(selector).key, from: start, onProgress: onProgress))
-        case let .stop(selector):
+        case let (_, .stop(selector)):
             let key = try selector.map { selector throws(CommandError) in try item(selector).key }
             return .item(await stop(key))
-        case .quit:
+        case (_, .quit):
             return .item(await stop())
-        case .next:
+        case (_, .next):
             return .item(try await next())
-        case .previous:
+        case (_, .previous):
             return .item(try await previous())
-        case .pause, .seek, .volume, .mute, .speed, .loudness, .setRepeat, .shuffle, .autoplay, .sleep, .chapter, .subtitle, .audioTrack, .subtitleDelay:
-            // Never waits: done at once here too.
+        default:
+            // Declared to wait, with nothing to wait for: done at once.
             return try performAtOnce(command) ?? .item(nil)
         }
     }
@@ -114,6 +93,7 @@ extension MediaSession {
         case .subtitle, .audioTrack, .subtitleDelay:
             return .item(try changeTracks(command))
         case .stop, .quit, .next, .previous:
+            // Declared to wait for a stop or a start (`definition`).
             return nil
         }
     }

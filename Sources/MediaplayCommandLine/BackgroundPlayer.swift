@@ -69,6 +69,26 @@ public enum BackgroundPlayer {
         }
     }
 
+    /// `command` to the running background player, its reply read in the
+    /// shape the command's definition names.
+    public static func perform(_ command: PlayerCommand, _ global: GlobalOptions) throws(CLIError) -> PlayerOutcome {
+        let client = try running(global)
+        do {
+            return try client.perform(command)
+        } catch {
+            throw cliError(error)
+        }
+    }
+
+    /// The status of the item `command` acted on (a command whose reply,
+    /// by its definition, is an item's status).
+    public static func itemStatus(after command: PlayerCommand, _ global: GlobalOptions) throws(CLIError) -> ItemStatus {
+        guard let status = try perform(command, global).item else {
+            throw CLIError("the background player's reply to \(command) names no item", exitCode: .failure)
+        }
+        return status
+    }
+
     /// The items the background player is playing, showing, buffering or
     /// holding paused, by item key, when it runs with this feed; empty when it
     /// does not run, runs another feed or does not answer within a second

@@ -30,7 +30,7 @@ public struct ChapterCommand: ParsableCommand {
 
     public func run() throws {
         try runReportingErrors {
-            let status = try BackgroundPlayer.call(ControlRequest(try ControlLine.command("chapter", step)), as: ItemStatus.self, global)
+            let status = try BackgroundPlayer.itemStatus(after: try ControlLine.command("chapter", step), global)
             print(StatusText.line(status))
         }
     }

@@ -128,7 +128,7 @@ public enum ControlLine {
 
 enum PlaylistText {
     static func step(_ command: PlayerCommand, global: GlobalOptions) throws(CLIError) {
-        print(StatusText.line(try BackgroundPlayer.call(ControlRequest(command), as: ItemStatus.self, global)))
+        print(StatusText.line(try BackgroundPlayer.itemStatus(after: command, global)))
     }
 
     /// `command` (nil: only asks). With no background player running, the
@@ -144,9 +144,10 @@ enum PlaylistText {
             print(json ? ModelJSON.text(mode) : mode.line + KeptSettings.notice(changed: command != nil))
             return
         }
+        // Only asking is a request of its own, answered in a command's shape.
         let request = command.map(ControlRequest.init) ?? ControlRequest(id: nil, cmd: .playlist)
         do {
-            let mode = try client.call(request, as: PlaylistMode.self)
+            guard let mode = try client.perform(request, reply: .playlist).playlist else { return }
             print(json ? ModelJSON.text(mode) : mode.line)
         } catch {
             throw BackgroundPlayer.cliError(error)

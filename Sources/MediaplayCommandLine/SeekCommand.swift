@@ -34,8 +34,7 @@ public struct SeekCommand: ParsableCommand {
             guard time.count == 1 else {
                 throw CLIError("seek takes one time: SECONDS, MM:SS, +N, -N or N%", exitCode: .usage)
             }
-            let request = ControlRequest(try ControlLine.command(["seek"] + time))
-            let status = try BackgroundPlayer.call(request, as: ItemStatus.self, global)
+            let status = try BackgroundPlayer.itemStatus(after: try ControlLine.command(["seek"] + time), global)
             print(StatusText.line(status))
         }
     }

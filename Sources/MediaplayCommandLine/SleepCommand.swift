@@ -36,7 +36,7 @@ public struct SleepCommand: ParsableCommand {
         try runReportingErrors {
             let status: SleepStatus
             if let time {
-                status = try BackgroundPlayer.call(ControlRequest(try ControlLine.command("sleep", time)), as: SleepStatus.self, global)
+                status = try BackgroundPlayer.perform(try ControlLine.command("sleep", time), global).sleep ?? .off
             } else {
                 status = try BackgroundPlayer.call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self, global).sleep ?? .off
             }

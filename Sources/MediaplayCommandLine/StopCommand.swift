@@ -22,13 +22,13 @@ public struct StopCommand: ParsableCommand {
                 print("■ nothing playing")
                 return
             }
-            let result: StopResult
+            let stopped: ItemStatus?
             do {
-                result = try client.call(ControlRequest(.stop(nil)), as: StopResult.self)
+                stopped = try client.perform(.stop(nil)).item
             } catch {
                 throw BackgroundPlayer.cliError(error)
             }
-            print(result.stopped.map(StatusText.line) ?? "■ nothing playing")
+            print(stopped.map(StatusText.line) ?? "■ nothing playing")
         }
     }
 }

@@ -100,7 +100,7 @@ public struct SubtitleDelayCommand: ParsableCommand {
 /// player, then the item's line and its tracks.
 enum TrackCommandLine {
     static func send(_ name: String, _ argument: String, _ global: GlobalOptions) throws(CLIError) {
-        let status = try BackgroundPlayer.call(ControlRequest(try ControlLine.command(name, argument)), as: ItemStatus.self, global)
+        let status = try BackgroundPlayer.itemStatus(after: try ControlLine.command(name, argument), global)
         print(StatusText.line(status))
         if let tracks = status.tracks, !tracks.line.isEmpty { print(tracks.line) }
     }

@@ -118,13 +118,15 @@ enum AudioSettingsText {
             print(json ? ModelJSON.text(settings) : settings.line + KeptSettings.notice(changed: command != nil))
             return
         }
+        // Only asking is a request of its own, answered in a command's shape.
         let request = command.map(ControlRequest.init) ?? ControlRequest(id: nil, cmd: query)
-        let settings: AudioSettings
+        let outcome: PlayerOutcome
         do {
-            settings = try client.call(request, as: AudioSettings.self)
+            outcome = try client.perform(request, reply: .audio)
         } catch {
             throw BackgroundPlayer.cliError(error)
         }
+        guard let settings = outcome.audio else { return }
         print(json ? ModelJSON.text(settings) : settings.line)
     }
 

@@ -32,18 +32,15 @@ public enum Fixtures {
     public static func referencePCM(_ path: String, start: Double? = nil, filters: String? = nil) async throws -> [UInt8] {
         let seek = start.map { ["-ss", String(format: "%.3f", $0)] } ?? []
         let filter = filters.map { ["-af", $0] } ?? []
-        let result = try await run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin"] + seek + ["-i", path, "-map", "0:a:0"] + filter + ["-f", "s16le", "-"])
-        guard result.status == 0 else { throw FixtureError(message: "ffmpeg could not decode \(path)") }
-        return result.stdout
+        return try await ReferenceDecodings.output(of: ["-v", "error", "-nostdin"] + seek + ["-i", path, "-map", "0:a:0"] + filter + ["-f", "s16le", "-"])
     }
 
     /// The hash column of `ffmpeg -i F -map 0:v:0 -fps_mode passthrough [-vf FILTERS] -f framemd5 -`.
     public static func referenceFrameHashes(_ path: String, start: Double? = nil, filters: String? = nil) async throws -> [String] {
         let seek = start.map { ["-ss", String(format: "%.3f", $0)] } ?? []
         let filter = filters.map { ["-vf", $0] } ?? []
-        let result = try await run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin"] + seek + ["-i", path, "-map", "0:v:0", "-fps_mode", "passthrough"] + filter + ["-f", "framemd5", "-"])
-        guard result.status == 0 else { throw FixtureError(message: "ffmpeg could not decode \(path)") }
-        return String(decoding: result.stdout, as: UTF8.self).split(separator: "\n")
+        let output = try await ReferenceDecodings.output(of: ["-v", "error", "-nostdin"] + seek + ["-i", path, "-map", "0:v:0", "-fps_mode", "passthrough"] + filter + ["-f", "framemd5", "-"])
+        return String(decoding: output, as: UTF8.self).split(separator: "\n")
             .filter { !$0.hasPrefix("#") }
             .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
     }
