@@ -16,15 +16,17 @@ rm -f "$out"/crash-*
 flags="-sanitize=fuzzer,address -O -parse-as-library -I $out -I Sources/CXML/include -I Sources/CLinux"
 
 # fresh OUTPUT DEPENDENCIES -- COMMAND...: runs COMMAND unless OUTPUT was
-# made by the same command (its text kept beside it) and is newer than every
-# file the command names and every object in DEPENDENCIES: an edit rebuilds
-# only what it reaches, and a second run rebuilds nothing.
+# made by the same command (its text kept beside it, written when it
+# succeeded) after every file the command names and every file in
+# DEPENDENCIES last changed: an edit rebuilds only what it reaches, and a
+# second run rebuilds nothing. (The kept text's time is the build's: swiftc
+# leaves an output it would write unchanged as it was.)
 fresh() {
     made="$1"; dependencies="$2"; shift 3
     if [ -f "$made" ] && [ -f "$made.command" ] && [ "$(cat "$made.command")" = "$*" ]; then
         stale=""
         for file in "$@" $dependencies; do
-            if [ -f "$file" ] && [ "$file" -nt "$made" ]; then stale=1; break; fi
+            if [ -f "$file" ] && [ "$file" -nt "$made.command" ]; then stale=1; break; fi
         done
         [ -z "$stale" ] && return 0
     fi
@@ -37,7 +39,7 @@ fresh() {
 module() {
     name="$1"; dependencies="$2"; shift 2
     objects=""
-    for dependency in $dependencies; do objects="$objects $out/$dependency.o"; done
+    for dependency in $dependencies; do objects="$objects $out/$dependency.o $out/$dependency.swiftmodule"; done
     fresh "$out/$name.o" "$objects" -- "$SWIFTC" $flags -wmo -module-name "$name" -emit-module -emit-module-path "$out/$name.swiftmodule" -c "$@" -o "$out/$name.o"
 }
 module MediaTerminal "" Sources/MediaTerminal/*.swift
