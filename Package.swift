@@ -118,8 +118,8 @@ let package = Package(
         .target(
             name: "MediaDaemon",
             dependencies: [
-                "MediaModel", "MediaControl", "MediaSession", "MediaEngine", "MediaFeed", "CLinux",
-                .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
+                "MediaModel", "MediaControl", "MediaSession", "MediaFeed", "CLinux",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
