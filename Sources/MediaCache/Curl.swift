@@ -30,6 +30,11 @@ public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible
     public var kind: Kind
     public var message: String
 
+    public init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
     public var description: String { message }
 }
 

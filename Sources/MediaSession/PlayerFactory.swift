@@ -82,6 +82,10 @@ public protocol MediaStore: Sendable {
     func downloadWhole(_ url: URL) -> AsyncStream<DownloadEvent>
     /// Stops the in-process download of `url` (the part downloaded stays).
     func cancel(_ url: URL)
+    /// A small remote document read whole into memory, never kept (a
+    /// podcast's chapters file): at most `maximumBytes`, within the one-shot
+    /// fetch's deadline. It blocks: call it off Swift's cooperative pool.
+    func fetchDocument(_ url: URL, maximumBytes: Int64) throws(TransferError) -> [UInt8]
 }
 
 extension MediaCache: MediaStore {
@@ -90,6 +94,10 @@ extension MediaCache: MediaStore {
     }
 
     public func downloadWhole(_ url: URL) -> AsyncStream<DownloadEvent> { download(url) }
+
+    public func fetchDocument(_ url: URL, maximumBytes: Int64) throws(TransferError) -> [UInt8] {
+        try HTTPGet.fetch(url, maximumBytes: maximumBytes).body
+    }
 }
 
 extension PlayerHandle {

@@ -18,6 +18,9 @@ public final class FakeStore: MediaStore, Sendable {
     }
 
     private let outcomes: [URL: Outcome]
+    /// Small documents (chapters files) by URL; any other is a 404.
+    private let documents: [URL: [UInt8]]
+    private let documentsFetched = Mutex<[URL]>([])
     private let cached = Mutex<[URL: String]>([:])
     private let cancelled = Mutex<[URL]>([])
     private let waiting = Mutex<[URL: AsyncStream<DownloadEvent>.Continuation]>([:])
@@ -30,7 +33,13 @@ public final class FakeStore: MediaStore, Sendable {
         continuation.finish()
     }
 
-    public init(_ outcomes: [URL: Outcome]) { self.outcomes = outcomes }
+    public init(_ outcomes: [URL: Outcome], documents: [URL: [UInt8]] = [:]) {
+        self.outcomes = outcomes
+        self.documents = documents
+    }
+
+    /// The documents asked for, in order.
+    public var fetchedDocuments: [URL] { documentsFetched.withLock { $0 } }
 
     public var cancellations: [URL] { cancelled.withLock { $0 } }
 
@@ -62,6 +71,13 @@ public final class FakeStore: MediaStore, Sendable {
         }
         continuation.finish()
         return stream
+    }
+
+    public func fetchDocument(_ url: URL, maximumBytes: Int64) throws(TransferError) -> [UInt8] {
+        documentsFetched.withLock { $0.append(url) }
+        guard let document = documents[url] else { throw TransferError(kind: .http(status: 404), message: "HTTP 404 from \(url.host ?? "")") }
+        guard document.count <= maximumBytes else { throw TransferError(kind: .tooLarge(limit: maximumBytes), message: "larger than \(maximumBytes) bytes") }
+        return document
     }
 
     public func cancel(_ url: URL) {

@@ -1,0 +1,51 @@
+import MediaFeed
+import MediaModel
+
+/// Why items failed, with the code (a download, or the media), kept for
+/// their status until they start again; and the one wording of a failure.
+/// A value the session holds under its lock.
+struct Failures: Sendable {
+    private var byItem: [ItemKey: CommandError] = [:]
+
+    subscript(key: ItemKey) -> CommandError? {
+        get { byItem[key] }
+        set { byItem[key] = newValue }
+    }
+
+    var keys: Dictionary<ItemKey, CommandError>.Keys { byItem.keys }
+
+    /// Forgets the items `keep` says no to (gone from the feed).
+    mutating func keep(where keep: (ItemKey) -> Bool) {
+        byItem = byItem.filter { keep($0.key) }
+    }
+
+    /// A start that failed: what the item's status keeps (nil: nothing to
+    /// keep) and the error to throw, which names the item (the status's
+    /// error does not: front ends show it beside the item).
+    static func ofStart(_ failure: ItemStarter.Failure, _ item: FeedItem) -> (kept: CommandError?, thrown: CommandError) {
+        switch failure {
+        case let .missing(path):
+            return (CommandError(.noSuchItem, "missing: no readable file at \(path)"),
+                    CommandError(.noSuchItem, "item \(item.position): no readable file at \(path)"))
+        case let .download(reason):
+            // A download a stop cancelled did not fail (the session asks that first).
+            return (CommandError(.downloadFailed, "download failed: \(reason)"),
+                    CommandError(.downloadFailed, "item \(item.position) \"\(item.title)\": download failed: \(reason)"))
+        case .noCache:
+            return (nil, CommandError(.downloadFailed, "item \(item.position) needs a download and no cache is open"))
+        case .textOnly:
+            return (nil, CommandError(.invalidItem, "item \(item.position) \"\(item.title)\" is text only: it has no media to play"))
+        }
+    }
+
+    /// A player that failed: its input's failure is a download's.
+    static func ofPlayer(_ player: any PlayerHandle, _ item: FeedItem) -> CommandError {
+        CommandError(player.failedForInput ? .downloadFailed : .playbackFailed, text(of: player, item))
+    }
+
+    /// A player's failure named by its item, never by the file the engine
+    /// opened (a cache entry's hash).
+    static func text(of player: any PlayerHandle, _ item: FeedItem) -> String {
+        "item \(item.position) \"\(item.title)\": " + (player.failureReasonOnly ?? "playback failed")
+    }
+}

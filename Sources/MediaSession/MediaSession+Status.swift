@@ -1,0 +1,69 @@
+import MediaEngine
+import MediaFeed
+import MediaModel
+
+/// What the session says about its items: their status, read under the lock
+/// from every component that knows something of them, and the events.
+extension MediaSession {
+    public func status(of key: ItemKey) -> ItemStatus? {
+        lock.withLock { itemLocked(key).map(statusLocked) }
+    }
+
+    /// The item's status (as the feed has it now, when it is still there).
+    public func status(of item: FeedItem) -> ItemStatus {
+        lock.withLock { statusLocked(itemLocked(item.key) ?? item) }
+    }
+
+    /// The active item's status, if any.
+    public func currentStatus() -> ItemStatus? {
+        lock.withLock { current.flatMap(itemLocked).map(statusLocked) }
+    }
+
+    /// The status of every item that is not idle (or has a position to resume).
+    public func activeStatuses() -> [ItemStatus] {
+        lock.withLock {
+            var keys = Set(players.keys)
+            keys.formUnion(downloads.keys)
+            keys.formUnion(failures.keys)
+            return keys.compactMap(itemLocked).sorted { $0.position < $1.position }.map(statusLocked).filter { $0.state != .idle }
+        }
+    }
+
+    /// Why the item failed, with the code (a download, or the media).
+    public func failure(of key: ItemKey) -> CommandError? {
+        lock.withLock { failures[key] }
+    }
+
+    /// The item's playback counters (`play --stats`).
+    public func statistics(of key: ItemKey) -> PlaybackStatistics? {
+        lock.withLock { players[key]?.currentStatistics }
+    }
+
+    /// The one status of an item (`StatusFacts` makes it).
+    func statusLocked(_ item: FeedItem) -> ItemStatus {
+        let key = item.key
+        let player = players[key]
+        let facts = StatusFacts(
+            player: player,
+            chapters: player.map { chapterBook.chapters(of: item, inFile: $0.mediaInfo?.chapters) } ?? [],
+            download: downloads[key], starting: starts.contains(key), failure: failures[key], live: streams.info(key),
+            saved: { [positions] in item.source.flatMap { positions.position(for: $0.description) } }
+        )
+        return facts.status(of: item)
+    }
+
+    /// Changes as they happen, each with its kind (see `ItemEvent`).
+    public func events() -> AsyncStream<ItemEvent> {
+        subscribers.subscribe()
+    }
+
+    /// Sends the item's status now. `kind` is what happened; it is sent as a
+    /// `state` event exactly when the state differs from the last one sent.
+    func announce(_ key: ItemKey, _ kind: ItemEvent.Kind) {
+        lock.withLock {
+            guard let item = itemLocked(key), let event = announced.event(kind, statusLocked(item)) else { return }
+            // Under the lock: every subscriber sees one order of events.
+            subscribers.send(event)
+        }
+    }
+}
