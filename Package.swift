@@ -235,6 +235,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .testTarget(name: "MediaModelTests", dependencies: ["MediaModel"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaFeedTests", dependencies: ["MediaFeed", "MediaModel", "MediaTerminal"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaTerminalTests", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaConfigTests", dependencies: ["MediaConfig", "MediaModel"], swiftSettings: swiftSettings),
