@@ -82,6 +82,12 @@ public protocol MediaStore: Sendable {
     func downloadWhole(_ url: URL) -> AsyncStream<DownloadEvent>
     /// Stops the in-process download of `url` (the part downloaded stays).
     func cancel(_ url: URL)
+    /// The clock its downloads and live streams wait on.
+    var clock: any MediaClock { get }
+}
+
+extension MediaStore {
+    public var clock: any MediaClock { SystemClock.shared }
 }
 
 extension MediaCache: MediaStore {
