@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import MediaCacheFolder
+import MediaModel
 
 
 /// A stream with no end (internet radio): read live over one libcurl
@@ -26,6 +27,8 @@ public final class LiveStream: @unchecked Sendable {
     public static let maximumReconnects = 5
 
     private let url: URL
+    /// The pause between reconnections is waited on it.
+    private let clock: any MediaClock
     private let condition = NSCondition()
     /// Received audio; what was read before `head` is spent (dropped in
     /// one move once it is half the buffer, not at every read).
@@ -39,8 +42,9 @@ public final class LiveStream: @unchecked Sendable {
     private var interrupted = false
     private var started = false
 
-    public init(url: URL) {
+    public init(url: URL, clock: any MediaClock = SystemClock.shared) {
         self.url = url
+        self.clock = clock
         name = url.lastPathComponent.isEmpty ? (url.host ?? "stream") : url.lastPathComponent
     }
 
@@ -113,9 +117,9 @@ public final class LiveStream: @unchecked Sendable {
             reconnecting = true
             onNotice?("stream lost (\(reason)); reconnecting (\(reconnects) of \(Self.maximumReconnects))")
             // A pause between tries, ended at once by a stop.
-            let until = Date().addingTimeInterval(min(8, 0.5 * Double(1 << (reconnects - 1))))
+            let until = clock.now + min(8, 0.5 * Double(1 << (reconnects - 1)))
             condition.lock()
-            while !interrupted, condition.wait(until: until) {}
+            while !interrupted, clock.wait(on: condition, until: until) {}
             let stop = interrupted
             condition.unlock()
             if stop { return }

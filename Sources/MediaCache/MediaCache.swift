@@ -22,11 +22,16 @@ public final class MediaCache: Sendable {
     /// The folder and index this cache downloads into.
     public let folder: CacheFolder
     public let configuration: CacheConfiguration
+    /// Retry delays, transfer rates and the dates the index keeps run on it.
+    public let clock: any MediaClock
     private let inFlight = Mutex<[String: InFlight]>([:])
+    private let transfers: TransferEngine
 
-    public init(directory: String, configuration: CacheConfiguration = CacheConfiguration()) throws(CacheError) {
-        folder = try CacheFolder(directory: directory)
+    public init(directory: String, configuration: CacheConfiguration = CacheConfiguration(), clock: any MediaClock = SystemClock.shared) throws(CacheError) {
+        folder = try CacheFolder(directory: directory, clock: clock)
         self.configuration = configuration
+        self.clock = clock
+        transfers = TransferEngine.serving(clock)
     }
 
     public var directory: String { folder.directory }
@@ -245,7 +250,7 @@ public final class MediaCache: Sendable {
     public func cancel(_ url: URL) {
         let flight = inFlight.withLock { $0[url.absoluteString] }
         flight?.cancel()
-        TransferEngine.shared.wake()
+        transfers.wake()
     }
 
     private func launch(_ flight: InFlight, url: URL, paths: CacheFolder.EntryPaths, refresh: Bool, deadline: Int? = nil) {
@@ -298,7 +303,7 @@ public final class MediaCache: Sendable {
             configuration.maximumResumes = 0
         }
         let key = url.absoluteString
-        let now = Date().timeIntervalSince1970
+        let now = clock.wallTime.timeIntervalSince1970
         let makeRecord: @Sendable () -> IndexRecord = { IndexRecord(url: key, name: paths.name, state: .partial, lastAccess: now, updated: now) }
         let previous = index.record(for: key)
         let mode: TransferJob.Mode = revalidate ? .revalidate(etag: previous?.etag, lastModified: previous?.lastModified) : .fetch
@@ -315,9 +320,10 @@ public final class MediaCache: Sendable {
         }
 
         let index = self.index
+        let clock = self.clock
         if !revalidate { flight.entry.setHeld(Self.heldRanges(record: previous, partPath: paths.part)) }
         let job = TransferJob(
-            url: url, partPath: paths.part, dataPath: paths.data, mode: mode, configuration: configuration,
+            url: url, partPath: paths.part, dataPath: paths.data, mode: mode, configuration: configuration, clock: clock,
             entry: flight.entry,
             publish: { flight.publish($0) },
             recordHeaders: { total, etag, lastModified, contentType in
@@ -343,7 +349,7 @@ public final class MediaCache: Sendable {
                         record.size = size
                         record.error = nil
                         record.ranges = nil
-                        record.lastAccess = Date().timeIntervalSince1970
+                        record.lastAccess = clock.wallTime.timeIntervalSince1970
                     }
                     if revalidate { _ = unlink(paths.part) }
                     lock.unlock()
@@ -373,7 +379,7 @@ public final class MediaCache: Sendable {
             job.knownTotal = previous?.size
         }
         flight.attach(job)
-        TransferEngine.shared.submit(job)
+        transfers.submit(job)
     }
 }
 

@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import MediaCacheFolder
+import MediaModel
 
 #if canImport(Glibc)
 import Glibc
@@ -12,8 +13,12 @@ import Glibc
 ///
 /// When nothing is in flight the thread sleeps on a condition (no CPU);
 /// while transfers run it sleeps in `curl_multi_poll`, which new work
-/// interrupts with `curl_multi_wakeup`.
+/// interrupts with `curl_multi_wakeup`. Retries wait on the engine's clock:
+/// on the condition until they are due, or, while others transfer, for an
+/// alarm that wakes the poll.
 final class TransferEngine: @unchecked Sendable {
+    let clock: any MediaClock
+
     // Guarded by `condition`.
     private let condition = NSCondition()
     private var incoming: [TransferJob] = []
@@ -23,13 +28,23 @@ final class TransferEngine: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private var active: [UnsafeMutableRawPointer: TransferJob] = [:]
     private var scheduled: [(due: Double, job: TransferJob)] = []
+    /// Wakes the poll when the earliest scheduled job is due.
+    private var dueAlarm: (due: Double, alarm: ClockAlarm)?
     /// Main transfers with no gap left to fetch while their ranged helpers
     /// run; a helper's end wakes them.
     private var parked: [TransferJob] = []
 
-    static let shared = TransferEngine()
+    /// The engine of every cache on the system clock.
+    static let shared = TransferEngine(clock: SystemClock.shared)
 
-    private init() {
+    /// The engine for a cache on `clock`: the shared one on the system
+    /// clock, else one of its own (a test's clock moves its retries alone).
+    static func serving(_ clock: any MediaClock) -> TransferEngine {
+        clock is SystemClock ? shared : TransferEngine(clock: clock)
+    }
+
+    private init(clock: any MediaClock) {
+        self.clock = clock
         _ = CurlGlobal.initialized
         multi = curl_multi_init()
         // Reuse connections to the same host across the transfers of a session.
@@ -50,8 +65,10 @@ final class TransferEngine: @unchecked Sendable {
         curl_multi_wakeup(multi)
     }
 
-    /// Interrupts the poll so that the thread sees a cancellation promptly.
+    /// Interrupts the poll, or the wait for a retry, so that the thread sees
+    /// a cancellation or a reader's request promptly.
     func wake() {
+        condition.withLock { condition.signal() }
         curl_multi_wakeup(multi)
     }
 
@@ -70,7 +87,7 @@ final class TransferEngine: @unchecked Sendable {
                 start(job)
             }
             startRequestedRanges()
-            let now = TransferJob.now()
+            let now = clock.now
             let due = scheduled.filter { $0.due <= now }.map(\.job)
             scheduled.removeAll { $0.due <= now }
             for job in due { start(job) }
@@ -86,21 +103,30 @@ final class TransferEngine: @unchecked Sendable {
 
             // Sleep until a socket is ready, a curl timer fires, new work
             // arrives (curl_multi_wakeup) or a scheduled retry is due.
-            if !active.isEmpty || !scheduled.isEmpty {
-                var timeout = 1000.0
-                if let next = scheduled.map(\.due).min() {
-                    timeout = min(timeout, max(0, (next - TransferJob.now()) * 1000))
-                }
-                if active.isEmpty {
+            let next = scheduled.map(\.due).min()
+            if active.isEmpty {
+                setDueAlarm(nil)
+                if let next {
                     // Only retries pending: wait on the condition so submit() wakes us.
                     condition.lock()
-                    if incoming.isEmpty { _ = condition.wait(until: Date(timeIntervalSinceNow: timeout / 1000)) }
+                    if incoming.isEmpty { _ = clock.wait(on: condition, until: next) }
                     condition.unlock()
-                } else {
-                    curl_multi_poll(multi, nil, 0, Int32(timeout.rounded(.up)), nil)
                 }
+            } else if let next, next <= clock.now {
+                setDueAlarm(nil)
+                curl_multi_poll(multi, nil, 0, 0, nil)
+            } else {
+                setDueAlarm(next)
+                curl_multi_poll(multi, nil, 0, 1000, nil)
             }
         }
+    }
+
+    /// Keeps one alarm set for `due` (none for nil), which wakes the poll.
+    private func setDueAlarm(_ due: Double?) {
+        guard dueAlarm?.due != due else { return }
+        dueAlarm?.alarm.cancel()
+        dueAlarm = due.map { ($0, clock.alarm(at: $0) { [weak self] in self?.wake() }) }
     }
 
     // MARK: - Ranged helpers
@@ -164,7 +190,7 @@ final class TransferEngine: @unchecked Sendable {
         main.recordHeldRanges()
         if let index = parked.firstIndex(where: { $0 === main }) {
             parked.remove(at: index)
-            scheduled.append((TransferJob.now(), main))
+            scheduled.append((clock.now, main))
         }
     }
 
@@ -339,7 +365,7 @@ final class TransferEngine: @unchecked Sendable {
             let end = job.offset + job.received
             guard let total = job.expectedTotal else {
                 if end == job.rangeEnd {
-                    scheduled.append((TransferJob.now(), job))  // a gap filled: on to the next
+                    scheduled.append((clock.now, job))  // a gap filled: on to the next
                 } else {
                     finalize(job, size: end)  // no length given: the body's end is the end
                 }
@@ -351,7 +377,7 @@ final class TransferEngine: @unchecked Sendable {
             } else if job.entry.isWhole {
                 finalize(job, size: total)
             } else {
-                scheduled.append((TransferJob.now(), job))  // on to the next gap
+                scheduled.append((clock.now, job))  // on to the next gap
             }
 
         case CURLE_HTTP_RETURNED_ERROR:
@@ -377,7 +403,7 @@ final class TransferEngine: @unchecked Sendable {
                 _ = unlink(job.partPath)
                 conclude(job, .failure(.unsupported("\(job.host) sent the file compressed (Content-Encoding: \(encoding)) though asked for it as is; it cannot be kept as the file")))
             case .reachedHeld?:
-                scheduled.append((TransferJob.now(), job))  // on to the next gap
+                scheduled.append((clock.now, job))  // on to the next gap
             case .rangeRefused?:
                 conclude(job, .failure(.network("unexpected answer to a range request (\(job.host))")))
             case .restartFromZero?:
@@ -422,7 +448,7 @@ final class TransferEngine: @unchecked Sendable {
         let resumable = [CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_OPERATION_TIMEDOUT].contains(result)
         if flushed, !job.cancelled, resumable, job.received > 0, job.resumes < job.configuration.maximumResumes {
             job.resumes += 1
-            scheduled.append((TransferJob.now(), job))
+            scheduled.append((clock.now, job))
             return
         }
         endRange(job)
@@ -467,7 +493,7 @@ final class TransferEngine: @unchecked Sendable {
             phase: .retrying(attempt: job.attempts + 1, reason: reason),
             received: job.offset + job.received, total: job.expectedTotal, bytesPerSecond: 0
         ))
-        scheduled.append((TransferJob.now() + delay, job))
+        scheduled.append((clock.now + delay, job))
     }
 
     /// Verifies, syncs and moves the finished file into place atomically.

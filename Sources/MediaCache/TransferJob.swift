@@ -2,6 +2,7 @@ import CCurl
 import CLinux
 import Foundation
 import MediaCacheFolder
+import MediaModel
 
 #if canImport(Glibc)
 import Glibc
@@ -25,6 +26,9 @@ final class TransferJob: @unchecked Sendable {
     let dataPath: String
     let mode: Mode
     let configuration: CacheConfiguration
+    /// The rate's window, how often progress is published and the held
+    /// ranges recorded: the cache's clock.
+    let clock: any MediaClock
     /// What the entry holds and who reads it (shared with readers).
     let entry: PartialEntry
     /// The main transfer fetches the first gap on and completes the entry;
@@ -112,7 +116,7 @@ final class TransferJob: @unchecked Sendable {
     }
 
     init(
-        url: URL, partPath: String, dataPath: String, mode: Mode, configuration: CacheConfiguration,
+        url: URL, partPath: String, dataPath: String, mode: Mode, configuration: CacheConfiguration, clock: any MediaClock,
         entry: PartialEntry, isMain: Bool = true,
         publish: @escaping @Sendable (DownloadProgress) -> Void,
         recordHeaders: @escaping @Sendable (Int64?, String?, String?, String?) -> Void,
@@ -124,6 +128,7 @@ final class TransferJob: @unchecked Sendable {
         self.dataPath = dataPath
         self.mode = mode
         self.configuration = configuration
+        self.clock = clock
         self.entry = entry
         self.isMain = isMain
         self.publish = publish
@@ -136,7 +141,7 @@ final class TransferJob: @unchecked Sendable {
     /// A ranged helper that fetches from `start` for a reader.
     func makeRangeJob(at start: Int64) -> TransferJob {
         let job = TransferJob(
-            url: url, partPath: partPath, dataPath: dataPath, mode: .fetch, configuration: configuration,
+            url: url, partPath: partPath, dataPath: dataPath, mode: .fetch, configuration: configuration, clock: clock,
             entry: entry, isMain: false, publish: { _ in }, recordHeaders: { _, _, _, _ in }, recordRanges: { _ in },
             complete: { _ in }
         )
@@ -153,12 +158,6 @@ final class TransferJob: @unchecked Sendable {
     }
 
     var host: String { url.host ?? url.absoluteString.redactingUserinfo }
-
-    static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-    }
 
     // MARK: - Callbacks (transfer thread)
 
@@ -237,14 +236,14 @@ final class TransferJob: @unchecked Sendable {
             _ = mp_start_writeback(fd, off_t(flushedUpTo), off_t(end - flushedUpTo))
             flushedUpTo = end
         }
-        if (main ?? self).wroteOutOfOrder, Self.now() - lastRangesRecord >= 2 { recordHeldRanges() }
+        if (main ?? self).wroteOutOfOrder, clock.now - lastRangesRecord >= 2 { recordHeldRanges() }
         return true
     }
 
     /// Records the held ranges in the index, after the bytes are on disk, so
     /// that a crash never lists bytes the file lacks.
     func recordHeldRanges() {
-        lastRangesRecord = Self.now()
+        lastRangesRecord = clock.now
         let owner = main ?? self
         if fd >= 0 { _ = fdatasync(fd) }
         owner.recordRanges(owner.wroteOutOfOrder ? entry.heldNow : nil)
@@ -322,7 +321,7 @@ final class TransferJob: @unchecked Sendable {
     }
 
     func publishProgress(force: Bool = false) {
-        let now = Self.now()
+        let now = clock.now
         let bytes = offset + received
         if rateWindowStart.time == 0 {
             rateWindowStart = (now, bytes)

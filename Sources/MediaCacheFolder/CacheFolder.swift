@@ -16,9 +16,12 @@ public final class CacheFolder: Sendable {
     package let index: CacheIndex
     /// Where a damaged index was moved when it was rebuilt (nil: it was fine).
     public let recoveredIndex: String?
+    /// The dates the index records (last uses, updates, a damaged index's name).
+    public let clock: any MediaClock
 
-    public init(directory: String) throws(CacheError) {
+    public init(directory: String, clock: any MediaClock = SystemClock.shared) throws(CacheError) {
         self.directory = directory
+        self.clock = clock
         // What a user downloads and plays is theirs alone: the folders are
         // made 0700 (the index 0600), and existing ones must be this user's
         // real folders (never a link, never changed).
@@ -36,14 +39,14 @@ public final class CacheFolder: Sendable {
         // there would get mediaplay's tables and mode.
         for suffix in ["", "-wal", "-shm", ".setup-lock"] { EntryFile.removeIfNotRegular(indexPath + suffix) }
         do {
-            index = try CacheIndex(path: indexPath)
+            index = try CacheIndex(path: indexPath, clock: clock)
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
             // The files are the truth about bytes: a complete entry is
             // cached whatever the index says. The damaged index is kept
             // aside, and part files, whose byte ranges it held, are dropped
             // (resuming one at a guessed offset could corrupt its entry),
             // only mediaplay's and only in its own folder.
-            let aside = indexPath + ".corrupt-\(Int(Date().timeIntervalSince1970))"
+            let aside = indexPath + ".corrupt-\(Int(clock.wallTime.timeIntervalSince1970))"
             for suffix in ["", "-wal", "-shm"] { rename(indexPath + suffix, aside + suffix) }
             let entries = directory + "/entries"
             let names = CacheTag.isMarked(directory) ? (try? FileManager.default.contentsOfDirectory(atPath: entries)) ?? [] : []
@@ -51,7 +54,7 @@ public final class CacheFolder: Sendable {
                 unlink(entries + "/" + name)
             }
             do {
-                index = try CacheIndex(path: indexPath)
+                index = try CacheIndex(path: indexPath, clock: clock)
             } catch {
                 throw CacheError.io("cannot rebuild the cache index in \(directory): \(error) (pass --cache-dir DIR)")
             }
@@ -69,16 +72,17 @@ public final class CacheFolder: Sendable {
     /// The folder for viewing (list): its index opened for reading only,
     /// falling back to a full open when the index is missing, damaged or
     /// older than this program (which then creates, rebuilds or migrates it).
-    public static func forViewing(directory: String) throws(CacheError) -> CacheFolder {
-        if let index = try? CacheIndex(readingOnly: directory + "/index.sqlite") {
-            return CacheFolder(directory: directory, index: index)
+    public static func forViewing(directory: String, clock: any MediaClock = SystemClock.shared) throws(CacheError) -> CacheFolder {
+        if let index = try? CacheIndex(readingOnly: directory + "/index.sqlite", clock: clock) {
+            return CacheFolder(directory: directory, index: index, clock: clock)
         }
-        return try CacheFolder(directory: directory)
+        return try CacheFolder(directory: directory, clock: clock)
     }
 
-    private init(directory: String, index: CacheIndex) {
+    private init(directory: String, index: CacheIndex, clock: any MediaClock) {
         self.directory = directory
         self.index = index
+        self.clock = clock
         recoveredIndex = nil
     }
 

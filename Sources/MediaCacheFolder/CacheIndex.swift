@@ -105,8 +105,11 @@ public struct KeptFeed: Codable, Sendable, Equatable, FetchableRecord, Persistab
 /// revalidating, sizes, failures and last access.
 package final class CacheIndex: Sendable {
     private let pool: DatabasePool
+    /// The dates of records' updates and last uses.
+    private let clock: any MediaClock
 
-    package init(path: String) throws {
+    package init(path: String, clock: any MediaClock = SystemClock.shared) throws {
+        self.clock = clock
         // Switching a new database to WAL ignores SQLite's busy timeout, so two
         // processes creating the cache at once would fail: a lock file lets one
         // create and migrate while the other waits (milliseconds, once).
@@ -211,7 +214,8 @@ package final class CacheIndex: Sendable {
     /// (a writable open and close cost four fsyncs, bimodal on a slow disk).
     /// Throws when the index is not there, cannot be read or needs a
     /// migration: then a writable open does what is needed.
-    package init(readingOnly path: String) throws {
+    package init(readingOnly path: String, clock: any MediaClock = SystemClock.shared) throws {
+        self.clock = clock
         var configuration = Configuration()
         configuration.readonly = true
         configuration.label = "mediaplay.cache-index"
@@ -352,15 +356,16 @@ package final class CacheIndex: Sendable {
         try pool.write { db in
             var record = try IndexRecord.fetchOne(db, key: url) ?? makeDefault()
             change(&record)
-            record.updated = Date().timeIntervalSince1970
+            record.updated = clock.wallTime.timeIntervalSince1970
             try record.save(db)
             return record
         }
     }
 
     package func touch(_ url: String) {
+        let now = clock.wallTime.timeIntervalSince1970
         _ = try? pool.write { db in
-            try db.execute(sql: "UPDATE entry SET lastAccess = ? WHERE url = ?", arguments: [Date().timeIntervalSince1970, url])
+            try db.execute(sql: "UPDATE entry SET lastAccess = ? WHERE url = ?", arguments: [now, url])
         }
     }
 

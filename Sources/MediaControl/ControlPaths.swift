@@ -98,8 +98,9 @@ public enum ClientTimeout {
         return min(value, 3600)
     }
 
-    /// Now plus `seconds`, as a request's `expires`.
-    public static func expiry(after seconds: Double) -> Int64 {
-        Int64((Date().timeIntervalSince1970 + seconds) * 1000)
+    /// Now plus `seconds`, as a request's `expires`: milliseconds of the
+    /// date, since the client's and the daemon's clocks are compared.
+    public static func expiry(after seconds: Double, clock: any MediaClock = SystemClock.shared) -> Int64 {
+        Int64((clock.wallTime.timeIntervalSince1970 + seconds) * 1000)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MediaModel
+import Synchronization
 
 /// The reply to one request line: made at once, or by async work that the
 /// server runs as a task while the client's thread waits for it.
@@ -12,7 +13,8 @@ public enum ControlAnswer: Sendable {
 /// thread per client reads its requests and answers them in order (all
 /// blocked in the kernel when idle, so an idle daemon uses no CPU). A request
 /// that needs no waiting is answered on that thread, with no task or queue
-/// hop; the others by an async task while the client's thread waits.
+/// hop; the others by an async task while the client's thread waits. Idle
+/// clients are closed by an alarm on the server's clock.
 public final class ControlServer: @unchecked Sendable {
     /// Answers one line, on the client's thread (events go through the connection).
     public typealias Handler = @Sendable (LineSplitter.Piece, ControlConnection) -> ControlAnswer
@@ -23,6 +25,8 @@ public final class ControlServer: @unchecked Sendable {
     /// A client that sends nothing for this long is closed, unless it
     /// observes (its events are what it waits for).
     let idleTimeout: Double
+    /// What idle times and the wait for the last replies are measured on.
+    let clock: any MediaClock
 
     private let listener: UnixSocket
     private let handler: Handler
@@ -30,9 +34,15 @@ public final class ControlServer: @unchecked Sendable {
     private let lock = NSLock()
     private var connections: [ObjectIdentifier: ControlConnection] = [:]
     private var stopped = false
+    /// `stop` waiting for the connections to end (resumed when none is left).
+    private var drained: [@Sendable () -> Void] = []
 
-    public init(listener: UnixSocket, idleTimeout: Double = 60, log: @escaping @Sendable (String) -> Void, handler: @escaping Handler) {
+    public init(
+        listener: UnixSocket, idleTimeout: Double = 60, clock: any MediaClock = SystemClock.shared,
+        log: @escaping @Sendable (String) -> Void, handler: @escaping Handler
+    ) {
         self.idleTimeout = idleTimeout
+        self.clock = clock
         self.listener = listener
         self.handler = handler
         self.log = log
@@ -53,8 +63,22 @@ public final class ControlServer: @unchecked Sendable {
         }
         listener.shutdown()
         for connection in open { connection.socket.shutdownReading() }
-        for _ in 0..<100 where !lock.withLock({ connections.isEmpty }) {
-            try? await Task.sleep(for: .milliseconds(10))
+        // Whichever comes first: the last connection's end, or the second.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resume = ResumeOnce(continuation)
+            let patience = clock.alarm(at: clock.now + 1) { resume() }
+            let waiting = lock.withLock { () -> Bool in
+                guard !connections.isEmpty else { return false }
+                drained.append {
+                    patience.cancel()
+                    resume()
+                }
+                return true
+            }
+            if !waiting {
+                patience.cancel()
+                resume()
+            }
         }
     }
 
@@ -69,7 +93,7 @@ public final class ControlServer: @unchecked Sendable {
                 socket.close()
                 continue
             }
-            let connection = ControlConnection(socket: socket)
+            let connection = ControlConnection(socket: socket, clock: clock)
             let (accepted, evicted): (Bool, ControlConnection?) = lock.withLock {
                 guard !stopped else { return (false, nil) }
                 var evicted: ControlConnection?
@@ -97,12 +121,13 @@ public final class ControlServer: @unchecked Sendable {
         }
     }
 
-    /// Reads the client's lines and answers each before reading on.
+    /// Reads the client's lines and answers each before reading on. The
+    /// read blocks with no timeout: the connection's idle alarm shuts it.
     private func serve(_ connection: ControlConnection) {
         var splitter = LineSplitter(maximumLength: maximumRequestLength)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 1)
         defer { buffer.deallocate() }
-        connection.socket.setReceiveTimeout(seconds: idleTimeout)
+        connection.watchIdle(timeout: idleTimeout)
         reading: while true {
             switch connection.socket.readOrTimeout(into: buffer) {
             case let .data(count):
@@ -110,28 +135,36 @@ public final class ControlServer: @unchecked Sendable {
                 for piece in splitter.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) {
                     answer(piece, connection)
                 }
-            case .end:
-                break reading
-            case .timedOut:
-                // Waiting for events is not idling.
-                if connection.isObserving { continue }
-                log("closed a client idle for \(Int(idleTimeout)) s")
+            case .end, .timedOut:
                 break reading
             }
         }
+        if connection.closedForIdling { log("closed a client idle for \(Int(idleTimeout)) s") }
         // A last line without its newline (a truncated request) is answered too.
         if let last = splitter.finish() { answer(last, connection) }
         connection.finish()
-        _ = lock.withLock { connections.removeValue(forKey: ObjectIdentifier(connection)) }
+        let waiting = lock.withLock { () -> [@Sendable () -> Void] in
+            connections.removeValue(forKey: ObjectIdentifier(connection))
+            guard connections.isEmpty else { return [] }
+            defer { drained.removeAll() }
+            return drained
+        }
+        for resume in waiting { resume() }
     }
 
     /// One reply, written from this thread after the events already queued.
+    /// The client's silence counts from its reply: from before it is
+    /// written, so a client that has read it finds the count started.
     private func answer(_ piece: LineSplitter.Piece, _ connection: ControlConnection) {
+        connection.beginAnswer()
+        let reply: [UInt8]
         switch handler(piece, connection) {
-        case let .now(reply): connection.reply(reply)
-        case let .later(work): connection.reply(Self.wait(for: work))
+        case let .now(line): reply = line
+        case let .later(work): reply = Self.wait(for: work)
         }
         connection.touch()
+        connection.reply(reply)
+        connection.endAnswer()
     }
 
     /// Runs `work` as a task and waits for its reply. The thread waiting is
@@ -157,10 +190,17 @@ public final class ControlServer: @unchecked Sendable {
 public final class ControlConnection: @unchecked Sendable {
     let socket: UnixSocket
     private let writer = DispatchQueue(label: "mediaplay.client.write")
+    private let clock: any MediaClock
     private let lock = NSLock()
     private var onFinish: [@Sendable () -> Void] = []
     private var observing = false
-    private var lastRead = MonotonicTime.now()
+    private var lastRead: Double
+    // The idle watch (see `watchIdle`).
+    private var idleTimeout = Double.infinity
+    private var idleAlarm: ClockAlarm?
+    private var answering = false
+    private var idled = false
+    private var finished = false
     /// Bytes queued for the client and not yet written. Past
     /// `maximumQueuedBytes` (an observer reading slower than events come)
     /// the client is dropped: its backlog would grow the daemon without end.
@@ -175,7 +215,7 @@ public final class ControlConnection: @unchecked Sendable {
 
     /// The client spoke, or was answered: its silence counts from now.
     func touch() {
-        let now = MonotonicTime.now()
+        let now = clock.now
         lock.withLock { lastRead = now }
     }
 
@@ -184,10 +224,71 @@ public final class ControlConnection: @unchecked Sendable {
         lock.withLock { observing = true }
     }
 
-    init(socket: UnixSocket) {
+    init(socket: UnixSocket, clock: any MediaClock) {
         self.socket = socket
+        self.clock = clock
+        lastRead = clock.now
         // A client that stops reading for this long is dropped.
         socket.setSendTimeout(seconds: 5)
+    }
+
+    /// Closes the client (its reading side: its thread then ends it) once it
+    /// has been silent for `timeout` while nothing was being answered,
+    /// unless it observes. One alarm at a time, set again when it finds the
+    /// client spoke since: an idle daemon sets none, a busy client few.
+    func watchIdle(timeout: Double) {
+        let due = lock.withLock { () -> Double in
+            idleTimeout = timeout
+            return lastRead + timeout
+        }
+        setIdleAlarm(at: due)
+    }
+
+    /// Whether the idle watch closed the client.
+    var closedForIdling: Bool { lock.withLock { idled } }
+
+    private func setIdleAlarm(at due: Double) {
+        let alarm = clock.alarm(at: due) { [weak self] in self?.idleAlarmRang() }
+        // One at a time: the reader's thread and a rung alarm may both set one.
+        let spare = lock.withLock { () -> Bool in
+            guard !finished, idleAlarm == nil else { return true }
+            idleAlarm = alarm
+            return false
+        }
+        if spare { alarm.cancel() }
+    }
+
+    private func idleAlarmRang() {
+        enum Next { case none, close, again(Double) }
+        let now = clock.now
+        let next = lock.withLock { () -> Next in
+            idleAlarm = nil
+            // Waiting for events is not idling; a long answer is not either
+            // (its end sets the alarm again).
+            if finished || observing || answering { return .none }
+            if now < lastRead + idleTimeout { return .again(lastRead + idleTimeout) }
+            idled = true
+            return .close
+        }
+        switch next {
+        case .none: break
+        case .close: socket.shutdownReading()
+        case let .again(due): setIdleAlarm(at: due)
+        }
+    }
+
+    /// A request is being answered: no idle close meanwhile.
+    func beginAnswer() {
+        lock.withLock { answering = true }
+    }
+
+    /// The answer is written: an alarm that rang meanwhile is set again.
+    func endAnswer() {
+        let due = lock.withLock { () -> Double? in
+            answering = false
+            return idleAlarm == nil && !finished && !observing && idleTimeout.isFinite ? lastRead + idleTimeout : nil
+        }
+        if let due { setIdleAlarm(at: due) }
     }
 
     /// Writes a reply on the calling thread, after the lines already queued
@@ -237,20 +338,32 @@ public final class ControlConnection: @unchecked Sendable {
 
     /// After the last queued line: ends the subscriptions and closes.
     func finish() {
-        let bodies = lock.withLock {
-            defer { onFinish.removeAll() }
-            return onFinish
+        let (bodies, alarm) = lock.withLock {
+            finished = true
+            defer {
+                onFinish.removeAll()
+                idleAlarm = nil
+            }
+            return (onFinish, idleAlarm)
         }
+        alarm?.cancel()
         for body in bodies { body() }
         writer.async { [socket] in socket.close() }
     }
 }
 
-/// Seconds on the monotonic clock.
-enum MonotonicTime {
-    static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+/// Resumes a continuation once, whoever calls first.
+private final class ResumeOnce: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Void, Never>?>
+
+    init(_ continuation: CheckedContinuation<Void, Never>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func callAsFunction() {
+        continuation.withLock { pending in
+            defer { pending = nil }
+            return pending
+        }?.resume()
     }
 }

@@ -28,12 +28,15 @@ public final class ControlService: Sendable {
     private let onQuit: @Sendable () async -> Void
     /// Feed reloads run here: they read a file, never on the cooperative pool.
     private let feedQueue = DispatchQueue(label: "mediaplay.feed")
+    /// Requests' expiry, a waiting toggle's heartbeat and its patience.
+    private let clock: any MediaClock
 
     public init(
-        session: MediaSession, feed: String, version: String,
+        session: MediaSession, feed: String, version: String, clock: any MediaClock = SystemClock.shared,
         followFeed: @escaping @Sendable () -> Void = {}, displayProblem: @escaping @Sendable () -> String? = { nil }, details: @escaping @Sendable (FeedItem) -> MediaDetails? = { _ in nil },
         onQuit: @escaping @Sendable () async -> Void
     ) {
+        self.clock = clock
         self.details = details
         self.session = session
         self.feed = feed
@@ -87,7 +90,7 @@ public final class ControlService: Sendable {
         let id = request.id
         // A client that gave up (the daemon was stopped, or busy) must not
         // see its request carried out later, behind its back.
-        if let expires = request.expires, expires < ClientTimeout.expiry(after: 0) {
+        if let expires = request.expires, expires < ClientTimeout.expiry(after: 0, clock: clock) {
             throw CommandError(.badRequest, "the request expired before the background player read it (its client had given up); nothing was done")
         }
         // Every reply speaks of the feed as it is now (numbers included).
@@ -173,7 +176,8 @@ public final class ControlService: Sendable {
         }
         if waiting.isEmpty { return .now(reply(kind, outcome, id)) }
         let watched = try request.item.map { selector throws(CommandError) in try session.item(selector).key }
-        let beat = Self.heartbeat(until: request.expires)
+        let beat = Self.heartbeat(until: request.expires, clock: clock)
+        let clock = clock
         let (doneSoFar, rest) = (outcome, Array(waiting))
         return later(id) { [self] () throws(CommandError) in
             // While a start waits (a server slow to answer), the client
@@ -181,7 +185,7 @@ public final class ControlService: Sendable {
             // is alive and does not give up on it.
             let heartbeat = Task {
                 while !Task.isCancelled, let watched {
-                    try? await Task.sleep(for: .seconds(beat))
+                    try? await clock.sleep(for: beat)
                     guard !Task.isCancelled else { return }
                     if let status = session.status(of: watched) { connection.send(ControlJSON.line(ItemEvent(.progress, status))) }
                 }
@@ -213,9 +217,9 @@ public final class ControlService: Sendable {
 
     /// Seconds between a waiting toggle's signs of life: a third of what
     /// its client waits (2 s at most, 0.2 s at least).
-    static func heartbeat(until expires: Int64?) -> Double {
+    static func heartbeat(until expires: Int64?, clock: any MediaClock) -> Double {
         guard let expires else { return 2 }
-        let left = Double(expires - ClientTimeout.expiry(after: 0)) / 1000
+        let left = Double(expires - ClientTimeout.expiry(after: 0, clock: clock)) / 1000
         return min(max(left / 3, 0.2), 2)
     }
 
@@ -224,6 +228,7 @@ public final class ControlService: Sendable {
     /// the client): the real state, and the real error.
     private func toggleWithoutWaiting(_ item: FeedItem) async throws(CommandError) -> ItemStatus {
         let session = session
+        let clock = clock
         let key = item.key
         let events = session.events()
         // Whichever comes first answers; the toggle goes on either way (a
@@ -240,7 +245,7 @@ public final class ControlService: Sendable {
             // answers: after half a second it hears the state as it stands
             // (buffering while nothing is decoded yet).
             let patience = Task {
-                try? await Task.sleep(for: .milliseconds(500))
+                try? await clock.sleep(for: 0.5)
                 guard !Task.isCancelled, let status = session.status(of: key) else { return }
                 answer.resume(.success(status))
             }

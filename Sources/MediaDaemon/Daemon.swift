@@ -23,10 +23,14 @@ public final class Daemon: @unchecked Sendable {
     private var lockDescriptor: Int32 = -1
     private let quitRequests = AsyncStream<Void>.makeStream()
     private var signalSources: [any DispatchSourceSignal] = []
+    /// The socket's timers (idle clients, heartbeats, expiry) and the
+    /// saving of positions run on it.
+    private let clock: any MediaClock
 
-    public init(paths: ControlPaths, logger: Logger) {
+    public init(paths: ControlPaths, logger: Logger, clock: any MediaClock = SystemClock.shared) {
         self.paths = paths
         self.logger = logger
+        self.clock = clock
     }
 
     deinit {
@@ -88,19 +92,21 @@ public final class Daemon: @unchecked Sendable {
         unlink(paths.socketBeingBound)
         let listener = try UnixSocket.listening(at: paths.socket, boundFirstAt: paths.socketBeingBound)
         let ended = Ending()
-        let service = ControlService(session: session, feed: feed, version: version, followFeed: followFeed, displayProblem: displayProblem, details: details) { [quitRequests] in
+        let service = ControlService(
+            session: session, feed: feed, version: version, clock: clock, followFeed: followFeed, displayProblem: displayProblem, details: details
+        ) { [quitRequests] in
             quitRequests.continuation.yield()
             await ended.wait()
         }
         let logger = self.logger
-        let server = ControlServer(listener: listener, log: { logger.warning("\($0)") }) { piece, connection in
+        let server = ControlServer(listener: listener, clock: clock, log: { logger.warning("\($0)") }) { piece, connection in
             service.answer(piece, on: connection)
         }
         server.start()
         if handleSignals { quitOnSignals() }
         logger.info("listening on \(paths.socket) (pid \(getpid()), feed \(feed))")
 
-        let saver = Task.detached { await Self.savePositions(of: session, every: saveInterval) }
+        let saver = Task.detached { [clock] in await Self.savePositions(of: session, every: saveInterval, on: clock) }
         // Unreachable, it must not play on: a client would start a second player.
         let watch = FolderWatch(folder: paths.runtimeDirectory, socketName: (paths.socket as NSString).lastPathComponent) { [quitRequests, logger] reason in
             logger.warning("quitting: \(reason), so no client can reach this player")
@@ -147,11 +153,11 @@ public final class Daemon: @unchecked Sendable {
     /// Saves the playing item's position every `interval` seconds while
     /// something plays, so a crash loses at most that much; a paused or idle
     /// daemon waits for the next event and does nothing.
-    private static func savePositions(of session: MediaSession, every interval: Double) async {
+    private static func savePositions(of session: MediaSession, every interval: Double, on clock: any MediaClock) async {
         for await event in session.events() where event.status.state == .playing {
             while session.currentStatus()?.state == .playing {
                 do {
-                    try await Task.sleep(for: .seconds(interval))
+                    try await clock.sleep(for: interval)
                 } catch {
                     return
                 }

@@ -8,9 +8,12 @@ public struct FileLogHandler: LogHandler {
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]
     private let file: LogFile
+    /// The lines' times come from it.
+    private let clock: any MediaClock
 
-    public init(path: String) {
+    public init(path: String, clock: any MediaClock = SystemClock.shared) {
         file = LogFile(path: path)
+        self.clock = clock
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -19,7 +22,7 @@ public struct FileLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        let time = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+        let time = clock.wallTime.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
         // A feed's or item's URL in a message: its password is not kept.
         file.append("\(time) \(event.level) \(event.message.description.redactingUserinfo)\n")
     }

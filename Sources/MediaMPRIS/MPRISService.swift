@@ -31,6 +31,9 @@ public final class MPRISService: @unchecked Sendable {
     private var announced: [String: PropertySnapshot] = [:]
     private var watcher: Task<Void, Never>?
     private var settingsWatcher: Task<Void, Never>?
+    /// How long a method waits for its command, and how far playback moves
+    /// between two positions (a seek or not).
+    private let clock: any MediaClock
 
     /// Connects and publishes; throws the reason when there is no session
     /// bus (the caller logs it once and goes on without).
@@ -42,9 +45,10 @@ public final class MPRISService: @unchecked Sendable {
     public init(
         session: MediaSession, artwork: @escaping @Sendable (FeedItem) -> String?,
         details: @escaping @Sendable (FeedItem) -> MediaDetails?, followFeed: @escaping @Sendable () -> Void,
-        quit: @escaping @Sendable () -> Void, lost: @escaping @Sendable (String) -> Void
+        quit: @escaping @Sendable () -> Void, lost: @escaping @Sendable (String) -> Void, clock: any MediaClock = SystemClock.shared
     ) throws {
         bus = try SessionBus(onLost: lost)
+        self.clock = clock
         self.session = session
         self.artwork = artwork
         self.details = details
@@ -80,8 +84,8 @@ public final class MPRISService: @unchecked Sendable {
             }
         }
         let events = session.events()
-        watcher = Task { [weak self] in
-            var seeks = SeekDetector()
+        watcher = Task { [weak self, clock] in
+            var seeks = SeekDetector(clock: clock)
             for await event in events {
                 guard let self else { return }
                 switch event.event {
@@ -376,33 +380,49 @@ public final class MPRISService: @unchecked Sendable {
     /// client that reads the state right after its call sees the result.
     /// Blocks the bus thread, never the cooperative pool.
     private func waitBriefly(_ body: @escaping @Sendable () async -> Void) {
-        let done = DispatchSemaphore(value: 0)
+        let finished = FinishedFlag()
         Task {
             await body()
-            done.signal()
+            finished.set()
         }
-        _ = done.wait(timeout: .now() + 2)
+        let deadline = clock.now + 2
+        finished.condition.lock()
+        defer { finished.condition.unlock() }
+        while !finished.isSet, clock.wait(on: finished.condition, until: deadline) {}
+    }
+}
+
+/// Set once, from any thread; read under its condition.
+private final class FinishedFlag: @unchecked Sendable {
+    let condition = NSCondition()
+    // Guarded by `condition`.
+    private(set) var isSet = false
+
+    func set() {
+        condition.withLock {
+            isSet = true
+            condition.signal()
+        }
     }
 }
 
 /// Tells a seek from playback moving on: a position more than a second
 /// away from where the last one and the time since would put it is a jump.
 struct SeekDetector {
+    private let clock: any MediaClock
     private var last: (key: ItemKey, position: Double, time: Double)?
+
+    init(clock: any MediaClock) {
+        self.clock = clock
+    }
 
     /// A change of state: where the item stands now is the new baseline.
     mutating func rebase(_ status: ItemStatus) {
-        last = (status.id, status.position, Self.now())
-    }
-
-    private static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+        last = (status.id, status.position, clock.now)
     }
 
     mutating func isJump(_ status: ItemStatus, speed: Double) -> Bool {
-        let now = Self.now()
+        let now = clock.now
         defer { last = (status.id, status.position, now) }
         guard let last, last.key == status.id else { return false }
         let expected = last.position + (status.state == .playing ? (now - last.time) * speed : 0)

@@ -1,6 +1,7 @@
 import CSDBus
 import Foundation
 import Glibc
+import MediaModel
 import Synchronization
 
 /// A connection to the user's session bus, served on a thread of its own:
@@ -88,15 +89,11 @@ final class SessionBus: @unchecked Sendable {
                 pollfd(fd: sd_bus_get_fd(bus), events: Int16(truncatingIfNeeded: sd_bus_get_events(bus)), revents: 0),
                 pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
             ]
+            // sd-bus's own deadline (a method call's reply, on the real
+            // CLOCK_MONOTONIC in microseconds), or none.
             var deadline: UInt64 = 0
             sd_bus_get_timeout(bus, &deadline)
-            var timeout: Int32 = -1
-            if deadline != UInt64.max {
-                var now = timespec()
-                clock_gettime(CLOCK_MONOTONIC, &now)
-                let microseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
-                timeout = deadline > microseconds ? Int32(clamping: (deadline - microseconds + 999) / 1000) : 0
-            }
+            let timeout = deadline == UInt64.max ? -1 : SystemClock.pollTimeout(untilMonotonicMicroseconds: deadline)
             if poll(&descriptors, 2, timeout) < 0 && errno != EINTR { return }
             if descriptors[1].revents != 0 {
                 var count: UInt64 = 0

@@ -50,7 +50,7 @@ struct ItemStarter: Sendable {
                     return .source(try await store.openReader(url))
                 } catch .liveStream {
                     // No length: internet radio, played live, never kept.
-                    return .source(LiveStream(url: url))
+                    return .source(LiveStream(url: url, clock: store.clock))
                 } catch {
                     throw .download(reason: "\(error)")
                 }

@@ -86,6 +86,12 @@ public protocol MediaStore: Sendable {
     /// podcast's chapters file): at most `maximumBytes`, within the one-shot
     /// fetch's deadline. It blocks: call it off Swift's cooperative pool.
     func fetchDocument(_ url: URL, maximumBytes: Int64) throws(TransferError) -> [UInt8]
+    /// The clock its downloads and live streams wait on.
+    var clock: any MediaClock { get }
+}
+
+extension MediaStore {
+    public var clock: any MediaClock { SystemClock.shared }
 }
 
 extension MediaCache: MediaStore {

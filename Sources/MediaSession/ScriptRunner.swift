@@ -29,11 +29,15 @@ public struct ScriptRunner: Sendable {
 
     let session: MediaSession
     let virtualClock: Bool
+    /// Real time (the steps' waits without the virtual clock, and the
+    /// bound on every wait), as opposed to the engine's media time.
+    let clock: any MediaClock
     let write: @Sendable (String) -> Void
 
-    public init(session: MediaSession, virtualClock: Bool, write: @escaping @Sendable (String) -> Void) {
+    public init(session: MediaSession, virtualClock: Bool, clock: any MediaClock = SystemClock.shared, write: @escaping @Sendable (String) -> Void) {
         self.session = session
         self.virtualClock = virtualClock
+        self.clock = clock
         self.write = write
     }
 
@@ -76,9 +80,9 @@ public struct ScriptRunner: Sendable {
             // Virtual time counts only the media that played; real time
             // bounds the wait too, for a player that is busy finishing.
             var waited = 0.0
-            let wallLimit = Date().addingTimeInterval(virtualClock ? max(timeout, 10) : timeout)
+            let realLimit = clock.now + (virtualClock ? max(timeout, 10) : timeout)
             while !reached(goal, item) {
-                if waited >= timeout || Date() > wallLimit {
+                if waited >= timeout || clock.now > realLimit {
                     throw Unmet(description: "item \(item.position) was not \(goal) within \(format(timeout)) s (it is \(session.status(of: item).state.rawValue))")
                 }
                 let step = min(0.05, timeout - waited)
@@ -90,10 +94,10 @@ public struct ScriptRunner: Sendable {
                     if let before, let after, after > before {
                         waited += after - before
                     } else {
-                        try await Task.sleep(for: .milliseconds(1))
+                        try await clock.sleep(for: 0.001)
                     }
                 } else {
-                    try await Task.sleep(for: .milliseconds(Int(step * 1000)))
+                    try await clock.sleep(for: step)
                     waited += step
                 }
             }
@@ -153,7 +157,7 @@ public struct ScriptRunner: Sendable {
         if virtualClock {
             await session.advanceVirtualClock(by: seconds)
         } else {
-            try await Task.sleep(for: .milliseconds(Int((seconds * 1000).rounded())))
+            try await clock.sleep(for: seconds)
         }
     }
 

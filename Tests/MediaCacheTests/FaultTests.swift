@@ -1,6 +1,7 @@
 import MediaCacheFolder
 import Foundation
 import MediaCache
+import MediaModel
 import Testing
 import TestKit
 
@@ -33,6 +34,47 @@ import TestKit
         guard case let .finished(path, _)? = all.last else { Issue.record("finished"); return }
         #expect(try await sha256(ofFile: path) == sha256(bytes))
         #expect(server.getCount("/busy.bin") == 3)
+    }
+
+    /// A failed try waits its delay on the cache's clock, doubling each
+    /// time: the next request goes out when the clock reaches it, not before.
+    @Test(.timeLimit(.minutes(1))) func retriesWaitTheirDoublingDelayOnTheCachesClock() async throws {
+        let server = try TestHTTPServer()
+        let bytes = TestHTTPServer.bytes(count: 80_000, seed: 23)
+        server.serve("/later.bin", bytes: bytes)
+        server.inject("/later.bin", [.status(503), .status(503)])
+        let clock = ManualClock()
+        let fixture = try CacheFixture(clock: clock) { $0.retryDelay = 30 }
+        var events = fixture.cache.download(server.url("/later.bin")).makeAsyncIterator()
+        var finished: String?
+        /// The next try announced (its number), or nil once the download is over.
+        func nextTry() async -> Int? {
+            while let event = await events.next() {
+                switch event {
+                case let .progress(progress):
+                    if case let .retrying(attempt, _) = progress.phase { return attempt }
+                case let .finished(path, _):
+                    finished = path
+                    return nil
+                case .failed:
+                    return nil
+                }
+            }
+            return nil
+        }
+        for (attempt, delay) in [(2, 30.0), (3, 60.0)] {
+            #expect(await nextTry() == attempt)
+            // The transfer thread waits on the clock for the retry.
+            await clock.waitForSleepers(1)
+            #expect(server.getCount("/later.bin") == attempt - 1)
+            clock.advance(by: delay - 0.1)
+            #expect(clock.sleeperCount == 1, "try \(attempt) waits its \(delay) s")
+            clock.advance(by: 0.1)
+        }
+        #expect(await nextTry() == nil)
+        let path = try #require(finished)
+        #expect(try await sha256(ofFile: path) == sha256(bytes))
+        #expect(server.getCount("/later.bin") == 3)
     }
 
     @Test func persistentServerErrorGivesUpAfterThreeTries() async throws {

@@ -1,20 +1,22 @@
 import MediaCacheFolder
 import Foundation
 import MediaCache
+import MediaModel
 import TestKit
 
 /// A cache in a fresh folder with short waits, and helpers to look inside it.
+/// Its retries wait on `clock`: a test that moves them hands it a `ManualClock`.
 struct CacheFixture {
     let folder: TemporaryDirectory
     let cache: MediaCache
 
-    init(configure: (inout CacheConfiguration) -> Void = { _ in }) throws {
+    init(clock: any MediaClock = SystemClock.shared, configure: (inout CacheConfiguration) -> Void = { _ in }) throws {
         folder = try TemporaryDirectory()
         var configuration = CacheConfiguration()
         configuration.retryDelay = 0.05
         configuration.lowSpeedTime = 2
         configure(&configuration)
-        cache = try MediaCache(directory: folder.path + "/cache", configuration: configuration)
+        cache = try MediaCache(directory: folder.path + "/cache", configuration: configuration, clock: clock)
     }
 
     func entryFiles() -> [String] {

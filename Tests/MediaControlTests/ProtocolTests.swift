@@ -5,31 +5,27 @@ import MediaControl
 import MediaDaemon
 import MediaEngine
 import MediaFeed
+import MediaModel
 import MediaSession
 import Testing
 import TestKit
 
 /// A real daemon (socket, server, session) in this process, over a feed of
-/// local fixtures, with a virtual clock so nothing plays in real time.
+/// local fixtures, with a virtual clock so nothing plays in real time. Its
+/// own timers (idle clients, heartbeats, expiry) run on `clock`: a test
+/// that moves them hands it a `ManualClock`.
 final class DaemonUnderTest: Sendable {
     let folder: TemporaryDirectory
     let paths: ControlPaths
     let daemon: Daemon
     let serving: Task<Void, Never>
 
-    init() async throws {
+    /// Over `session`, or by default over a tone and an item of an unknown type.
+    init(clock: any MediaClock = SystemClock.shared, session: MediaSession? = nil) async throws {
         folder = try TemporaryDirectory()
-        let tone = try await Fixtures.make("tone.wav", Fixtures.audioCodecs.first { $0.name == "tone.wav" }!.arguments)
-        let feed = try FeedDecoder.decode(Array("""
-            [{"type": 1, "title": "Tone", "url": "file://\(tone)"},
-             {"type": 7, "title": "Odd", "url": "file://\(tone)"}]
-            """.utf8))
-        let session = MediaSession(
-            feed: feed, store: nil, positions: nil,
-            engine: MediaPlayerFactory(clock: .virtual, audio: .sink { NullSink() }, video: .off) { _ in }
-        )
+        let session = if let session { session } else { try await Self.toneSession() }
         paths = ControlPaths(runtimeDirectory: folder.path + "/run")
-        daemon = Daemon(paths: paths, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        daemon = Daemon(paths: paths, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, clock: clock)
         try daemon.claim()
         let daemon = self.daemon
         serving = Task { try? await daemon.serve(session: session, feed: "test-feed", version: "test", saveInterval: 5, handleSignals: false) }
@@ -41,6 +37,18 @@ final class DaemonUnderTest: Sendable {
     func stop() async {
         daemon.quit()
         await serving.value
+    }
+
+    static func toneSession() async throws -> MediaSession {
+        let tone = try await Fixtures.make("tone.wav", Fixtures.audioCodecs.first { $0.name == "tone.wav" }!.arguments)
+        let feed = try FeedDecoder.decode(Array("""
+            [{"type": 1, "title": "Tone", "url": "file://\(tone)"},
+             {"type": 7, "title": "Odd", "url": "file://\(tone)"}]
+            """.utf8))
+        return MediaSession(
+            feed: feed, store: nil, positions: nil,
+            engine: MediaPlayerFactory(clock: .virtual, audio: .sink { NullSink() }, video: .off) { _ in }
+        )
     }
 }
 
@@ -362,12 +370,12 @@ private final class Tally: @unchecked Sendable {
         let path: String
         let server: ControlServer
 
-        init(idleTimeout: Double) throws {
+        init(idleTimeout: Double, clock: any MediaClock = SystemClock.shared) throws {
             folder = try TemporaryDirectory()
             path = folder.path + "/s.sock"
             let listener = try UnixSocket.listening(at: path)
             // Echoes each line; "observe" marks the connection an observer.
-            server = ControlServer(listener: listener, idleTimeout: idleTimeout, log: { _ in }) { piece, connection in
+            server = ControlServer(listener: listener, idleTimeout: idleTimeout, clock: clock, log: { _ in }) { piece, connection in
                 guard case let .line(bytes) = piece else { return .now(Array("bad\n".utf8)) }
                 if bytes == Array("observe".utf8) { connection.markObserving() }
                 return .now(bytes + [0x0A])
@@ -392,22 +400,37 @@ private final class Tally: @unchecked Sendable {
         }
     }
 
-    @Test func anIdleClientIsClosedAndAnObserverIsNot() async throws {
-        let server = try Server(idleTimeout: 1)
-        let observer = try UnixSocket.connected(to: server.path)
-        try observer.write(Array("observe\n".utf8))
-        // Answered: it is an observer from here on.
-        let answered = await offPool { () -> Bool in
-            observer.setReceiveTimeout(seconds: 10)
+    /// The line the server echoes (nil if none comes within 10 s).
+    static func echo(_ line: String, through socket: UnixSocket) async throws -> String? {
+        try socket.write(Array((line + "\n").utf8))
+        return await offPool { () -> String? in
+            socket.setReceiveTimeout(seconds: 10)
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 1)
             defer { buffer.deallocate() }
-            if case .data = observer.readOrTimeout(into: buffer) { return true }
-            return false
+            guard case let .data(count) = socket.readOrTimeout(into: buffer) else { return nil }
+            return String(decoding: buffer[0..<count], as: UTF8.self)
         }
-        #expect(answered)
+    }
+
+    /// On the server's clock: the silent client goes when the clock passes
+    /// its idle time (not before), the observer stays however long it is silent.
+    @Test(.timeLimit(.minutes(1))) func anIdleClientIsClosedAndAnObserverIsNot() async throws {
+        let clock = ManualClock()
+        let server = try Server(idleTimeout: 60, clock: clock)
+        let observer = try UnixSocket.connected(to: server.path)
+        // Answered: it is an observer from here on.
+        #expect(try await Self.echo("observe", through: observer) == "observe\n")
+        // Answered: its silence counts from this reply.
         let idle = try UnixSocket.connected(to: server.path)
+        #expect(try await Self.echo("ping", through: idle) == "ping\n")
+        // Each connection's idle alarm is set.
+        await clock.waitForSleepers(2)
+        clock.advance(by: 59.9)
+        #expect(clock.sleeperCount == 2, "no alarm rang before the idle time")
+        clock.advance(by: 0.1)
         #expect(await Self.closedWithin(idle, seconds: 30), "the silent client is closed")
-        #expect(!(await Self.closedWithin(observer, seconds: 2)), "the observer stays")
+        clock.advance(by: 3600)
+        #expect(try await Self.echo("still here", through: observer) == "still here\n", "the observer stays")
         await server.server.stop()
     }
 

@@ -59,18 +59,22 @@ private func errorMessage(_ reply: [String: Any]?) -> String? {
     }
 
     /// A request read after its client gave up (the daemon was stopped,
-    /// then continued) is not carried out behind the client's back.
+    /// then continued) is not carried out behind the client's back: it
+    /// expires when the daemon's clock passes its time.
     @Test func anExpiredRequestIsNotCarriedOut() async throws {
-        let daemon = try await DaemonUnderTest()
+        let clock = ManualClock()
+        let daemon = try await DaemonUnderTest(clock: clock)
         let client = try RawClient(daemon.paths)
-        let past = ClientTimeout.expiry(after: -1)
+        let past = ClientTimeout.expiry(after: 5, clock: clock)
+        clock.advance(by: 5.001)
         try client.send(#"{"id":1,"cmd":"toggle","item":1,"expires":\#(past)}"# + "\n")
         let refused = await client.reply()
         #expect(errorMessage(refused)?.contains("expired") == true, "\(String(describing: refused))")
         try client.send(#"{"id":2,"cmd":"status"}"# + "\n")
         let status = await client.reply()?["result"] as? [String: Any]
         #expect(status?["current"] == nil, "nothing was started: \(String(describing: status))")
-        let future = ClientTimeout.expiry(after: 10)
+        let future = ClientTimeout.expiry(after: 10, clock: clock)
+        clock.advance(by: 9.9)
         try client.send(#"{"id":3,"cmd":"toggle","item":1,"expires":\#(future)}"# + "\n")
         #expect((await client.reply()?["result"] as? [String: Any])?["state"] as? String == "playing")
         await daemon.stop()
