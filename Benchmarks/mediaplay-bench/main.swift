@@ -75,7 +75,7 @@ case "download":
         \(eight.map { #"  {"type": 2, "url": "\#(server.url($0).absoluteString)"}"# }.joined(separator: ",\n"))
         ]}
         """)
-    print("Download benchmark: \(sizeMiB) MiB over loopback from the SwiftNIO test server, median of \(runs) runs")
+    print("Download benchmark: \(sizeMiB) MiB over loopback from the test kit's HTTP server, median of \(runs) runs")
     
 
     var curlSynced: [Double] = []

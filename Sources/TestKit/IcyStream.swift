@@ -1,7 +1,3 @@
-import Foundation
-import NIOCore
-import NIOHTTP1
-
 /// A live stream for `TestHTTPServer`, as an Icecast or SHOUTcast server
 /// sends internet radio: no length, `icy-name`, and with `Icy-MetaData: 1`
 /// asked, `icy-metaint` and a metadata block (`StreamTitle='…';`) every
@@ -44,36 +40,39 @@ extension TestHTTPServer {
     }
 }
 
-/// Writes one connection's live stream, tick by tick on its event loop.
-final class IcyPump: @unchecked Sendable {
-    private let channel: any Channel
+/// Sends one connection's live stream, a tick every 50 ms, until the client
+/// leaves, the server stops, or the connection's cut comes (a reset).
+struct IcyPump {
+    private let socket: ConnectionSocket
     private let spec: IcyStreamSpec
     private let withMetadata: Bool
     private let cutAfter: Int?
+    /// False for HEAD: the stream runs but its bytes are not sent (a
+    /// response to HEAD has no body), so the cut still comes.
+    private let bodyAllowed: Bool
     private var sentAudio = 0
     private var untilMetadata: Int
-    private var task: RepeatedTask?
     private var bursting = true
 
-    init(channel: any Channel, spec: IcyStreamSpec, withMetadata: Bool, cutAfter: Int?) {
-        self.channel = channel
+    init(socket: ConnectionSocket, spec: IcyStreamSpec, withMetadata: Bool, cutAfter: Int?, bodyAllowed: Bool) {
+        self.socket = socket
         self.spec = spec
         self.withMetadata = withMetadata
         self.cutAfter = cutAfter
+        self.bodyAllowed = bodyAllowed
         untilMetadata = spec.metaint
     }
 
-    func start() {
-        let interval = TimeAmount.milliseconds(50)
-        task = channel.eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: interval) { [self] _ in tick() }
-        channel.closeFuture.whenComplete { [self] _ in task?.cancel() }
+    mutating func run() -> ConnectionEnd {
+        while true {
+            if let end = tick() { return end }
+            // The 50 ms between ticks, awake early only if the client leaves.
+            if socket.wait(milliseconds: 50) == .peerGone { return .close }
+        }
     }
 
-    private func tick() {
-        guard channel.isActive else {
-            task?.cancel()
-            return
-        }
+    /// One tick's bytes, sent as one chunk; nil while the stream goes on.
+    private mutating func tick() -> ConnectionEnd? {
         var budget = max(1, spec.bytesPerSecond / 20)
         if bursting {
             bursting = false
@@ -82,10 +81,7 @@ final class IcyPump: @unchecked Sendable {
         var out: [UInt8] = []
         while budget > 0 {
             if let cutAfter, sentAudio >= cutAfter {
-                flush(out)
-                task?.cancel()
-                BodyPump.resetConnection(channel)
-                return
+                return flush(out) ? .reset : .close
             }
             if withMetadata, untilMetadata == 0 {
                 out += metadataBlock()
@@ -99,12 +95,13 @@ final class IcyPump: @unchecked Sendable {
             budget -= take
             if withMetadata { untilMetadata -= take }
         }
-        flush(out)
+        return flush(out) ? nil : .close
     }
 
-    private func flush(_ bytes: [UInt8]) {
-        guard !bytes.isEmpty else { return }
-        channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(channel.allocator.buffer(bytes: bytes))), promise: nil)
+    /// False once the client is gone.
+    private func flush(_ bytes: [UInt8]) -> Bool {
+        guard !bytes.isEmpty, bodyAllowed else { return true }
+        return socket.send(HTTPResponseHead.chunk(bytes))
     }
 
     private func metadataBlock() -> [UInt8] {

@@ -1,52 +1,40 @@
 import Foundation
-import NIOCore
-import NIOHTTP1
-import NIOPosix
 
-/// Answers one connection's requests for `TestHTTPServer`, faults included.
-final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
+/// Answers one connection's requests for `TestHTTPServer`, faults included,
+/// on that connection's thread: requests are read and answered in turn.
+struct RequestHandler {
+    let shared: SharedState
+    let socket: ConnectionSocket
 
-    private let shared: SharedState
-    private var head: HTTPRequestHead?
-
-    init(shared: SharedState) {
-        self.shared = shared
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        if shared.state.withLock({ $0.gone }) {
-            BodyPump.resetConnection(context.channel)
-            return
-        }
-        context.fireChannelActive()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case let .head(request):
-            head = request
-        case .body:
-            break
-        case .end:
-            if let head { respond(context: context, to: head) }
-            head = nil
+    /// Serves requests until the connection is over.
+    func serveConnection() -> ConnectionEnd {
+        // Gone: a new connection is reset at once.
+        if shared.state.withLock({ $0.gone }) { return .reset }
+        var reader = HTTPRequestReader(socket: socket)
+        while true {
+            switch reader.next() {
+            case .closed:
+                return .close
+            case .malformed:
+                // A request that cannot be read: 400, and the connection closed.
+                _ = socket.send(HTTPResponseHead(status: 400, headers: [("Connection", "close"), ("Content-Length", "0")]).bytes())
+                return .close
+            case let .request(head):
+                if let end = respond(to: head) { return end }
+            }
         }
     }
 
-    private func respond(context: ChannelHandlerContext, to request: HTTPRequestHead) {
+    /// Answers one request; nil when the connection goes on to the next.
+    private func respond(to request: HTTPRequestHead) -> ConnectionEnd? {
         // Gone means gone on a kept-alive connection too: a client whose
         // pool held one got whole answers after goAway().
-        if shared.state.withLock({ $0.gone }) {
-            BodyPump.resetConnection(context.channel)
-            return
-        }
-        let path = String(request.uri.split(separator: "?", maxSplits: 1).first ?? "")
+        if shared.state.withLock({ $0.gone }) { return .reset }
+        let path = String(request.target.split(separator: "?", maxSplits: 1).first ?? "")
         var headerMap: [String: String] = [:]
         for (name, value) in request.headers { headerMap[name.lowercased()] = value }
         let (file, fault, throttle, redirect) = shared.state.withLock { state in
-            state.requests.append(.init(method: "\(request.method)", path: path, headers: headerMap))
+            state.requests.append(.init(method: request.method, path: path, headers: headerMap))
             var fault: TestHTTPServer.Fault?
             if var queue = state.faults[path], !queue.isEmpty {
                 fault = queue.removeFirst()
@@ -54,7 +42,9 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             return (state.files[path], fault, state.throttles[path], state.redirects[path])
         }
-        let keepAlive = request.isKeepAlive
+        let keepAlive = request.keepAlive
+        // A response to HEAD has its head only, whatever the code below sends.
+        let bodyAllowed = request.method != "HEAD"
 
         let live: (IcyStreamSpec, Int)? = shared.state.withLock { state in
             guard let spec = state.live[path] else { return nil }
@@ -64,74 +54,66 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         if let (spec, connection) = live {
             // No length: chunked, forever, as a radio server streams.
             let withMetadata = headerMap["icy-metadata"] == "1"
-            var headers = HTTPHeaders([("Content-Type", "audio/mpeg"), ("icy-name", "Loopback FM"), ("Cache-Control", "no-cache")])
-            if withMetadata { headers.add(name: "icy-metaint", value: "\(spec.metaint)") }
-            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            var headers = [("Content-Type", "audio/mpeg"), ("icy-name", "Loopback FM"), ("Cache-Control", "no-cache")]
+            if withMetadata { headers.append(("icy-metaint", "\(spec.metaint)")) }
+            guard socket.send(HTTPResponseHead(status: 200, headers: headers).bytes()) else { return .close }
             let cut = connection <= spec.drops ? spec.dropAfter : nil
-            IcyPump(channel: context.channel, spec: spec, withMetadata: withMetadata, cutAfter: cut).start()
-            return
+            var pump = IcyPump(socket: socket, spec: spec, withMetadata: withMetadata, cutAfter: cut, bodyAllowed: bodyAllowed)
+            return pump.run()
         }
 
         if let redirect {
-            var headers = HTTPHeaders([("Location", redirect), ("Content-Length", "0")])
-            if !keepAlive { headers.add(name: "Connection", value: "close") }
-            send(context: context, status: .found, headers: headers, body: [], keepAlive: keepAlive)
-            return
+            var headers = [("Location", redirect), ("Content-Length", "0")]
+            if !keepAlive { headers.append(("Connection", "close")) }
+            return send(status: 302, headers: headers, body: [], keepAlive: keepAlive, bodyAllowed: bodyAllowed)
         }
         if case let .status(code)? = fault {
             let body = Array("injected \(code)\n".utf8)
-            send(context: context, status: HTTPResponseStatus(statusCode: code),
-                 headers: HTTPHeaders([("Content-Length", "\(body.count)")]), body: body, keepAlive: keepAlive)
-            return
+            return send(status: code, headers: [("Content-Length", "\(body.count)")], body: body, keepAlive: keepAlive, bodyAllowed: bodyAllowed)
         }
         guard let file else {
             let body = Array("not found\n".utf8)
-            send(context: context, status: .notFound, headers: HTTPHeaders([("Content-Length", "\(body.count)")]), body: body, keepAlive: keepAlive)
-            return
+            return send(status: 404, headers: [("Content-Length", "\(body.count)")], body: body, keepAlive: keepAlive, bodyAllowed: bodyAllowed)
         }
 
-        var headers = HTTPHeaders([("Content-Type", file.contentType), ("Accept-Ranges", "bytes")])
-        if let etag = file.etag { headers.add(name: "ETag", value: etag) }
-        if let encoding = file.contentEncoding { headers.add(name: "Content-Encoding", value: encoding) }
-        if let lastModified = file.lastModified { headers.add(name: "Last-Modified", value: lastModified) }
+        var headers = [("Content-Type", file.contentType), ("Accept-Ranges", "bytes")]
+        if let etag = file.etag { headers.append(("ETag", etag)) }
+        if let encoding = file.contentEncoding { headers.append(("Content-Encoding", encoding)) }
+        if let lastModified = file.lastModified { headers.append(("Last-Modified", lastModified)) }
 
         if let ifNoneMatch = headerMap["if-none-match"], ifNoneMatch == file.etag {
-            headers.add(name: "Content-Length", value: "0")
-            send(context: context, status: .notModified, headers: headers, body: [], keepAlive: keepAlive)
-            return
+            headers.append(("Content-Length", "0"))
+            return send(status: 304, headers: headers, body: [], keepAlive: keepAlive, bodyAllowed: bodyAllowed)
         }
 
         // Range, honoured only when If-Range (if any) matches the current entity.
         var start = 0
         var end = file.bytes.count
-        var status = HTTPResponseStatus.ok
+        var status = 200
         if fault != .ignoreRange, let range = headerMap["range"], let parsed = Self.parseRange(range, size: file.bytes.count) {
             let ifRange = headerMap["if-range"]
             if ifRange == nil || ifRange == file.etag || ifRange == file.lastModified {
                 if parsed.start >= file.bytes.count {
-                    headers.add(name: "Content-Range", value: "bytes */\(file.bytes.count)")
-                    headers.add(name: "Content-Length", value: "0")
-                    send(context: context, status: .rangeNotSatisfiable, headers: headers, body: [], keepAlive: keepAlive)
-                    return
+                    headers.append(("Content-Range", "bytes */\(file.bytes.count)"))
+                    headers.append(("Content-Length", "0"))
+                    return send(status: 416, headers: headers, body: [], keepAlive: keepAlive, bodyAllowed: bodyAllowed)
                 }
                 start = parsed.start
                 end = parsed.end
-                status = .partialContent
-                headers.add(name: "Content-Range", value: "bytes \(start)-\(end - 1)/\(file.bytes.count)")
+                status = 206
+                headers.append(("Content-Range", "bytes \(start)-\(end - 1)/\(file.bytes.count)"))
             }
         }
         var announced = end - start
         if case let .wrongLength(extra)? = fault { announced += extra }
-        headers.add(name: "Content-Length", value: "\(announced)")
+        headers.append(("Content-Length", "\(announced)"))
 
-        if request.method == .HEAD {
-            send(context: context, status: status, headers: headers, body: [], keepAlive: keepAlive)
-            return
+        if !bodyAllowed {
+            return send(status: status, headers: headers, body: [], keepAlive: keepAlive, bodyAllowed: bodyAllowed)
         }
 
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))), promise: nil)
         var stopAfter: Int?
-        var then = BodyPump.Ending.finish(keepAlive: keepAlive)
+        var then = BodySender.Ending.finish(keepAlive: keepAlive)
         switch fault {
         case let .resetAfter(count)?:
             stopAfter = count
@@ -147,37 +129,21 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         default:
             break
         }
-        let limit = stopAfter.map { min(end, start + $0) } ?? end
-        let shared = self.shared
-        let pump = BodyPump(
-            context: context, bytes: file.bytes, limit: limit, end: end, bytesPerSecond: throttle, ending: then,
-            onSent: { count in shared.state.withLock { $0.bytesSent[path, default: 0] += count } },
-            onHold: { pump in
-                shared.state.withLock { state in
-                    // Released already: no hold. Gone: reset.
-                    if state.gone {
-                        pump.reset()
-                        return true
-                    }
-                    if state.released.contains(path) { return false }
-                    state.held[path, default: []].append(pump)
-                    return true
-                }
-            }
+        var sender = BodySender(
+            socket: socket, shared: shared, path: path, bytes: file.bytes,
+            limit: stopAfter.map { min(end, start + $0) } ?? end, end: end, bytesPerSecond: throttle, ending: then
         )
-        pump.write(from: start)
+        let head = HTTPResponseHead(version: request.version, status: status, headers: headers)
+        return sender.send(head: head.bytes(), from: start)
     }
 
-    private func send(context: ChannelHandlerContext, status: HTTPResponseStatus, headers: HTTPHeaders, body: [UInt8], keepAlive: Bool) {
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
-        if !body.isEmpty {
-            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
-        }
-        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        if !keepAlive {
-            let channel = context.channel
-            done.whenComplete { _ in channel.close(promise: nil) }
-        }
+    /// A whole response at once (redirects, errors, 304, HEAD): then closed
+    /// unless the request keeps the connection.
+    private func send(status: Int, headers: [(String, String)], body: [UInt8], keepAlive: Bool, bodyAllowed: Bool) -> ConnectionEnd? {
+        var bytes = HTTPResponseHead(status: status, headers: headers).bytes()
+        if bodyAllowed { bytes += body }
+        guard socket.send(bytes) else { return .close }
+        return keepAlive ? nil : .close
     }
 
     /// "bytes=N-" or "bytes=N-M" → half-open [start, end).
@@ -188,131 +154,5 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         let last = spec[spec.index(after: dash)...]
         let end = last.isEmpty ? size : min(size, (Int(last) ?? size - 1) + 1)
         return (start, max(start, end))
-    }
-}
-
-/// Writes a body in chunks, throttled if asked, then ends the response in the
-/// requested way. Runs on the channel's event loop only.
-final class BodyPump: @unchecked Sendable {
-    enum Ending {
-        case finish(keepAlive: Bool)
-        case close
-        case reset
-        case hang
-        /// Wait for `resume()` (then finish) or `reset()`.
-        case hold
-    }
-
-    private let bound: NIOLoopBound<ChannelHandlerContext>
-    private let eventLoop: any EventLoop
-    private let bytes: [UInt8]
-    private var limit: Int
-    private let end: Int
-    private var holding = false
-    private let chunk: Int
-    private let interval: TimeAmount?
-    private let ending: Ending
-    private let onSent: @Sendable (Int) -> Void
-    /// Registers a response reaching its hold; false: released already, go on.
-    private let onHold: @Sendable (BodyPump) -> Bool
-
-    init(
-        context: ChannelHandlerContext, bytes: [UInt8], limit: Int, end: Int, bytesPerSecond: Int?, ending: Ending,
-        onSent: @escaping @Sendable (Int) -> Void, onHold: @escaping @Sendable (BodyPump) -> Bool
-    ) {
-        self.onSent = onSent
-        self.onHold = onHold
-        self.end = end
-        bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        eventLoop = context.eventLoop
-        self.bytes = bytes
-        self.limit = limit
-        self.ending = ending
-        if let rate = bytesPerSecond {
-            // 20 slices a second.
-            chunk = max(1, rate / 20)
-            interval = .milliseconds(50)
-        } else {
-            chunk = 1 << 20
-            interval = nil
-        }
-    }
-
-    func write(from offset: Int) {
-        let context = bound.value
-        guard context.channel.isActive else { return }
-        if offset >= limit {
-            if case .hold = ending, !holding {
-                holding = true
-                if onHold(self) { return }
-                limit = end
-                write(from: offset)
-                return
-            }
-            finishResponse()
-            return
-        }
-        let stop = min(limit, offset + chunk)
-        let buffer = bytes.withUnsafeBufferPointer { pointer in
-            context.channel.allocator.buffer(bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(pointer)[offset..<stop]))
-        }
-        let written = context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(buffer))))
-        written.whenComplete { [self] result in
-            guard case .success = result else { return }
-            onSent(stop - offset)
-            if let interval {
-                eventLoop.scheduleTask(in: interval) { self.write(from: stop) }
-            } else {
-                eventLoop.execute { self.write(from: stop) }
-            }
-        }
-    }
-
-    /// Sends the rest of a held response, then ends it normally.
-    func resume() {
-        eventLoop.execute { [self] in
-            let from = limit
-            limit = end
-            write(from: from)
-        }
-    }
-
-    /// Resets a held response's connection.
-    func reset() {
-        eventLoop.execute { [self] in resetConnection() }
-    }
-
-    private func resetConnection() {
-        Self.resetConnection(bound.value.channel)
-    }
-
-    /// SO_LINGER 0: close() sends RST, as a crashed server or dropped link would.
-    static func resetConnection(_ channel: any Channel) {
-        if let provider = channel as? any SocketOptionProvider {
-            provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
-        } else {
-            channel.close(promise: nil)
-        }
-    }
-
-    private func finishResponse() {
-        let context = bound.value
-        switch ending {
-        case let .finish(keepAlive):
-            let done = context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)))
-            if !keepAlive {
-                let channel = context.channel
-                done.whenComplete { _ in channel.close(promise: nil) }
-            }
-        case .close:
-            context.channel.close(promise: nil)
-        case .reset:
-            resetConnection()
-        case .hang:
-            break
-        case .hold:
-            // Released and sent: end as a normal response.
-            context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
-        }
     }
 }

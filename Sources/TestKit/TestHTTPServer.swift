@@ -1,13 +1,10 @@
 import Foundation
-import NIOCore
-import NIOHTTP1
-import NIOPosix
-import Synchronization
 
 /// A loopback HTTP/1.1 server for tests and benchmarks: serves generated files
 /// with Range, If-Range, ETag and If-None-Match, throttles on request, and
 /// injects faults. It counts requests, so "downloaded exactly once" is
-/// asserted, not assumed.
+/// asserted, not assumed. Plain sockets, a thread per connection
+/// (`LoopbackListener`): no event-loop library to build for a test server.
 public final class TestHTTPServer: Sendable {
     /// A misbehaviour for one request; queued per path and used in order.
     public enum Fault: Sendable, Equatable {
@@ -51,7 +48,7 @@ public final class TestHTTPServer: Sendable {
         var redirects: [String: String] = [:]
         var requests: [Request] = []
         var bytesSent: [String: Int] = [:]
-        var held: [String: [BodyPump]] = [:]
+        var held: [String: [HeldResponse]] = [:]
         /// Paths released before their response reached the hold.
         var released: Set<String> = []
         /// Gone away: connections are reset (see `goAway`).
@@ -62,27 +59,19 @@ public final class TestHTTPServer: Sendable {
     }
 
     let shared = SharedState()
-    private let group: MultiThreadedEventLoopGroup
-    private let channel: any Channel
+    private let listener: LoopbackListener
     public let port: Int
 
     public init() throws {
-        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { [shared] channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(RequestHandler(shared: shared))
-                }
-            }
-        channel = try bootstrap.bind(host: "127.0.0.1", port: 0).wait()
-        port = channel.localAddress!.port!
+        listener = try LoopbackListener { [shared] socket in
+            RequestHandler(shared: shared, socket: socket).serveConnection()
+        }
+        port = listener.port
     }
 
+    /// The port is closed and every connection ended before this returns.
     deinit {
-        try? channel.close().wait()
-        try? group.syncShutdownGracefully()
+        listener.stop()
     }
 
     public func url(_ path: String) -> URL {
@@ -184,7 +173,7 @@ public final class TestHTTPServer: Sendable {
     }
 }
 
-/// The server's state, shared by reference with every connection's handler.
+/// The server's state, shared by reference with every connection's thread.
 final class SharedState: Sendable {
-    let state = Mutex(TestHTTPServer.State())
+    let state = LockedValue(TestHTTPServer.State())
 }
