@@ -1,7 +1,7 @@
 /// Each command's definition, declared once (as mpv's command table does):
 /// how it runs and what its reply carries. The session, the socket, MPRIS,
 /// browse, `play`'s keys and the command line read it here; none decides
-/// it for itself (docs/ARCHITECTURE.md, "How to add a command").
+/// it for itself (docs/ARCHITECTURE.md, "Adding a command").
 extension PlayerCommand {
     /// How a command runs.
     public enum Execution: Sendable, Equatable {

@@ -4,7 +4,7 @@ import MediaModel
 extension MediaSession {
     /// The one entry point of every control: the socket, the keys of `play`,
     /// a window and browse, scripts and MPRIS all come here with a
-    /// `PlayerCommand` (docs/ARCHITECTURE.md, "One command path").
+    /// `PlayerCommand` (docs/ARCHITECTURE.md, "How a command travels").
     @discardableResult
     public func perform(_ command: PlayerCommand, onProgress: (@Sendable (ItemStatus) -> Void)? = nil) async throws(CommandError) -> PlayerOutcome {
         if let outcome = try performAtOnce(command) { return outcome }

@@ -4,7 +4,7 @@ import Foundation
 /// A libavfilter audio graph: `abuffer` (the frames' own format) → a chain
 /// as the ffmpeg CLI takes it after `-af` → `abuffersink`. The filter stage
 /// of playback and the loudness meter build theirs here. libavfilter is
-/// loaded with dlopen on the first graph (docs/ARCHITECTURE.md).
+/// loaded with dlopen on the first graph (docs/ENGINE.md).
 final class AudioGraph {
     /// libavfilter's functions, loaded once, on the first graph built.
     static let library: Result<mp_avfilter_api, FFmpegError> = {
