@@ -36,7 +36,9 @@ import TestKit
         let started = try await world.run("toggle", "1")
         #expect(started.status == 0, "\(started.stderr)")
         #expect(started.stdout == "▶ playing 1 \"Tone\" 00:00/00:04\n")
-        try await Task.sleep(for: .seconds(1))
+        // A second into it (the player says so), then paused.
+        let second = try await world.waitForPlayer { PlayerObserver.isPlaying($0, past: 1) }
+        #expect(second != nil, "the player reports playing past 1 s")
         let paused = try await world.run("toggle", "1")
         #expect(paused.stdout.hasPrefix("⏸ paused 1 \"Tone\" at 00:0"), "\(paused.stdout)\(paused.stderr)")
 
@@ -58,10 +60,11 @@ import TestKit
         let table = try await world.run("list").stdout
         #expect(["00:00", "00:01", "00:02"].contains { table.contains("⏸ paused at \($0) · local file") }, "\(table)")
 
-        // The device is let go 0.25 s into a pause; then its recording is whole.
-        try await Task.sleep(for: .milliseconds(500))
+        // The device is let go 0.25 s into a pause; then its recording is
+        // whole: waited for as the driver writes and closes the file.
         let reference = try await Fixtures.referencePCM(world.tone)
         let played = Int((position - 0.05) * 44100) * 4
+        try await Wait.until(changesAt: world.folder.path) { try PlayCommandTests.device(world.disk, playedExactly: Array(reference.prefix(played))) }
         #expect(try PlayCommandTests.device(world.disk, playedExactly: Array(reference.prefix(played))), "the device got the tone's first \(played) bytes exactly")
 
         let resumed = try await world.run("toggle", "1")
@@ -70,12 +73,8 @@ import TestKit
         #expect(after >= position - 0.001, "no jump back: \(after) after \(position)")
 
         // Played to the end: it stands at the end, and nothing is kept to resume.
-        var ended: [String: Any]?
-        for _ in 0..<300 {
-            ended = Self.current(try await world.status())
-            if ended?["state"] as? String == "ended" { break }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        _ = try await world.waitForPlayer { PlayerObserver.state($0) == "ended" }
+        let ended = Self.current(try await world.status())
         #expect(ended?["state"] as? String == "ended")
         let end = ended?["position"] as? Double ?? 0
         #expect(abs(end - 4.0) < 0.01, "an ended item stands at its end: \(end)")
@@ -154,10 +153,12 @@ import TestKit
         #expect(try await world.run("daemon", "--save-interval", "0.2").status == 0)
         let firstPID = world.daemonPID
         #expect(try await world.run("toggle", "1").status == 0)
-        try await Task.sleep(for: .seconds(1))
+        _ = try await world.waitForPlayer { PlayerObserver.isPlaying($0, past: 1) }
         let before = Self.current(try await world.status())?["position"] as? Double ?? 0
-        if let firstPID { kill(firstPID, SIGKILL) }
-        try await Task.sleep(for: .milliseconds(100))
+        if let firstPID {
+            kill(firstPID, SIGKILL)
+            #expect(try await Wait.forExit(of: firstPID), "killed")
+        }
         #expect(FileManager.default.fileExists(atPath: world.socket), "a stale socket is left behind")
 
         let again = try await world.run("toggle", "1")
@@ -168,7 +169,7 @@ import TestKit
 
         // SIGTERM: a clean exit that removes the socket and keeps the position.
         if let pid = world.daemonPID { kill(pid, SIGTERM) }
-        for _ in 0..<300 where FileManager.default.fileExists(atPath: world.socket) { try await Task.sleep(for: .milliseconds(10)) }
+        try await Wait.forNoFile(world.socket)
         #expect(!FileManager.default.fileExists(atPath: world.socket))
         let log = (try? String(contentsOfFile: world.folder.path + "/state/mediaplay/daemon.log", encoding: .utf8)) ?? ""
         #expect(log.contains("quitting: saving positions"), "\(log)")

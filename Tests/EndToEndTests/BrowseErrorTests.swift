@@ -27,8 +27,7 @@ import TestKit
         await session.send("Space")
         let said = await session.waitForScreen { $0.last?.contains("✗ item 1: no readable file") == true }
         #expect(said.matched, "\(said.screen.joined(separator: "\n"))")
-        try await Task.sleep(for: .milliseconds(500))
-        let screen = await session.screen()
+        let screen = await session.waitForScreen { $0.contains { $0.contains("✗ missing") } }.screen
         #expect(screen.contains { $0.contains("✗ missing") } && !screen.joined().contains("downloading"), "\(screen.joined(separator: "\n"))")
         await session.send("q")
         #expect(await session.waitForExit()?.status == 0)

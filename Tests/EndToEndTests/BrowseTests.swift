@@ -132,13 +132,16 @@ import TestKit
         await session.send("Space")
         let playing = await session.waitForScreen { $0.contains { $0.contains("▶ 0:0") } }
         #expect(playing.matched, "\(playing.screen.joined(separator: "\n"))")
-        try await Task.sleep(for: .seconds(1))
+        // A second into it (the status line says so), then paused.
+        let second = await session.waitForScreen { $0.contains { $0.contains("▶ 0:01") } }
+        #expect(second.matched, "\(second.screen.joined(separator: "\n"))")
         await session.send("Space")
         let paused = await session.waitForScreen { $0.contains { $0.contains("⏸ 0:0") } }
         #expect(paused.matched, "\(paused.screen.joined(separator: "\n"))")
-        // What reached the device is the tone's beginning, sample for sample.
-        try await Task.sleep(for: .milliseconds(500))
+        // What reached the device is the tone's beginning, sample for sample
+        // (waited for as the driver writes it).
         let reference = try await Fixtures.referencePCM(world.tone)
+        try await Wait.until(changesAt: world.folder.path) { try PlayCommandTests.device(world.disk, playedExactly: Array(reference.prefix(44100 * 4 / 2))) }
         #expect(try PlayCommandTests.device(world.disk, playedExactly: Array(reference.prefix(44100 * 4 / 2))))
         await session.send("q")
         #expect(await session.waitForExit()?.status == 0)
@@ -221,10 +224,11 @@ extension BrowseTests {
         await session.send("Space")
         let playing = await session.waitForScreen { $0.joined().contains("▶ 0:0") }
         #expect(playing.matched, "\(playing.screen.joined(separator: "\n"))")
+        // The cell as each new output leaves it.
         var frames: Set<[String]> = []
-        for _ in 0..<30 where frames.count < 3 {
-            frames.insert(cell(await session.screen()))
-            try await Task.sleep(for: .milliseconds(50))
+        await session.waitForScreen { screen in
+            frames.insert(cell(screen))
+            return frames.count >= 3
         }
         #expect(frames.count >= 3, "the cell shows moving frames")
         #expect(frames.contains { $0 != thumbnail }, "frames, not the thumbnail")

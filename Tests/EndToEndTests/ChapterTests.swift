@@ -131,11 +131,9 @@ import TestKit
             </rss>
             """)
         try await Self.pausedAtTheStart(world, "1")
-        var status = ""
-        for _ in 0..<100 where !status.contains("Cold open") {
-            status = try await world.run("status").stdout
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        // The chapters file read, the player says so (a metadata event).
+        _ = try await world.waitForPlayer { ($0["chapter"] as? [String: Any])?["title"] as? String == "Cold open" }
+        let status = try await world.run("status").stdout
         #expect(status.contains("chapter 1/2 Cold open"), "\(status)")
         let second = try await world.run("chapter", "2")
         #expect(second.stdout.contains("chapter 2/2 Interview"), "\(second.stdout)\(second.stderr)")

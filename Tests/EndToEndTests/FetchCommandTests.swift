@@ -128,8 +128,7 @@ import TestKit
         let setup = try await Setup(size: 4_000_000)
         setup.server.inject("/clip.mp4", [.holdAfter(2_000_000)])
         let first = try Mediaplay.start(["fetch", "1"] + setup.arguments)
-        let deadline = Date().addingTimeInterval(20)
-        while setup.partSize() < 1 << 20 && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try await Wait.until(changesAt: setup.cacheDir + "/entries", timeout: 20) { setup.partSize() >= 1 << 20 }
         first.kill(SIGKILL)
         let killed = try await first.wait()
         #expect(killed.status == SIGKILL)
@@ -158,16 +157,13 @@ import TestKit
         setup.server.inject("/clip.mp4", [.holdAfter(1_000_000)])
         let a = try Mediaplay.start(["fetch", "1"] + setup.arguments)
         let b = try Mediaplay.start(["fetch", "1"] + setup.arguments)
-        // While they run, list (a third process) sees the download in progress.
-        var sawDownloading = false
-        var lastList = ""
-        let deadline = Date().addingTimeInterval(20)
-        while a.isRunning && Date() < deadline {
-            let list = try await Mediaplay.run(["list", "--json"] + setup.arguments)
-            lastList = "status \(list.status): \(list.stdout.prefix(2000))\(list.stderr)"
-            if list.stdout.contains("\"state\" : \"downloading\"") { sawDownloading = true; break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        // While they run, list (a third process) sees the download in progress:
+        // the one transfer holds the entry's lock from before it makes the
+        // part file until it ends (held half way here).
+        try await Wait.until(changesAt: setup.cacheDir + "/entries", timeout: 20) { setup.entryFiles().contains { $0.hasSuffix(".part") } }
+        let list = try await Mediaplay.run(["list", "--json"] + setup.arguments)
+        let lastList = "status \(list.status): \(list.stdout.prefix(2000))\(list.stderr)"
+        let sawDownloading = list.stdout.contains("\"state\" : \"downloading\"")
         setup.server.release("/clip.mp4")
         let resultA = try await a.wait()
         let resultB = try await b.wait()
@@ -186,6 +182,10 @@ import TestKit
         setup.server.inject("/clip.mp4", [.holdAfter(300_000)])
         let fetch = try Mediaplay.start(["fetch", "1"] + setup.arguments)
         // Sent, then a moment for the client to read it off the socket.
+        // Nothing tells either: the test server has no event for bytes sent
+        // (its counter is looked at every 10 ms), and what the client has
+        // read shows nowhere outside it (written to the part file only as
+        // it stops, which is what this checks).
         for _ in 0..<2000 where setup.server.bytesSent("/clip.mp4") < 300_000 { try await Task.sleep(for: .milliseconds(10)) }
         try await Task.sleep(for: .milliseconds(500))
         fetch.kill(number)

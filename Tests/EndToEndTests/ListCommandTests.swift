@@ -118,8 +118,7 @@ import TestKit
         let silent = try UnixSocket.listening(at: paths.socket)
         let running = try Mediaplay.start(["list", "--feed", folder.path + "/f.json"], environment: ["XDG_RUNTIME_DIR": folder.path + "/run"])
         // A guard against hanging the suite, not a speed check.
-        for _ in 0..<1000 where running.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-        if running.isRunning { running.kill(SIGKILL) }
+        if try await !running.exits(within: 10) { running.kill(SIGKILL) }
         let result = try await running.wait()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("local file") && !result.stdout.contains("paused"), "\(result.stdout)")

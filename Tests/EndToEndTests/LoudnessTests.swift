@@ -149,14 +149,16 @@ import TestKit
         let measuring = ["MEDIAPLAY_MEASURE_LOUDNESS": "1"]
         let fetched = try await Mediaplay.run(["fetch", "1"] + arguments, environment: measuring)
         #expect(fetched.status == 0, "\(fetched.stderr)")
-        var loudness: [String: Any]?
-        for _ in 0..<200 where loudness == nil {
-            let list = try await Mediaplay.run(["list", "--json"] + arguments)
-            let document = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any]
-            let media = (document?["items"] as? [[String: Any]])?.first?["media"] as? [String: Any]
-            loudness = media?["loudness"] as? [String: Any]
-            if loudness == nil { try await Task.sleep(for: .milliseconds(100)) }
+        // fetch started the measurement (`mediaplay-core measure
+        // --background`, detached): its end is when the index has it.
+        let measurers = ProcessTable.pids { $0.contains("measure") && $0.contains { $0.hasPrefix(folder.path + "/cache") } }
+        for measurer in measurers {
+            _ = try await Wait.forExit(of: measurer, timeout: 20)
         }
+        let list = try await Mediaplay.run(["list", "--json"] + arguments)
+        let document = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any]
+        let media = (document?["items"] as? [[String: Any]])?.first?["media"] as? [String: Any]
+        let loudness = media?["loudness"] as? [String: Any]
         let reference = try await Self.ebur128(file)
         let integrated = try #require(loudness?["integrated"] as? Double, "measured within 20 s")
         #expect(abs(integrated - reference.integrated) <= 0.1, "\(integrated) LUFS, ffmpeg \(reference.integrated)")

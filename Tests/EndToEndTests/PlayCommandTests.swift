@@ -115,11 +115,9 @@ import TestKit
     @Test func imageStaysOpenUntilClosed() async throws {
         let path = try await Fixtures.make("picture.png", Fixtures.images[0].arguments)
         let running = try Mediaplay.start(["play", path], environment: ["SDL_VIDEODRIVER": "dummy"])
-        var waited = 0
-        while !running.stderrSoFar.contains("playing") && waited < 1000 {
-            try await Task.sleep(for: .milliseconds(10))
-            waited += 1
-        }
+        try await running.waitForStderr(containing: "playing")
+        // That a picture stays is that nothing ends it: there is no event
+        // for "still here", so a while of it is watched.
         try await Task.sleep(for: .milliseconds(300))
         #expect(running.isRunning, "the picture stays on screen")
         running.kill(SIGTERM)
@@ -134,7 +132,7 @@ import TestKit
         // Long enough that the signal lands before the end on the busiest machine.
         let path = try await Fixtures.make("tone-30s.wav", ["-f", "lavfi", "-i", "sine=duration=30", "-c:a", "pcm_s16le"])
         let running = try Mediaplay.start(["play", path], environment: ["SDL_AUDIODRIVER": "dummy"])
-        for _ in 0..<1000 where !running.stderrSoFar.contains("playing") { try await Task.sleep(for: .milliseconds(10)) }
+        try await running.waitForStderr(containing: "playing")
         running.kill(SIGINT)
         let result = try await running.wait()
         #expect(!result.killedBySignal && result.status == 130, "\(result.status) \(result.stderr)")
