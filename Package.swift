@@ -251,5 +251,9 @@ let package = Package(
         // The end-to-end tests run the three programs, which `make test` builds
         // first (a test target cannot depend on statically linked programs).
         .testTarget(name: "EndToEndTests", dependencies: ["MediaModel", "MediaplayCommandLine", "MediaFeed", "MediaControl", "TestKit"], swiftSettings: swiftSettings),
+        // The end-to-end tests that play to a device in real time (positions
+        // against the wall clock, every sample on time): `make test` runs
+        // them alone, one at a time, after everything else.
+        .testTarget(name: "RealTimeTests", dependencies: ["MediaplayCommandLine", "TestKit"], swiftSettings: swiftSettings),
     ]
 )

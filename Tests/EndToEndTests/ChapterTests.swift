@@ -79,7 +79,7 @@ import TestKit
 
     @Test func statusNamesTheChapterAndAPodcastsChaptersWin() async throws {
         let file = try await Self.chaptered()
-        let world = try await BackgroundPlayerTests.World(long: true)
+        let world = try await ToneFeedHome(long: true)
         world.feed = try world.folder.write("podcast.xml", """
             <?xml version="1.0" encoding="UTF-8"?>
             <rss version="2.0" xmlns:psc="http://podlove.org/simple-chapters">
@@ -118,7 +118,7 @@ import TestKit
         let file = try await Self.chaptered()
         let server = try TestHTTPServer()
         server.serve("/ep/chapters.json", bytes: Array(#"{"version": "1.2.0", "chapters": [{"startTime": 0, "title": "Cold open"}, {"startTime": 5, "title": "Hidden", "toc": false}, {"startTime": 15, "title": "Interview"}]}"#.utf8))
-        let world = try await BackgroundPlayerTests.World(long: true)
+        let world = try await ToneFeedHome(long: true)
         world.feed = try world.folder.write("podcast.xml", """
             <?xml version="1.0" encoding="UTF-8"?>
             <rss version="2.0" xmlns:podcast="https://podcastindex.org/namespace/1.0">

@@ -33,7 +33,7 @@ import TestKit
         // The sound is ffmpeg's, sample for sample (after any silence that
         // puts late audio in place): the clock changes touched no sample.
         let reference = try await Fixtures.referencePCM(path)
-        #expect(try PlayCommandTests.device(folder.path + "/device.raw", playedExactly: reference), "\(name): the device got ffmpeg's PCM")
+        #expect(try DeviceRecording.holds(folder.path + "/device.raw", exactly: reference), "\(name): the device got ffmpeg's PCM")
     }
 
     /// Audio that starts late is preceded by silence on the device, so that

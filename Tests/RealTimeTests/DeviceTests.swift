@@ -26,7 +26,7 @@ import TestKit
         let result = try await Mediaplay.run(["script", script], environment: home.environment)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let joined = try await Fixtures.referencePCM(first) + (try await Fixtures.referencePCM(second))
-        #expect(try PlayCommandTests.device(home.disk, playedExactly: joined), "the device got both items joined, with nothing between")
+        #expect(try DeviceRecording.holds(home.disk, exactly: joined), "the device got both items joined, with nothing between")
     }
 
     /// A volume change while playing is heard within 100 ms of the reply:

@@ -147,7 +147,7 @@ import TestKit
     @Test func statusCarriesTheLineAndObserversHearIt() async throws {
         let folder = try TemporaryDirectory()
         let video = try await SubtitleTests.withSidecar(folder)
-        let world = try await BackgroundPlayerTests.World(long: true)
+        let world = try await ToneFeedHome(long: true)
         world.feed = try world.folder.write("feed.json", #"[{"type": "video", "title": "Movie", "url": "file://\#(video)"}]"#)
         #expect(try await world.run("toggle", "1").status == 0)
         #expect(try await world.run("toggle", "1").stdout.hasPrefix("⏸ paused 1"))
