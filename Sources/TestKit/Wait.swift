@@ -26,6 +26,8 @@ public enum Wait {
         // Watching starts before the first look: a change after that look
         // is never missed.
         let changes = try FileChanges(at: path, timeout: timeout)
+        // Alive until the wait ends: its end stops the watch.
+        defer { withExtendedLifetime(changes) {} }
         if try await condition() { return true }
         for await _ in changes.ticks {
             if try await condition() { return true }
