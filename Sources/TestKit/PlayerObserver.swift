@@ -4,7 +4,7 @@ import Glibc
 
 /// A client of the background player's socket that sends `observe` and
 /// reads what the player then says (docs/PROTOCOL.md): the current item's
-/// status in the reply, then every event. A test waits here for the player
+/// status in the reply, then every event (some may come before the reply). A test waits here for the player
 /// to reach a state ("playing", past 1 s) instead of sleeping or asking
 /// `status` again and again. Written with JSONSerialization, as any client
 /// could: the test kit knows nothing of the player's own types.
@@ -16,8 +16,9 @@ public final class PlayerObserver {
     private var lines: AsyncStream<Data>.Iterator
     /// The reply to `observe`: the daemon's status.
     public let reply: [String: Any]
-    /// The reply's current item, given out first by `next`.
-    private var current: [String: Any]?
+    /// Given out by `next` before anything read later: events that came
+    /// before the reply, then the reply's current item.
+    private var queued: [[String: Any]]
     /// The last status `next` gave out (what a failed wait saw last).
     public private(set) var last: [String: Any]?
 
@@ -30,27 +31,43 @@ public final class PlayerObserver {
         }
         let connection = try await offPool { () throws(Wait.Failure) -> Connection in try Connection(socket: socket, timeout: timeout) }
         var lines = connection.lines.makeAsyncIterator()
-        guard let first = await lines.next(),
-              let object = (try? JSONSerialization.jsonObject(with: first)) as? [String: Any],
-              object["ok"] as? Bool == true, let result = object["result"] as? [String: Any]
-        else {
+        // The player forwards events from the moment it takes the request,
+        // so some may come before its reply: kept, in order.
+        var early: [[String: Any]] = []
+        var result: [String: Any]?
+        var unread: String?
+        while result == nil, let line = await lines.next() {
+            guard let object = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any] else {
+                unread = String(decoding: line, as: UTF8.self)
+                break
+            }
+            if object["ok"] == nil {
+                early.append(object)
+            } else if object["ok"] as? Bool == true, let status = object["result"] as? [String: Any] {
+                result = status
+            } else {
+                unread = String(decoding: line, as: UTF8.self)
+                break
+            }
+        }
+        guard let result else {
             connection.stop()
-            throw Wait.Failure(message: "the background player at \(socket) did not take observe")
+            throw Wait.Failure(message: "the background player at \(socket) did not take observe: \(unread ?? "no reply")")
         }
         self.connection = connection
         self.lines = lines
         reply = result
-        current = result["current"] as? [String: Any]
+        queued = early + [result["current"] as? [String: Any]].compactMap { $0 }
     }
 
-    /// The next status: the current item's from the reply first (when one
-    /// is active), then each event's; nil once the connection ends or the
-    /// timeout has passed.
+    /// The next status: events that came before the reply and the reply's
+    /// current item (when one is active) first, then each event's; nil once
+    /// the connection ends or the timeout has passed.
     public func next() async -> [String: Any]? {
-        if let current {
-            self.current = nil
-            last = current
-            return current
+        if !queued.isEmpty {
+            let status = queued.removeFirst()
+            last = status
+            return status
         }
         while let line = await lines.next() {
             guard let object = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any] else { continue }
