@@ -13,27 +13,22 @@ run: deps build
 	.build/debug/mediaplay list
 	@echo "Try next: .build/debug/mediaplay play 1 (a tune that ships with mediaplay), .build/debug/mediaplay browse, or .build/debug/mediaplay play ~/Music"
 
-# Two runs: everything in parallel, then the tests that play to a real
-# device in real time (positions against the wall clock, every sample on
-# time), on a machine no longer busy with the rest: on two cores, forty
-# parallel ffmpeg and mediaplay processes would starve them.
-# The partial-read tests count requests around held and throttled responses,
-# and whether a read asks for a ranged transfer depends on how fast the main
-# one goes: on a loaded machine one was seen asking twice, so they run here too,
-# as does the slow-link buffering test (once, in the busy run, the output never
-# ran dry before the link came back: no buffering state, 42 s).
-# The loudness suite runs here too: it decodes, filters and measures whole
-# files beside ffmpeg, and in the busy run that load made other suites' timed
-# expectations late (a stopped player's clients, a radio stream's start).
-# So do three tests timed against the wall clock that the busy run made late
-# (two clients' timeouts within 8 s, a link's item still playing when status
-# asks, a second process joining a transfer while it is under way).
-# The subtitle suites too: the background player's plays in real time, and the
-# scripts beside ffmpeg would add their load to the busy run.
-# They run one at a time (about 130 s): side by side, the terminal video,
-# MPRIS and device suites added later made each other late again (a play
-# not ending within 10 s of q, a held response taken for a stalled link).
-REAL_TIME_SUITES = EndToEndTests\.(BackgroundPlayerTests|BackgroundSubtitleTests|SubtitleTests|DeviceTests|MPRISTests|TerminalVideoTests|BrowseTests|UnequalStreamsTests|LoudnessTests)/|PlayCommandTests/(videoPlaysInAWindowWithItsAudio|realSDLOutputContainsTheReference)|MediaCacheTests\.PartialReadTests/|ProgressiveTests/aSlowLinkBuffersThenResumesWithEverySample|MediaSessionTests\.WindowCloseTests/|HostileRoundThreeTests/clientsOfAStoppedPlayerGiveUpAndTheirRequestsLapse|DesktopTests/anItemLinkPlaysInTheBackgroundPlayer|FetchCommandTests/twoProcessesMakeOneTransfer
+# Two runs: everything in parallel, then the RealTimeTests target (the
+# tests that play to a real device in real time: positions against the wall
+# clock, every sample on time), alone and one test at a time, on a machine
+# no longer busy with the rest: on two cores, forty parallel ffmpeg and
+# mediaplay processes would starve them, and side by side they made each
+# other late (a play not ending within 10 s of q, a held response taken
+# for a stalled link). Beside the suites that play in real time (the
+# background player, browse, the device, MPRIS, terminal video, subtitles,
+# unequal streams, loudness) it holds the tests timed against the wall
+# clock that the busy run made late (two clients' timeouts within 8 s, a
+# link's item still playing when status asks, a second process joining a
+# transfer while it is under way), the session's window-close and
+# progressive-playback tests (once, in the busy run, a slow link's output
+# never ran dry before the link came back) and the cache's partial reads
+# (they count requests around held and throttled responses, and whether a
+# read asks for a ranged transfer depends on how fast the main one goes).
 
 # The SDL drivers the unit suites use, set before the test process starts
 # (see requireEnvironment in TestKit); the end-to-end tests give each
@@ -44,8 +39,8 @@ UNIT_ENV = SDL_AUDIODRIVER=disk SDL_DISKAUDIOFILE=/dev/null SDL_VIDEODRIVER=dumm
 # depend on a statically linked program).
 test: test-deps build
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
-	$(UNIT_ENV) $(SWIFT) test --skip-build --skip '$(REAL_TIME_SUITES)' $(SWIFTFLAGS)
-	$(UNIT_ENV) $(SWIFT) test --skip-build --no-parallel --filter '$(REAL_TIME_SUITES)' $(SWIFTFLAGS)
+	$(UNIT_ENV) $(SWIFT) test --skip-build --skip RealTimeTests $(SWIFTFLAGS)
+	$(UNIT_ENV) $(SWIFT) test --skip-build --no-parallel --filter RealTimeTests $(SWIFTFLAGS)
 
 # libFuzzer with AddressSanitizer on the feed decoder, the control-protocol
 # request decoder, the script parser and the terminal key decoder, each for
@@ -60,8 +55,11 @@ fuzz:
 # process ends with long-lived objects (the transfer engine, SDL's and
 # Foundation's own buffers) that LeakSanitizer would list.
 # The suites that play in real time are left out too: slowed down by a
-# sanitizer and run side by side, their timing does not hold.
-UNIT_SKIP = EndToEndTests\.|$(REAL_TIME_SUITES)
+# sanitizer and run side by side, their timing does not hold. Of them, the
+# progressive-playback tests that play untimed (all but the slow link) run
+# under the sanitizers all the same, after the rest.
+UNIT_SKIP = EndToEndTests\.|RealTimeTests\.
+SANITIZED_REAL_TIME = --filter 'RealTimeTests\.ProgressiveTests/' --skip aSlowLinkBuffersThenResumesWithEverySample
 sanitize: sanitize-address sanitize-thread
 
 # CI runs this one: AddressSanitizer with UndefinedBehaviorSanitizer, the
@@ -80,6 +78,7 @@ sanitize-address: test-deps
 	$(SWIFT) build --product mediaplayPackageTests $(SANITIZERS) --scratch-path .build-asan $(SWIFTFLAGS)
 	for program in $(PROGRAMS); do $(SWIFT) build --product $$program $(SANITIZERS) --scratch-path .build-asan $(SWIFTFLAGS) || exit 1; done
 	$(UNIT_ENV) $(SANITIZER_ENV) $(SWIFT) test --skip-build $(SANITIZERS) --scratch-path .build-asan --skip '$(UNIT_SKIP)'
+	$(UNIT_ENV) $(SANITIZER_ENV) $(SWIFT) test --skip-build $(SANITIZERS) --scratch-path .build-asan $(SANITIZED_REAL_TIME)
 	$(MAKE) sanitize-programs
 
 # The programs built with the sanitizers, end to end (after sanitize-address's build).
@@ -89,6 +88,7 @@ sanitize-programs:
 sanitize-thread: test-deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan $(SWIFTFLAGS)
 	$(UNIT_ENV) $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --skip '$(UNIT_SKIP)'
+	$(UNIT_ENV) $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan $(SANITIZED_REAL_TIME)
 
 # Three programs: mediaplay (the client commands, no media libraries),
 # mediaplay-cache (fetch and cache: libcurl, no FFmpeg or SDL) and

@@ -253,5 +253,19 @@ let package = Package(
         // The end-to-end tests run the three programs, which `make test` builds
         // first (a test target cannot depend on statically linked programs).
         .testTarget(name: "EndToEndTests", dependencies: ["MediaModel", "MediaplayCommandLine", "MediaFeed", "MediaControl", "TestKit"], swiftSettings: swiftSettings),
+        // The end-to-end tests that play to a device in real time (positions
+        // against the wall clock, every sample on time): `make test` runs
+        // them alone, one at a time, after everything else.
+        // So are the session's window-close and progressive-playback tests and
+        // the cache's partial reads (held and throttled responses, whose
+        // ranged transfers depend on how fast the main one goes).
+        .testTarget(
+            name: "RealTimeTests",
+            dependencies: [
+                "MediaplayCommandLine", "MediaModel", "MediaFeed", "MediaEngine", "MediaCache", "MediaCacheFolder", "MediaState", "MediaSession", "SessionFakes",
+                "TestKit",
+            ],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

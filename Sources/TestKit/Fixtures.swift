@@ -182,4 +182,17 @@ public enum Recorded {
     public static func hashes(_ path: String) throws -> [String] {
         try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { String($0.split(separator: " ").last ?? "") }
     }
+
+    /// The largest difference between two s16 recordings, sample by sample.
+    public static func largestDifference(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        var worst = 0
+        var offset = 0
+        while offset + 1 < min(a.count, b.count) {
+            let x = Int(Int16(bitPattern: UInt16(a[offset]) | UInt16(a[offset + 1]) << 8))
+            let y = Int(Int16(bitPattern: UInt16(b[offset]) | UInt16(b[offset + 1]) << 8))
+            worst = max(worst, abs(x - y))
+            offset += 2
+        }
+        return worst
+    }
 }

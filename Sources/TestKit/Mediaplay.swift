@@ -71,6 +71,30 @@ public final class RunningProcess: Sendable {
     /// What it has written to stderr so far.
     public var stderrSoFar: String { (try? String(contentsOfFile: scratch.path + "/stderr", encoding: .utf8)) ?? "" }
 
+    /// What it has written to stdout so far.
+    public var stdoutSoFar: String { (try? String(contentsOfFile: scratch.path + "/stdout", encoding: .utf8)) ?? "" }
+
+    /// Waits until what it has written to stderr holds `text` (looked at
+    /// each time it writes: inotify); false when it has not within
+    /// `timeout` seconds, a bound for failures.
+    @discardableResult
+    public func waitForStderr(containing text: String, timeout: Double = 30) async throws -> Bool {
+        try await Wait.until(changesAt: scratch.path, timeout: timeout) { stderrSoFar.contains(text) }
+    }
+
+    /// Waits until what it has written to stdout satisfies `condition`
+    /// (looked at each time it writes); false after `timeout` seconds.
+    @discardableResult
+    public func waitForStdout(timeout: Double = 30, _ condition: (String) -> Bool) async throws -> Bool {
+        try await Wait.until(changesAt: scratch.path, timeout: timeout) { condition(stdoutSoFar) }
+    }
+
+    /// Waits for its end (pidfd), for `timeout` seconds at most: true when
+    /// it has ended (`wait()` then returns at once), false when it still runs.
+    public func exits(within timeout: Double) async throws -> Bool {
+        try await child.exits(within: timeout)
+    }
+
     public func kill(_ signal: Int32) {
         _ = Glibc.kill(child.pid, signal)
     }

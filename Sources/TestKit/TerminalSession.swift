@@ -36,7 +36,17 @@ public final class TerminalSession: @unchecked Sendable {
         let after = Self.quote(afterPath)
         let script = "env -i \(assignments) \(command); echo \"status $?\" > \(after).tmp; stty -a >> \(after).tmp; mv \(after).tmp \(after); exec sleep 600"
         try await tmux(["-f", "/dev/null", "new-session", "-d", "-x", String(columns), "-y", String(rows), "-s", "main", "sh", "-c", script])
+        // Everything the program writes to the terminal is copied to a file
+        // as well: its growth is the event a wait for the screen wakes on.
+        try FileManager.default.createDirectory(atPath: folder.path + "/pane", withIntermediateDirectories: true)
+        try await tmux(["pipe-pane", "-t", "main", "cat >> " + Self.quote(outputPath)])
     }
+
+    /// Where the pane's output is copied (tmux's pipe-pane), in a folder of
+    /// its own (tmux's replies are written beside it). tmux parses what the
+    /// program wrote into the screen before it hands it to the pipe, so
+    /// once the file has grown the screen shows what grew it.
+    private var outputPath: String { folder.path + "/pane/output" }
 
     deinit {
         _ = try? Self.tmuxBlocking(socket: socket, folder: folder.path, ["kill-server"])
@@ -88,17 +98,25 @@ public final class TerminalSession: @unchecked Sendable {
         _ = try? await tmux(["send-keys", "-t", "main"] + keys)
     }
 
-    /// Polls the screen until `predicate` holds; the last screen either way.
+    /// Waits until the screen satisfies `predicate`: looked at now, and
+    /// again each time the program writes to the terminal (see
+    /// `outputPath`); the last screen either way. `timeout` bounds a
+    /// failure, and `colors` captures the colour sequences too.
     @discardableResult
-    public func waitForScreen(timeout: Double = 10, _ predicate: ([String]) -> Bool) async -> (matched: Bool, screen: [String]) {
-        let deadline = Date().addingTimeInterval(timeout)
-        var lines = await screen()
-        while !predicate(lines) {
-            if Date() > deadline { return (false, lines) }
-            try? await Task.sleep(for: .milliseconds(50))
-            lines = await screen()
-        }
-        return (true, lines)
+    public func waitForScreen(timeout: Double = 10, colors: Bool = false, _ predicate: ([String]) -> Bool) async -> (matched: Bool, screen: [String]) {
+        let output = outputPath
+        var lines: [String] = []
+        // The size before each look: output after it makes the next look.
+        var seen: Int?
+        let matched = (try? await Wait.until(changesAt: folder.path + "/pane", timeout: timeout) {
+            let size = Wait.size(of: output)
+            if size == seen { return false }
+            seen = size
+            lines = await screen(colors: colors)
+            return predicate(lines)
+        }) ?? false
+        if !matched { lines = await screen(colors: colors) }
+        return (matched || predicate(lines), lines)
     }
 
     /// Whether the screen comes to satisfy `predicate` within `timeout`.
@@ -113,17 +131,18 @@ public final class TerminalSession: @unchecked Sendable {
     }
 
     /// After the program ended: its exit status and `stty -a`'s report, or
-    /// nil if it has not ended within `timeout`.
+    /// nil if it has not ended within `timeout`. The shell writes the
+    /// report aside and renames it into place: its appearance is the event.
     public func waitForExit(timeout: Double = 10) async -> (status: Int32, stty: String)? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        var ended: (status: Int32, stty: String)?
+        _ = try? await Wait.until(changesAt: folder.path, timeout: timeout) {
             if let text = try? String(contentsOfFile: afterPath, encoding: .utf8), let first = text.split(separator: "\n").first,
                let status = Int32(first.dropFirst("status ".count)) {
-                return (status, text)
+                ended = (status, text)
             }
-            try? await Task.sleep(for: .milliseconds(50))
+            return ended != nil
         }
-        return nil
+        return ended
     }
 
     /// The program's process id (the child of the shell in the terminal).

@@ -6,7 +6,7 @@ import TestKit
 /// this process. Nothing here is timed, so it runs with the busy phase.
 @Suite(.serialized) struct BrowseErrorTests {
     /// A feed of a missing file and a download that fails (404).
-    static func brokenFeed(_ world: BrowseTests.World, _ server: TestHTTPServer) throws -> String {
+    static func brokenFeed(_ world: MixedFeedHome, _ server: TestHTTPServer) throws -> String {
         try world.folder.write("feed.json", """
             {"title": "Broken things", "items": [
              {"type": 1, "title": "Gone", "url": "file://\(world.folder.path)/gone.wav"},
@@ -18,7 +18,7 @@ import TestKit
     /// Through the background player, a missing local file reads "✗ missing"
     /// (it spun "downloading" for ever).
     @Test func theBackgroundPlayerShowsAMissingFileAsMissing() async throws {
-        let world = try await BrowseTests.World()
+        let world = try await MixedFeedHome()
         let server = try TestHTTPServer()
         world.feed = try Self.brokenFeed(world, server)
         #expect(try await world.run("daemon").status == 0)
@@ -27,8 +27,7 @@ import TestKit
         await session.send("Space")
         let said = await session.waitForScreen { $0.last?.contains("✗ item 1: no readable file") == true }
         #expect(said.matched, "\(said.screen.joined(separator: "\n"))")
-        try await Task.sleep(for: .milliseconds(500))
-        let screen = await session.screen()
+        let screen = await session.waitForScreen { $0.contains { $0.contains("✗ missing") } }.screen
         #expect(screen.contains { $0.contains("✗ missing") } && !screen.joined().contains("downloading"), "\(screen.joined(separator: "\n"))")
         await session.send("q")
         #expect(await session.waitForExit()?.status == 0)
@@ -38,7 +37,7 @@ import TestKit
     /// A failed download is said once (the title came twice:
     /// `✗ 2 "Nowhere": "Nowhere": download failed`).
     @Test func aFailedDownloadIsSaidOnce() async throws {
-        let world = try await BrowseTests.World()
+        let world = try await MixedFeedHome()
         let server = try TestHTTPServer()
         world.feed = try Self.brokenFeed(world, server)
         let session = try await world.browse(columns: 80, rows: 24)

@@ -79,7 +79,7 @@ import TestKit
 
     @Test func statusNamesTheChapterAndAPodcastsChaptersWin() async throws {
         let file = try await Self.chaptered()
-        let world = try await BackgroundPlayerTests.World(long: true)
+        let world = try await ToneFeedHome(long: true)
         world.feed = try world.folder.write("podcast.xml", """
             <?xml version="1.0" encoding="UTF-8"?>
             <rss version="2.0" xmlns:psc="http://podlove.org/simple-chapters">
@@ -118,7 +118,7 @@ import TestKit
         let file = try await Self.chaptered()
         let server = try TestHTTPServer()
         server.serve("/ep/chapters.json", bytes: Array(#"{"version": "1.2.0", "chapters": [{"startTime": 0, "title": "Cold open"}, {"startTime": 5, "title": "Hidden", "toc": false}, {"startTime": 15, "title": "Interview"}]}"#.utf8))
-        let world = try await BackgroundPlayerTests.World(long: true)
+        let world = try await ToneFeedHome(long: true)
         world.feed = try world.folder.write("podcast.xml", """
             <?xml version="1.0" encoding="UTF-8"?>
             <rss version="2.0" xmlns:podcast="https://podcastindex.org/namespace/1.0">
@@ -131,11 +131,9 @@ import TestKit
             </rss>
             """)
         try await Self.pausedAtTheStart(world, "1")
-        var status = ""
-        for _ in 0..<100 where !status.contains("Cold open") {
-            status = try await world.run("status").stdout
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        // The chapters file read, the player says so (a metadata event).
+        _ = try await world.waitForPlayer { ($0["chapter"] as? [String: Any])?["title"] as? String == "Cold open" }
+        let status = try await world.run("status").stdout
         #expect(status.contains("chapter 1/2 Cold open"), "\(status)")
         let second = try await world.run("chapter", "2")
         #expect(second.stdout.contains("chapter 2/2 Interview"), "\(second.stdout)\(second.stderr)")

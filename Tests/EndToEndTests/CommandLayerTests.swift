@@ -113,9 +113,10 @@ import TestKit
         let world = try await TwoTones()
         _ = try await world.run("toggle", "1")
         let follow = try Mediaplay.start(["status", "--follow"], environment: world.environment)
-        try await Task.sleep(for: .milliseconds(2500))
+        // Two lines of it playing (a line a second), then paused, then its line.
+        try await follow.waitForStdout { $0.split(separator: "\n").filter { $0.hasPrefix("▶ playing 1") }.count >= 2 }
         _ = try await world.run("toggle", "1")
-        try await Task.sleep(for: .milliseconds(300))
+        try await follow.waitForStdout { $0.contains("⏸ paused 1 \"High tone\"") }
         follow.kill(SIGTERM)
         let lines = try await follow.wait().stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("▶ playing 1 \"High tone\"") == true, "\(lines)")
@@ -140,17 +141,26 @@ import TestKit
         // Silence reaches the device once the ring ahead of it has played
         // (256 KiB: 1.5 s of real time; SDL's disk driver plays slower).
         _ = try await world.run("volume", "0")
+        // Looked at each time the device writes (its last quarter second only).
         var silent = false
-        for _ in 0..<80 where !silent {
-            try await Task.sleep(for: .milliseconds(100))
-            let device = try [UInt8](Data(contentsOf: URL(fileURLWithPath: world.disk)))
-            silent = device.count > 44100 && device.suffix(44100).allSatisfy { $0 == 0 }
+        try await Wait.until(changesAt: world.folder.path, timeout: 8) {
+            let size = Wait.size(of: world.disk)
+            silent = size > 44100 && Self.tail(of: world.disk, size: size, count: 44100).allSatisfy { $0 == 0 }
+            return silent
         }
         #expect(silent, "the device's last quarter second is silent")
         _ = try await world.run("quit")
         _ = try await world.run("toggle", "1")
         #expect(try await world.run("volume").stdout == "🔊 volume 0 %\n", "kept for the next start")
         _ = try await world.run("quit")
+    }
+
+    /// The last `count` bytes of the file at `path`, `size` bytes long.
+    static func tail(of path: String, size: Int, count: Int) -> [UInt8] {
+        guard let file = FileHandle(forReadingAtPath: path) else { return [] }
+        defer { try? file.close() }
+        try? file.seek(toOffset: UInt64(max(0, size - count)))
+        return [UInt8]((try? file.read(upToCount: count)) ?? Data())
     }
 
     @Test func seekMovesTheCurrentItem() async throws {

@@ -29,20 +29,6 @@ import TestKit
         #expect(String(decoding: query.stdout, as: UTF8.self) == "mediaplay.desktop\n", "\(String(decoding: query.stdout + query.stderr, as: UTF8.self))")
     }
 
-    /// `open mediaplay://item/ID?feed=F` plays that item in the background player.
-    @Test func anItemLinkPlaysInTheBackgroundPlayer() async throws {
-        let world = try await BackgroundPlayerTests.World(long: true)
-        let opened = try await world.run("open", "mediaplay://item/\(try Self.firstID(world))?feed=\(world.feed)")
-        #expect(opened.status == 0, "\(opened.stderr)")
-        #expect(opened.stdout.hasPrefix("▶ playing 1 \"Tone\""), "\(opened.stdout)")
-        #expect(try await world.run("status").stdout.hasPrefix("▶ playing 1 \"Tone\""))
-        let unknown = try await world.run("open", "mediaplay://item/nope?feed=\(world.feed)")
-        #expect(unknown.status == 66, "\(unknown.stderr)")
-        let wrong = try await world.run("open", "mediaplay://settings")
-        #expect(wrong.status == 64 && wrong.stderr.contains("mediaplay://item/ID"), "\(wrong.stderr)")
-        _ = try await world.run("quit")
-    }
-
     /// A file URI plays here, as `play` does.
     @Test func aFileURIPlaysHere() async throws {
         let tone = try await Fixtures.make("tone-half.wav", ["-f", "lavfi", "-i", "sine=duration=0.5", "-c:a", "pcm_s16le"])
@@ -50,11 +36,6 @@ import TestKit
         let result = try await Mediaplay.run(["open", URL(fileURLWithPath: tone).absoluteString], environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": folder.path + "/device.raw"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("ended \"tone-half.wav\""), "\(result.stderr)")
-        #expect(try PlayCommandTests.device(folder.path + "/device.raw", playedExactly: try await Fixtures.referencePCM(tone)), "the device got ffmpeg's decoding")
-    }
-
-    static func firstID(_ world: BackgroundPlayerTests.World) async throws -> String {
-        let listed = try JSONDecoder().decode(ListJSON.self, from: Data(try await world.run("list", "--json").stdout.utf8))
-        return listed.items[0].id
+        #expect(try DeviceRecording.holds(folder.path + "/device.raw", exactly: try await Fixtures.referencePCM(tone)), "the device got ffmpeg's decoding")
     }
 }

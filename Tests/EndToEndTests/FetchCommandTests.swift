@@ -5,43 +5,6 @@ import TestKit
 /// `mediaplay fetch`, `list` and `cache` as processes against the loopback
 /// server: crash safety, one transfer across processes, disk full.
 @Suite struct FetchCommandTests {
-    struct Setup {
-        let server: TestHTTPServer
-        let folder: TemporaryDirectory
-        let feed: String
-        let cacheDir: String
-        let bytes: [UInt8]
-
-        init(size: Int = 1_000_000) async throws {
-            server = try TestHTTPServer()
-            folder = try TemporaryDirectory()
-            bytes = TestHTTPServer.bytes(count: size, seed: 99)
-            server.serve("/clip.mp4", bytes: bytes)
-            feed = try folder.write("feed.json", """
-                {"title": "Loopback", "items": [
-                  {"type": 2, "title": "Clip", "url": "\(server.url("/clip.mp4").absoluteString)"},
-                  {"type": 1, "title": "Gone", "url": "\(server.url("/gone.mp3").absoluteString)"}
-                ]}
-                """)
-            cacheDir = folder.path + "/cache"
-        }
-
-        var arguments: [String] { ["--feed", feed, "--cache-dir", cacheDir] }
-
-        func entryFiles() -> [String] {
-            ((try? FileManager.default.contentsOfDirectory(atPath: cacheDir + "/entries")) ?? []).filter { !$0.hasSuffix(".lock") }
-        }
-
-        func dataFile() -> String? {
-            entryFiles().first { !$0.hasSuffix(".part") }.map { cacheDir + "/entries/" + $0 }
-        }
-
-        func partSize() -> Int {
-            guard let part = entryFiles().first(where: { $0.hasSuffix(".part") }) else { return 0 }
-            return ((try? FileManager.default.attributesOfItem(atPath: cacheDir + "/entries/" + part))?[.size] as? NSNumber)?.intValue ?? 0
-        }
-    }
-
     /// `fetch` and `cache` run in mediaplay-cache; mediaplay-core has the
     /// same commands for its own help: both must say the same.
     @Test func mediaplayCacheRunsTheSameCommandsAsMediaplayCore() async throws {
@@ -59,7 +22,7 @@ import TestKit
     /// mediaplay-core beside it), and to mediaplay-core in an install that
     /// lacks mediaplay-cache.
     @Test func fetchRunsInMediaplayCacheElseInMediaplayCore() async throws {
-        let setup = try await Setup()
+        let setup = try await LoopbackClipFeed()
         let built = (Mediaplay.executable as NSString).deletingLastPathComponent
         for (helper, other) in [("mediaplay-cache", "mediaplay-core"), ("mediaplay-core", "mediaplay-cache")] {
             let folder = try TemporaryDirectory()
@@ -83,7 +46,7 @@ import TestKit
     }
 
     @Test func fetchPrintsOneLinePerStateChangeOffATerminal() async throws {
-        let setup = try await Setup()
+        let setup = try await LoopbackClipFeed()
         let result = try await Mediaplay.run(["fetch", "1"] + setup.arguments)
         #expect(result.status == 0)
         #expect(result.stdout == "")
@@ -103,7 +66,7 @@ import TestKit
     }
 
     @Test func failedDownloadIsExit69WithTheReasonAndTheRetryCommand() async throws {
-        let setup = try await Setup()
+        let setup = try await LoopbackClipFeed()
         let result = try await Mediaplay.run(["fetch", "2"] + setup.arguments)
         #expect(result.status == 69)
         #expect(result.stderr.contains("2 \"Gone\": failed: HTTP 404 from 127.0.0.1"))
@@ -125,11 +88,10 @@ import TestKit
     @Test func killNineMidDownloadLeavesAResumablePartialEntry() async throws {
         // The server holds the transfer at 2 MB: it is killed after its first
         // 1 MiB write and before the end, however busy the machine.
-        let setup = try await Setup(size: 4_000_000)
+        let setup = try await LoopbackClipFeed(size: 4_000_000)
         setup.server.inject("/clip.mp4", [.holdAfter(2_000_000)])
         let first = try Mediaplay.start(["fetch", "1"] + setup.arguments)
-        let deadline = Date().addingTimeInterval(20)
-        while setup.partSize() < 1 << 20 && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try await Wait.until(changesAt: setup.cacheDir + "/entries", timeout: 20) { setup.partSize() >= 1 << 20 }
         first.kill(SIGKILL)
         let killed = try await first.wait()
         #expect(killed.status == SIGKILL)
@@ -152,40 +114,18 @@ import TestKit
         #expect(requests[1].headers["if-range"] != nil)
     }
 
-    @Test func twoProcessesMakeOneTransfer() async throws {
-        let setup = try await Setup(size: 2_000_000)
-        // The transfer stops half way until released: "in progress" without timing.
-        setup.server.inject("/clip.mp4", [.holdAfter(1_000_000)])
-        let a = try Mediaplay.start(["fetch", "1"] + setup.arguments)
-        let b = try Mediaplay.start(["fetch", "1"] + setup.arguments)
-        // While they run, list (a third process) sees the download in progress.
-        var sawDownloading = false
-        var lastList = ""
-        let deadline = Date().addingTimeInterval(20)
-        while a.isRunning && Date() < deadline {
-            let list = try await Mediaplay.run(["list", "--json"] + setup.arguments)
-            lastList = "status \(list.status): \(list.stdout.prefix(2000))\(list.stderr)"
-            if list.stdout.contains("\"state\" : \"downloading\"") { sawDownloading = true; break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        setup.server.release("/clip.mp4")
-        let resultA = try await a.wait()
-        let resultB = try await b.wait()
-        #expect(resultA.status == 0, "\(resultA.stderr)")
-        #expect(resultB.status == 0, "\(resultB.stderr)")
-        #expect(sawDownloading, "the last list: \(lastList)")
-        #expect(setup.server.getCount("/clip.mp4") == 1)
-        #expect(try await sha256(ofFile: try #require(setup.dataFile())) == sha256(setup.bytes))
-    }
-
     /// Ctrl-C (or SIGTERM) keeps every byte gathered: the transfer writes
     /// what it holds in memory (up to a MiB) before the process exits.
     @Test(arguments: [SIGINT, SIGTERM])
     func aSignalKeepsWhatWasGathered(_ number: Int32) async throws {
-        let setup = try await Setup(size: 2_000_000)
+        let setup = try await LoopbackClipFeed(size: 2_000_000)
         setup.server.inject("/clip.mp4", [.holdAfter(300_000)])
         let fetch = try Mediaplay.start(["fetch", "1"] + setup.arguments)
         // Sent, then a moment for the client to read it off the socket.
+        // Nothing tells either: the test server has no event for bytes sent
+        // (its counter is looked at every 10 ms), and what the client has
+        // read shows nowhere outside it (written to the part file only as
+        // it stops, which is what this checks).
         for _ in 0..<2000 where setup.server.bytesSent("/clip.mp4") < 300_000 { try await Task.sleep(for: .milliseconds(10)) }
         try await Task.sleep(for: .milliseconds(500))
         fetch.kill(number)
@@ -203,7 +143,7 @@ import TestKit
     /// about bytes: a cached item stays cached (it used to read "not
     /// downloaded"), and nothing is fetched again.
     @Test func aCorruptIndexIsRebuiltAndCachedItemsStayCached() async throws {
-        let setup = try await Setup(size: 50_000)
+        let setup = try await LoopbackClipFeed(size: 50_000)
         #expect(try await Mediaplay.run(["fetch", "1"] + setup.arguments).status == 0)
         // A part file whose ranges only the index knew.
         try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: setup.cacheDir + "/entries/" + String(repeating: "a", count: 64) + ".mp3.part"))
@@ -223,7 +163,7 @@ import TestKit
     }
 
     @Test func diskFullIsAClearErrorAndThePartialResumes() async throws {
-        let setup = try await Setup(size: 1_000_000)
+        let setup = try await LoopbackClipFeed(size: 1_000_000)
         // A file size limit makes writes fail as on a full disk (EFBIG).
         let limited = try Mediaplay.start(["--fsize=400000", Mediaplay.executable, "fetch", "1"] + setup.arguments, executable: "/usr/bin/prlimit")
         let result = try await limited.wait()
@@ -240,7 +180,7 @@ import TestKit
     }
 
     @Test func cacheListSizeAndClear() async throws {
-        let setup = try await Setup(size: 10_000)
+        let setup = try await LoopbackClipFeed(size: 10_000)
         _ = try await Mediaplay.run(["fetch", "1"] + setup.arguments)
         let list = try await Mediaplay.run(["cache", "list"] + setup.arguments)
         #expect(list.stdout.contains("cached"))

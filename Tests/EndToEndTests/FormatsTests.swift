@@ -191,17 +191,17 @@ import TestKit
         let table = try await Mediaplay.run(["list", "--feed", feed], environment: environment)
         #expect(table.stdout.contains("• Ep 2") && table.stdout.contains("1 new"), "\(table.stdout)")
 
-        // Played to its end in the background player.
+        // Played to its end in the background player (it says so), which
+        // then quits: a quit writes what the player has queued (the mark
+        // among it) before it answers.
         let toggle = try await Mediaplay.run(["toggle", "2", "--feed", feed], environment: environment)
         #expect(toggle.status == 0, "\(toggle.stderr)")
-        var marks = try await list()
-        for _ in 0..<50 where marks.items[1].played != true {
-            try await Task.sleep(for: .milliseconds(100))
-            marks = try await list()
-        }
+        let ended = try await PlayerObserver(socket: folder.path + "/run/mediaplay/mediaplay.sock").waitFor { $0["item"] as? Int == 2 && PlayerObserver.state($0) == "ended" }
+        #expect(ended != nil, "item 2 played to its end")
+        _ = try await Mediaplay.run(["quit"], environment: environment)
+        let marks = try await list()
         #expect(marks.items.map(\.played) == [false, true] && marks.items.map(\.new) == [false, false])
         #expect(try await list(["--unplayed"]).items.map(\.position) == [1], "numbers stay the feed's")
-        _ = try await Mediaplay.run(["quit"], environment: environment)
 
         // By hand.
         let unmark = try await Mediaplay.run(["mark", "2", "unplayed", "--feed", feed], environment: environment)

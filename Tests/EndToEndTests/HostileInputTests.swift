@@ -84,12 +84,9 @@ import TestKit
         let feed = try folder.write("feed.json", #"[{"type": 1, "title": "Pipe", "url": "\#(fifo)"}]"#)
         for arguments in [["play", fifo], ["play", "1", "--feed", feed], ["list", "--feed", fifo]] {
             let running = try Mediaplay.start(arguments, environment: ["SDL_AUDIODRIVER": "dummy"])
-            let watchdog = Task {
-                try await Task.sleep(for: .seconds(20))
-                running.kill(SIGKILL)
-            }
+            // A watchdog: a hang is killed (and fails below) after 20 s.
+            if try await !running.exits(within: 20) { running.kill(SIGKILL) }
             let result = try await running.wait()
-            watchdog.cancel()
             #expect(!result.killedBySignal && result.status == 66, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("FIFO"), "\(arguments): \(result.stderr)")
         }

@@ -118,8 +118,7 @@ import TestKit
         let silent = try UnixSocket.listening(at: paths.socket)
         let running = try Mediaplay.start(["list", "--feed", folder.path + "/f.json"], environment: ["XDG_RUNTIME_DIR": folder.path + "/run"])
         // A guard against hanging the suite, not a speed check.
-        for _ in 0..<1000 where running.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-        if running.isRunning { running.kill(SIGKILL) }
+        if try await !running.exits(within: 10) { running.kill(SIGKILL) }
         let result = try await running.wait()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("local file") && !result.stdout.contains("paused"), "\(result.stdout)")
@@ -155,56 +154,4 @@ import TestKit
             sum + ((0x3000...0x9FFF).contains(scalar.value) || (0xFF00...0xFF60).contains(scalar.value) ? 2 : 1)
         }
     }
-}
-
-/// The `list --json` schema as docs/FEED.md describes it, written out here on
-/// purpose rather than shared with the program, so the test checks the contract.
-struct ListJSON: Codable, Equatable {
-    struct FeedInfo: Codable, Equatable {
-        var title: String
-        var source: String
-    }
-
-    struct Item: Codable, Equatable {
-        var position: Int
-        var id: String
-        var kind: String?
-        var title: String
-        var url: String?
-        var description: String?
-        var thumbnail: String?
-        var state: String
-        var size: Int64?
-        var received: Int64?
-        var error: String?
-        var line: Int
-        var playback: Playback?
-        var media: Media?
-        var duration: Double?
-        var published: String?
-        var played: Bool?
-        var new: Bool?
-    }
-
-    struct Media: Codable, Equatable {
-        var duration: Double?
-        var title: String?
-        var artist: String?
-        var album: String?
-        var codec: String?
-        var width: Int?
-        var height: Int?
-        var sampleRate: Int?
-    }
-
-    struct Playback: Codable, Equatable {
-        var state: String
-        var position: Double
-        var duration: Double?
-        var progress: Double?
-    }
-
-    var schema: String
-    var feed: FeedInfo
-    var items: [Item]
 }

@@ -52,14 +52,20 @@ import TestKit
         return try? JSONDecoder().decode(Status.self, from: Data(result.stdout.utf8)).current
     }
 
-    /// Waits (up to `seconds`) for the current item to satisfy `condition`.
+    /// The background player's socket in `scene`.
+    static func socket(_ scene: Scene) -> String { scene.folder.path + "/run/mediaplay/mediaplay.sock" }
+
+    /// Waits (up to `seconds`) for the player to report an item status that
+    /// satisfies `condition` (its current item's, then each event's); the
+    /// last one reported either way.
     static func waitFor(_ scene: Scene, seconds: Double = 10, _ condition: (Status.Item) -> Bool) async throws -> Status.Item? {
-        let deadline = Date().addingTimeInterval(seconds)
+        let observer = try await PlayerObserver(socket: socket(scene), timeout: seconds)
         var last: Status.Item?
-        while Date() < deadline {
-            last = try await status(scene)
-            if let last, condition(last) { return last }
-            try await Task.sleep(for: .milliseconds(200))
+        _ = await observer.waitFor { status in
+            // Events of the settings have no item.
+            guard let data = try? JSONSerialization.data(withJSONObject: status), let item = try? JSONDecoder().decode(Status.Item.self, from: data) else { return false }
+            last = item
+            return condition(item)
         }
         return last
     }
@@ -97,6 +103,9 @@ import TestKit
         let stop = try await Mediaplay.run(["stop"], environment: scene.environment)
         #expect(stop.status == 0, "\(stop.stderr)")
         let connections = scene.server.liveConnections("/radio")
+        // A second of nothing: no event tells that a reconnection will not
+        // come (the stream's thread ends quietly, and the test server has
+        // no event for a new connection).
         try await Task.sleep(for: .seconds(1))
         #expect(scene.server.liveConnections("/radio") == connections, "a stop ends the stream: no reconnection")
         _ = try await Mediaplay.run(["quit"], environment: scene.environment)
@@ -111,8 +120,9 @@ import TestKit
         }
         let toggle = try await Mediaplay.run(["toggle", "1"], environment: scene.environment)
         #expect(toggle.status == 0, "\(toggle.stdout) \(toggle.stderr)")
-        let deadline = Date().addingTimeInterval(20)
-        while scene.server.liveConnections("/radio") < 3, Date() < deadline { try await Task.sleep(for: .milliseconds(200)) }
+        // The server's count looked at each time the player reports
+        // something (the lost stream's notice, its clearing, positions).
+        _ = try await PlayerObserver(socket: Self.socket(scene), timeout: 20).waitFor { _ in scene.server.liveConnections("/radio") >= 3 }
         #expect(scene.server.liveConnections("/radio") >= 3)
         // Still playing after the drop, past the bytes the cut connection gave.
         let later = try await Self.waitFor(scene, seconds: 15) { $0.state == "playing" && ($0.streamTitle ?? "").isEmpty == false }

@@ -10,7 +10,7 @@ import TestKit
     @Test func twoColdTogglesAtOnceStartOnePlayerAndQuitLeavesNone() async throws {
         let tone = try await HostileRoundThreeTests.tone()
         for pair in 1...10 {
-            let home = try await HostileRoundThreeTests.home(playing: tone)
+            let home = try await UserHome.withFeed(playing: tone)
             defer { for pid in Self.daemons(of: home) { kill(pid, SIGKILL) } }
             async let first = home.run("toggle", "1")
             async let second = home.run("toggle", "1")

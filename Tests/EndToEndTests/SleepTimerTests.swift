@@ -24,7 +24,7 @@ import TestKit
         // Half a second as is, then two seconds fading to silence: afade=t=out.
         let reference = try await Fixtures.referencePCM(tone, filters: "afade=t=out:st=0.5:d=2,atrim=end=2.5")
         #expect(recorded.count == reference.count, "\(recorded.count) bytes, ffmpeg \(reference.count)")
-        let worst = Self.largestDifference(recorded, reference)
+        let worst = Recorded.largestDifference(recorded, reference)
         #expect(worst <= 1, "no sample more than one step from ffmpeg's afade: \(worst)")
         // Resumed after the timer: full volume again, from where it paused.
         let again = try folder.write("resume.txt", """
@@ -39,21 +39,8 @@ import TestKit
         #expect(try await Fixtures.referencePCM(out) == (try await Fixtures.referencePCM(tone, filters: "atrim=end=2")), "nothing faded")
     }
 
-    /// The largest difference between two s16 recordings, sample by sample.
-    static func largestDifference(_ a: [UInt8], _ b: [UInt8]) -> Int {
-        var worst = 0
-        var offset = 0
-        while offset + 1 < min(a.count, b.count) {
-            let x = Int(Int16(bitPattern: UInt16(a[offset]) | UInt16(a[offset + 1]) << 8))
-            let y = Int(Int16(bitPattern: UInt16(b[offset]) | UInt16(b[offset + 1]) << 8))
-            worst = max(worst, abs(x - y))
-            offset += 2
-        }
-        return worst
-    }
-
     @Test func sleepCommandLines() async throws {
-        let world = try await BackgroundPlayerTests.World(long: true)
+        let world = try await ToneFeedHome(long: true)
         let off = try await world.run("sleep", "10m")
         #expect(off.status == 69, "needs a running player: \(off.stderr)")
         #expect(try await world.run("toggle", "1").status == 0)

@@ -23,12 +23,14 @@ import TestKit
         try bytes.withUnsafeBytes { try sink.write($0) }
     }
 
-    /// Waits until the device has taken something of what is queued.
+    /// Waits until the device has taken something of what is queued: looked
+    /// at each time SDL's disk driver writes what it took to its file (the
+    /// kernel tells: inotify; other processes' writes to /dev/null only
+    /// make it look once more).
     static func deviceTakes(from sink: SDLAudioSink) async throws {
         let queued = sink.queuedSeconds
-        for _ in 0..<1000 where sink.queuedSeconds >= queued {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        let file = getenv("SDL_DISKAUDIOFILE").map { String(cString: $0) } ?? "/dev/null"
+        try await Wait.until(changesAt: file, timeout: 10) { sink.queuedSeconds < queued }
         #expect(sink.queuedSeconds < queued, "the device reads")
     }
 

@@ -118,6 +118,7 @@ import TestKit
             pauses += 1
             let position = player.currentPosition
             let bytes = audio.bytesWritten
+            // Nothing happening is no event: a while of it is watched.
             try await Task.sleep(for: .milliseconds(200))
             // Paused means stopped: nothing played, nothing written.
             #expect(player.currentPosition == position)

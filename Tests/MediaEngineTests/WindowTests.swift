@@ -24,12 +24,9 @@ import TestKit
         }
         player.play()
         if hold {
-            // A picture keeps the player playing until the window is dismissed.
-            var waited = 0
-            while window.withLock({ $0?.windowSize }) == nil && waited < 500 {
-                try await Task.sleep(for: .milliseconds(10))
-                waited += 1
-            }
+            // A picture keeps the player playing until the window is dismissed:
+            // that nothing ends it is no event, so a while of it is watched.
+            try await Self.windowOpens(window)
             try await Task.sleep(for: .milliseconds(200))
             #expect(player.currentState == .playing)
             player.stop()
@@ -57,21 +54,26 @@ import TestKit
                 return sink
             }
             player.play()
-            var waited = 0
-            while window.withLock({ $0?.windowSize }) == nil && waited < 500 {
-                try await Task.sleep(for: .milliseconds(10))
-                waited += 1
-            }
+            try await Self.windowOpens(window)
             player.stop()
             _ = await offPool { player.waitUntilFinished() }
             gone = player
             goneWindow = window.withLock { $0 }
             window.withLock { $0 = nil }
         }
-        // The player's threads let go of it as they end.
+        // The player's threads let go of it as they end. Nothing tells when
+        // (the engine's threads are not joined, and a weak reference has
+        // no observer), so this looks every 10 ms, for 2 s at most.
         for _ in 0..<200 where gone != nil || goneWindow != nil { try await Task.sleep(for: .milliseconds(10)) }
         #expect(gone == nil, "the player was freed")
         #expect(goneWindow == nil, "the window was freed")
+    }
+
+    /// Until the window the player made has opened (5 s at most). SDL's
+    /// window thread opens it without telling anyone (the engine has no
+    /// event for it), so this looks every 10 ms.
+    private static func windowOpens(_ window: borrowing Mutex<SDLVideoSink?>) async throws {
+        for _ in 0..<500 where window.withLock({ $0?.windowSize }) == nil { try await Task.sleep(for: .milliseconds(10)) }
     }
 
     @Test func portraitVideoIsShownUpright() async throws {

@@ -8,7 +8,7 @@ import TestKit
 /// hang into a failure instead of a stuck suite.
 @Suite struct UnequalStreamsTests {
     /// Longer than any of the 3 s clips takes, on the busiest machine.
-    static let watchdog: Duration = .seconds(30)
+    static let watchdog: Double = 30
 
     @Test(arguments: Fixtures.unequalStreams.map(\.name))
     func playShowsEveryFrameAndExits(_ name: String) async throws {
@@ -20,7 +20,7 @@ import TestKit
             "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": folder.path + "/device.raw",
         ])
         let result = try await Self.waitOrKill(running)
-        #expect(!result.killedBySignal, "\(name) still played after \(Self.watchdog): \(result.stderr)")
+        #expect(!result.killedBySignal, "\(name) still played after \(Self.watchdog) s: \(result.stderr)")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("ended \"\(name)\""), "\(result.stderr)")
         let stats = try #require(PlayStatistics(stderr: result.stderr), "\(result.stderr)")
@@ -33,7 +33,7 @@ import TestKit
         // The sound is ffmpeg's, sample for sample (after any silence that
         // puts late audio in place): the clock changes touched no sample.
         let reference = try await Fixtures.referencePCM(path)
-        #expect(try PlayCommandTests.device(folder.path + "/device.raw", playedExactly: reference), "\(name): the device got ffmpeg's PCM")
+        #expect(try DeviceRecording.holds(folder.path + "/device.raw", exactly: reference), "\(name): the device got ffmpeg's PCM")
     }
 
     /// Audio that starts late is preceded by silence on the device, so that
@@ -64,27 +64,18 @@ import TestKit
         environment["SDL_VIDEODRIVER"] = "dummy"
         let started = try await Mediaplay.run(["toggle", "1"], environment: environment)
         #expect(started.status == 0, "\(started.stderr)")
-        var state: String?
-        var position: Double?
-        for _ in 0..<300 {
-            let status = try await Mediaplay.run(["status", "--json"], environment: environment)
-            let current = ((try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8))) as? [String: Any])?["current"] as? [String: Any]
-            state = current?["state"] as? String
-            position = current?["position"] as? Double
-            if state == "ended" { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        _ = try await home.waitForPlayer { PlayerObserver.state($0) == "ended" }
+        let status = try await Mediaplay.run(["status", "--json"], environment: environment)
+        let current = ((try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8))) as? [String: Any])?["current"] as? [String: Any]
+        let state = current?["state"] as? String
+        let position = current?["position"] as? Double
         #expect(state == "ended", "\(name) ends")
         #expect(position.map { abs($0 - 3) < 0.1 } == true, "\(name) ends at its longer stream's end: \(position ?? -1)")
         _ = try await Mediaplay.run(["quit"], environment: environment)
     }
 
     static func waitOrKill(_ running: RunningProcess) async throws -> RunResult {
-        let watchdog = Task {
-            try await Task.sleep(for: Self.watchdog)
-            running.kill(SIGKILL)
-        }
-        defer { watchdog.cancel() }
+        if try await !running.exits(within: Self.watchdog) { running.kill(SIGKILL) }
         return try await running.wait()
     }
 }

@@ -5,33 +5,6 @@ import TestKit
 /// `mediaplay browse` in a real pseudo-terminal (tmux) at three sizes: what
 /// is on the screen, what the keys do, and the terminal left as it was.
 @Suite(.serialized) struct BrowseTests {
-    final class World: UserHome, @unchecked Sendable {
-        let tone: String
-        let picture: String
-
-        override init() async throws {
-            tone = try await Fixtures.make("tone.wav", Fixtures.audioCodecs.first { $0.name == "tone.wav" }!.arguments)
-            picture = try await Fixtures.make(Fixtures.images[0].name, Fixtures.images[0].arguments)
-            let clip = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
-            try await super.init()
-            feed = try folder.write("feed.json", """
-                {"title": "Browse test feed", "items": [
-                 {"type": 1, "title": "Tone", "url": "file://\(tone)", "description": "Two seconds of a sine tone."},
-                 {"type": 0, "title": "The test pattern, a long title that wraps over two lines and more, much more than fits", "url": "file://\(picture)",
-                  "description": "A picture made by ffmpeg's testsrc."},
-                 {"type": 2, "title": "Clip", "url": "file://\(clip)", "thumbnail": "file://\(picture)"},
-                 {"type": 7, "title": "Odd record", "url": "file://\(tone)"},
-                 {"type": 1, "title": "Tone again", "url": "file://\(tone)"},
-                 {"type": 0, "title": "Pattern", "url": "file://\(picture)"}
-                ]}
-                """)
-        }
-
-        func browse(columns: Int, rows: Int, _ arguments: String...) async throws -> TerminalSession {
-            try await TerminalSession(columns: columns, rows: rows, [Mediaplay.executable, "browse", "--images", "blocks"] + arguments, environment: environment)
-        }
-    }
-
     /// The column at which `text` starts on `line` (box drawing and ASCII
     /// are one column each).
     static func column(of text: String, in line: String) -> Int? {
@@ -47,7 +20,7 @@ import TestKit
 
     @Test(arguments: [(80, 24, 3), (40, 30, 1), (160, 40, 6)])
     func gridDetailAndQuitAtEachSize(_ size: (columns: Int, rows: Int, cellsPerRow: Int)) async throws {
-        let world = try await World()
+        let world = try await MixedFeedHome()
         let session = try await world.browse(columns: size.columns, rows: size.rows)
         let grid = await session.waitForScreen { $0.first?.contains("Browse test feed") == true && $0.joined().contains("▄") }
         #expect(grid.matched, "the grid with pictures: \(grid.screen.joined(separator: "\n"))")
@@ -100,7 +73,7 @@ import TestKit
     }
 
     @Test func spinnerWhileAThrottledPictureDownloadsThenCached() async throws {
-        let world = try await World()
+        let world = try await MixedFeedHome()
         let server = try TestHTTPServer()
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: world.picture)))
         server.serve("/slow.png", bytes: bytes, etag: "\"p1\"")
@@ -125,21 +98,24 @@ import TestKit
     }
 
     @Test func spaceTogglesPlaybackInThisProcess() async throws {
-        let world = try await World()
+        let world = try await MixedFeedHome()
         let session = try await world.browse(columns: 80, rows: 24)
         let shown2 = await session.shows { $0.first?.contains("Browse test feed") == true }
         #expect(shown2)
         await session.send("Space")
         let playing = await session.waitForScreen { $0.contains { $0.contains("▶ 0:0") } }
         #expect(playing.matched, "\(playing.screen.joined(separator: "\n"))")
-        try await Task.sleep(for: .seconds(1))
+        // A second into it (the status line says so), then paused.
+        let second = await session.waitForScreen { $0.contains { $0.contains("▶ 0:01") } }
+        #expect(second.matched, "\(second.screen.joined(separator: "\n"))")
         await session.send("Space")
         let paused = await session.waitForScreen { $0.contains { $0.contains("⏸ 0:0") } }
         #expect(paused.matched, "\(paused.screen.joined(separator: "\n"))")
-        // What reached the device is the tone's beginning, sample for sample.
-        try await Task.sleep(for: .milliseconds(500))
+        // What reached the device is the tone's beginning, sample for sample
+        // (waited for as the driver writes it).
         let reference = try await Fixtures.referencePCM(world.tone)
-        #expect(try PlayCommandTests.device(world.disk, playedExactly: Array(reference.prefix(44100 * 4 / 2))))
+        try await Wait.until(changesAt: world.folder.path) { try DeviceRecording.holds(world.disk, exactly: Array(reference.prefix(44100 * 4 / 2))) }
+        #expect(try DeviceRecording.holds(world.disk, exactly: Array(reference.prefix(44100 * 4 / 2))))
         await session.send("q")
         #expect(await session.waitForExit()?.status == 0)
 
@@ -152,7 +128,7 @@ import TestKit
     }
 
     @Test func spaceTogglesTheBackgroundPlayerWhenOneRuns() async throws {
-        let world = try await World()
+        let world = try await MixedFeedHome()
         let started = try await world.run("daemon")
         #expect(started.status == 0, "\(started.stderr)")
         let session = try await world.browse(columns: 80, rows: 24)
@@ -176,7 +152,7 @@ import TestKit
     }
 
     @Test func sigtermLeavesTheTerminalAsItWas() async throws {
-        let world = try await World()
+        let world = try await MixedFeedHome()
         let session = try await world.browse(columns: 80, rows: 24)
         let shown6 = await session.shows { $0.first?.contains("Browse test feed") == true }
         #expect(shown6)
@@ -203,7 +179,7 @@ extension BrowseTests {
     /// replace the thumbnail while it plays, and the thumbnail comes back
     /// when it ends.
     @Test func aVideoPlaysInItsCellWithoutAWindow() async throws {
-        let world = try await World()
+        let world = try await MixedFeedHome()
         let session = try await world.browse(columns: 80, rows: 24)
         let grid = await session.waitForScreen { $0.joined().contains("3 · video") && $0.joined().contains("▄") }
         #expect(grid.matched)
@@ -221,10 +197,11 @@ extension BrowseTests {
         await session.send("Space")
         let playing = await session.waitForScreen { $0.joined().contains("▶ 0:0") }
         #expect(playing.matched, "\(playing.screen.joined(separator: "\n"))")
+        // The cell as each new output leaves it.
         var frames: Set<[String]> = []
-        for _ in 0..<30 where frames.count < 3 {
-            frames.insert(cell(await session.screen()))
-            try await Task.sleep(for: .milliseconds(50))
+        await session.waitForScreen { screen in
+            frames.insert(cell(screen))
+            return frames.count >= 3
         }
         #expect(frames.count >= 3, "the cell shows moving frames")
         #expect(frames.contains { $0 != thumbnail }, "frames, not the thumbnail")
@@ -243,7 +220,7 @@ extension BrowseTests {
         let server = try TestHTTPServer()
         let clip = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
         server.serve("/clip.mp4", bytes: Array(try Data(contentsOf: URL(fileURLWithPath: clip))))
-        let world = try await World()
+        let world = try await MixedFeedHome()
         world.feed = try world.folder.write("bare.json", #"[{"type": "video", "title": "Bare clip", "url": "\#(server.url("/clip.mp4").absoluteString)"}]"#)
         let session = try await world.browse(columns: 80, rows: 24)
         let grid = await session.waitForScreen { $0.joined().contains("Bare clip") && $0.joined().contains("no picture") }
@@ -258,7 +235,7 @@ extension BrowseTests {
     /// Through the background player, a playing video's cell keeps its
     /// thumbnail and says in one line where its pictures are.
     @Test func aVideoInTheBackgroundPlayerSaysWhereItsPicturesAre() async throws {
-        let world = try await World()
+        let world = try await MixedFeedHome()
         let started = try await world.run("daemon")
         #expect(started.status == 0, "\(started.stderr)")
         let session = try await world.browse(columns: 80, rows: 24)
@@ -280,7 +257,7 @@ extension BrowseTests {
     /// `/` narrows the grid live, "2 of 6" on the status bar; the cells keep
     /// their feed numbers; Esc shows every cell again.
     @Test func slashNarrowsTheGridAsYouType() async throws {
-        let world = try await World()
+        let world = try await MixedFeedHome()
         let session = try await world.browse(columns: 80, rows: 24)
         #expect(await session.shows { $0.first?.contains("Browse test feed") == true })
         await session.send("/")
@@ -306,7 +283,7 @@ extension BrowseTests {
     @Test func aVideoInItsCellShowsItsSubtitles() async throws {
         let folder = try TemporaryDirectory()
         let video = try await SubtitleTests.withSidecar(folder)
-        let world = try await World()
+        let world = try await MixedFeedHome()
         world.feed = try world.folder.write("movie.json", #"[{"type": "video", "title": "Movie", "url": "file://\#(video)"}]"#)
         let session = try await world.browse(columns: 80, rows: 24)
         #expect(await session.shows { $0.joined().contains("Movie") })

@@ -15,7 +15,7 @@ import TestKit
             let socket = folder.path + "/bus"
             address = "unix:path=" + socket
             daemon = try ChildProcess("/usr/bin/dbus-daemon", ["--session", "--nofork", "--address=" + address], environment: [:])
-            for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { try await Task.sleep(for: .milliseconds(10)) }
+            try await Wait.forFile(socket)
         }
 
         deinit { stop() }
@@ -131,11 +131,15 @@ import TestKit
         _ = try await world.playerctl("stop")
         #expect(try await world.playerctl("status") == "Stopped")
 
-        // The signals a desktop widget follows.
-        try await Task.sleep(for: .milliseconds(300))
+        // The signals a desktop widget follows, as dbus-monitor writes them.
+        let expectedSignals = [#"string "Paused""#, #"string "Playing""#, "double 0.5", #"string "Track""#, #"string "Stopped""#]
+        try await Wait.until(changesAt: world.folder.path) {
+            let signals = (try? String(contentsOfFile: monitorOutput, encoding: .utf8)) ?? ""
+            return signals.contains("member=Seeked") && expectedSignals.allSatisfy { signals.contains($0) }
+        }
         let signals = (try? String(contentsOfFile: monitorOutput, encoding: .utf8)) ?? ""
         #expect(signals.contains("member=Seeked"), "Seeked on the jump")
-        for expected in [#"string "Paused""#, #"string "Playing""#, "double 0.5", #"string "Track""#, #"string "Stopped""#] {
+        for expected in expectedSignals {
             #expect(signals.contains(expected), "PropertiesChanged with \(expected)")
         }
     }
@@ -166,19 +170,23 @@ import TestKit
         #expect(try await world.run("stop").status == 0)
         let pid = try #require(world.daemonPID)
         world.bus.stop()
-        try await Task.sleep(for: .milliseconds(300))
+        // The player has noticed: its log says so.
+        let log = world.folder.path + "/state/mediaplay/daemon.log"
+        try await Wait.forFile(log, containing: "MPRIS off: cannot stay on the session bus")
         func cpuTicks() -> Int {
             let fields = ((try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? "").split(separator: ")").last?.split(separator: " ") ?? []
             return fields.count > 13 ? (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0) : -1
         }
         let before = cpuTicks()
+        // CPU used over a second of wall time: what is measured is the
+        // absence of work, which no event shows.
         try await Task.sleep(for: .seconds(1))
         let used = cpuTicks() - before
         #expect(before >= 0 && used <= 2, "\(used) ticks of CPU in a second with the bus gone")
         #expect(try await world.run("status").status == 0, "the player still answers")
         _ = try await world.run("quit")
-        let log = (try? String(contentsOfFile: world.folder.path + "/state/mediaplay/daemon.log", encoding: .utf8)) ?? ""
-        #expect(log.contains("MPRIS off: cannot stay on the session bus"), "\(log)")
+        let logged = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(logged.contains("MPRIS off: cannot stay on the session bus"), "\(logged)")
     }
 
     /// A second background player (another runtime directory) takes a name

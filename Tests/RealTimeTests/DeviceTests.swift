@@ -26,7 +26,7 @@ import TestKit
         let result = try await Mediaplay.run(["script", script], environment: home.environment)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let joined = try await Fixtures.referencePCM(first) + (try await Fixtures.referencePCM(second))
-        #expect(try PlayCommandTests.device(home.disk, playedExactly: joined), "the device got both items joined, with nothing between")
+        #expect(try DeviceRecording.holds(home.disk, exactly: joined), "the device got both items joined, with nothing between")
     }
 
     /// A volume change while playing is heard within 100 ms of the reply:
@@ -39,16 +39,17 @@ import TestKit
         home.feed = try home.folder.write("feed.json", "[{\"type\": 1, \"title\": \"Tone\", \"url\": \"file://\(tone)\"}]")
         #expect(try await home.run("toggle", "1").status == 0)
         defer { Task { _ = try? await home.run("quit") } }
-        // Well into playback, the device buffers full.
-        try await Task.sleep(for: .seconds(2))
+        // Well into playback, the device buffers full: two seconds played.
+        _ = try await home.waitForPlayer { PlayerObserver.isPlaying($0, past: 2) }
         let before = Self.size(home.disk)
         let changed = try await home.run("volume", "50")
         let replied = Self.size(home.disk)
         #expect(changed.status == 0, "\(changed.stderr)")
-        try await Task.sleep(for: .milliseconds(800))
+        // 0.8 s more played after the reply.
+        let bytesPerSecond = 48000 * 4
+        try await Wait.forFile(home.disk, size: replied + bytesPerSecond * 8 / 10)
         _ = try await home.run("quit")
 
-        let bytesPerSecond = 48000 * 4
         let samples = try Data(contentsOf: URL(fileURLWithPath: home.disk)).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
         let block = 480 * 2  // 10 ms of stereo samples
         func peak(_ index: Int) -> Int { samples[index * block..<min((index + 1) * block, samples.count)].map { abs(Int($0)) }.max() ?? 0 }

@@ -42,9 +42,9 @@ import TestKit
             let file = try await Self.tagged(name, codec: codec, tags: Self.rgTags)
             let ours = try await Self.recorded(file, ["--replaygain", "track"])
             let theirs = try await Fixtures.referencePCM(file, filters: "volume=replaygain=track")
-            #expect(ours.count == theirs.count && SleepTimerTests.largestDifference(ours, theirs) <= 1, "\(name): track gain as ffmpeg applies it")
+            #expect(ours.count == theirs.count && Recorded.largestDifference(ours, theirs) <= 1, "\(name): track gain as ffmpeg applies it")
             let album = try await Self.recorded(file, ["--replaygain", "album"])
-            #expect(SleepTimerTests.largestDifference(album, try await Fixtures.referencePCM(file, filters: "volume=replaygain=album")) <= 1, "\(name): album gain")
+            #expect(Recorded.largestDifference(album, try await Fixtures.referencePCM(file, filters: "volume=replaygain=album")) <= 1, "\(name): album gain")
             // A recording without the option stays ffmpeg's plain decoding.
             #expect(try await Self.recorded(file, []) == (try await Fixtures.referencePCM(file)), "\(name): no gain unless asked")
             #expect(try await Self.recorded(file, ["--replaygain", "off"]) == (try await Fixtures.referencePCM(file)), "\(name): --replaygain off")
@@ -60,7 +60,7 @@ import TestKit
         for file in [vorbis, m4a] {
             let ours = try await Self.recorded(file, ["--replaygain", "track"])
             let theirs = try await Fixtures.referencePCM(file, filters: "volume=-6.5dB")
-            #expect(ours.count == theirs.count && SleepTimerTests.largestDifference(ours, theirs) <= 1, "\(file)")
+            #expect(ours.count == theirs.count && Recorded.largestDifference(ours, theirs) <= 1, "\(file)")
         }
     }
 
@@ -77,7 +77,7 @@ import TestKit
             let ours = try await Self.recorded(file, ["--replaygain", "track"])
             // ffmpeg's decoder applies the header's gain as ours does; the tag's -6 dB on top.
             let theirs = try await Fixtures.referencePCM(file, filters: "volume=-6dB")
-            #expect(ours.count == theirs.count && SleepTimerTests.largestDifference(ours, theirs) <= 1, "\(file)")
+            #expect(ours.count == theirs.count && Recorded.largestDifference(ours, theirs) <= 1, "\(file)")
         }
         let headerOnly = try await Self.recorded(withHeader, [])
         let louder = try await Self.recorded(plain, [])
@@ -112,10 +112,10 @@ import TestKit
     @Test func clippingPreventionCapsTheGain() async throws {
         let file = try await Self.tagged("rg-loud.mp3", codec: ["-c:a", "libmp3lame", "-b:a", "192k"], tags: ["REPLAYGAIN_TRACK_GAIN": "+6.00 dB", "REPLAYGAIN_TRACK_PEAK": "0.800000"])
         let ours = try await Self.recorded(file, ["--replaygain", "track"])
-        #expect(SleepTimerTests.largestDifference(ours, try await Fixtures.referencePCM(file, filters: "volume=replaygain=track")) <= 1)
-        #expect(SleepTimerTests.largestDifference(ours, try await Fixtures.referencePCM(file, filters: "volume=1.25")) <= 1, "1 / peak")
+        #expect(Recorded.largestDifference(ours, try await Fixtures.referencePCM(file, filters: "volume=replaygain=track")) <= 1)
+        #expect(Recorded.largestDifference(ours, try await Fixtures.referencePCM(file, filters: "volume=1.25")) <= 1, "1 / peak")
         let unclipped = try await Self.recorded(file, ["--replaygain", "track", "--no-replaygain-clip"])
-        #expect(SleepTimerTests.largestDifference(unclipped, try await Fixtures.referencePCM(file, filters: "volume=6dB")) <= 1)
+        #expect(Recorded.largestDifference(unclipped, try await Fixtures.referencePCM(file, filters: "volume=6dB")) <= 1)
     }
 
     /// Two items with the same gain, played in turn: the second's first
@@ -132,7 +132,7 @@ import TestKit
         let ours = try await Self.recorded(folder.path + "/album", ["--replaygain", "album"])
         let theirs = try await Fixtures.referencePCM(one, filters: "volume=-3.25dB") + (try await Fixtures.referencePCM(two, filters: "volume=-3.25dB"))
         #expect(ours.count == theirs.count, "\(ours.count) bytes, ffmpeg \(theirs.count)")
-        #expect(SleepTimerTests.largestDifference(ours, theirs) <= 1)
+        #expect(Recorded.largestDifference(ours, theirs) <= 1)
     }
 
     /// A fetched item is measured in the background; list --json shows it,
@@ -149,14 +149,16 @@ import TestKit
         let measuring = ["MEDIAPLAY_MEASURE_LOUDNESS": "1"]
         let fetched = try await Mediaplay.run(["fetch", "1"] + arguments, environment: measuring)
         #expect(fetched.status == 0, "\(fetched.stderr)")
-        var loudness: [String: Any]?
-        for _ in 0..<200 where loudness == nil {
-            let list = try await Mediaplay.run(["list", "--json"] + arguments)
-            let document = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any]
-            let media = (document?["items"] as? [[String: Any]])?.first?["media"] as? [String: Any]
-            loudness = media?["loudness"] as? [String: Any]
-            if loudness == nil { try await Task.sleep(for: .milliseconds(100)) }
+        // fetch started the measurement (`mediaplay-core measure
+        // --background`, detached): its end is when the index has it.
+        let measurers = ProcessTable.pids { $0.contains("measure") && $0.contains { $0.hasPrefix(folder.path + "/cache") } }
+        for measurer in measurers {
+            _ = try await Wait.forExit(of: measurer, timeout: 20)
         }
+        let list = try await Mediaplay.run(["list", "--json"] + arguments)
+        let document = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any]
+        let media = (document?["items"] as? [[String: Any]])?.first?["media"] as? [String: Any]
+        let loudness = media?["loudness"] as? [String: Any]
         let reference = try await Self.ebur128(file)
         let integrated = try #require(loudness?["integrated"] as? Double, "measured within 20 s")
         #expect(abs(integrated - reference.integrated) <= 0.1, "\(integrated) LUFS, ffmpeg \(reference.integrated)")
@@ -190,7 +192,7 @@ import TestKit
         let chain = "equalizer=f=1000:t=q:w=1:g=-6,extrastereo=m=1.5"
         let ours = try await Self.recorded(file, ["--af", chain])
         let theirs = try await Fixtures.referencePCM(file, filters: chain)
-        #expect(ours.count == theirs.count && SleepTimerTests.largestDifference(ours, theirs) <= 1)
+        #expect(ours.count == theirs.count && Recorded.largestDifference(ours, theirs) <= 1)
         let typo = try await Mediaplay.run(["play", file, "--af", "equalizr=f=1000"])
         #expect(typo.status == 64)
         #expect(typo.stderr.contains("\"equalizr\""), "names the filter: \(typo.stderr)")

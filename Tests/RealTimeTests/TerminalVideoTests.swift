@@ -67,11 +67,7 @@ import TestKit
         // The pictures' rows, colours included (half blocks differ in colour only).
         func picture() async -> [String] { Array(await terminal.screen(colors: true).dropLast()) }
         let before = await picture()
-        var moved = false
-        for _ in 0..<60 where !moved {
-            try await Task.sleep(for: .milliseconds(50))
-            moved = await picture() != before
-        }
+        let moved = await terminal.waitForScreen(colors: true) { Array($0.dropLast()) != before }.matched
         #expect(moved, "successive pictures differ")
         // Every row fits: the last column stays empty, the status line is the bottom row.
         let shown = await terminal.screen()
@@ -82,6 +78,9 @@ import TestKit
         await terminal.send("Space")
         let paused = await terminal.waitForScreen(timeout: 3) { $0.last?.hasPrefix("⏸") == true }
         #expect(paused.matched, "\(paused.screen)")
+        // Still pictures are the absence of events, so they are watched for
+        // a while: a frame already on its way when the pause came may land
+        // first (300 ms), and then nothing moves (600 ms).
         try await Task.sleep(for: .milliseconds(300))
         let held = await picture()
         try await Task.sleep(for: .milliseconds(600))
@@ -90,11 +89,7 @@ import TestKit
         // Resumed: it moves again.
         await terminal.send("Space")
         #expect(await terminal.shows(timeout: 3) { $0.last?.hasPrefix("▶") == true }, "playing again")
-        var movedAgain = false
-        for _ in 0..<60 where !movedAgain {
-            try await Task.sleep(for: .milliseconds(50))
-            movedAgain = await picture() != held
-        }
+        let movedAgain = await terminal.waitForScreen(colors: true) { Array($0.dropLast()) != held }.matched
         #expect(movedAgain, "moves again")
 
         // q: the terminal as it was.
@@ -159,7 +154,9 @@ extension TerminalVideoTests {
         await terminal.send(">")
         let moved = await terminal.waitForScreen { $0.joined().contains("▶") && $0.joined().contains("Second tone") }
         #expect(moved.matched, "\(moved.screen.joined(separator: "\n"))")
-        try await Task.sleep(for: .milliseconds(300))
+        // Playing on: a second of the next item on the status line.
+        let goesOn = await terminal.waitForScreen { $0.joined().contains("Second tone") && $0.joined().contains("00:01") }
+        #expect(goesOn.matched, "\(goesOn.screen.joined(separator: "\n"))")
         #expect(await terminal.waitForExit(timeout: 0.1) == nil, "play goes on with the next item")
         await terminal.send("<")
         #expect(await terminal.shows { $0.joined().contains("▶") && $0.joined().contains("First tone") })

@@ -147,7 +147,7 @@ import TestKit
     @Test func statusCarriesTheLineAndObserversHearIt() async throws {
         let folder = try TemporaryDirectory()
         let video = try await SubtitleTests.withSidecar(folder)
-        let world = try await BackgroundPlayerTests.World(long: true)
+        let world = try await ToneFeedHome(long: true)
         world.feed = try world.folder.write("feed.json", #"[{"type": "video", "title": "Movie", "url": "file://\#(video)"}]"#)
         #expect(try await world.run("toggle", "1").status == 0)
         #expect(try await world.run("toggle", "1").stdout.hasPrefix("⏸ paused 1"))
@@ -166,9 +166,12 @@ import TestKit
         #expect(try await world.run("subtitle", "on").status == 0)
         // An observer hears the line change.
         let observer = try Mediaplay.start(["status", "--follow", "--json"], environment: world.environment)
+        // Time to connect and observe: with --json the follower prints
+        // nothing until an event, and nothing else shows that the player
+        // has taken its observe (the paused player sends no events).
         try await Task.sleep(for: .milliseconds(500))
         #expect(try await world.run("seek", "2").status == 0)
-        try await Task.sleep(for: .milliseconds(500))
+        try await observer.waitForStdout { $0.contains(#""event":"subtitle""#) && $0.contains(#""subtitle":"Two lines\nsecond line""#) }
         observer.kill(SIGINT)
         let heard = try await observer.wait().stdout
         #expect(heard.contains(#""event":"subtitle""#) && heard.contains(#""subtitle":"Two lines\nsecond line""#), "\(heard)")

@@ -6,37 +6,16 @@ import TestKit
 /// The real daemon, started by the real `toggle`, playing to SDL's disk
 /// audio driver: what reached the device is checked against ffmpeg.
 @Suite(.serialized) struct BackgroundPlayerTests {
-    /// One user's world with a feed of a tone and an invalid record.
-    final class World: UserHome, @unchecked Sendable {
-        let tone: String
-
-        /// `long`: a 4 s tone instead of 2 s, for a test that must pause it
-        /// before its end however slowly a loaded machine starts the client.
-        init(extraItems: String = "", long: Bool = false) async throws {
-            tone = long
-                ? try await Fixtures.make("tone-4s.wav", ["-f", "lavfi", "-i", "aevalsrc=sin(330*2*PI*t)*0.4|sin(440*2*PI*t)*0.4:s=44100:d=4", "-c:a", "pcm_s16le"])
-                : try await Fixtures.make("tone.wav", Fixtures.audioCodecs.first { $0.name == "tone.wav" }!.arguments)
-            try await super.init()
-            feed = try folder.write("feed.json", """
-                [{"type": 1, "title": "Tone", "url": "file://\(tone)"},
-                 {"type": 9, "title": "Odd", "url": "file://\(tone)"}\(extraItems)]
-                """)
-        }
-
-        func status() async throws -> [String: Any]? {
-            let result = try await run("status", "--json")
-            return (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any]
-        }
-    }
-
     static func current(_ status: [String: Any]?) -> [String: Any]? { status?["current"] as? [String: Any] }
 
     @Test func toggleStatusResumeAndQuitFromAFreshShell() async throws {
-        let world = try await World(long: true)
+        let world = try await ToneFeedHome(long: true)
         let started = try await world.run("toggle", "1")
         #expect(started.status == 0, "\(started.stderr)")
         #expect(started.stdout == "▶ playing 1 \"Tone\" 00:00/00:04\n")
-        try await Task.sleep(for: .seconds(1))
+        // A second into it (the player says so), then paused.
+        let second = try await world.waitForPlayer { PlayerObserver.isPlaying($0, past: 1) }
+        #expect(second != nil, "the player reports playing past 1 s")
         let paused = try await world.run("toggle", "1")
         #expect(paused.stdout.hasPrefix("⏸ paused 1 \"Tone\" at 00:0"), "\(paused.stdout)\(paused.stderr)")
 
@@ -58,11 +37,12 @@ import TestKit
         let table = try await world.run("list").stdout
         #expect(["00:00", "00:01", "00:02"].contains { table.contains("⏸ paused at \($0) · local file") }, "\(table)")
 
-        // The device is let go 0.25 s into a pause; then its recording is whole.
-        try await Task.sleep(for: .milliseconds(500))
+        // The device is let go 0.25 s into a pause; then its recording is
+        // whole: waited for as the driver writes and closes the file.
         let reference = try await Fixtures.referencePCM(world.tone)
         let played = Int((position - 0.05) * 44100) * 4
-        #expect(try PlayCommandTests.device(world.disk, playedExactly: Array(reference.prefix(played))), "the device got the tone's first \(played) bytes exactly")
+        try await Wait.until(changesAt: world.folder.path) { try DeviceRecording.holds(world.disk, exactly: Array(reference.prefix(played))) }
+        #expect(try DeviceRecording.holds(world.disk, exactly: Array(reference.prefix(played))), "the device got the tone's first \(played) bytes exactly")
 
         let resumed = try await world.run("toggle", "1")
         #expect(resumed.stdout.hasPrefix("▶ playing 1 \"Tone\" 00:0"), "resumes where it paused: \(resumed.stdout)")
@@ -70,12 +50,8 @@ import TestKit
         #expect(after >= position - 0.001, "no jump back: \(after) after \(position)")
 
         // Played to the end: it stands at the end, and nothing is kept to resume.
-        var ended: [String: Any]?
-        for _ in 0..<300 {
-            ended = Self.current(try await world.status())
-            if ended?["state"] as? String == "ended" { break }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        _ = try await world.waitForPlayer { PlayerObserver.state($0) == "ended" }
+        let ended = Self.current(try await world.status())
         #expect(ended?["state"] as? String == "ended")
         let end = ended?["position"] as? Double ?? 0
         #expect(abs(end - 4.0) < 0.01, "an ended item stands at its end: \(end)")
@@ -92,7 +68,7 @@ import TestKit
     /// a daemon of another feed, or any option, sends it to the full command
     /// before anything is done.
     @Test func aPlainToggleIsServedBeforeTheArgumentParser() async throws {
-        let world = try await World(long: true)
+        let world = try await ToneFeedHome(long: true)
         #expect(try await world.run("toggle", "1").status == 0, "the full command starts the daemon")
         let environment = world.environment
         let served = await offPool { QuickToggle.run(["mediaplay", "toggle", "1"], environment: { environment[$0] }) }
@@ -110,7 +86,7 @@ import TestKit
     }
 
     @Test func exitCodesForBadItems() async throws {
-        let world = try await World()
+        let world = try await ToneFeedHome()
         let missing = try await world.run("toggle", "7")
         #expect(missing.status == 66, "\(missing.stderr)")
         #expect(missing.stderr == "mediaplay: no item \"7\" in the feed (use 1–2 or an id from 'mediaplay list')\n")
@@ -129,7 +105,7 @@ import TestKit
         server.serve("/tone.wav", bytes: bytes)
         // Half the file, then the server holds the rest until released.
         server.inject("/tone.wav", [.holdAfter(bytes.count / 2)])
-        let world = try await World(extraItems: """
+        let world = try await ToneFeedHome(extraItems: """
             ,
             {"type": 1, "title": "Remote", "url": "\(server.url("/tone.wav").absoluteString)"},
             {"type": 1, "title": "Gone", "url": "\(server.url("/gone.wav").absoluteString)"}
@@ -150,14 +126,16 @@ import TestKit
     }
 
     @Test func killMinus9LosesOnlyTheSecondsSinceTheLastSave() async throws {
-        let world = try await World()
+        let world = try await ToneFeedHome()
         #expect(try await world.run("daemon", "--save-interval", "0.2").status == 0)
         let firstPID = world.daemonPID
         #expect(try await world.run("toggle", "1").status == 0)
-        try await Task.sleep(for: .seconds(1))
+        _ = try await world.waitForPlayer { PlayerObserver.isPlaying($0, past: 1) }
         let before = Self.current(try await world.status())?["position"] as? Double ?? 0
-        if let firstPID { kill(firstPID, SIGKILL) }
-        try await Task.sleep(for: .milliseconds(100))
+        if let firstPID {
+            kill(firstPID, SIGKILL)
+            #expect(try await Wait.forExit(of: firstPID), "killed")
+        }
         #expect(FileManager.default.fileExists(atPath: world.socket), "a stale socket is left behind")
 
         let again = try await world.run("toggle", "1")
@@ -168,58 +146,9 @@ import TestKit
 
         // SIGTERM: a clean exit that removes the socket and keeps the position.
         if let pid = world.daemonPID { kill(pid, SIGTERM) }
-        for _ in 0..<300 where FileManager.default.fileExists(atPath: world.socket) { try await Task.sleep(for: .milliseconds(10)) }
+        try await Wait.forNoFile(world.socket)
         #expect(!FileManager.default.fileExists(atPath: world.socket))
         let log = (try? String(contentsOfFile: world.folder.path + "/state/mediaplay/daemon.log", encoding: .utf8)) ?? ""
         #expect(log.contains("quitting: saving positions"), "\(log)")
-    }
-}
-
-/// Settings while no background player runs: the kept values change and
-/// the next start plays with them (`speed 1` used to be exit 69).
-@Suite struct SettingsWithoutAPlayerTests {
-    @Test func keptSettingsChangeAndTheNextStartHasThem() async throws {
-        let world = try await BackgroundPlayerTests.World(long: true)
-        let speed = try await world.run("speed", "1.5")
-        #expect(speed.status == 0, "\(speed.stderr)")
-        #expect(speed.stdout == "🔊 volume 100 % · speed 1.5× (kept for the background player's next start; it is not running)\n")
-        let volume = try await world.run("volume", "-20")
-        #expect(volume.stdout.hasPrefix("🔊 volume 80 % · speed 1.5×"), "\(volume.stdout)")
-        let modes = try await world.run("repeat", "all")
-        #expect(modes.stdout.hasPrefix("autoplay on · repeat all · shuffle off (kept"), "\(modes.stdout)")
-        #expect(world.daemonPID == nil, "no player was started for a setting")
-        // The player starts with them.
-        #expect(try await world.run("toggle", "1").status == 0)
-        let running = try await world.run("volume", "--json")
-        let settings = try JSONSerialization.jsonObject(with: Data(running.stdout.utf8)) as? [String: Any]
-        #expect(settings?["volume"] as? Int == 80 && settings?["speed"] as? Double == 1.5, "\(running.stdout)")
-        #expect(try await world.run("repeat").stdout == "autoplay on · repeat all · shuffle off\n")
-        _ = try await world.run("quit")
-    }
-}
-
-/// A failure is named by its item and kept to its own row.
-@Suite struct FailureNamingTests {
-    @Test func aPictureWithNoDisplayNamesTheItemNotTheCacheFile() async throws {
-        let server = try TestHTTPServer()
-        let picture = try await Fixtures.make("picture.png", Fixtures.images[0].arguments)
-        server.serve("/photo.png", bytes: Array(try Data(contentsOf: URL(fileURLWithPath: picture))))
-        let world = try await BackgroundPlayerTests.World(extraItems: #", {"type": "image", "title": "Photo", "url": "\#(server.url("/photo.png").absoluteString)"}"#, long: true)
-        var environment = world.environment
-        environment["SDL_VIDEODRIVER"] = "offscreen-none"
-        environment["DISPLAY"] = ""
-        let toggled = try await Mediaplay.run(["toggle", "3"], environment: environment)
-        #expect(toggled.status != 0)
-        #expect(toggled.stderr.contains("item 3 \"Photo\""), "\(toggled.stderr)")
-        #expect(!toggled.stderr.contains(".png"), "no cache file named: \(toggled.stderr)")
-        let status = try await world.run("status")
-        let lines = status.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.first == "■ nothing playing", "\(status.stdout)")
-        #expect(lines.contains { $0.hasPrefix("  ") && $0.contains("3 \"Photo\"") }, "its own row: \(status.stdout)")
-        #expect(lines.last == "feed: \(world.feed)", "\(status.stdout)")
-        let other = try world.folder.write("other.json", "[]")
-        let elsewhere = try await Mediaplay.run(["status", "--feed", other], environment: world.environment)
-        #expect(elsewhere.stdout.contains("feed: \(world.feed) (not \(other)"), "\(elsewhere.stdout)")
-        _ = try await world.run("quit")
     }
 }
