@@ -234,7 +234,12 @@ let package = Package(
         .testTarget(name: "MediaTerminalTests", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaConfigTests", dependencies: ["MediaConfig", "MediaModel"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaBrowseTests", dependencies: ["MediaModel", "MediaBrowse", "MediaTerminal", "MediaFeed", "MediaEngine"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaCacheTests", dependencies: ["MediaCache", "TestKit"], swiftSettings: swiftSettings),
+        // What the cache's tests share (MediaCacheTests, RealTimeTests' partial reads).
+        .target(
+            name: "CacheTestSupport", dependencies: ["MediaCache", "MediaCacheFolder", "MediaModel", "TestKit"], path: "Tests/CacheTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "MediaCacheTests", dependencies: ["MediaCache", "CacheTestSupport", "TestKit"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaModel", "MediaEngine", "CFFmpeg", "TestKit"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MediaSessionTests",
@@ -263,7 +268,7 @@ let package = Package(
             name: "RealTimeTests",
             dependencies: [
                 "MediaplayCommandLine", "MediaModel", "MediaFeed", "MediaEngine", "MediaCache", "MediaCacheFolder", "MediaState", "MediaSession", "SessionFakes",
-                "TestKit",
+                "CacheTestSupport", "TestKit",
             ],
             swiftSettings: swiftSettings
         ),

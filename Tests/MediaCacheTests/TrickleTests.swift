@@ -1,3 +1,4 @@
+import CacheTestSupport
 import Foundation
 @testable import MediaCache
 import MediaCacheFolder

@@ -1,3 +1,4 @@
+import CacheTestSupport
 import MediaCacheFolder
 import Foundation
 import MediaCache

@@ -4,13 +4,14 @@ import MediaCache
 import MediaModel
 import TestKit
 
-/// A cache in a fresh folder with short waits, and helpers to look inside it.
+/// A cache in a fresh folder with short waits, and helpers to look inside it
+/// (for the cache's tests and the real-time partial reads).
 /// Its retries wait on `clock`: a test that moves them hands it a `ManualClock`.
-struct CacheFixture {
-    let folder: TemporaryDirectory
-    let cache: MediaCache
+public struct CacheFixture: Sendable {
+    public let folder: TemporaryDirectory
+    public let cache: MediaCache
 
-    init(clock: any MediaClock = SystemClock.shared, configure: (inout CacheConfiguration) -> Void = { _ in }) throws {
+    public init(clock: any MediaClock = SystemClock.shared, configure: (inout CacheConfiguration) -> Void = { _ in }) throws {
         folder = try TemporaryDirectory()
         var configuration = CacheConfiguration()
         configuration.retryDelay = 0.05
@@ -19,22 +20,22 @@ struct CacheFixture {
         cache = try MediaCache(directory: folder.path + "/cache", configuration: configuration, clock: clock)
     }
 
-    func entryFiles() -> [String] {
+    public func entryFiles() -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder.path + "/cache/entries")) ?? []).sorted()
     }
 
     /// The data and part files only (lock files are expected to stay).
-    func contentFiles() -> [String] {
+    public func contentFiles() -> [String] {
         entryFiles().filter { !$0.hasSuffix(".lock") }
     }
 
-    func partFile(for url: URL) -> String {
+    public func partFile(for url: URL) -> String {
         folder.path + "/cache/entries/" + MediaCache.entryName(for: url) + ".part"
     }
 }
 
 /// Collects a download's events.
-func events(_ stream: AsyncStream<DownloadEvent>) async -> [DownloadEvent] {
+public func events(_ stream: AsyncStream<DownloadEvent>) async -> [DownloadEvent] {
     var all: [DownloadEvent] = []
     for await event in stream { all.append(event) }
     return all
@@ -42,7 +43,7 @@ func events(_ stream: AsyncStream<DownloadEvent>) async -> [DownloadEvent] {
 
 extension EntryStatus {
     /// The bytes held, whatever the state.
-    var received: Int64 {
+    public var received: Int64 {
         switch self {
         case .notDownloaded: 0
         case let .downloading(received, _), let .partial(received, _), let .failed(_, received): received
