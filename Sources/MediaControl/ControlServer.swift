@@ -193,6 +193,8 @@ public final class ControlConnection: @unchecked Sendable {
     private let clock: any MediaClock
     private let lock = NSLock()
     private var onFinish: [@Sendable () -> Void] = []
+    /// What waits for this answer's reply to be written (an observer's events).
+    private var afterReply: [@Sendable () -> Void] = []
     private var observing = false
     private var lastRead: Double
     // The idle watch (see `watchIdle`).
@@ -284,11 +286,19 @@ public final class ControlConnection: @unchecked Sendable {
 
     /// The answer is written: an alarm that rang meanwhile is set again.
     func endAnswer() {
-        let due = lock.withLock { () -> Double? in
+        let (due, waiting) = lock.withLock { () -> (Double?, [@Sendable () -> Void]) in
             answering = false
-            return idleAlarm == nil && !finished && !observing && idleTimeout.isFinite ? lastRead + idleTimeout : nil
+            defer { afterReply.removeAll() }
+            return (idleAlarm == nil && !finished && !observing && idleTimeout.isFinite ? lastRead + idleTimeout : nil, afterReply)
         }
         if let due { setIdleAlarm(at: due) }
+        for body in waiting { body() }
+    }
+
+    /// Runs `body` once the reply to the request being answered is written:
+    /// an observer's events start after its status (docs/PROTOCOL.md).
+    public func whenReplied(_ body: @escaping @Sendable () -> Void) {
+        lock.withLock { afterReply.append(body) }
     }
 
     /// Writes a reply on the calling thread, after the lines already queued
@@ -333,7 +343,12 @@ public final class ControlConnection: @unchecked Sendable {
 
     /// Runs `body` when the client goes (to end its event subscription).
     public func whenFinished(_ body: @escaping @Sendable () -> Void) {
-        lock.withLock { onFinish.append(body) }
+        let already = lock.withLock { () -> Bool in
+            if !finished { onFinish.append(body) }
+            return finished
+        }
+        // Gone already: ended at once.
+        if already { body() }
     }
 
     /// After the last queued line: ends the subscriptions and closes.

@@ -117,19 +117,24 @@ public final class ControlService: Sendable {
             return .now(ControlJSON.line(ControlReply.success(id, daemonStatus())))
         case .observe:
             connection.markObserving()
+            // Subscribed before the status is read, so nothing falls between
+            // them; forwarded once the status is written, so it comes first.
             let events = session.events()
             let settings = session.settingsEvents()
-            let forward = Task {
-                for await event in events { connection.send(ControlJSON.line(event)) }
+            let reply = ControlJSON.line(ControlReply.success(id, daemonStatus()))
+            connection.whenReplied {
+                let forward = Task {
+                    for await event in events { connection.send(ControlJSON.line(event)) }
+                }
+                let forwardSettings = Task {
+                    for await event in settings { connection.send(ControlJSON.line(event)) }
+                }
+                connection.whenFinished {
+                    forward.cancel()
+                    forwardSettings.cancel()
+                }
             }
-            let forwardSettings = Task {
-                for await event in settings { connection.send(ControlJSON.line(event)) }
-            }
-            connection.whenFinished {
-                forward.cancel()
-                forwardSettings.cancel()
-            }
-            return .now(ControlJSON.line(ControlReply.success(id, daemonStatus())))
+            return .now(reply)
         case .quit:
             let onQuit = onQuit
             return later(id) {
