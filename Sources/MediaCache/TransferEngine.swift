@@ -21,6 +21,8 @@ final class TransferEngine: @unchecked Sendable {
 
     // Guarded by `condition`.
     private let condition = NSCondition()
+    /// A `wake` not yet seen by the thread.
+    private var wakePending = false
     private var incoming: [TransferJob] = []
     private var threadStarted = false
 
@@ -68,7 +70,12 @@ final class TransferEngine: @unchecked Sendable {
     /// Interrupts the poll, or the wait for a retry, so that the thread sees
     /// a cancellation or a reader's request promptly.
     func wake() {
-        condition.withLock { condition.signal() }
+        condition.withLock {
+            // Kept until the thread looks, so a wake between its loop's top
+            // and its wait is not lost.
+            wakePending = true
+            condition.signal()
+        }
         curl_multi_wakeup(multi)
     }
 
@@ -80,6 +87,7 @@ final class TransferEngine: @unchecked Sendable {
             }
             let newJobs = incoming
             incoming.removeAll()
+            wakePending = false
             condition.unlock()
 
             for job in newJobs {
@@ -109,7 +117,7 @@ final class TransferEngine: @unchecked Sendable {
                 if let next {
                     // Only retries pending: wait on the condition so submit() wakes us.
                     condition.lock()
-                    if incoming.isEmpty { _ = clock.wait(on: condition, until: next) }
+                    if incoming.isEmpty && !wakePending { _ = clock.wait(on: condition, until: next) }
                     condition.unlock()
                 }
             } else if let next, next <= clock.now {

@@ -75,8 +75,9 @@ final class TransferJob: @unchecked Sendable {
     /// the request names the gap only, so nothing held is sent again.
     var rangeEnd: Int64?
     var urlText: [CChar]
-    var lastPublish: Double = 0
-    var rateWindowStart: (time: Double, bytes: Int64) = (0, 0)
+    /// Nil: never (a clock may stand at 0).
+    var lastPublish: Double?
+    var rateWindowStart: (time: Double, bytes: Int64)?
     var bytesPerSecond: Double = 0
     nonisolated(unsafe) var cancelled = false
     /// Strong validator for If-Range: the last response's ETag, else its
@@ -98,7 +99,7 @@ final class TransferJob: @unchecked Sendable {
     weak var main: TransferJob?
     /// Ranges written out of order: the index must list them.
     var wroteOutOfOrder = false
-    var lastRangesRecord: Double = 0
+    var lastRangesRecord: Double?
 
     enum AbortReason: Equatable {
         case tooLarge
@@ -236,7 +237,7 @@ final class TransferJob: @unchecked Sendable {
             _ = mp_start_writeback(fd, off_t(flushedUpTo), off_t(end - flushedUpTo))
             flushedUpTo = end
         }
-        if (main ?? self).wroteOutOfOrder, clock.now - lastRangesRecord >= 2 { recordHeldRanges() }
+        if (main ?? self).wroteOutOfOrder, clock.now - (lastRangesRecord ?? -.infinity) >= 2 { recordHeldRanges() }
         return true
     }
 
@@ -323,15 +324,17 @@ final class TransferJob: @unchecked Sendable {
     func publishProgress(force: Bool = false) {
         let now = clock.now
         let bytes = offset + received
-        if rateWindowStart.time == 0 {
-            rateWindowStart = (now, bytes)
-        } else if now - rateWindowStart.time >= 0.25 {
-            // Rate over the last window, smoothed so the display does not flicker.
-            let instant = Double(bytes - rateWindowStart.bytes) / (now - rateWindowStart.time)
-            bytesPerSecond = bytesPerSecond == 0 ? instant : bytesPerSecond * 0.6 + instant * 0.4
+        if let window = rateWindowStart {
+            if now - window.time >= 0.25 {
+                // Rate over the last window, smoothed so the display does not flicker.
+                let instant = Double(bytes - window.bytes) / (now - window.time)
+                bytesPerSecond = bytesPerSecond == 0 ? instant : bytesPerSecond * 0.6 + instant * 0.4
+                rateWindowStart = (now, bytes)
+            }
+        } else {
             rateWindowStart = (now, bytes)
         }
-        guard force || now - lastPublish >= 0.08 else { return }
+        guard force || now - (lastPublish ?? -.infinity) >= 0.08 else { return }
         lastPublish = now
         guard isMain else { return }
         entry.setRate(bytesPerSecond)

@@ -66,7 +66,9 @@ public final class ControlServer: @unchecked Sendable {
         // Whichever comes first: the last connection's end, or the second.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let resume = ResumeOnce(continuation)
-            let patience = clock.alarm(at: clock.now + 1) { resume() }
+            // Real time: a test's stopped clock must not hold a shutdown.
+            let real = SystemClock.shared
+            let patience = real.alarm(at: real.now + 1) { resume() }
             let waiting = lock.withLock { () -> Bool in
                 guard !connections.isEmpty else { return false }
                 drained.append {

@@ -42,12 +42,15 @@ extension MediaClock {
     public func alarm(at deadline: Double, _ action: @escaping @Sendable () -> Void) -> ClockAlarm {
         ClockAlarm(Task.detached { [self] in
             do { try await sleep(until: deadline) } catch { return }
+            // Cancelled as it woke: still not run. (A cancel racing the
+            // action itself may come too late; callers tolerate one run.)
+            guard !Task.isCancelled else { return }
             action()
         })
     }
 }
 
-/// A pending `alarm`: cancelled, its action never runs.
+/// A pending `alarm`: cancelled before it rings, its action never runs.
 public struct ClockAlarm: Sendable {
     private let task: Task<Void, Never>
 

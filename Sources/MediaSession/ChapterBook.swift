@@ -39,12 +39,17 @@ struct ChapterBook: Sendable {
     }
 
     /// Reads `item`'s chapters file through the store (the cache's one-shot
-    /// fetch, or a test's fake). Blocks: run it off Swift's cooperative pool.
+    /// fetch, or a test's fake), or directly when no store is open. Blocks:
+    /// run it off Swift's cooperative pool.
     static func fetch(_ url: URL, of item: FeedItem, from store: (any MediaStore)?) -> Fetched {
-        guard let store else { return .problem("chapters of \"\(item.title)\" not fetched: no cache is open") }
         let body: [UInt8]
         do throws(TransferError) {
-            body = try store.fetchDocument(url, maximumBytes: PodcastChapters.maximumBytes)
+            if let store {
+                body = try store.fetchDocument(url, maximumBytes: PodcastChapters.maximumBytes)
+            } else {
+                // No cache open (a session of local media): the same one-shot fetch.
+                body = try HTTPGet.fetch(url, maximumBytes: PodcastChapters.maximumBytes).body
+            }
         } catch {
             return .problem("chapters of \"\(item.title)\" not fetched: \(error.message)")
         }

@@ -5,6 +5,7 @@ import MediaFeed
 import MediaModel
 import SessionFakes
 import Testing
+import TestKit
 
 /// The chapters book alone: whose chapters win, a chapters file claimed
 /// once and read through the store, and where `chapter` goes.
@@ -50,7 +51,15 @@ import Testing
         let wrong = FakeStore([:], documents: [Self.url: Array("[1, 2]".utf8)])
         #expect(ChapterBook.fetch(Self.url, of: episode(), from: wrong)
             == .problem("chapters of \"Episode\" not read: \(Self.url.absoluteString) holds no chapters in the Podcasting 2.0 JSON form"))
-        #expect(ChapterBook.fetch(Self.url, of: episode(), from: nil) == .problem("chapters of \"Episode\" not fetched: no cache is open"))
+    }
+
+    /// A session of local media has no store: the file is fetched directly.
+    @Test func withoutAStoreTheFileIsFetchedDirectly() throws {
+        let server = try TestHTTPServer()
+        server.serve("/chapters.json", bytes: Self.document)
+        let url = server.url("/chapters.json")
+        #expect(ChapterBook.fetch(url, of: episode(), from: nil) == .chapters([Chapter(start: 0, title: "Cold open"), Chapter(start: 15, title: "Interview")]))
+        #expect(server.getCount("/chapters.json") == 1)
     }
 
     @Test func chapterNextPreviousAndNumber() throws {

@@ -175,10 +175,7 @@ struct PlayCommand: AsyncParsableCommand {
                 }
             }
             // A session of its own, with the command layer every front end uses.
-            // The cache, for remote media; for a podcast's chapters file alone
-            // (read through the store), when it opens.
-            let store = feed.items.contains(where: { $0.source?.isRemote == true }) ? try CacheAccess.open(global)
-                : feed.items.contains(where: { $0.chaptersURL != nil }) ? try? CacheAccess.open(global) : nil
+            let store = feed.items.contains(where: { $0.source?.isRemote == true }) ? try CacheAccess.open(global) : nil
             // Files, folders and playlists play in turn; a feed's item alone.
             let inTurn = targets.count > 1 || Self.namesMedia(targets[0])
             let session = MediaSession(
