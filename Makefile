@@ -7,7 +7,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 SWIFTFLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: run test build release deps test-deps completions install clean bench demo fuzz sanitize sanitize-address sanitize-programs sanitize-thread
+.PHONY: run test build release deps test-deps completions install clean bench demo fuzz fuzz-build sanitize sanitize-address sanitize-address-build sanitize-programs sanitize-thread
 
 run: deps build
 	.build/debug/mediaplay list
@@ -49,6 +49,10 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)
 
+# The fuzz targets built, none run.
+fuzz-build:
+	scripts/fuzz.sh --build
+
 # The unit suites (everything but the end-to-end tests, which run the built
 # programs) under AddressSanitizer, then under ThreadSanitizer, each in a
 # build folder of its own. Leaks are not checked at exit here: the test
@@ -74,12 +78,14 @@ SANITIZERS = --sanitize=address -Xcc -fsanitize=undefined -Xcc -fno-sanitize=fun
 SANITIZER_ENV = ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # Only what it runs is built: the test bundle and the three programs (not
 # the benchmark or the demo, which the debug build has checked).
-sanitize-address: test-deps
-	$(SWIFT) build --product mediaplayPackageTests $(SANITIZERS) --scratch-path .build-asan $(SWIFTFLAGS)
-	for program in $(PROGRAMS); do $(SWIFT) build --product $$program $(SANITIZERS) --scratch-path .build-asan $(SWIFTFLAGS) || exit 1; done
+sanitize-address: sanitize-address-build
 	$(UNIT_ENV) $(SANITIZER_ENV) $(SWIFT) test --skip-build $(SANITIZERS) --scratch-path .build-asan --skip '$(UNIT_SKIP)'
 	$(UNIT_ENV) $(SANITIZER_ENV) $(SWIFT) test --skip-build $(SANITIZERS) --scratch-path .build-asan $(SANITIZED_REAL_TIME)
 	$(MAKE) sanitize-programs
+
+sanitize-address-build: test-deps
+	$(SWIFT) build --product mediaplayPackageTests $(SANITIZERS) --scratch-path .build-asan $(SWIFTFLAGS)
+	for program in $(PROGRAMS); do $(SWIFT) build --product $$program $(SANITIZERS) --scratch-path .build-asan $(SWIFTFLAGS) || exit 1; done
 
 # The programs built with the sanitizers, end to end (after sanitize-address's build).
 sanitize-programs:

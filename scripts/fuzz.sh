@@ -3,11 +3,14 @@
 # for a bounded time on its seed corpus (Fuzz/corpus/TARGET, never written:
 # new inputs go to .build/fuzz/corpus/TARGET).
 #   scripts/fuzz.sh [SECONDS]     default 60 per target
+#   scripts/fuzz.sh --build       build the targets, run none
 # A crash stops the run with libFuzzer's report and the input that caused it
 # (.build/fuzz/crash-*); turn it into a regression test.
 set -eu
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
+build_only=""
+[ "$seconds" = "--build" ] && build_only=1
 SWIFTC="${SWIFTC:-$(command -v swiftc 2>/dev/null || echo /opt/swift/usr/bin/swiftc)}"
 CLANG="${CLANG:-$(dirname "$SWIFTC")/clang}"
 out=.build/fuzz
@@ -21,18 +24,24 @@ flags="-sanitize=fuzzer,address -O -parse-as-library -I $out -I Sources/CXML/inc
 # DEPENDENCIES last changed: an edit rebuilds only what it reaches, and a
 # second run rebuilds nothing. (The kept text's time is the build's: swiftc
 # leaves an output it would write unchanged as it was.)
+# The C shims' headers and module maps reach every module that imports
+# them, and the toolchain every output.
+shims=$(find Sources/CLinux Sources/CFFmpeg Sources/CSDL2 Sources/CChafa Sources/CXML/include -type f | sort)
+toolchain=$("$SWIFTC" --version 2>&1 | head -1)
 fresh() {
     made="$1"; dependencies="$2"; shift 3
-    if [ -f "$made" ] && [ -f "$made.command" ] && [ "$(cat "$made.command")" = "$*" ]; then
+    if [ -f "$made" ] && [ -f "$made.command" ] && [ "$(cat "$made.command")" = "$toolchain $*" ]; then
         stale=""
-        for file in "$@" $dependencies; do
+        # shellcheck disable=SC2086
+        for file in "$@" $dependencies $shims; do
             if [ -f "$file" ] && [ "$file" -nt "$made.command" ]; then stale=1; break; fi
         done
         [ -z "$stale" ] && return 0
     fi
-    rm -f "$made.command"
+    # A failed build leaves nothing behind to be taken for its output.
+    rm -f "$made" "$made.command"
     "$@" || return 1
-    printf '%s' "$*" > "$made.command"
+    printf '%s' "$toolchain $*" > "$made.command"
 }
 
 # module NAME "DEPENDENCIES" SOURCES...: one module's sources as an instrumented object.
@@ -74,25 +83,34 @@ target() {
         return 1
     }
 }
-# Linked two at a time.
+# Linked two at a time; a failed link fails the script (a bare `wait` would not).
 target feed Fuzz/FeedDecoderFuzz.swift "$out/MediaFeed.o" $model &
+linking=$!
 target request Fuzz/ControlRequestFuzz.swift "$out/MediaControl.o" "$out/MediaFeed.o" $model
-wait
+wait "$linking"
 target script Fuzz/ScriptParserFuzz.swift "$out/MediaSession.o" "$out/MediaFeed.o" $model &
+linking=$!
 target keys Fuzz/KeyDecoderFuzz.swift "$out/MediaTerminal.o"
-wait
+wait "$linking"
 target numbers Fuzz/NumbersFuzz.swift "$out/MediaControl.o" "$out/MediaFeed.o" $model &
+linking=$!
 # shellcheck disable=SC2086
 target media Fuzz/MediaProbeFuzz.swift -I Sources/CFFmpeg -I Sources/CSDL2 -I Sources/CChafa -I Sources/CLinux $cflags \
     "$out/MediaEngine.o" "$out/MediaFeed.o" $model -lavformat -lavcodec -lavutil -lswresample -lswscale -lSDL2 -lchafa -lglib-2.0
-wait
+wait "$linking"
 # shellcheck disable=SC2086
 target subtitles Fuzz/SubtitleFileFuzz.swift -I Sources/CFFmpeg -I Sources/CSDL2 -I Sources/CChafa -I Sources/CLinux $cflags \
     "$out/MediaEngine.o" "$out/MediaFeed.o" $model -lavformat -lavcodec -lavutil -lswresample -lswscale -lSDL2 -lchafa -lglib-2.0
 
+[ -n "$build_only" ] && exit 0
+
 # run NAME: one target for its time, its report in $out/run-NAME.log.
 run() {
     name="$1"
+    if [ ! -x "$out/fuzz-$name" ]; then
+        echo "fuzz $name: the target was not built" >&2
+        return 1
+    fi
     mkdir -p "$out/corpus/$name"
     # A full run (make fuzz) gives the media probe and the number
     # conversions a million inputs each, however long that takes them.
@@ -120,8 +138,12 @@ run() {
 # Two at a time (two cores); each target's time is its own, so a pair takes
 # as long as one.
 for pair in "feed request" "script keys" "numbers media" "subtitles"; do
-    for name in $pair; do run "$name" & done
-    wait
+    running=""
+    for name in $pair; do
+        run "$name" &
+        running="$running $!"
+    done
+    for job in $running; do wait "$job"; done
     for name in $pair; do cat "$out/run-$name.log"; done
 done
 if ls "$out"/crash-* >/dev/null 2>&1; then
