@@ -1,13 +1,14 @@
 import Foundation
 
-/// A value behind a pthread mutex (NSLock), for the state the loopback
-/// server's threads share. Not Synchronization's Mutex: on Linux its
-/// contended path takes the lock inside the kernel (a PI futex), where
-/// ThreadSanitizer cannot see it, so `make sanitize-thread` reported races
-/// whenever connection threads met at the lock. TSan understands pthread
-/// mutexes.
+/// A value behind a pthread mutex (an NSCondition's), for the state the
+/// loopback server's threads share; a change wakes whoever waits for one
+/// (`wait(until:)`: a test waiting for bytes to be sent). Not
+/// Synchronization's Mutex: on Linux its contended path takes the lock
+/// inside the kernel (a PI futex), where ThreadSanitizer cannot see it, so
+/// `make sanitize-thread` reported races whenever connection threads met at
+/// the lock. TSan understands pthread mutexes.
 final class LockedValue<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
+    private let condition = NSCondition()
     private var value: Value
 
     init(_ value: Value) {
@@ -15,8 +16,24 @@ final class LockedValue<Value: Sendable>: @unchecked Sendable {
     }
 
     func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
+        condition.lock()
+        defer {
+            condition.broadcast()
+            condition.unlock()
+        }
         return try body(&value)
+    }
+
+    /// Blocks until `satisfied` holds, looking again at each change; false
+    /// when `timeout` seconds pass first (a bound for a failing test, never
+    /// a pace). Run it off Swift's cooperative pool.
+    func wait(until satisfied: (Value) -> Bool, timeout: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !satisfied(value) {
+            if !condition.wait(until: deadline) { return satisfied(value) }
+        }
+        return true
     }
 }

@@ -126,6 +126,13 @@ public final class TestHTTPServer: Sendable {
         shared.state.withLock { $0.bytesSent[path] ?? 0 }
     }
 
+    /// Waits until at least `bytes` of `path` have been sent (over every
+    /// response), woken by each write; false after `timeout` seconds.
+    public func waitUntilSent(_ path: String, atLeast bytes: Int, timeout: Double = 30) async -> Bool {
+        let shared = shared
+        return await offPool { shared.state.wait(until: { ($0.bytesSent[path] ?? 0) >= bytes }, timeout: timeout) }
+    }
+
     /// The server goes away: every new connection is reset at once and
     /// held responses are reset, until `comeBack()`.
     public func goAway() {

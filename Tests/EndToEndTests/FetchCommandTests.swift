@@ -121,12 +121,11 @@ import TestKit
         let setup = try await LoopbackClipFeed(size: 2_000_000)
         setup.server.inject("/clip.mp4", [.holdAfter(300_000)])
         let fetch = try Mediaplay.start(["fetch", "1"] + setup.arguments)
-        // Sent, then a moment for the client to read it off the socket.
-        // Nothing tells either: the test server has no event for bytes sent
-        // (its counter is looked at every 10 ms), and what the client has
-        // read shows nowhere outside it (written to the part file only as
-        // it stops, which is what this checks).
-        for _ in 0..<2000 where setup.server.bytesSent("/clip.mp4") < 300_000 { try await Task.sleep(for: .milliseconds(10)) }
+        // Sent (the server says when), then a moment for the client to read
+        // it off the socket: what the client has read shows nowhere outside
+        // it (written to the part file only as it stops, which is what this
+        // checks), so no event exists for that.
+        #expect(await setup.server.waitUntilSent("/clip.mp4", atLeast: 300_000))
         try await Task.sleep(for: .milliseconds(500))
         fetch.kill(number)
         let result = try await fetch.wait()

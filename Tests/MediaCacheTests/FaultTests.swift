@@ -228,7 +228,7 @@ import TestKit
         let fixture = try CacheFixture { $0.maximumResumes = 0; $0.retryDelay = 0.05; $0.lowSpeedTime = 15 }
         let url = server.url("/changing.bin")
         let task = Task { try await fixture.cache.fetch(url) }
-        while server.bytesSent("/changing.bin") < 150_000 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await server.waitUntilSent("/changing.bin", atLeast: 150_000))
         // Replace the file, then drop the held connection: the resume's If-Range no longer matches.
         let new = TestHTTPServer.bytes(count: 350_000, seed: 22)
         server.serve("/changing.bin", bytes: new)

@@ -19,8 +19,10 @@ import TestKit
         let gate = DispatchSemaphore(value: 0)
         // The first check (MPRIS's, say) finds the file changed and is slow
         // to take it in; the second (a socket request's) finds it read.
+        let entered = DispatchSemaphore(value: 0)
         let following = FeedFollowing(session: session) {
             if calls.add(1, ordering: .sequentiallyConsistent).newValue == 1 {
+                entered.signal()
                 gate.wait()
                 return new
             }
@@ -28,7 +30,7 @@ import TestKit
         }
         let first = Thread { following.follow() }
         first.start()
-        while calls.load(ordering: .sequentiallyConsistent) == 0 { usleep(1000) }
+        entered.wait()
         let seen = Mutex<String?>(nil)
         let done = DispatchSemaphore(value: 0)
         Thread {
@@ -36,6 +38,9 @@ import TestKit
             seen.withLock { $0 = session.feed.items.first?.title }
             done.signal()
         }.start()
+        // A moment for the second check to reach the first one's lock: a
+        // thread blocked on a lock tells no one, so no event exists for it
+        // (were it late, the check would still pass: it sees the file read).
         usleep(100_000)
         gate.signal()
         done.wait()

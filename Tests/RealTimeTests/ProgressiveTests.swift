@@ -173,7 +173,9 @@ import TestKit
         let player = Player(input: .source(reader), audioSink: NullSink(), options: options) { _, _ in nil }
         player.play()
         // Untimed, it reads the third at once and then waits at the hold.
-        while scene.server.bytesSent(scene.name) < scene.size / 3 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(await scene.server.waitUntilSent(scene.name, atLeast: scene.size / 3))
+        // A moment for the player to reach the hold: its wait for bytes
+        // tells no one (and the test holds whichever comes first, above).
         try await Task.sleep(for: .milliseconds(200))
         player.stop()
         #expect(await offPool { player.waitUntilFinished() } == .stopped)

@@ -23,11 +23,18 @@ import TestKit
         var dropsLateFrames: Bool { true }
         private let held = NSCondition()
         private var dismissed = false
+        private var opened = false
         func holdUntilDismissed() { held.withLock { while !dismissed { held.wait() } } }
         func dismiss() { held.withLock { dismissed = true; held.broadcast() } }
+        /// The player opened it, its input going to `input`.
+        func open(_ input: @escaping @Sendable (VideoWindowInput) -> Void) {
+            controls.withLock { $0 = input }
+            held.withLock { opened = true; held.broadcast() }
+        }
+        /// Blocks until the player has opened it (run off the pool).
+        func waitUntilOpen() { held.withLock { while !opened { held.wait() } } }
         /// What the window's close button does.
         func closeByUser() { controls.withLock { $0 }?(.closed) }
-        var isOpen: Bool { controls.withLock { $0 != nil } }
     }
 
     /// The real engine, with the stand-in window.
@@ -43,7 +50,7 @@ import TestKit
             options.settings = settings
             let window = window
             return Player(input: input, audioSink: item.kind == .image ? nil : NullSink(), options: options) { _, _ in
-                window.controls.withLock { $0 = controls }
+                window.open(controls)
                 return window
             }
         }
@@ -53,16 +60,20 @@ import TestKit
         MediaSession(feed: feed, store: nil, positions: positions, engine: WindowEngine(window: window))
     }
 
-    static func waitUntil(_ session: MediaSession, _ item: FeedItem, isNot state: ItemState) async throws -> ItemStatus {
-        for _ in 0..<500 {
-            let status = session.status(of: item)
-            if status.state != state { return status }
-            try await Task.sleep(for: .milliseconds(10))
+    /// The item's status once it has left `state`: its state events,
+    /// subscribed to before it is looked at (the test's time limit bounds it).
+    static func waitUntil(_ session: MediaSession, _ item: FeedItem, isNot state: ItemState) async -> ItemStatus {
+        let events = session.events()
+        let now = session.status(of: item)
+        guard now.state == state else { return now }
+        for await event in events where event.status.id == item.key && event.status.state != state {
+            return event.status
         }
         return session.status(of: item)
     }
 
-    @Test func aClosedVideoKeepsItsPositionAndAClosedPictureIsIdle() async throws {
+    @Test(.timeLimit(.minutes(1)))
+    func aClosedVideoKeepsItsPositionAndAClosedPictureIsIdle() async throws {
         let clip = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
         let picture = try await Fixtures.make("picture.png", Fixtures.images[0].arguments)
         let folder = try TemporaryDirectory()
@@ -75,9 +86,11 @@ import TestKit
         let session = Self.session(feed, positions: positions, window: window)
 
         _ = try await session.toggle(feed.items[0].key)
+        // Played for a while in real time: the session announces states,
+        // not positions, so no event says "past 0.3 s".
         try await Task.sleep(for: .milliseconds(600))
         window.closeByUser()
-        let closed = try await Self.waitUntil(session, feed.items[0], isNot: .playing)
+        let closed = await Self.waitUntil(session, feed.items[0], isNot: .playing)
         #expect(closed.state == .stopped, "a closed window is a stop: \(closed.state)")
         await session.shutdown()
         let saved = positions.position(for: clip)
@@ -89,9 +102,9 @@ import TestKit
         let otherWindow = Window()
         let pictures = Self.session(feed, positions: positions, window: otherWindow)
         _ = try await pictures.toggle(feed.items[1].key)
-        for _ in 0..<500 where !otherWindow.isOpen { try await Task.sleep(for: .milliseconds(10)) }
+        await offPool { otherWindow.waitUntilOpen() }
         otherWindow.closeByUser()
-        let closedPicture = try await Self.waitUntil(pictures, feed.items[1], isNot: .playing)
+        let closedPicture = await Self.waitUntil(pictures, feed.items[1], isNot: .playing)
         #expect(closedPicture.state == .idle, "a closed picture is idle: \(closedPicture.state)")
         await session.shutdown()
         await pictures.shutdown()
