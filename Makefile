@@ -16,7 +16,8 @@ run: deps build
 # Two runs: everything in parallel, then the RealTimeTests target (the
 # tests that play to a real device in real time: positions against the wall
 # clock, every sample on time), alone and one test at a time, on a machine
-# no longer busy with the rest: on two cores, forty parallel ffmpeg and
+# no longer busy with the rest (CI's sanitizer and fuzz builds, beside it,
+# run at idle priority and take no cycle these want): on two cores, forty parallel ffmpeg and
 # mediaplay processes would starve them, and side by side they made each
 # other late (a play not ending within 10 s of q, a held response taken
 # for a stalled link). Beside the suites that play in real time (the

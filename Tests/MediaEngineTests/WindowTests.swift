@@ -16,23 +16,23 @@ import TestKit
     private func show(_ path: String, hold: Bool = false) async throws -> (info: MediaInfo?, size: (width: Int, height: Int)?, state: PlayerState) {
         var options = PlaybackOptions()
         options.audio = false
-        let window = Mutex<SDLVideoSink?>(nil)
+        let window = WindowSlot()
         let player = Player(path: path, audioSink: nil, options: options) { info, _ in
             let sink = try? SDLVideoSink(title: "test", rotation: info.rotation)
-            window.withLock { $0 = sink }
+            window.set(sink)
             return sink
         }
         player.play()
         if hold {
             // A picture keeps the player playing until the window is dismissed:
             // that nothing ends it is no event, so a while of it is watched.
-            try await Self.windowOpens(window)
+            #expect(await window.opens())
             try await Task.sleep(for: .milliseconds(200))
             #expect(player.currentState == .playing)
             player.stop()
         }
         let state = await offPool { player.waitUntilFinished() }
-        return (player.mediaInfo, window.withLock { $0?.windowSize }, state)
+        return (player.mediaInfo, window.sink?.windowSize, state)
     }
 
     /// A window whose keys drive its player does not keep the player (and
@@ -45,21 +45,21 @@ import TestKit
         do {
             var options = PlaybackOptions()
             options.audio = false
-            let window = Mutex<SDLVideoSink?>(nil)
+            let window = WindowSlot()
             let player = Player(path: path, audioSink: nil, options: options) { info, player in
                 let sink = try? SDLVideoSink(title: "test", rotation: info.rotation)
                 // What the session's handler does: it reaches the player only weakly.
                 sink?.onInput { [weak player] input in if input == .closed { player?.stop() } }
-                window.withLock { $0 = sink }
+                window.set(sink)
                 return sink
             }
             player.play()
-            try await Self.windowOpens(window)
+            #expect(await window.opens())
             player.stop()
             _ = await offPool { player.waitUntilFinished() }
             gone = player
-            goneWindow = window.withLock { $0 }
-            window.withLock { $0 = nil }
+            goneWindow = window.sink
+            window.set(nil)
         }
         // The player's threads let go of it as they end. Nothing tells when
         // (the engine's threads are not joined, and a weak reference has
@@ -69,11 +69,32 @@ import TestKit
         #expect(goneWindow == nil, "the window was freed")
     }
 
-    /// Until the window the player made has opened (5 s at most). SDL's
-    /// window thread opens it without telling anyone (the engine has no
-    /// event for it), so this looks every 10 ms.
-    private static func windowOpens(_ window: borrowing Mutex<SDLVideoSink?>) async throws {
-        for _ in 0..<500 where window.withLock({ $0?.windowSize }) == nil { try await Task.sleep(for: .milliseconds(10)) }
+    /// Where the player's factory puts the window it makes (on the
+    /// player's thread), for the test to wait on: the window's making, then
+    /// its opening (`SDLVideoSink.waitUntilOpen`), 5 s at most.
+    final class WindowSlot: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var made: SDLVideoSink?
+
+        var sink: SDLVideoSink? { condition.withLock { made } }
+
+        func set(_ sink: SDLVideoSink?) {
+            condition.withLock {
+                made = sink
+                condition.broadcast()
+            }
+        }
+
+        func opens() async -> Bool {
+            await offPool { [self] in
+                let deadline = Date(timeIntervalSinceNow: 5)
+                let sink = condition.withLock { () -> SDLVideoSink? in
+                    while made == nil, condition.wait(until: deadline) {}
+                    return made
+                }
+                return sink?.waitUntilOpen(timeout: max(0, deadline.timeIntervalSinceNow)) ?? false
+            }
+        }
     }
 
     @Test func portraitVideoIsShownUpright() async throws {

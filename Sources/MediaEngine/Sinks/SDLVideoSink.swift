@@ -97,6 +97,18 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
         lock.withLock { openedSize.map { (Int($0.width), Int($0.height)) } }
     }
 
+    /// Blocks until the window has opened with its first picture, or has
+    /// ended; false when `timeout` seconds pass first. Off the cooperative pool.
+    public func waitUntilOpen(timeout: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        return lock.withLock {
+            while openedSize == nil && !finished {
+                if !lock.wait(until: deadline) { break }
+            }
+            return openedSize != nil
+        }
+    }
+
     /// Where keys and window events go: the session's commands (see
     /// `PlayerFactory`); the window never drives its player itself.
     public func onInput(_ handler: @escaping @Sendable (VideoWindowInput) -> Void) {
@@ -175,7 +187,10 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
             if end { return }
             if let next, window.show(next.frame) {
                 let size = window.size
-                lock.withLock { openedSize = size }
+                lock.withLock {
+                    openedSize = size
+                    lock.broadcast()
+                }
             }
         }
     }
