@@ -47,12 +47,12 @@ public final class ChildProcess: @unchecked Sendable {
         // A program copied just now may still be open for writing in a child
         // another test thread is spawning (it inherited the descriptor until
         // its exec): exec fails with ETXTBSY for that moment. Tried again
-        // each time a writer lets go of the file (inotify's IN_CLOSE_WRITE,
+        // each time the file changes (a writer letting go of it: inotify,
         // watched before each try), for a second at most.
-        if result == ETXTBSY, let writers = WritersClosing(executable, seconds: 1) {
+        if result == ETXTBSY, let changes = try? FileChanges.Watch(target: executable, timeout: 1) {
             repeat {
                 result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-            } while result == ETXTBSY && writers.wait()
+            } while result == ETXTBSY && changes.next()
         }
         guard result == 0 else {
             throw Fixtures.FixtureError(message: "cannot run \(executable): \(String(cString: strerror(result)))")
@@ -111,37 +111,5 @@ public final class ChildProcess: @unchecked Sendable {
 
     public static func killedBySignal(_ status: Int32) -> Bool {
         status & 0x7F != 0 && status & 0x7F != 0x7F
-    }
-}
-
-/// A file's writers letting go of it (inotify's IN_CLOSE_WRITE), until a
-/// deadline.
-private final class WritersClosing {
-    private let watch: Int32
-    private let deadline: Int32
-
-    init?(_ path: String, seconds: Double) {
-        watch = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        deadline = mp_deadline_descriptor(seconds)
-        guard watch >= 0, deadline >= 0, inotify_add_watch(watch, path, UInt32(IN_CLOSE_WRITE)) >= 0 else {
-            if watch >= 0 { close(watch) }
-            if deadline >= 0 { close(deadline) }
-            return nil
-        }
-    }
-
-    deinit {
-        close(watch)
-        close(deadline)
-    }
-
-    /// Blocks until a writer closed the file (true) or the deadline passed (false).
-    func wait() -> Bool {
-        var watched = [pollfd(fd: watch, events: Int16(POLLIN), revents: 0), pollfd(fd: deadline, events: Int16(POLLIN), revents: 0)]
-        while poll(&watched, 2, -1) < 0 && errno == EINTR {}
-        guard watched[1].revents == 0 else { return false }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while buffer.withUnsafeMutableBytes({ read(watch, $0.baseAddress, $0.count) }) > 0 {}
-        return true
     }
 }
