@@ -29,9 +29,8 @@ final class DaemonUnderTest: Sendable {
         try daemon.claim()
         let daemon = self.daemon
         serving = Task { try? await daemon.serve(session: session, feed: "test-feed", version: "test", saveInterval: 5, handleSignals: false) }
-        for _ in 0..<500 where !FileManager.default.fileExists(atPath: paths.socket) {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        // The socket is bound under another name and renamed once it listens.
+        _ = try await Wait.forFile(paths.socket)
     }
 
     func stop() async {
@@ -347,11 +346,8 @@ private final class Tally: @unchecked Sendable {
         let session = MediaSession(feed: try FeedDecoder.decode(Array("[]".utf8)), store: nil, positions: nil,
                                    engine: MediaPlayerFactory(clock: .virtual, audio: .off, video: .off) { _ in })
         let serving = Task { try? await first.serve(session: session, feed: "f", version: "t", saveInterval: 5, handleSignals: false) }
-        var client: RawClient?
-        for _ in 0..<500 where client == nil {
-            client = try? RawClient(paths)
-            if client == nil { try await Task.sleep(for: .milliseconds(10)) }
-        }
+        #expect(try await Wait.forFile(paths.socket), "the socket appears once it listens")
+        let client = try? RawClient(paths)
         stat(paths.socket, &info)
         #expect(info.st_mode & 0o777 == 0o600, "the socket is the owner's only")
         try client?.send(#"{"id":1,"cmd":"quit"}"# + "\n")

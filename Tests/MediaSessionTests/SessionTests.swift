@@ -47,8 +47,6 @@ import TestKit
         MediaSession(feed: feed, store: store, positions: positions, engine: engine)
     }
 
-    /// Waits (at most two seconds) for what the session does after a
-    /// player's event, which it handles on a task of its own.
     /// Ends `key`'s player and waits, deterministically, for what the
     /// session does about it: its `ended` event is sent after the session
     /// decided what plays on, and `settle` waits for that work to finish.
@@ -59,8 +57,27 @@ import TestKit
         await session.settle()
     }
 
-    func eventually(_ condition: () -> Bool) async throws {
-        for _ in 0..<400 where !condition() { try await Task.sleep(for: .milliseconds(5)) }
+    /// Waits for `condition`, checked again after each of the session's
+    /// events once its background work has settled (what a player's event
+    /// sets off ends in the session's state, an event, or both). Thirty
+    /// seconds without it is a failure rather than a hang.
+    func eventually(_ session: MediaSession, _ condition: () -> Bool) async throws {
+        let events = session.events()
+        let (wakes, wake) = AsyncStream<Void>.makeStream()
+        let forwarding = Task {
+            for await _ in events { wake.yield() }
+        }
+        let limit = Task {
+            try await SystemClock.shared.sleep(for: 30)
+            wake.finish()
+        }
+        defer { forwarding.cancel(); limit.cancel() }
+        await session.settle()
+        if condition() { return }
+        for await _ in wakes {
+            await session.settle()
+            if condition() { return }
+        }
         #expect(condition())
     }
 
@@ -91,7 +108,7 @@ import TestKit
         try await session.toggle("a")
         engine.player("a")?.advance(10)
         engine.player("a")?.finish()
-        try await eventually { session.status(of: "a")?.state == .ended }
+        try await eventually(session) { session.status(of: "a")?.state == .ended }
         try await session.toggle("a")
         #expect(engine.player("a")?.start == 0, "an ended item plays from the start")
         engine.player("a")?.advance(7)
@@ -118,7 +135,7 @@ import TestKit
         let slow = FakeStore([Self.remotePicture: .waits(path: folder.path + "/c.png")])
         let session = MediaSession(feed: feed, store: slow, positions: nil, engine: engine)
         let toggling = Task { try await session.toggle("remote-pic") }
-        try await eventually { session.status(of: "remote-pic")?.state == .downloading }
+        try await eventually(session) { session.status(of: "remote-pic")?.state == .downloading }
         _ = await session.stop("remote-pic")
         let ended = try await toggling.value
         #expect(ended.state == .idle, "stopped before it started: \(ended)")
@@ -131,7 +148,7 @@ import TestKit
         let slow = FakeStore([Self.remotePicture: .waits(path: folder.path + "/c.png")])
         let session = MediaSession(feed: feed, store: slow, positions: nil, engine: engine)
         let toggling = Task { try await session.toggle("remote-pic") }
-        try await eventually { session.status(of: "remote-pic")?.state == .downloading }
+        try await eventually(session) { session.status(of: "remote-pic")?.state == .downloading }
         session.update(feed: Feed(title: "t", items: [feed.items[0]]))
         slow.release(Self.remotePicture)
         _ = try await toggling.value
@@ -183,7 +200,7 @@ import TestKit
         try await second.toggle("a")
         #expect(engine.player("a")?.start == 12)
         engine.player("a")?.finish()
-        try await eventually { positions.position(for: feed.items[0].source!.description) == nil }
+        try await eventually(second) { positions.position(for: feed.items[0].source!.description) == nil }
         await second.shutdown()
     }
 
@@ -234,37 +251,41 @@ import TestKit
         let session = session()
         try await session.toggle("remote")
         engine.player("remote")?.fail("download of remote.mp3 failed: reset", input: true)
-        try await eventually { session.failure(of: "remote")?.code == .downloadFailed }
+        try await eventually(session) { session.failure(of: "remote")?.code == .downloadFailed }
         #expect(session.status(of: "remote")?.state == .failed)
         try await session.toggle("a")
         engine.player("a")?.fail("invalid data", input: false)
-        try await eventually { session.failure(of: "a")?.code == .playbackFailed }
+        try await eventually(session) { session.failure(of: "a")?.code == .playbackFailed }
     }
 
-    @Test func eventsKeepTheirKindAndAStateIsSentOnce() async throws {
+    @Test(.timeLimit(.minutes(1))) func eventsKeepTheirKindAndAStateIsSentOnce() async throws {
         let session = session()
         let seen = Mutex<[String]>([])
         let events = session.events()
+        let (appended, append) = AsyncStream<Void>.makeStream()
         let collecting = Task {
             for await event in events {
                 seen.withLock { $0.append("\(event.status.id) \(event.event.rawValue) \(event.status.state.rawValue)") }
+                append.yield()
             }
         }
         defer { collecting.cancel() }
+        // Each wake follows one event recorded (the test's time limit ends a wait that never comes true).
+        var heard = appended.makeAsyncIterator()
         try await session.toggle("remote-pic")
-        try await eventually { seen.withLock { $0.last } == "remote-pic state playing" }
+        while !seen.withLock({ $0.last == "remote-pic state playing" }), await heard.next() != nil {}
         try await session.toggle("a")
-        try await eventually { seen.withLock { $0.last } == "a state playing" }
+        while !seen.withLock({ $0.last == "a state playing" }), await heard.next() != nil {}
         engine.player("a")?.advance(1)
         engine.player("a")?.advance(1)
-        try await eventually { seen.withLock { $0.count } >= 7 }
+        while !seen.withLock({ $0.count >= 7 }), await heard.next() != nil {}
         session.pause("a")
-        try await eventually { seen.withLock { $0.count } >= 8 }
+        while !seen.withLock({ $0.count >= 8 }), await heard.next() != nil {}
         // The player's own word of the pause comes after: no change, no event.
         // A drain, not a sleep: the player's events are handled in order, so
         // once a later one is heard, the pause's was handled before it.
         engine.player("a")?.seek(to: 5)
-        try await eventually { seen.withLock { $0.last } == "a position paused" }
+        while !seen.withLock({ $0.last == "a position paused" }), await heard.next() != nil {}
         let summary = seen.withLock { $0 }
         #expect(summary == [
             "remote-pic state downloading", "remote-pic progress downloading", "remote-pic state playing",
@@ -318,10 +339,10 @@ import TestKit
         let session = playlistSession(PlaylistMode(autoplay: true))
         try await session.toggle("a")
         engine.player("a")?.finish()
-        try await eventually { engine.player("b")?.currentState == .playing }
+        try await eventually(session) { engine.player("b")?.currentState == .playing }
         #expect(engine.player("pic") == nil, "the picture was skipped")
         engine.player("b")?.finish()
-        try await eventually { engine.player("remote")?.currentState == .playing }
+        try await eventually(session) { engine.player("remote")?.currentState == .playing }
         try await finishAndSettle(session, "remote")
         #expect(engine.players.count == 3, "the end of the playlist: nothing more")
         #expect(session.currentStatus()?.id == "remote" && session.currentStatus()?.state == .ended)
@@ -339,11 +360,11 @@ import TestKit
         try await session.toggle("remote")
         engine.player("remote")?.advance(5)
         engine.player("remote")?.finish()
-        try await eventually { engine.players.count == 2 }
+        try await eventually(session) { engine.players.count == 2 }
         #expect(engine.players.last?.key == "remote" && engine.players.last?.start == 0, "the same item again, from the top")
         session.setPlaylist(repeat: .all)
         engine.player("remote")?.finish()
-        try await eventually { engine.players.count == 3 }
+        try await eventually(session) { engine.players.count == 3 }
         #expect(engine.players.last?.key == "a", "past the last, the first")
     }
 

@@ -180,16 +180,20 @@ import TestKit
         let seek = try await Self.read(reader, at: 1_500_000, count: 10_000)
         #expect(seek == Array(bytes[1_500_000..<1_510_000]))
         let atSeek = fixture.cache.status(for: url).received
-        try await Task.sleep(for: .seconds(3))
-        // list (here: status) sees the ranged transfer's progress while it runs.
+        // list (here: status) sees the ranged transfer's progress while it
+        // runs: looked at again at each write to the entries' folder.
+        let grew = try await Wait.until(changesAt: fixture.folder.path + "/cache/entries") {
+            fixture.cache.status(for: url).received >= atSeek + 300_000
+        }
         let later = fixture.cache.status(for: url).received
-        #expect(later >= atSeek + 300_000, "held \(atSeek) at the seek, \(later) 3 s later")
+        #expect(grew, "held \(atSeek) at the seek, \(later) at last")
 
         fixture.cache.cancel(url)
         reader.interrupt()
         // Wait for the stop to be recorded (the entry lock is released).
         let deadline = ContinuousClock.now + .seconds(10)
         while case .downloading = fixture.cache.status(for: url), ContinuousClock.now < deadline {
+            // A released flock tells no watcher (no inotify event): looked at every 20 ms.
             try await Task.sleep(for: .milliseconds(20))
         }
         let sentBefore = server.bytesSent("/gaps.bin")

@@ -170,13 +170,12 @@ import TestKit
         let reader = try scene.cache.open(scene.url)
         var options = PlaybackOptions()
         options.clock = .untimed
-        let player = Player(input: .source(reader), audioSink: NullSink(), options: options) { _, _ in nil }
+        let source = WaitTellingSource(reader)
+        let player = Player(input: .source(source), audioSink: NullSink(), options: options) { _, _ in nil }
         player.play()
         // Untimed, it reads the third at once and then waits at the hold.
         #expect(await scene.server.waitUntilSent(scene.name, atLeast: scene.size / 3))
-        // A moment for the player to reach the hold: its wait for bytes
-        // tells no one (and the test holds whichever comes first, above).
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await offPool { source.waitUntilWaiting(timeout: 30) }, "the reader waits for the network")
         player.stop()
         #expect(await offPool { player.waitUntilFinished() } == .stopped)
         #expect(!player.failedForInput)
@@ -224,5 +223,41 @@ import TestKit
         if let buffering { #expect(outcome.states[buffering...].contains(.playing)) }
         // Held, not dropped: every sample, in order.
         #expect(outcome.pcm == (try await Fixtures.referencePCM(scene.path)))
+    }
+}
+
+/// A cache reader that also tells the test when a read starts waiting for
+/// bytes not there yet (the player's own `onWait` still gets every call).
+final class WaitTellingSource: ByteSource {
+    let reader: CacheReader
+    private let waits = NSCondition()
+    nonisolated(unsafe) private var waited = false
+
+    init(_ reader: CacheReader) { self.reader = reader }
+
+    var name: String { reader.name }
+    var onWait: (@Sendable (Bool) -> Void)? {
+        get { reader.onWait }
+        set {
+            reader.onWait = { [waits, weak self] waiting in
+                newValue?(waiting)
+                guard waiting, let self else { return }
+                waits.withLock { self.waited = true; waits.broadcast() }
+            }
+        }
+    }
+    var isLive: Bool { reader.isLive }
+    var seeksByEstimate: Bool { reader.seeksByEstimate }
+    func size() throws -> Int64? { try reader.size() }
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int { try reader.read(into: buffer, at: offset) }
+    func interrupt() { reader.interrupt() }
+
+    /// Blocks (off the pool) until a read has waited; false after `timeout` seconds.
+    func waitUntilWaiting(timeout: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        return waits.withLock {
+            while !waited { if !waits.wait(until: deadline) { return waited } }
+            return true
+        }
     }
 }

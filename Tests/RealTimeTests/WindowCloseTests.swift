@@ -18,12 +18,13 @@ import TestKit
     /// window does, and shows nothing.
     final class Window: VideoSink, @unchecked Sendable {
         let controls = Mutex<(@Sendable (VideoWindowInput) -> Void)?>(nil)
-        func present(_ frame: Frame, info: VideoFrameInfo) throws {}
+        func present(_ frame: Frame, info: VideoFrameInfo) throws { held.withLock { shown = info.time; held.broadcast() } }
         func close() throws {}
         var dropsLateFrames: Bool { true }
         private let held = NSCondition()
         private var dismissed = false
         private var opened = false
+        private var shown = -Double.infinity
         func holdUntilDismissed() { held.withLock { while !dismissed { held.wait() } } }
         func dismiss() { held.withLock { dismissed = true; held.broadcast() } }
         /// The player opened it, its input going to `input`.
@@ -33,6 +34,8 @@ import TestKit
         }
         /// Blocks until the player has opened it (run off the pool).
         func waitUntilOpen() { held.withLock { while !opened { held.wait() } } }
+        /// Blocks until a picture at `seconds` or later is shown (off the pool).
+        func waitUntilShown(past seconds: Double) { held.withLock { while shown < seconds { held.wait() } } }
         /// What the window's close button does.
         func closeByUser() { controls.withLock { $0 }?(.closed) }
     }
@@ -86,9 +89,8 @@ import TestKit
         let session = Self.session(feed, positions: positions, window: window)
 
         _ = try await session.toggle(feed.items[0].key)
-        // Played for a while in real time: the session announces states,
-        // not positions, so no event says "past 0.3 s".
-        try await Task.sleep(for: .milliseconds(600))
+        // Played in real time until the picture of 0.6 s is shown.
+        await offPool { window.waitUntilShown(past: 0.6) }
         window.closeByUser()
         let closed = await Self.waitUntil(session, feed.items[0], isNot: .playing)
         #expect(closed.state == .stopped, "a closed window is a stop: \(closed.state)")
