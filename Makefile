@@ -7,7 +7,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 SWIFTFLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: run test build release deps test-deps completions install clean bench demo fuzz fuzz-build sanitize sanitize-address sanitize-address-build sanitize-programs sanitize-thread
+.PHONY: run test build release deps test-deps package-deps completions man install clean bench demo deb deb-check fuzz fuzz-build sanitize sanitize-address sanitize-address-build sanitize-programs sanitize-thread
 
 run: deps build
 	.build/debug/mediaplay list
@@ -145,6 +145,27 @@ release: deps
 deps:
 	@scripts/install-deps.sh
 
+# What building and checking the Debian package takes (dpkg-dev, lintian,
+# rsvg-convert, appstreamcli, man, systemd's tools).
+package-deps: test-deps
+	@scripts/install-deps.sh --package
+
+# The Debian package, mediaplay_VERSION_ARCH.deb, from this checkout
+# (CONFIGURATION=debug packages the debug build, as CI does).
+CONFIGURATION ?= release
+deb: package-deps
+	SWIFTFLAGS="$(SWIFTFLAGS)" scripts/make-deb.sh --configuration $(CONFIGURATION)
+
+# The package built and checked as a user meets it: lintian, installed with
+# apt for a fresh user, socket activation, removed without a trace
+# (scripts/check-deb.sh; it changes this machine's /usr, so CI runs it).
+deb-check: package-deps
+	scripts/check-deb.sh "$$(SWIFTFLAGS="$(SWIFTFLAGS)" scripts/make-deb.sh --configuration $(CONFIGURATION) --output .build)"
+
+# Man pages from the commands themselves (and mediaplay-config(5) from docs/CONFIG.md).
+man: build
+	python3 scripts/make-man.py .build/debug/mediaplay-core .build/man
+
 test-deps:
 	@scripts/install-deps.sh --test
 
@@ -166,6 +187,12 @@ install: release completions
 	install -D -m 0644 completions/mediaplay.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mediaplay
 	install -D -m 0644 completions/_mediaplay $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_mediaplay
 	install -D -m 0644 completions/mediaplay.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/mediaplay.fish
+	python3 scripts/make-man.py .build/release/mediaplay-core .build/man-release
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 0644 .build/man-release/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 .build/man-release/mediaplay-config.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -D -m 0644 desktop/icons/mediaplay.svg $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/mediaplay.svg
+	install -D -m 0644 desktop/icons/mediaplay-symbolic.svg $(DESTDIR)$(PREFIX)/share/icons/hicolor/symbolic/apps/mediaplay-symbolic.svg
 
 clean:
 	rm -rf .build completions

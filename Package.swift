@@ -94,7 +94,7 @@ let package = Package(
         .target(name: "MediaEngine", dependencies: ["MediaModel", "MediaFeed", "MediaTerminal", "CFFmpeg", "CSDL2", "CLinux"], swiftSettings: swiftSettings),
         // Pictures in the terminal: the screen `play` draws video and its
         // status line on (SIGWINCH), and libchafa's drawing, shared with browse.
-        .target(name: "MediaTerminalVideo", dependencies: ["MediaEngine", "MediaTerminal", "CFFmpeg", "CChafa"], swiftSettings: swiftSettings),
+        .target(name: "MediaTerminalVideo", dependencies: ["MediaEngine", "MediaModel", "MediaTerminal", "CFFmpeg", "CChafa"], swiftSettings: swiftSettings),
         // What outlives a run, in the state directory's SQLite database:
         // resume positions, settings, played marks and the items seen per feed.
         .target(

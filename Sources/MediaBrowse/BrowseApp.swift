@@ -101,7 +101,7 @@ public final class BrowseApp: @unchecked Sendable {
     private var drawScheduled = false
     private var lastDraw = 0.0
     private var quitting = false
-    private var signalSources: [any DispatchSourceSignal] = []
+    private var signalWatch: ProcessSignals.Watch?
     private var finished: CheckedContinuation<Int32, Never>?
 
     /// The grid over `items` (SearchTiming lays it out the same way): a
@@ -246,22 +246,23 @@ public final class BrowseApp: @unchecked Sendable {
         setNeedsDisplay()
     }
 
+    /// Each signal is handled on the app's queue, like a key.
     private func installSignals() {
-        let actions: [(Int32, () -> Void)] = [
-            (SIGWINCH, { [unowned self] in frame.invalidate(); setNeedsDisplay() }),
-            (SIGTERM, { [unowned self] in quit(status: 143) }),
-            (SIGINT, { [unowned self] in quit(status: 130) }),
-            (SIGHUP, { [unowned self] in quit(status: 129) }),
-            (SIGTSTP, { [unowned self] in suspend() }),
-            // Continued after a stop we did not make (kill -STOP): take the screen back.
-            (SIGCONT, { [unowned self] in try? screen.enter(); frame.invalidate(); setNeedsDisplay() }),
-        ]
-        for (number, action) in actions {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler(handler: action)
-            source.resume()
-            signalSources.append(source)
+        signalWatch = ProcessSignals.shared.watch([SIGWINCH, SIGTERM, SIGINT, SIGHUP, SIGTSTP, SIGCONT]) { [queue, unowned self] number in
+            queue.async { [unowned self] in handleSignal(number) }
+        }
+    }
+
+    private func handleSignal(_ number: Int32) {
+        switch number {
+        case SIGWINCH: frame.invalidate(); setNeedsDisplay()
+        case SIGTERM: quit(status: 143)
+        case SIGINT: quit(status: 130)
+        case SIGHUP: quit(status: 129)
+        case SIGTSTP: suspend()
+        // Continued after a stop we did not make (kill -STOP): take the screen back.
+        case SIGCONT: try? screen.enter(); frame.invalidate(); setNeedsDisplay()
+        default: break
         }
     }
 
@@ -276,7 +277,7 @@ public final class BrowseApp: @unchecked Sendable {
         guard !quitting else { return }
         quitting = true
         screen.leave()
-        for source in signalSources { source.cancel() }
+        // The watch stays: a second signal while shutting down finds `quitting` set.
         let backend = backend
         let finished = finished
         Task {

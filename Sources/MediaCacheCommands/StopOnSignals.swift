@@ -1,34 +1,28 @@
 import Foundation
+import MediaModel
 import Synchronization
 
 /// Stops the player (or the downloads) on SIGINT or SIGTERM, so every exit
 /// path restores the terminal and finishes output and part files.
-package final class StopOnSignals: @unchecked Sendable {
-    private let sources: [DispatchSourceSignal]
+package final class StopOnSignals: Sendable {
+    private let watch: ProcessSignals.Watch
     private let received: ReceivedSignal
 
     /// The signal that came, if one did.
     package var signalNumber: Int32? { received.number }
 
+    /// Watching from the moment it returns: a signal right after is not lost.
     package init(_ stop: @escaping @Sendable (Int32) -> Void) {
         let received = ReceivedSignal()
         self.received = received
-        sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                received.record(number)
-                stop(number)
-            }
-            source.resume()
-            return source
+        watch = ProcessSignals.shared.watch([SIGINT, SIGTERM]) { number in
+            received.record(number)
+            stop(number)
         }
     }
 
     package func cancel() {
-        for source in sources { source.cancel() }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
+        watch.cancel()
     }
 }
 

@@ -20,12 +20,29 @@ public final class UnixSocket: @unchecked Sendable {
     public let descriptor: Int32
     private let closed = NSLock()
     private var isClosed = false
+    /// A listening socket another process keeps too (systemd's, by socket
+    /// activation): `shutdown` must not shut it (it would refuse clients for
+    /// good), so a waiting `accept` is ended through this pipe instead.
+    private let stopPipe: [Int32]
+    /// Whether the socket was handed to this process (socket activation).
+    public var isInherited: Bool { !stopPipe.isEmpty }
 
-    init(descriptor: Int32) {
+    init(descriptor: Int32, inherited: Bool = false) {
         self.descriptor = descriptor
+        var ends: [Int32] = [-1, -1]
+        if inherited && pipe(&ends) == 0 {
+            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
+            stopPipe = ends
+        } else {
+            stopPipe = []
+        }
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        for end in stopPipe { Glibc.close(end) }
+    }
 
     /// Binds and listens at `path` (which must not exist), readable and
     /// writable by the owner only.
@@ -99,6 +116,14 @@ public final class UnixSocket: @unchecked Sendable {
     /// Waits for the next client; nil once the socket has been shut down.
     public func accept() -> UnixSocket? {
         while true {
+            if let stop = stopPipe.first {
+                var watched = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: stop, events: Int16(POLLIN), revents: 0)]
+                if poll(&watched, 2, -1) < 0 {
+                    if errno == EINTR { continue }
+                    return nil
+                }
+                if watched[1].revents != 0 || watched[0].revents & Int16(POLLIN) == 0 { return nil }
+            }
             let client = Glibc.accept(descriptor, nil, nil)
             if client >= 0 {
                 // accept4(SOCK_CLOEXEC) is GNU-only; the daemon never execs, so this is not racy.
@@ -185,7 +210,12 @@ public final class UnixSocket: @unchecked Sendable {
     /// Ends both directions: a thread blocked in `accept` or `read` returns.
     public func shutdown() {
         closed.withLock {
-            if !isClosed { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+            if let stop = stopPipe.last {
+                var byte: UInt8 = 1
+                _ = Glibc.write(stop, &byte, 1)
+            } else if !isClosed {
+                _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
+            }
         }
     }
 

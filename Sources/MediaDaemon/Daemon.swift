@@ -22,7 +22,7 @@ public final class Daemon: @unchecked Sendable {
     private let logger: Logger
     private var lockDescriptor: Int32 = -1
     private let quitRequests = AsyncStream<Void>.makeStream()
-    private var signalSources: [any DispatchSourceSignal] = []
+    private var signalWatch: ProcessSignals.Watch?
     /// The socket's timers (idle clients, heartbeats, expiry) and the
     /// saving of positions run on it.
     private let clock: any MediaClock
@@ -86,11 +86,18 @@ public final class Daemon: @unchecked Sendable {
         followFeed: @escaping @Sendable () -> Void = {}, displayProblem: @escaping @Sendable () -> String? = { nil }, details: @escaping @Sendable (FeedItem) -> MediaDetails? = { _ in nil }
     ) async throws(SocketError) {
         precondition(lockDescriptor >= 0, "claim() first")
-        // We hold the lock, so a socket file left here belongs to a daemon
-        // that died: replace it.
-        if unlink(paths.socket) == 0 { logger.info("replaced a stale socket at \(paths.socket)") }
-        unlink(paths.socketBeingBound)
-        let listener = try UnixSocket.listening(at: paths.socket, boundFirstAt: paths.socketBeingBound)
+        let listener: UnixSocket
+        if let inherited = try UnixSocket.inheritedListener(at: paths.socket) {
+            // Socket activation: systemd made the socket, keeps it, and
+            // starts us again on the next client after we quit.
+            listener = inherited
+        } else {
+            // We hold the lock, so a socket file left here belongs to a daemon
+            // that died: replace it.
+            if unlink(paths.socket) == 0 { logger.info("replaced a stale socket at \(paths.socket)") }
+            unlink(paths.socketBeingBound)
+            listener = try UnixSocket.listening(at: paths.socket, boundFirstAt: paths.socketBeingBound)
+        }
         let ended = Ending()
         let service = ControlService(
             session: session, feed: feed, version: version, clock: clock, followFeed: followFeed, displayProblem: displayProblem, details: details
@@ -104,7 +111,7 @@ public final class Daemon: @unchecked Sendable {
         }
         server.start()
         if handleSignals { quitOnSignals() }
-        logger.info("listening on \(paths.socket) (pid \(getpid()), feed \(feed))")
+        logger.info("listening on \(paths.socket)\(listener.isInherited ? " (passed by systemd)" : "") (pid \(getpid()), feed \(feed))")
 
         let saver = Task.detached { [clock] in await Self.savePositions(of: session, every: saveInterval, on: clock) }
         // Unreachable, it must not play on: a client would start a second player.
@@ -118,7 +125,8 @@ public final class Daemon: @unchecked Sendable {
         logger.info("quitting: saving positions")
         saver.cancel()
         // No new client from here on; those connected get their replies.
-        unlink(paths.socket)
+        // (systemd's socket stays: the next client starts a new player.)
+        if !listener.isInherited { unlink(paths.socket) }
         listener.shutdown()
         await session.shutdown()
         // Playback has stopped and positions are saved: `quit` is answered.
@@ -138,15 +146,9 @@ public final class Daemon: @unchecked Sendable {
     /// SIGTERM and SIGINT end the daemon the way `quit` does; SIGHUP (a
     /// closed terminal, for a daemon run by hand) is logged and ignored.
     private func quitOnSignals() {
-        for signalNumber in [SIGTERM, SIGINT, SIGHUP] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { [quitRequests, logger] in
-                logger.info("signal \(signalNumber)")
-                if signalNumber != SIGHUP { quitRequests.continuation.yield() }
-            }
-            source.resume()
-            signalSources.append(source)
+        signalWatch = ProcessSignals.shared.watch([SIGTERM, SIGINT, SIGHUP]) { [quitRequests, logger] signalNumber in
+            logger.info("signal \(signalNumber)")
+            if signalNumber != SIGHUP { quitRequests.continuation.yield() }
         }
     }
 

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import MediaEngine
+import MediaModel
 import MediaTerminal
 
 /// The terminal a player draws on: shared by every item `play` shows (the
@@ -27,7 +28,7 @@ public final class TerminalScreen: @unchecked Sendable {
     private var entered = false
     private var closing = false
     private var thread: Thread?
-    private let resizes: DispatchSourceSignal
+    private var resizes: ProcessSignals.Watch?
     // The drawing thread's own.
     /// The chafa canvas, made once per area and picture size.
     private var canvas: (area: PictureArea, width: Int, height: Int, canvas: OpaquePointer)?
@@ -46,20 +47,17 @@ public final class TerminalScreen: @unchecked Sendable {
         self.colors = colors
         self.fixedSize = fixedSize
         chafa = ChafaTerminal(mode: self.mode)
-        signal(SIGWINCH, SIG_IGN)
-        resizes = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
-        resizes.setEventHandler { [weak self] in
+        resizes = ProcessSignals.shared.watch([SIGWINCH]) { [weak self] _ in
             guard let self else { return }
             self.lock.withLock {
                 self.resized = true
                 self.lock.broadcast()
             }
         }
-        resizes.resume()
     }
 
     deinit {
-        resizes.cancel()
+        resizes?.cancel()
         if let canvas { ChafaTerminal.release(canvas.canvas) }
     }
 

@@ -103,7 +103,7 @@ public final class TerminalSession: @unchecked Sendable {
     /// `outputPath`); the last screen either way. `timeout` bounds a
     /// failure, and `colors` captures the colour sequences too.
     @discardableResult
-    public func waitForScreen(timeout: Double = 10, colors: Bool = false, _ predicate: ([String]) -> Bool) async -> (matched: Bool, screen: [String]) {
+    public func waitForScreen(timeout: Double = 30, colors: Bool = false, _ predicate: ([String]) -> Bool) async -> (matched: Bool, screen: [String]) {
         let output = outputPath
         var lines: [String] = []
         // The size before each look: output after it makes the next look.
@@ -120,7 +120,7 @@ public final class TerminalSession: @unchecked Sendable {
     }
 
     /// Whether the screen comes to satisfy `predicate` within `timeout`.
-    public func shows(timeout: Double = 10, _ predicate: ([String]) -> Bool) async -> Bool {
+    public func shows(timeout: Double = 30, _ predicate: ([String]) -> Bool) async -> Bool {
         await waitForScreen(timeout: timeout, predicate).matched
     }
 
@@ -133,7 +133,7 @@ public final class TerminalSession: @unchecked Sendable {
     /// After the program ended: its exit status and `stty -a`'s report, or
     /// nil if it has not ended within `timeout`. The shell writes the
     /// report aside and renames it into place: its appearance is the event.
-    public func waitForExit(timeout: Double = 10) async -> (status: Int32, stty: String)? {
+    public func waitForExit(timeout: Double = 30) async -> (status: Int32, stty: String)? {
         var ended: (status: Int32, stty: String)?
         _ = try? await Wait.until(changesAt: folder.path, timeout: timeout) {
             if let text = try? String(contentsOfFile: afterPath, encoding: .utf8), let first = text.split(separator: "\n").first,

@@ -41,8 +41,10 @@ import TestKit
     /// Item `number` started in the background player, paused at once and
     /// back at its first chapter: a busy machine's delays move nothing.
     static func pausedAtTheStart(_ world: UserHome, _ number: String) async throws {
-        #expect(try await world.run("toggle", number).status == 0)
-        #expect(try await world.run("toggle", number).stdout.hasPrefix("⏸ paused \(number)"))
+        let started = try await world.run("toggle", number)
+        #expect(started.status == 0, "\(started.stdout)\(started.stderr)")
+        let paused = try await world.run("toggle", number)
+        #expect(paused.stdout.hasPrefix("⏸ paused \(number)"), "after \(started.stdout): \(paused.stdout)\(paused.stderr)")
         _ = try await world.run("chapter", "1")
     }
 

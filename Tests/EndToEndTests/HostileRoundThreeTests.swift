@@ -231,9 +231,10 @@ import TestKit
         let toggled = try await home.run("toggle", "--no-wait", "1")
         let waited = Date().timeIntervalSince(started)
         #expect(toggled.status == 0 && toggled.stdout.hasPrefix("◌ buffering 1"), "\(toggled.stdout)\(toggled.stderr)")
-        // (The regression waited 93 s; a cold start on two busy cores, with the
-        // whole busy phase running beside it, has taken 9.)
-        #expect(waited < 20, "answered at once (a cold start included): \(waited) s")
+        // The regression waited 93 s (for the player). A cold start of the
+        // background player on two cores with four builds beside it has
+        // taken 45: the bound is the regression's, not a speed.
+        #expect(waited < 80, "answered without waiting for the player (a cold start included): \(waited) s")
         let status = try await home.run("status")
         #expect(!status.stdout.contains("▶ playing"), "nothing decoded is not playing: \(status.stdout)")
         server.release("/tone.wav")

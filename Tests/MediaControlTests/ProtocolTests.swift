@@ -346,12 +346,23 @@ private final class Tally: @unchecked Sendable {
         let session = MediaSession(feed: try FeedDecoder.decode(Array("[]".utf8)), store: nil, positions: nil,
                                    engine: MediaPlayerFactory(clock: .virtual, audio: .off, video: .off) { _ in })
         let serving = Task { try? await first.serve(session: session, feed: "f", version: "t", saveInterval: 5, handleSignals: false) }
-        #expect(try await Wait.forFile(paths.socket), "the socket appears once it listens")
-        let client = try? RawClient(paths)
+        // The stale socket is there from the start: the new one is renamed
+        // over it once it listens, so each change in the folder is a try.
+        var connected: RawClient?
+        try await Wait.until(changesAt: paths.runtimeDirectory) {
+            connected = try? RawClient(paths)
+            return connected != nil
+        }
+        guard let client = connected else {
+            Issue.record("no connection to the daemon")
+            first.quit()
+            await serving.value
+            return
+        }
         stat(paths.socket, &info)
         #expect(info.st_mode & 0o777 == 0o600, "the socket is the owner's only")
-        try client?.send(#"{"id":1,"cmd":"quit"}"# + "\n")
-        #expect(await client?.reply()?["ok"] as? Bool == true)
+        try client.send(#"{"id":1,"cmd":"quit"}"# + "\n")
+        #expect(await client.reply()?["ok"] as? Bool == true)
         await serving.value
         #expect(!FileManager.default.fileExists(atPath: paths.socket), "quit removes the socket")
         try second.claim()

@@ -26,7 +26,10 @@ struct DaemonCommand: AsyncParsableCommand {
             one background player per runtime directory, for your user only. It logs to \
             $XDG_STATE_HOME/mediaplay/daemon.log and keeps resume positions in \
             $XDG_STATE_HOME/mediaplay/positions.sqlite. 'mediaplay quit', SIGTERM or \
-            SIGINT end it cleanly (positions saved, socket removed).
+            SIGINT end it cleanly (positions saved, socket removed). Started by systemd's \
+            mediaplay.socket (socket activation), it takes its socket from systemd, which keeps \
+            it and starts the player again on the next client: systemctl --user enable --now \
+            mediaplay.socket.
 
             Examples:
               mediaplay daemon                  start it in the background
