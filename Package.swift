@@ -77,21 +77,26 @@ let package = Package(
         // their human and JSON forms (docs/ARCHITECTURE.md).
         .target(name: "MediaModel", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
         .target(name: "MediaFeed", dependencies: ["MediaModel", "MediaTerminal", "CXML", "CLinux"], swiftSettings: swiftSettings),
+        // What the session asks of a player and a store, and the values they
+        // speak (player state and events, media info, byte sources, download
+        // events): no C library, so the session and its tests build without
+        // FFmpeg, SDL or libcurl. The engine and the cache conform in their own modules.
+        .target(name: "MediaInterfaces", dependencies: ["MediaModel", "MediaTerminal"], swiftSettings: swiftSettings),
         // config.toml: defaults and keys, read with TOMLKit (docs/CONFIG.md).
         .target(name: "MediaConfig", dependencies: ["MediaModel", .product(name: "TOMLKit", package: "TOMLKit")], swiftSettings: swiftSettings),
         // The cache folder on disk: entries, index, kept feeds and probed
         // details, read without the network (list runs without libcurl).
         .target(
             name: "MediaCacheFolder",
-            dependencies: ["MediaModel", "MediaFeed", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MediaModel", "MediaFeed", "MediaInterfaces", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "MediaCache",
-            dependencies: ["MediaModel", "MediaFeed", "MediaCacheFolder", "CCurl", "CLinux", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MediaModel", "MediaFeed", "MediaInterfaces", "MediaCacheFolder", "CCurl", "CLinux", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
-        .target(name: "MediaEngine", dependencies: ["MediaModel", "MediaFeed", "MediaTerminal", "CFFmpeg", "CSDL2", "CLinux"], swiftSettings: swiftSettings),
+        .target(name: "MediaEngine", dependencies: ["MediaModel", "MediaFeed", "MediaInterfaces", "MediaTerminal", "CFFmpeg", "CSDL2", "CLinux"], swiftSettings: swiftSettings),
         // Pictures in the terminal: the screen `play` draws video and its
         // status line on (SIGWINCH), and libchafa's drawing, shared with browse.
         .target(name: "MediaTerminalVideo", dependencies: ["MediaEngine", "MediaTerminal", "CFFmpeg", "CChafa"], swiftSettings: swiftSettings),
@@ -104,7 +109,15 @@ let package = Package(
         ),
         .target(
             name: "MediaSession",
-            dependencies: ["MediaModel", "MediaFeed", "MediaCache", "MediaEngine", "MediaState", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MediaInterfaces", "MediaModel", "MediaFeed", "MediaState"],
+            swiftSettings: swiftSettings
+        ),
+        // The real engine and cache joined for the programs that build a
+        // session of their own: the player factory and its recordings, and
+        // the engine's probes and loudness kept in the cache's index.
+        .target(
+            name: "MediaWiring",
+            dependencies: ["MediaInterfaces", "MediaModel", "MediaFeed", "MediaCacheFolder", "MediaCache", "MediaEngine", "MediaSession"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -117,7 +130,7 @@ let package = Package(
         .target(
             name: "MediaDaemon",
             dependencies: [
-                "MediaModel", "MediaControl", "MediaSession", "MediaFeed", "CLinux",
+                "MediaModel", "MediaControl", "MediaSession", "MediaWiring", "MediaFeed", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -126,7 +139,7 @@ let package = Package(
         .target(
             name: "MediaBrowse",
             dependencies: [
-                "CChafa", "MediaModel", "MediaTerminal", "MediaTerminalVideo", "MediaFeed", "MediaCache", "MediaEngine", "MediaSession", "MediaControl",
+                "CChafa", "MediaModel", "MediaTerminal", "MediaTerminalVideo", "MediaFeed", "MediaInterfaces", "MediaCache", "MediaEngine", "MediaSession", "MediaWiring", "MediaControl",
             ],
             swiftSettings: swiftSettings
         ),
@@ -156,7 +169,7 @@ let package = Package(
         .target(
             name: "MediaCacheCommands",
             dependencies: [
-                "MediaplayCommandLine", "MediaListing", "MediaCache", "MediaFeed", "MediaTerminal",
+                "MediaplayCommandLine", "MediaListing", "MediaInterfaces", "MediaCache", "MediaFeed", "MediaTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -189,7 +202,7 @@ let package = Package(
         .executableTarget(
             name: "mediaplay-core",
             dependencies: [
-                "MediaModel", "MediaFeed", "MediaTerminal", "MediaCache", "MediaEngine", "MediaSession", "MediaControl", "MediaDaemon",
+                "MediaModel", "MediaFeed", "MediaTerminal", "MediaInterfaces", "MediaCache", "MediaEngine", "MediaSession", "MediaWiring", "MediaControl", "MediaDaemon",
                 "MediaMPRIS", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommandLine", "MediaListing", "MediaCacheCommands", "MediaConfig", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -210,7 +223,7 @@ let package = Package(
         // layer (held to the engine's contract by PlayerConformanceTests).
         .target(
             name: "SessionFakes",
-            dependencies: ["MediaModel", "MediaFeed", "MediaEngine", "MediaCache", "MediaCacheFolder", "MediaSession"],
+            dependencies: ["MediaInterfaces", "MediaSession", "MediaModel", "MediaFeed"],
             swiftSettings: swiftSettings
         ),
         // Benchmarks (run on demand with `make bench`; figures in docs/PERFORMANCE.md).
@@ -236,20 +249,31 @@ let package = Package(
         .testTarget(name: "MediaBrowseTests", dependencies: ["MediaModel", "MediaBrowse", "MediaTerminal", "MediaFeed", "MediaEngine"], swiftSettings: swiftSettings),
         // What the cache's tests share (MediaCacheTests, RealTimeTests' partial reads).
         .target(
-            name: "CacheTestSupport", dependencies: ["MediaCache", "MediaCacheFolder", "MediaModel", "TestKit"], path: "Tests/CacheTestSupport",
+            name: "CacheTestSupport", dependencies: ["MediaCache", "MediaCacheFolder", "MediaInterfaces", "MediaModel", "TestKit"], path: "Tests/CacheTestSupport",
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "MediaCacheTests", dependencies: ["MediaCache", "CacheTestSupport", "TestKit"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaEngineTests", dependencies: ["MediaModel", "MediaEngine", "CFFmpeg", "TestKit"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaCacheTests", dependencies: ["MediaCache", "MediaInterfaces", "CacheTestSupport", "TestKit"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaEngineTests", dependencies: ["MediaModel", "MediaInterfaces", "MediaEngine", "CFFmpeg", "TestKit"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MediaSessionTests",
-            dependencies: ["MediaModel", "MediaSession", "MediaState", "MediaEngine", "MediaFeed", "MediaCache", "SessionFakes", "TestKit", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MediaInterfaces", "MediaModel", "MediaSession", "MediaState", "MediaFeed", "SessionFakes", "TestKit"],
+            swiftSettings: swiftSettings
+        ),
+        // The session with the real engine and cache: the fakes held to the
+        // engine's contract, a chapters file fetched with libcurl, the state
+        // and cache files kept private.
+        .testTarget(
+            name: "MediaWiringTests",
+            dependencies: [
+                "MediaInterfaces", "MediaModel", "MediaSession", "MediaState", "MediaFeed", "MediaEngine", "MediaCache", "MediaWiring", "SessionFakes", "TestKit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "MediaControlTests",
             dependencies: [
-                "MediaModel", "MediaControl", "MediaDaemon", "MediaSession", "MediaFeed", "MediaEngine", "SessionFakes", "CLinux", "TestKit",
+                "MediaModel", "MediaControl", "MediaDaemon", "MediaSession", "MediaFeed", "MediaInterfaces", "MediaEngine", "MediaWiring", "SessionFakes", "CLinux", "TestKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -267,7 +291,7 @@ let package = Package(
         .testTarget(
             name: "RealTimeTests",
             dependencies: [
-                "MediaplayCommandLine", "MediaModel", "MediaFeed", "MediaEngine", "MediaCache", "MediaCacheFolder", "MediaState", "MediaSession", "SessionFakes",
+                "MediaplayCommandLine", "MediaModel", "MediaFeed", "MediaInterfaces", "MediaEngine", "MediaCache", "MediaCacheFolder", "MediaState", "MediaSession", "MediaWiring", "SessionFakes",
                 "CacheTestSupport", "TestKit",
             ],
             swiftSettings: swiftSettings

@@ -4,6 +4,7 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import MediaInterfaces
 #endif
 
 /// Reads a cache entry by offset, whether it is complete or still being

@@ -5,6 +5,7 @@ import MediaModel
 
 #if canImport(Glibc)
 import Glibc
+import MediaInterfaces
 #endif
 
 /// Runs every transfer of a process on one thread with libcurl's multi

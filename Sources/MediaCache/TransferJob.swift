@@ -6,6 +6,7 @@ import MediaModel
 
 #if canImport(Glibc)
 import Glibc
+import MediaInterfaces
 #endif
 
 /// One download of one cache entry, from the moment its lock is held until it

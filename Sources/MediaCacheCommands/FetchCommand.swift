@@ -6,6 +6,7 @@ import MediaCache
 import MediaCacheFolder
 import MediaListing
 import MediaFeed
+import MediaInterfaces
 import MediaTerminal
 
 package struct FetchCommand: AsyncParsableCommand {

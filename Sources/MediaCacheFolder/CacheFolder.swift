@@ -4,6 +4,7 @@ import MediaModel
 
 #if canImport(Glibc)
 import Glibc
+import MediaInterfaces
 #endif
 
 /// The cache as it lies on disk, with no network: `<directory>/entries/`

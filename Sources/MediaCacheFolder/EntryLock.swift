@@ -2,6 +2,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import MediaInterfaces
 #endif
 
 /// An exclusive lock on one cache entry, shared across processes (flock on a

@@ -4,6 +4,7 @@ import MediaFeed
 import MediaModel
 import MediaControl
 import MediaSession
+import MediaWiring
 
 /// The socket's front end to the command layer: decodes a request, resolves
 /// its item against the feed as it is now, calls the session, encodes the

@@ -8,6 +8,7 @@ import MediaCacheCommands
 import MediaConfig
 import MediaCacheFolder
 import MediaSession
+import MediaWiring
 
 @main
 struct Mediaplay: AsyncParsableCommand {

@@ -11,6 +11,7 @@ import MediaTerminal
 import MediaplayCommandLine
 import MediaCacheCommands
 import MediaConfig
+import MediaWiring
 
 struct BrowseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

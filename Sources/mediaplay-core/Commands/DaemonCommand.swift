@@ -15,6 +15,7 @@ import MediaMPRIS
 import MediaSession
 import MediaCacheCommands
 import MediaConfig
+import MediaWiring
 
 struct DaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -141,7 +142,7 @@ struct DaemonCommand: AsyncParsableCommand {
             loudness: config.loudnessOptions, filters: try LoudnessFlags.configuredFilters(config), measured: MeasuredLoudness.lookup(feed: feed, cacheDirectory: global.cacheDirectory, folder: cache?.folder)
         ) { logger.warning("\($0)") }
         let session = MediaSession(
-            feed: loaded.feed, store: cache, positions: positions, engine: engine,
+            feed: loaded.feed, store: cache, documents: HTTPDocuments(), positions: positions, engine: engine,
             settings: LoadedConfig.current.audioSettings(kept: positions.audioSettings()),
             playlist: LoadedConfig.current.playlistMode(kept: positions.playlistMode()), tracks: config.trackSettings,
             problems: { logger.warning("\($0)") }

@@ -5,6 +5,7 @@ import MediaFeed
 import MediaSession
 import MediaListing
 import MediaCacheCommands
+import MediaWiring
 
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

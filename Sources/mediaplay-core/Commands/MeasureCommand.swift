@@ -8,6 +8,7 @@ import MediaModel
 import MediaplayCommandLine
 import MediaSession
 import MediaTerminal
+import MediaWiring
 
 /// `mediaplay measure`: the loudness of files, measured now (it is otherwise
 /// measured in the background, once per file, when one is first listed,

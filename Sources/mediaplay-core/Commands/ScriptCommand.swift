@@ -9,6 +9,7 @@ import MediaplayCommandLine
 import MediaEngine
 import MediaSession
 import MediaCacheCommands
+import MediaWiring
 
 struct ScriptCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
