@@ -72,16 +72,18 @@ let package = Package(
         // so the MPRIS objects are declared in C here.
         .target(name: "CSDBus", linkerSettings: [.linkedLibrary("systemd")]),
 
-        .target(name: "MediaTerminal", swiftSettings: swiftSettings),
-        // The one state model: item key, item states, events, errors, and
-        // their human and JSON forms (docs/ARCHITECTURE.md).
-        .target(name: "MediaModel", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
+        // The one state model: item key, item states, events, errors, keys,
+        // and their JSON forms (docs/ARCHITECTURE.md); no terminal code.
+        .target(name: "MediaModel", swiftSettings: swiftSettings),
+        // The terminal: widths, escapes, raw mode, keys decoded, and the
+        // model's lines as the terminal shows them (StatusText, SubtitleText).
+        .target(name: "MediaTerminal", dependencies: ["MediaModel"], swiftSettings: swiftSettings),
         .target(name: "MediaFeed", dependencies: ["MediaModel", "MediaTerminal", "CXML", "CLinux"], swiftSettings: swiftSettings),
         // What the session asks of a player and a store, and the values they
         // speak (player state and events, media info, byte sources, download
         // events): no C library, so the session and its tests build without
         // FFmpeg, SDL or libcurl. The engine and the cache conform in their own modules.
-        .target(name: "MediaInterfaces", dependencies: ["MediaModel", "MediaTerminal"], swiftSettings: swiftSettings),
+        .target(name: "MediaInterfaces", dependencies: ["MediaModel"], swiftSettings: swiftSettings),
         // config.toml: defaults and keys, read with TOMLKit (docs/CONFIG.md).
         .target(name: "MediaConfig", dependencies: ["MediaModel", .product(name: "TOMLKit", package: "TOMLKit")], swiftSettings: swiftSettings),
         // The cache folder on disk: entries, index, kept feeds and probed

@@ -51,13 +51,13 @@ module() {
     for dependency in $dependencies; do objects="$objects $out/$dependency.o $out/$dependency.swiftmodule"; done
     fresh "$out/$name.o" "$objects" -- "$SWIFTC" $flags -wmo -module-name "$name" -emit-module -emit-module-path "$out/$name.swiftmodule" -c "$@" -o "$out/$name.o"
 }
-module MediaTerminal "" Sources/MediaTerminal/*.swift
-module MediaModel "MediaTerminal" Sources/MediaModel/*.swift
+module MediaModel "" Sources/MediaModel/*.swift
+module MediaTerminal "MediaModel" Sources/MediaTerminal/*.swift
 # libxml2's side of XML feeds (itself loaded with dlopen, uninstrumented).
 fresh "$out/CXML.o" "" -- "$CLANG" -fsanitize=fuzzer-no-link,address -O1 -I Sources/CXML/include -I /usr/include/libxml2 -c Sources/CXML/mp_xml.c -o "$out/CXML.o"
 module MediaFeed "MediaModel MediaTerminal" Sources/MediaFeed/*.swift
 # The player's and store's vocabulary, which the engine speaks.
-module MediaInterfaces "MediaModel MediaTerminal" Sources/MediaInterfaces/*.swift
+module MediaInterfaces "MediaModel" Sources/MediaInterfaces/*.swift
 # The three modules above the feed reader, side by side (two cores).
 feed="MediaFeed MediaModel MediaTerminal"
 module MediaControl "$feed" Sources/MediaControl/ControlRequest.swift Sources/MediaControl/ControlReplies.swift Sources/MediaControl/ControlPaths.swift Sources/MediaControl/LineSplitter.swift &
@@ -92,7 +92,7 @@ target request Fuzz/ControlRequestFuzz.swift "$out/MediaControl.o" "$out/MediaFe
 wait "$linking"
 target script Fuzz/ScriptParserFuzz.swift "$out/MediaSession.o" "$out/MediaFeed.o" $model &
 linking=$!
-target keys Fuzz/KeyDecoderFuzz.swift "$out/MediaTerminal.o"
+target keys Fuzz/KeyDecoderFuzz.swift "$out/MediaTerminal.o" "$out/MediaModel.o"
 wait "$linking"
 target numbers Fuzz/NumbersFuzz.swift "$out/MediaControl.o" "$out/MediaFeed.o" $model &
 linking=$!

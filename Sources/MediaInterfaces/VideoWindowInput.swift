@@ -1,4 +1,5 @@
-import MediaTerminal
+import MediaModel
+
 
 /// What the user asked for in the video window.
 public enum VideoWindowInput: Sendable, Equatable {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import MediaControl
 import MediaModel
+import MediaTerminal
 
 /// `mediaplay chapter next|prev|N`: the background player's current item
 /// to a chapter's start.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MediaControl
 import MediaModel
+import MediaTerminal
 
 public struct SeekCommand: ParsableCommand {
     public init() {}

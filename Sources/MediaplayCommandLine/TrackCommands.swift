@@ -1,6 +1,7 @@
 import ArgumentParser
 import MediaControl
 import MediaModel
+import MediaTerminal
 
 /// `mediaplay subtitle next|on|off|toggle|N`: the subtitles of what the
 /// background player plays.
