@@ -85,7 +85,7 @@ let package = Package(
         // FFmpeg, SDL or libcurl. The engine and the cache conform in their own modules.
         .target(name: "MediaInterfaces", dependencies: ["MediaModel"], swiftSettings: swiftSettings),
         // config.toml: defaults and keys, read with TOMLKit (docs/CONFIG.md).
-        .target(name: "MediaConfig", dependencies: ["MediaModel", .product(name: "TOMLKit", package: "TOMLKit")], swiftSettings: swiftSettings),
+        .target(name: "MediaConfig", dependencies: ["MediaModel", "MediaTerminal", .product(name: "TOMLKit", package: "TOMLKit")], swiftSettings: swiftSettings),
         // The cache folder on disk: entries, index, kept feeds and probed
         // details, read without the network (list runs without libcurl).
         .target(
@@ -141,7 +141,7 @@ let package = Package(
         .target(
             name: "MediaBrowse",
             dependencies: [
-                "CChafa", "MediaModel", "MediaTerminal", "MediaTerminalVideo", "MediaFeed", "MediaInterfaces", "MediaCache", "MediaEngine", "MediaSession", "MediaWiring", "MediaControl",
+                "CChafa", "MediaModel", "MediaTerminal", "MediaTerminalVideo", "MediaFeed", "MediaCache", "MediaEngine", "MediaSession", "MediaWiring", "MediaControl",
             ],
             swiftSettings: swiftSettings
         ),
@@ -166,12 +166,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // A feed loaded from a path or a URL (a remote one revalidated, and
+        // kept in the cache for offline use), and the cache opened, for the
+        // commands of mediaplay-core and mediaplay-cache (libcurl, no FFmpeg or SDL).
+        .target(
+            name: "MediaFeedLoading",
+            dependencies: ["MediaplayCommandLine", "MediaListing", "MediaCache", "MediaCacheFolder", "MediaFeed", "MediaTerminal"],
+            swiftSettings: swiftSettings
+        ),
         // `fetch` and `cache`: the commands that need the cache and libcurl
         // but neither FFmpeg nor SDL, so that mediaplay-cache can run them.
         .target(
             name: "MediaCacheCommands",
             dependencies: [
-                "MediaplayCommandLine", "MediaListing", "MediaInterfaces", "MediaCache", "MediaFeed", "MediaTerminal",
+                "MediaplayCommandLine", "MediaListing", "MediaFeedLoading", "MediaInterfaces", "MediaCache", "MediaFeed", "MediaTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -205,7 +213,7 @@ let package = Package(
             name: "mediaplay-core",
             dependencies: [
                 "MediaModel", "MediaFeed", "MediaTerminal", "MediaInterfaces", "MediaCache", "MediaEngine", "MediaSession", "MediaWiring", "MediaControl", "MediaDaemon",
-                "MediaMPRIS", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommandLine", "MediaListing", "MediaCacheCommands", "MediaConfig", "CLinux",
+                "MediaMPRIS", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommandLine", "MediaListing", "MediaFeedLoading", "MediaCacheCommands", "MediaConfig", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -258,7 +266,7 @@ let package = Package(
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaModel", "MediaInterfaces", "MediaEngine", "CFFmpeg", "TestKit"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MediaSessionTests",
-            dependencies: ["MediaInterfaces", "MediaModel", "MediaSession", "MediaState", "MediaFeed", "SessionFakes", "TestKit"],
+            dependencies: ["MediaModel", "MediaSession", "MediaState", "MediaFeed", "SessionFakes", "TestKit"],
             swiftSettings: swiftSettings
         ),
         // The session with the real engine and cache: the fakes held to the
@@ -275,7 +283,7 @@ let package = Package(
         .testTarget(
             name: "MediaControlTests",
             dependencies: [
-                "MediaModel", "MediaControl", "MediaDaemon", "MediaSession", "MediaFeed", "MediaInterfaces", "MediaEngine", "MediaWiring", "SessionFakes", "CLinux", "TestKit",
+                "MediaModel", "MediaControl", "MediaDaemon", "MediaSession", "MediaFeed", "MediaEngine", "MediaWiring", "SessionFakes", "CLinux", "TestKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -293,7 +301,7 @@ let package = Package(
         .testTarget(
             name: "RealTimeTests",
             dependencies: [
-                "MediaplayCommandLine", "MediaModel", "MediaFeed", "MediaInterfaces", "MediaEngine", "MediaCache", "MediaCacheFolder", "MediaState", "MediaSession", "MediaWiring", "SessionFakes",
+                "MediaplayCommandLine", "MediaModel", "MediaFeed", "MediaInterfaces", "MediaEngine", "MediaCache", "MediaCacheFolder", "MediaState", "MediaSession", "SessionFakes",
                 "CacheTestSupport", "TestKit",
             ],
             swiftSettings: swiftSettings

@@ -6,6 +6,7 @@ import MediaplayCommandLine
 import MediaCache
 import MediaCacheFolder
 import MediaFeed
+import MediaFeedLoading
 import MediaInterfaces
 import MediaTerminal
 

@@ -7,6 +7,7 @@ import MediaCache
 import MediaCacheCommands
 import MediaConfig
 import MediaCacheFolder
+import MediaFeedLoading
 import MediaSession
 import MediaWiring
 

@@ -9,8 +9,8 @@ import MediaFeed
 import MediaSession
 import MediaTerminal
 import MediaplayCommandLine
-import MediaCacheCommands
 import MediaConfig
+import MediaFeedLoading
 import MediaWiring
 
 struct BrowseCommand: AsyncParsableCommand {

@@ -13,8 +13,8 @@ import MediaEngine
 import MediaFeed
 import MediaMPRIS
 import MediaSession
-import MediaCacheCommands
 import MediaConfig
+import MediaFeedLoading
 import MediaWiring
 
 struct DaemonCommand: AsyncParsableCommand {

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import MediaCacheCommands
 import MediaConfig
 import MediaFeed
+import MediaFeedLoading
 import MediaListing
 import MediaModel
 import MediaplayCommandLine

@@ -4,7 +4,7 @@ import MediaplayCommandLine
 import MediaFeed
 import MediaSession
 import MediaListing
-import MediaCacheCommands
+import MediaFeedLoading
 import MediaWiring
 
 struct ListCommand: ParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MediaCacheCommands
 import MediaFeed
+import MediaFeedLoading
 import MediaListing
 import MediaModel
 import MediaplayCommandLine

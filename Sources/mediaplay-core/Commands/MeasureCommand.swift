@@ -4,6 +4,7 @@ import Foundation
 import MediaCacheCommands
 import MediaCacheFolder
 import MediaFeed
+import MediaFeedLoading
 import MediaModel
 import MediaplayCommandLine
 import MediaSession

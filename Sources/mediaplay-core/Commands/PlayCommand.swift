@@ -11,6 +11,7 @@ import MediaTerminal
 import MediaTerminalVideo
 import MediaCacheCommands
 import MediaConfig
+import MediaFeedLoading
 import MediaInterfaces
 import MediaWiring
 

@@ -8,7 +8,7 @@ import MediaListing
 import MediaplayCommandLine
 import MediaEngine
 import MediaSession
-import MediaCacheCommands
+import MediaFeedLoading
 import MediaWiring
 
 struct ScriptCommand: AsyncParsableCommand {
