@@ -151,17 +151,27 @@ let package = Package(
         .target(
             name: "MediaListing",
             dependencies: [
-                "MediaModel", "MediaFeed", "MediaTerminal", "MediaCacheFolder", "MediaState", "MediaplayCommandLine",
+                "MediaModel", "MediaFeed", "MediaTerminal", "MediaCacheFolder", "MediaState", "MediaplayCommon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
-        // What the three programs share: the global options, errors and exit
-        // codes, and the background player's client commands.
+        // What every command of the three programs stands on: the global
+        // options, errors and exit codes, named feeds, config.toml's defaults,
+        // where the background player and the helper programs are.
+        .target(
+            name: "MediaplayCommon",
+            dependencies: [
+                "MediaModel", "MediaControl", "MediaFeed", "MediaTerminal",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The background player's client commands, shared by the three programs.
         .target(
             name: "MediaplayCommandLine",
             dependencies: [
-                "MediaModel", "MediaControl", "MediaFeed", "MediaTerminal", "MediaState",
+                "MediaplayCommon", "MediaModel", "MediaControl", "MediaFeed", "MediaTerminal", "MediaState",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -171,7 +181,7 @@ let package = Package(
         // commands of mediaplay-core and mediaplay-cache (libcurl, no FFmpeg or SDL).
         .target(
             name: "MediaFeedLoading",
-            dependencies: ["MediaplayCommandLine", "MediaListing", "MediaCache", "MediaCacheFolder", "MediaFeed", "MediaTerminal"],
+            dependencies: ["MediaplayCommon", "MediaListing", "MediaCache", "MediaCacheFolder", "MediaFeed", "MediaTerminal"],
             swiftSettings: swiftSettings
         ),
         // `fetch` and `cache`: the commands that need the cache and libcurl
@@ -179,7 +189,7 @@ let package = Package(
         .target(
             name: "MediaCacheCommands",
             dependencies: [
-                "MediaplayCommandLine", "MediaListing", "MediaFeedLoading", "MediaInterfaces", "MediaCache", "MediaFeed", "MediaTerminal",
+                "MediaplayCommon", "MediaplayCommandLine", "MediaListing", "MediaFeedLoading", "MediaInterfaces", "MediaCache", "MediaFeed", "MediaTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -196,7 +206,7 @@ let package = Package(
         // reads no media; mediaplay-core and mediaplay-cache keep PIE.
         .executableTarget(
             name: "mediaplay",
-            dependencies: ["MediaplayCommandLine", "MediaListing", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["MediaplayCommon", "MediaplayCommandLine", "MediaListing", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings,
             linkerSettings: staticSwift(positionIndependent: false)
         ),
@@ -205,7 +215,7 @@ let package = Package(
         // before a download could start).
         .executableTarget(
             name: "mediaplay-cache",
-            dependencies: ["MediaCache", "MediaCacheCommands", "MediaplayCommandLine", "MediaConfig", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["MediaCache", "MediaCacheCommands", "MediaplayCommon", "MediaplayCommandLine", "MediaConfig", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings,
             linkerSettings: staticSwift(positionIndependent: true)
         ),
@@ -213,7 +223,7 @@ let package = Package(
             name: "mediaplay-core",
             dependencies: [
                 "MediaModel", "MediaFeed", "MediaTerminal", "MediaInterfaces", "MediaCache", "MediaEngine", "MediaSession", "MediaWiring", "MediaControl", "MediaDaemon",
-                "MediaMPRIS", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommandLine", "MediaListing", "MediaFeedLoading", "MediaCacheCommands", "MediaConfig", "CLinux",
+                "MediaMPRIS", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommon", "MediaplayCommandLine", "MediaListing", "MediaFeedLoading", "MediaCacheCommands", "MediaConfig", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

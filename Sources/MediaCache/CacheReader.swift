@@ -1,10 +1,10 @@
 import Foundation
 import MediaCacheFolder
+import MediaInterfaces
 import Synchronization
 
 #if canImport(Glibc)
 import Glibc
-import MediaInterfaces
 #endif
 
 /// Reads a cache entry by offset, whether it is complete or still being

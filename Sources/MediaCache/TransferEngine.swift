@@ -1,11 +1,11 @@
 import CCurl
 import Foundation
 import MediaCacheFolder
+import MediaInterfaces
 import MediaModel
 
 #if canImport(Glibc)
 import Glibc
-import MediaInterfaces
 #endif
 
 /// Runs every transfer of a process on one thread with libcurl's multi

@@ -2,11 +2,11 @@ import CCurl
 import CLinux
 import Foundation
 import MediaCacheFolder
+import MediaInterfaces
 import MediaModel
 
 #if canImport(Glibc)
 import Glibc
-import MediaInterfaces
 #endif
 
 /// One download of one cache entry, from the moment its lock is held until it

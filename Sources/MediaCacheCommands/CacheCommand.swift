@@ -9,6 +9,7 @@ import MediaFeed
 import MediaFeedLoading
 import MediaInterfaces
 import MediaTerminal
+import MediaplayCommon
 
 package struct CacheCommand: ParsableCommand {
     package static let configuration = CommandConfiguration(

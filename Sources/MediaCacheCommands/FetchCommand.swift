@@ -9,6 +9,7 @@ import MediaFeed
 import MediaFeedLoading
 import MediaInterfaces
 import MediaTerminal
+import MediaplayCommon
 
 package struct FetchCommand: AsyncParsableCommand {
     package static let configuration = CommandConfiguration(

@@ -1,10 +1,10 @@
 import Foundation
 import GRDB
+import MediaInterfaces
 import MediaModel
 
 #if canImport(Glibc)
 import Glibc
-import MediaInterfaces
 #endif
 
 /// The cache as it lies on disk, with no network: `<directory>/entries/`

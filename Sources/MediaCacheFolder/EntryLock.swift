@@ -1,8 +1,8 @@
 import Foundation
+import MediaInterfaces
 
 #if canImport(Glibc)
 import Glibc
-import MediaInterfaces
 #endif
 
 /// An exclusive lock on one cache entry, shared across processes (flock on a

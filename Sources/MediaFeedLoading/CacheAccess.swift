@@ -1,6 +1,6 @@
 import MediaCache
 import MediaListing
-import MediaplayCommandLine
+import MediaplayCommon
 
 /// Opens the cache named by the global options, as a one-line error if it cannot.
 package enum CacheAccess {

@@ -1,6 +1,5 @@
 import MediaModel
 
-
 /// What the user asked for in the video window.
 public enum VideoWindowInput: Sendable, Equatable {
     /// A key pressed in the window, as a terminal would name it: the

@@ -3,6 +3,7 @@ import Foundation
 import MediaControl
 import MediaModel
 import MediaTerminal
+import MediaplayCommon
 
 // The feed as a playlist, in the background player: next and previous, and
 // the modes (autoplay, repeat, shuffle), kept across its restarts.

@@ -3,6 +3,7 @@ import Foundation
 import MediaControl
 import MediaModel
 import MediaTerminal
+import MediaplayCommon
 
 public struct SeekCommand: ParsableCommand {
     public init() {}

@@ -2,6 +2,7 @@ import ArgumentParser
 import MediaControl
 import MediaModel
 import MediaTerminal
+import MediaplayCommon
 
 /// `mediaplay subtitle next|on|off|toggle|N`: the subtitles of what the
 /// background player plays.

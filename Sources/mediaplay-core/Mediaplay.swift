@@ -10,6 +10,7 @@ import MediaCacheFolder
 import MediaFeedLoading
 import MediaSession
 import MediaWiring
+import MediaplayCommon
 
 @main
 struct Mediaplay: AsyncParsableCommand {

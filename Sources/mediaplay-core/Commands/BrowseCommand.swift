@@ -12,6 +12,7 @@ import MediaplayCommandLine
 import MediaConfig
 import MediaFeedLoading
 import MediaWiring
+import MediaplayCommon
 
 struct BrowseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

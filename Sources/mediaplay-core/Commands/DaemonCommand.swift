@@ -16,6 +16,7 @@ import MediaSession
 import MediaConfig
 import MediaFeedLoading
 import MediaWiring
+import MediaplayCommon
 
 struct DaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

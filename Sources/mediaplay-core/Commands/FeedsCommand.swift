@@ -8,6 +8,7 @@ import MediaModel
 import MediaplayCommandLine
 import MediaState
 import MediaTerminal
+import MediaplayCommon
 
 /// `mediaplay feeds`: the named feeds (config.toml's [feeds], then the
 /// imported ones in feeds.toml), with their item and new-item counts;

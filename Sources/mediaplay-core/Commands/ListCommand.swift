@@ -6,6 +6,7 @@ import MediaSession
 import MediaListing
 import MediaFeedLoading
 import MediaWiring
+import MediaplayCommon
 
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -8,6 +8,7 @@ import MediaModel
 import MediaplayCommandLine
 import MediaState
 import MediaTerminal
+import MediaplayCommon
 
 /// `mediaplay mark N... played|unplayed|old`: a podcast client's marks, by hand.
 struct MarkCommand: ParsableCommand {

@@ -10,6 +10,7 @@ import MediaplayCommandLine
 import MediaSession
 import MediaTerminal
 import MediaWiring
+import MediaplayCommon
 
 /// `mediaplay measure`: the loudness of files, measured now (it is otherwise
 /// measured in the background, once per file, when one is first listed,

@@ -14,6 +14,7 @@ import MediaConfig
 import MediaFeedLoading
 import MediaInterfaces
 import MediaWiring
+import MediaplayCommon
 
 struct PlayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

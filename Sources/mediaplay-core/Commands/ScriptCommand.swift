@@ -10,6 +10,7 @@ import MediaEngine
 import MediaSession
 import MediaFeedLoading
 import MediaWiring
+import MediaplayCommon
 
 struct ScriptCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

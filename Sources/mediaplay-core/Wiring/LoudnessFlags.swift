@@ -8,6 +8,7 @@ import MediaModel
 import MediaplayCommandLine
 import MediaSession
 import MediaWiring
+import MediaplayCommon
 
 /// Loudness normalisation and the user's audio filters, shared by `play` and
 /// `script`: the command line, else config.toml's [playback], else the
