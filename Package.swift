@@ -132,7 +132,7 @@ let package = Package(
         .target(
             name: "MediaDaemon",
             dependencies: [
-                "MediaModel", "MediaControl", "MediaSession", "MediaWiring", "MediaFeed", "CLinux",
+                "MediaModel", "MediaControl", "MediaSession", "MediaFeed", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -169,7 +169,7 @@ struct DaemonCommand: AsyncParsableCommand {
         do {
             try await daemon.serve(
                 session: session, feed: feed, version: Mediaplay.version, saveInterval: saveInterval, followFeed: following.follow, displayProblem: { SDLVideoSink.displayProblem },
-                details: details
+                details: details, probe: { ItemDetails.lookup($0, folder: nil) }
             )
         } catch {
             throw CLIError("cannot listen on \(daemon.paths.socket): \(error)", exitCode: .unavailable)
