@@ -72,26 +72,33 @@ let package = Package(
         // so the MPRIS objects are declared in C here.
         .target(name: "CSDBus", linkerSettings: [.linkedLibrary("systemd")]),
 
-        .target(name: "MediaTerminal", swiftSettings: swiftSettings),
-        // The one state model: item key, item states, events, errors, and
-        // their human and JSON forms (docs/ARCHITECTURE.md).
-        .target(name: "MediaModel", dependencies: ["MediaTerminal"], swiftSettings: swiftSettings),
+        // The one state model: item key, item states, events, errors, keys,
+        // and their JSON forms (docs/ARCHITECTURE.md); no terminal code.
+        .target(name: "MediaModel", swiftSettings: swiftSettings),
+        // The terminal: widths, escapes, raw mode, keys decoded, and the
+        // model's lines as the terminal shows them (StatusText, SubtitleText).
+        .target(name: "MediaTerminal", dependencies: ["MediaModel"], swiftSettings: swiftSettings),
         .target(name: "MediaFeed", dependencies: ["MediaModel", "MediaTerminal", "CXML", "CLinux"], swiftSettings: swiftSettings),
+        // What the session asks of a player and a store, and the values they
+        // speak (player state and events, media info, byte sources, download
+        // events): no C library, so the session and its tests build without
+        // FFmpeg, SDL or libcurl. The engine and the cache conform in their own modules.
+        .target(name: "MediaInterfaces", dependencies: ["MediaModel"], swiftSettings: swiftSettings),
         // config.toml: defaults and keys, read with TOMLKit (docs/CONFIG.md).
-        .target(name: "MediaConfig", dependencies: ["MediaModel", .product(name: "TOMLKit", package: "TOMLKit")], swiftSettings: swiftSettings),
+        .target(name: "MediaConfig", dependencies: ["MediaModel", "MediaTerminal", .product(name: "TOMLKit", package: "TOMLKit")], swiftSettings: swiftSettings),
         // The cache folder on disk: entries, index, kept feeds and probed
         // details, read without the network (list runs without libcurl).
         .target(
             name: "MediaCacheFolder",
-            dependencies: ["MediaModel", "MediaFeed", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MediaModel", "MediaFeed", "MediaInterfaces", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "MediaCache",
-            dependencies: ["MediaModel", "MediaFeed", "MediaCacheFolder", "CCurl", "CLinux", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MediaModel", "MediaFeed", "MediaInterfaces", "MediaCacheFolder", "CCurl", "CLinux", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
-        .target(name: "MediaEngine", dependencies: ["MediaModel", "MediaFeed", "MediaTerminal", "CFFmpeg", "CSDL2", "CLinux"], swiftSettings: swiftSettings),
+        .target(name: "MediaEngine", dependencies: ["MediaModel", "MediaFeed", "MediaInterfaces", "MediaTerminal", "CFFmpeg", "CSDL2", "CLinux"], swiftSettings: swiftSettings),
         // Pictures in the terminal: the screen `play` draws video and its
         // status line on (SIGWINCH), and libchafa's drawing, shared with browse.
         .target(name: "MediaTerminalVideo", dependencies: ["MediaEngine", "MediaModel", "MediaTerminal", "CFFmpeg", "CChafa"], swiftSettings: swiftSettings),
@@ -104,7 +111,15 @@ let package = Package(
         ),
         .target(
             name: "MediaSession",
-            dependencies: ["MediaModel", "MediaFeed", "MediaCache", "MediaEngine", "MediaState", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MediaInterfaces", "MediaModel", "MediaFeed", "MediaState"],
+            swiftSettings: swiftSettings
+        ),
+        // The real engine and cache joined for the programs that build a
+        // session of their own: the player factory and its recordings, and
+        // the engine's probes and loudness kept in the cache's index.
+        .target(
+            name: "MediaWiring",
+            dependencies: ["MediaInterfaces", "MediaModel", "MediaFeed", "MediaCacheFolder", "MediaCache", "MediaEngine", "MediaSession"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -126,7 +141,7 @@ let package = Package(
         .target(
             name: "MediaBrowse",
             dependencies: [
-                "CChafa", "MediaModel", "MediaTerminal", "MediaTerminalVideo", "MediaFeed", "MediaCache", "MediaEngine", "MediaSession", "MediaControl",
+                "CChafa", "MediaModel", "MediaTerminal", "MediaTerminalVideo", "MediaFeed", "MediaCache", "MediaEngine", "MediaSession", "MediaWiring", "MediaControl",
             ],
             swiftSettings: swiftSettings
         ),
@@ -136,19 +151,37 @@ let package = Package(
         .target(
             name: "MediaListing",
             dependencies: [
-                "MediaModel", "MediaFeed", "MediaTerminal", "MediaCacheFolder", "MediaState", "MediaplayCommandLine",
+                "MediaModel", "MediaFeed", "MediaTerminal", "MediaCacheFolder", "MediaState", "MediaplayCommon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
-        // What the three programs share: the global options, errors and exit
-        // codes, and the background player's client commands.
+        // What every command of the three programs stands on: the global
+        // options, errors and exit codes, named feeds, config.toml's defaults,
+        // where the background player and the helper programs are.
+        .target(
+            name: "MediaplayCommon",
+            dependencies: [
+                "MediaModel", "MediaControl", "MediaFeed", "MediaTerminal",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The background player's client commands, shared by the three programs.
         .target(
             name: "MediaplayCommandLine",
             dependencies: [
-                "MediaModel", "MediaControl", "MediaFeed", "MediaTerminal", "MediaState",
+                "MediaplayCommon", "MediaModel", "MediaControl", "MediaFeed", "MediaTerminal", "MediaState",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // A feed loaded from a path or a URL (a remote one revalidated, and
+        // kept in the cache for offline use), and the cache opened, for the
+        // commands of mediaplay-core and mediaplay-cache (libcurl, no FFmpeg or SDL).
+        .target(
+            name: "MediaFeedLoading",
+            dependencies: ["MediaplayCommon", "MediaListing", "MediaCache", "MediaCacheFolder", "MediaFeed", "MediaTerminal"],
             swiftSettings: swiftSettings
         ),
         // `fetch` and `cache`: the commands that need the cache and libcurl
@@ -156,7 +189,7 @@ let package = Package(
         .target(
             name: "MediaCacheCommands",
             dependencies: [
-                "MediaplayCommandLine", "MediaListing", "MediaCache", "MediaFeed", "MediaTerminal",
+                "MediaplayCommon", "MediaplayCommandLine", "MediaListing", "MediaFeedLoading", "MediaInterfaces", "MediaCache", "MediaFeed", "MediaTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -173,7 +206,7 @@ let package = Package(
         // reads no media; mediaplay-core and mediaplay-cache keep PIE.
         .executableTarget(
             name: "mediaplay",
-            dependencies: ["MediaplayCommandLine", "MediaListing", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["MediaplayCommon", "MediaplayCommandLine", "MediaListing", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings,
             linkerSettings: staticSwift(positionIndependent: false)
         ),
@@ -182,15 +215,15 @@ let package = Package(
         // before a download could start).
         .executableTarget(
             name: "mediaplay-cache",
-            dependencies: ["MediaCache", "MediaCacheCommands", "MediaplayCommandLine", "MediaConfig", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["MediaCache", "MediaCacheCommands", "MediaplayCommon", "MediaplayCommandLine", "MediaConfig", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings,
             linkerSettings: staticSwift(positionIndependent: true)
         ),
         .executableTarget(
             name: "mediaplay-core",
             dependencies: [
-                "MediaModel", "MediaFeed", "MediaTerminal", "MediaCache", "MediaEngine", "MediaSession", "MediaControl", "MediaDaemon",
-                "MediaMPRIS", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommandLine", "MediaListing", "MediaCacheCommands", "MediaConfig", "CLinux",
+                "MediaModel", "MediaFeed", "MediaTerminal", "MediaInterfaces", "MediaCache", "MediaEngine", "MediaSession", "MediaWiring", "MediaControl", "MediaDaemon",
+                "MediaMPRIS", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommon", "MediaplayCommandLine", "MediaListing", "MediaFeedLoading", "MediaCacheCommands", "MediaConfig", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -210,7 +243,7 @@ let package = Package(
         // layer (held to the engine's contract by PlayerConformanceTests).
         .target(
             name: "SessionFakes",
-            dependencies: ["MediaModel", "MediaFeed", "MediaEngine", "MediaCache", "MediaCacheFolder", "MediaSession"],
+            dependencies: ["MediaInterfaces", "MediaSession", "MediaModel", "MediaFeed"],
             swiftSettings: swiftSettings
         ),
         // Benchmarks (run on demand with `make bench`; figures in docs/PERFORMANCE.md).
@@ -236,20 +269,31 @@ let package = Package(
         .testTarget(name: "MediaBrowseTests", dependencies: ["MediaModel", "MediaBrowse", "MediaTerminal", "MediaFeed", "MediaEngine"], swiftSettings: swiftSettings),
         // What the cache's tests share (MediaCacheTests, RealTimeTests' partial reads).
         .target(
-            name: "CacheTestSupport", dependencies: ["MediaCache", "MediaCacheFolder", "MediaModel", "TestKit"], path: "Tests/CacheTestSupport",
+            name: "CacheTestSupport", dependencies: ["MediaCache", "MediaCacheFolder", "MediaInterfaces", "MediaModel", "TestKit"], path: "Tests/CacheTestSupport",
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "MediaCacheTests", dependencies: ["MediaCache", "CacheTestSupport", "TestKit"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaEngineTests", dependencies: ["MediaModel", "MediaEngine", "CFFmpeg", "TestKit"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaCacheTests", dependencies: ["MediaCache", "MediaInterfaces", "CacheTestSupport", "TestKit"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaEngineTests", dependencies: ["MediaModel", "MediaInterfaces", "MediaEngine", "CFFmpeg", "TestKit"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MediaSessionTests",
-            dependencies: ["MediaModel", "MediaSession", "MediaState", "MediaEngine", "MediaFeed", "MediaCache", "SessionFakes", "TestKit", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MediaModel", "MediaSession", "MediaState", "MediaFeed", "SessionFakes", "TestKit"],
+            swiftSettings: swiftSettings
+        ),
+        // The session with the real engine and cache: the fakes held to the
+        // engine's contract, a chapters file fetched with libcurl, the state
+        // and cache files kept private.
+        .testTarget(
+            name: "MediaWiringTests",
+            dependencies: [
+                "MediaInterfaces", "MediaModel", "MediaSession", "MediaState", "MediaFeed", "MediaEngine", "MediaCache", "MediaWiring", "SessionFakes", "TestKit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "MediaControlTests",
             dependencies: [
-                "MediaModel", "MediaControl", "MediaDaemon", "MediaSession", "MediaFeed", "MediaEngine", "SessionFakes", "CLinux", "TestKit",
+                "MediaModel", "MediaControl", "MediaDaemon", "MediaSession", "MediaFeed", "MediaEngine", "MediaWiring", "SessionFakes", "CLinux", "TestKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -267,7 +311,7 @@ let package = Package(
         .testTarget(
             name: "RealTimeTests",
             dependencies: [
-                "MediaplayCommandLine", "MediaModel", "MediaFeed", "MediaEngine", "MediaCache", "MediaCacheFolder", "MediaState", "MediaSession", "SessionFakes",
+                "MediaplayCommandLine", "MediaModel", "MediaFeed", "MediaInterfaces", "MediaEngine", "MediaCache", "MediaCacheFolder", "MediaState", "MediaSession", "SessionFakes",
                 "CacheTestSupport", "TestKit",
             ],
             swiftSettings: swiftSettings

@@ -1,4 +1,5 @@
 import MediaEngine
+import MediaInterfaces
 import MediaModel
 import MediaTerminal
 

@@ -16,7 +16,7 @@ CLANG="${CLANG:-$(dirname "$SWIFTC")/clang}"
 out=.build/fuzz
 mkdir -p "$out"
 rm -f "$out"/crash-*
-flags="-sanitize=fuzzer,address -O -parse-as-library -I $out -I Sources/CXML/include -I Sources/CLinux"
+flags="-sanitize=fuzzer,address -O -parse-as-library -package-name mediaplay -I $out -I Sources/CXML/include -I Sources/CLinux"
 
 # fresh OUTPUT DEPENDENCIES -- COMMAND...: runs COMMAND unless OUTPUT was
 # made by the same command (its text kept beside it, written when it
@@ -51,11 +51,13 @@ module() {
     for dependency in $dependencies; do objects="$objects $out/$dependency.o $out/$dependency.swiftmodule"; done
     fresh "$out/$name.o" "$objects" -- "$SWIFTC" $flags -wmo -module-name "$name" -emit-module -emit-module-path "$out/$name.swiftmodule" -c "$@" -o "$out/$name.o"
 }
-module MediaTerminal "" Sources/MediaTerminal/*.swift
-module MediaModel "MediaTerminal" Sources/MediaModel/*.swift
+module MediaModel "" Sources/MediaModel/*.swift
+module MediaTerminal "MediaModel" Sources/MediaTerminal/*.swift
 # libxml2's side of XML feeds (itself loaded with dlopen, uninstrumented).
 fresh "$out/CXML.o" "" -- "$CLANG" -fsanitize=fuzzer-no-link,address -O1 -I Sources/CXML/include -I /usr/include/libxml2 -c Sources/CXML/mp_xml.c -o "$out/CXML.o"
 module MediaFeed "MediaModel MediaTerminal" Sources/MediaFeed/*.swift
+# The player's and store's vocabulary, which the engine speaks.
+module MediaInterfaces "MediaModel" Sources/MediaInterfaces/*.swift
 # The three modules above the feed reader, side by side (two cores).
 feed="MediaFeed MediaModel MediaTerminal"
 module MediaControl "$feed" Sources/MediaControl/ControlRequest.swift Sources/MediaControl/ControlReplies.swift Sources/MediaControl/ControlPaths.swift Sources/MediaControl/LineSplitter.swift &
@@ -67,7 +69,7 @@ cflags=""
 for flag in $(pkg-config --cflags chafa); do cflags="$cflags -Xcc $flag"; done
 # shellcheck disable=SC2086
 # (-enable-testing: the subtitle target reaches the track reader inside.)
-module MediaEngine "$feed" -enable-testing -I Sources/CFFmpeg -I Sources/CSDL2 -I Sources/CChafa -I Sources/CLinux $cflags $(find Sources/MediaEngine -name '*.swift' | sort)
+module MediaEngine "$feed MediaInterfaces" -enable-testing -I Sources/CFFmpeg -I Sources/CSDL2 -I Sources/CChafa -I Sources/CLinux $cflags $(find Sources/MediaEngine -name '*.swift' | sort)
 wait "$control"
 wait "$session"
 model="$out/MediaModel.o $out/MediaTerminal.o $out/CXML.o"
@@ -90,17 +92,17 @@ target request Fuzz/ControlRequestFuzz.swift "$out/MediaControl.o" "$out/MediaFe
 wait "$linking"
 target script Fuzz/ScriptParserFuzz.swift "$out/MediaSession.o" "$out/MediaFeed.o" $model &
 linking=$!
-target keys Fuzz/KeyDecoderFuzz.swift "$out/MediaTerminal.o"
+target keys Fuzz/KeyDecoderFuzz.swift "$out/MediaTerminal.o" "$out/MediaModel.o"
 wait "$linking"
 target numbers Fuzz/NumbersFuzz.swift "$out/MediaControl.o" "$out/MediaFeed.o" $model &
 linking=$!
 # shellcheck disable=SC2086
 target media Fuzz/MediaProbeFuzz.swift -I Sources/CFFmpeg -I Sources/CSDL2 -I Sources/CChafa -I Sources/CLinux $cflags \
-    "$out/MediaEngine.o" "$out/MediaFeed.o" $model -lavformat -lavcodec -lavutil -lswresample -lswscale -lSDL2 -lchafa -lglib-2.0
+    "$out/MediaEngine.o" "$out/MediaInterfaces.o" "$out/MediaFeed.o" $model -lavformat -lavcodec -lavutil -lswresample -lswscale -lSDL2 -lchafa -lglib-2.0
 wait "$linking"
 # shellcheck disable=SC2086
 target subtitles Fuzz/SubtitleFileFuzz.swift -I Sources/CFFmpeg -I Sources/CSDL2 -I Sources/CChafa -I Sources/CLinux $cflags \
-    "$out/MediaEngine.o" "$out/MediaFeed.o" $model -lavformat -lavcodec -lavutil -lswresample -lswscale -lSDL2 -lchafa -lglib-2.0
+    "$out/MediaEngine.o" "$out/MediaInterfaces.o" "$out/MediaFeed.o" $model -lavformat -lavcodec -lavutil -lswresample -lswscale -lSDL2 -lchafa -lglib-2.0
 
 [ -n "$build_only" ] && exit 0
 

@@ -7,6 +7,7 @@ import MediaFeed
 import MediaModel
 import MediaSession
 import MediaTerminal
+import MediaWiring
 
 /// Where a browse's one-line messages (warnings from the players it starts)
 /// go: the status bar, once the view runs.

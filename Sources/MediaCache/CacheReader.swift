@@ -1,5 +1,6 @@
 import Foundation
 import MediaCacheFolder
+import MediaInterfaces
 import Synchronization
 
 #if canImport(Glibc)

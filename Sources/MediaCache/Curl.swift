@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import MediaCacheFolder
+import MediaInterfaces
 
 /// libcurl's global set-up, done once before the first handle is made.
 enum CurlGlobal {
@@ -12,30 +13,6 @@ enum CurlGlobal {
 /// The libcurl version this process runs with, e.g. "7.88.1".
 public var curlVersion: String {
     String(cString: mp_curl_version_info().pointee.version)
-}
-
-/// A failed transfer, with the message a person can act on.
-public struct TransferError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable {
-        /// The server answered with an HTTP error status.
-        case http(status: Int)
-        /// The body was larger than the allowed size.
-        case tooLarge(limit: Int64)
-        /// DNS, connect, TLS, timeout, reset...: libcurl's own error.
-        case network(code: Int)
-        /// The URL scheme is not http or https.
-        case unsupported
-    }
-
-    public var kind: Kind
-    public var message: String
-
-    public init(kind: Kind, message: String) {
-        self.kind = kind
-        self.message = message
-    }
-
-    public var description: String { message }
 }
 
 /// A response read into memory by `HTTPGet`.

@@ -7,6 +7,7 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import MediaInterfaces
 #endif
 
 /// The download-once cache: fetches http(s) URLs with libcurl into

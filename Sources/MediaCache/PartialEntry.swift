@@ -1,5 +1,6 @@
 import Foundation
 import MediaCacheFolder
+import MediaInterfaces
 
 /// What an in-flight download holds, shared by its transfers (on the
 /// transfer thread) and its readers (on players' reader threads).

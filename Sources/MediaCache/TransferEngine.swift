@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import MediaCacheFolder
+import MediaInterfaces
 import MediaModel
 
 #if canImport(Glibc)

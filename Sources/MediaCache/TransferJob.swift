@@ -2,6 +2,7 @@ import CCurl
 import CLinux
 import Foundation
 import MediaCacheFolder
+import MediaInterfaces
 import MediaModel
 
 #if canImport(Glibc)

@@ -6,7 +6,10 @@ import MediaplayCommandLine
 import MediaCache
 import MediaCacheFolder
 import MediaFeed
+import MediaFeedLoading
+import MediaInterfaces
 import MediaTerminal
+import MediaplayCommon
 
 package struct CacheCommand: ParsableCommand {
     package static let configuration = CommandConfiguration(

@@ -6,7 +6,10 @@ import MediaCache
 import MediaCacheFolder
 import MediaListing
 import MediaFeed
+import MediaFeedLoading
+import MediaInterfaces
 import MediaTerminal
+import MediaplayCommon
 
 package struct FetchCommand: AsyncParsableCommand {
     package static let configuration = CommandConfiguration(
@@ -149,19 +152,5 @@ package struct FetchCommand: AsyncParsableCommand {
             }
         }
         return .cancelled
-    }
-}
-
-
-/// Opens the cache named by the global options, as a one-line error if it cannot.
-package enum CacheAccess {
-    package static func open(_ global: GlobalOptions, configuration: CacheConfiguration = CacheConfiguration()) throws(CLIError) -> MediaCache {
-        do {
-            let cache = try MediaCache(directory: global.cacheDirectory, configuration: configuration)
-            _ = Listing.noteRecovery(cache.folder)
-            return cache
-        } catch {
-            throw CLIError(error.description, exitCode: .ioError)
-        }
     }
 }

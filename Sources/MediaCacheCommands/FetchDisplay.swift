@@ -2,6 +2,7 @@ import Foundation
 import MediaplayCommandLine
 import MediaCache
 import MediaFeed
+import MediaInterfaces
 import MediaTerminal
 
 /// Shows the downloads of `mediaplay fetch`: on a terminal, one live line per

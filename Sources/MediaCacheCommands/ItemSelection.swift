@@ -1,5 +1,6 @@
 import MediaplayCommandLine
 import MediaFeed
+import MediaplayCommon
 
 /// Turns the selectors users type (positions or ids) into feed items, with
 /// the exit codes of the README: no such item 66, invalid item 65.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MediaInterfaces
 import MediaModel
 
 #if canImport(Glibc)

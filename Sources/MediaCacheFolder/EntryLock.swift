@@ -1,4 +1,5 @@
 import Foundation
+import MediaInterfaces
 
 #if canImport(Glibc)
 import Glibc

@@ -23,6 +23,9 @@ public final class ControlService: Sendable {
     /// An item's file's duration, tags and format: kept in the cache's
     /// index, probed once per file when not (blocking: run on the feed queue).
     private let details: @Sendable (FeedItem) -> MediaDetails?
+    /// Local files' tags, probed without the cache (a file played alone is
+    /// called by its title tag): its owner's probe, as the service reads no engine.
+    private let probe: @Sendable ([FeedItem]) -> [MediaDetails?]
     /// Ends the daemon; returns once playback has stopped and positions
     /// are saved (the reply to `quit` means it).
     private let onQuit: @Sendable () async -> Void
@@ -34,10 +37,12 @@ public final class ControlService: Sendable {
     public init(
         session: MediaSession, feed: String, version: String, clock: any MediaClock = SystemClock.shared,
         followFeed: @escaping @Sendable () -> Void = {}, displayProblem: @escaping @Sendable () -> String? = { nil }, details: @escaping @Sendable (FeedItem) -> MediaDetails? = { _ in nil },
+        probe: @escaping @Sendable ([FeedItem]) -> [MediaDetails?] = { $0.map { _ in nil } },
         onQuit: @escaping @Sendable () async -> Void
     ) {
         self.clock = clock
         self.details = details
+        self.probe = probe
         self.session = session
         self.feed = feed
         self.version = version
@@ -103,7 +108,7 @@ public final class ControlService: Sendable {
             // A file is called by its title tag, as in a folder (one file's
             // probe, on this thread).
             var alone = Feed.single(media)
-            if case .file = media { alone.takeTitles(from: ItemDetails.lookup(alone.items, folder: nil)) }
+            if case .file = media { alone.takeTitles(from: probe(alone.items)) }
             request.item = .id(session.oneOffItem(media, title: alone.items[0].title).id)
         }
         if let commands = try request.playerCommands() {

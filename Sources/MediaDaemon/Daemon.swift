@@ -83,7 +83,8 @@ public final class Daemon: @unchecked Sendable {
     /// SIGTERM and SIGINT). The lock must be held (`claim`).
     public func serve(
         session: MediaSession, feed: String, version: String, saveInterval: Double, handleSignals: Bool = true,
-        followFeed: @escaping @Sendable () -> Void = {}, displayProblem: @escaping @Sendable () -> String? = { nil }, details: @escaping @Sendable (FeedItem) -> MediaDetails? = { _ in nil }
+        followFeed: @escaping @Sendable () -> Void = {}, displayProblem: @escaping @Sendable () -> String? = { nil }, details: @escaping @Sendable (FeedItem) -> MediaDetails? = { _ in nil },
+        probe: @escaping @Sendable ([FeedItem]) -> [MediaDetails?] = { $0.map { _ in nil } }
     ) async throws(SocketError) {
         precondition(lockDescriptor >= 0, "claim() first")
         let listener: UnixSocket
@@ -100,7 +101,8 @@ public final class Daemon: @unchecked Sendable {
         }
         let ended = Ending()
         let service = ControlService(
-            session: session, feed: feed, version: version, clock: clock, followFeed: followFeed, displayProblem: displayProblem, details: details
+            session: session, feed: feed, version: version, clock: clock, followFeed: followFeed, displayProblem: displayProblem, details: details,
+            probe: probe
         ) { [quitRequests] in
             quitRequests.continuation.yield()
             await ended.wait()

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import MediaInterfaces
 import MediaModel
 import MediaTerminal
 

@@ -1,5 +1,6 @@
 import CFFmpeg
 import MediaFeed
+import MediaInterfaces
 import MediaModel
 
 /// Reads a file's duration, tags and format with libavformat, without

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import MediaInterfaces
 import MediaModel
 
 /// Plays one file, ffplay's way but without polling: a reader thread fills

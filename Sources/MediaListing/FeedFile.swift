@@ -1,7 +1,7 @@
 import Foundation
 import MediaFeed
 import MediaModel
-import MediaplayCommandLine
+import MediaplayCommon
 
 /// A feed and where it came from, as the user named it.
 public struct LoadedFeed {

@@ -1,6 +1,5 @@
 import Foundation
 import MediaModel
-import MediaplayCommandLine
 import MediaCacheFolder
 import MediaFeed
 import MediaTerminal

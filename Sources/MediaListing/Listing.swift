@@ -5,7 +5,7 @@ import MediaFeed
 import MediaModel
 import MediaState
 import MediaTerminal
-import MediaplayCommandLine
+import MediaplayCommon
 
 /// `list`'s options, for mediaplay-core's command and the quick path.
 public struct ListOptions: ParsableArguments {

@@ -1,5 +1,3 @@
-import MediaTerminal
-
 /// Keys to commands: what `play`, a window and browse do with a key that is
 /// not their own (browse keeps its arrows, Enter, i, r, ? and q for moving
 /// about). A binding's value is a command line as typed after `mediaplay`,

@@ -13,11 +13,4 @@ public struct SleepStatus: Codable, Sendable, Equatable {
 
     public static let off = SleepStatus()
     public var isOff: Bool { remaining == nil && !atEnd }
-
-    /// `sleep in 29:41`, `sleep at the end of this item`, `sleep off`.
-    public var line: String {
-        if atEnd { return "💤 sleep at the end of this item" }
-        guard let remaining else { return "💤 sleep off" }
-        return "💤 sleep in \(StatusText.clock(remaining.rounded(.up)))"
-    }
 }

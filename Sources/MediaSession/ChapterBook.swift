@@ -1,6 +1,6 @@
 import Foundation
-import MediaCache
 import MediaFeed
+import MediaInterfaces
 import MediaModel
 
 /// The chapters of the items played: the feed's own (a podcast's), else a
@@ -39,16 +39,18 @@ struct ChapterBook: Sendable {
     }
 
     /// Reads `item`'s chapters file through the store (the cache's one-shot
-    /// fetch, or a test's fake), or directly when no store is open. Blocks:
-    /// run it off Swift's cooperative pool.
-    static func fetch(_ url: URL, of item: FeedItem, from store: (any MediaStore)?) -> Fetched {
+    /// fetch, or a test's fake), or through `documents` (the same fetch)
+    /// when no store is open. Blocks: run it off Swift's cooperative pool.
+    static func fetch(_ url: URL, of item: FeedItem, from store: (any MediaStore)?, or documents: (any DocumentFetcher)? = nil) -> Fetched {
         let body: [UInt8]
         do throws(TransferError) {
             if let store {
                 body = try store.fetchDocument(url, maximumBytes: PodcastChapters.maximumBytes)
-            } else {
+            } else if let documents {
                 // No cache open (a session of local media): the same one-shot fetch.
-                body = try HTTPGet.fetch(url, maximumBytes: PodcastChapters.maximumBytes).body
+                body = try documents.fetchDocument(url, maximumBytes: PodcastChapters.maximumBytes)
+            } else {
+                return .problem("chapters of \"\(item.title)\" not fetched: this session reads nothing from the network")
             }
         } catch {
             return .problem("chapters of \"\(item.title)\" not fetched: \(error.message)")

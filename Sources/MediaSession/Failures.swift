@@ -1,4 +1,5 @@
 import MediaFeed
+import MediaInterfaces
 import MediaModel
 
 /// Why items failed, with the code (a download, or the media), kept for

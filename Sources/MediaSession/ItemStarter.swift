@@ -1,8 +1,6 @@
 import Foundation
-import MediaEngine
 import MediaFeed
-import MediaCache
-import MediaCacheFolder
+import MediaInterfaces
 import MediaModel
 
 /// Where an item's bytes come from when it starts: a local file as it is; a
@@ -13,6 +11,8 @@ import MediaModel
 /// and announces them. A stop cancels a download with `cancel`.
 struct ItemStarter: Sendable {
     let store: (any MediaStore)?
+    /// Where small documents (a chapters file) come from when no store is open.
+    var documents: (any DocumentFetcher)? = nil
 
     /// What a whole-file download does while the item starts.
     enum Download: Sendable {
@@ -50,7 +50,7 @@ struct ItemStarter: Sendable {
                     return .source(try await store.openReader(url))
                 } catch .liveStream {
                     // No length: internet radio, played live, never kept.
-                    return .source(LiveStream(url: url, clock: store.clock))
+                    return .source(store.openLiveStream(url))
                 } catch {
                     throw .download(reason: "\(error)")
                 }

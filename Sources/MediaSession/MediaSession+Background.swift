@@ -1,4 +1,4 @@
-import MediaEngine
+import MediaInterfaces
 import MediaModel
 
 /// Work the session starts by itself (autoplay's next item, a window's key),

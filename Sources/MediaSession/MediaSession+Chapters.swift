@@ -9,8 +9,8 @@ extension MediaSession {
     /// cannot be had leaves the file's own chapters, and a line in the log.
     func fetchChapters(of item: FeedItem) {
         guard let url = lock.withLock({ chapterBook.claim(item) }) else { return }
-        blockingQueue.async { [weak self, problems, store = starter.store] in
-            switch ChapterBook.fetch(url, of: item, from: store) {
+        blockingQueue.async { [weak self, problems, store = starter.store, documents = starter.documents] in
+            switch ChapterBook.fetch(url, of: item, from: store, or: documents) {
             case let .problem(problem):
                 problems?(problem)
             case let .chapters(chapters):

@@ -1,4 +1,5 @@
 import MediaFeed
+import MediaInterfaces
 import MediaModel
 
 /// A feed replaced (a refresh, a file that changed) and the items played by

@@ -1,3 +1,4 @@
+import MediaInterfaces
 import MediaModel
 
 /// What every player of the session shares: volume, mute, speed and

@@ -1,3 +1,4 @@
+import MediaInterfaces
 import MediaModel
 
 /// The sleep timer (`SleepTimer`) on the session's players: its fade armed

@@ -1,7 +1,6 @@
 import Foundation
-import MediaCache
-import MediaEngine
 import MediaFeed
+import MediaInterfaces
 import MediaModel
 
 /// Starting an item (its bytes found, a player made and registered) and
@@ -39,7 +38,7 @@ extension MediaSession {
             throw failedStart(item, error)
         }
         // A live stream: its titles and notices are the item's.
-        let live: LiveStream? = if case let .source(source) = input { source as? LiveStream } else { nil }
+        let live: (any LiveByteSource)? = if case let .source(source) = input { source as? any LiveByteSource } else { nil }
         if let live {
             live.onTitle = { [weak self] title in self?.streamChanged(key) { $0.title(title, for: key) } }
             live.onNotice = { [weak self] notice in self?.streamChanged(key) { $0.notice(notice, for: key) } }

@@ -1,5 +1,5 @@
-import MediaEngine
 import MediaFeed
+import MediaInterfaces
 import MediaModel
 
 /// What the session says about its items: their status, read under the lock

@@ -1,7 +1,6 @@
 import Foundation
-import MediaCache
-import MediaEngine
 import MediaFeed
+import MediaInterfaces
 import MediaModel
 import MediaState
 
@@ -78,7 +77,7 @@ public final class MediaSession: @unchecked Sendable {
     let problems: (@Sendable (String) -> Void)?
 
     public init(
-        feed: Feed, store: (any MediaStore)?, positions: StateStore?, engine: any PlayerFactory,
+        feed: Feed, store: (any MediaStore)?, documents: (any DocumentFetcher)? = nil, positions: StateStore?, engine: any PlayerFactory,
         settings: AudioSettings = AudioSettings(), playlist: PlaylistMode = PlaylistMode(autoplay: false), tracks: TrackSettings = TrackSettings(),
         problems: (@Sendable (String) -> Void)? = nil
     ) {
@@ -87,7 +86,7 @@ public final class MediaSession: @unchecked Sendable {
         self.settings = settings
         self.tracks = tracks
         self.playlist = Playlist(items: feed.items, mode: playlist)
-        starter = ItemStarter(store: store)
+        starter = ItemStarter(store: store, documents: documents)
         self.positions = ResumePositions(store: positions)
         self.engine = engine
         index = Self.index(feed)

@@ -1,4 +1,5 @@
 import MediaFeed
+import MediaInterfaces
 import MediaModel
 
 /// What the session knows of one item, gathered under its lock, and the one

@@ -1,18 +1,4 @@
-/// A key press (or mouse click) read from a terminal in raw mode.
-public enum Key: Sendable, Equatable {
-    case character(Character)
-    case up, down, left, right
-    case pageUp, pageDown, home, end
-    case enter, escape, backspace, tab
-    /// Ctrl and a letter ("z" for Ctrl-Z).
-    case control(Character)
-    /// Ctrl and an arrow (xterm's ESC [ 1 ; 5 C): mpv's long seeks.
-    case controlLeft, controlRight, controlUp, controlDown
-    /// A left click at a 0-based column and row (SGR mouse reporting).
-    case click(column: Int, row: Int)
-    /// The mouse wheel, up or down.
-    case wheel(up: Bool)
-}
+import MediaModel
 
 /// Turns the bytes a terminal sends into keys: UTF-8 text, control bytes,
 /// and the CSI/SS3 sequences of xterm, VT220, rxvt and the Linux console.

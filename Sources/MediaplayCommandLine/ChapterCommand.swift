@@ -1,6 +1,8 @@
 import ArgumentParser
 import MediaControl
 import MediaModel
+import MediaTerminal
+import MediaplayCommon
 
 /// `mediaplay chapter next|prev|N`: the background player's current item
 /// to a chapter's start.

@@ -1,6 +1,7 @@
 import Foundation
 import MediaModel
 import MediaState
+import MediaplayCommon
 
 /// The settings kept for the background player's next start, in the state
 /// database: what `volume`, `mute`, `speed` and the playlist's modes change

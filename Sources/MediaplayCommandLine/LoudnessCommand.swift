@@ -1,6 +1,7 @@
 import ArgumentParser
 import MediaControl
 import MediaModel
+import MediaplayCommon
 
 /// `mediaplay loudness on|tags|measured|off|cycle`: where the gain that
 /// evens loudness between items comes from.

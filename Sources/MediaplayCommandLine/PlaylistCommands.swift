@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import MediaControl
 import MediaModel
+import MediaTerminal
+import MediaplayCommon
 
 // The feed as a playlist, in the background player: next and previous, and
 // the modes (autoplay, repeat, shuffle), kept across its restarts.

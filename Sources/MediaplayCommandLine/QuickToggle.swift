@@ -3,6 +3,7 @@ import MediaControl
 import MediaFeed
 import MediaModel
 import MediaTerminal
+import MediaplayCommon
 
 /// `mediaplay toggle N` (and `--no-wait`), served before the argument parser
 /// runs: it is the command a media key is bound to, so the whole process

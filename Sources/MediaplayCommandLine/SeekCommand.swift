@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import MediaControl
 import MediaModel
+import MediaTerminal
+import MediaplayCommon
 
 public struct SeekCommand: ParsableCommand {
     public init() {}

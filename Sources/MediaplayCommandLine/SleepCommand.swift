@@ -1,6 +1,7 @@
 import ArgumentParser
 import MediaControl
 import MediaModel
+import MediaplayCommon
 
 /// `mediaplay sleep 30m|1h|end|off`: the background player's sleep timer.
 public struct SleepCommand: ParsableCommand {

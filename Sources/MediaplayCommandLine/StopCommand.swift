@@ -4,6 +4,7 @@ import MediaTerminal
 import MediaModel
 import MediaControl
 import MediaFeed
+import MediaplayCommon
 
 public struct StopCommand: ParsableCommand {
     public init() {}

@@ -4,6 +4,7 @@ import MediaModel
 import MediaControl
 import MediaFeed
 import MediaTerminal
+import MediaplayCommon
 
 public struct ToggleCommand: ParsableCommand {
     public init() {}

@@ -1,6 +1,8 @@
 import ArgumentParser
 import MediaControl
 import MediaModel
+import MediaTerminal
+import MediaplayCommon
 
 /// `mediaplay subtitle next|on|off|toggle|N`: the subtitles of what the
 /// background player plays.

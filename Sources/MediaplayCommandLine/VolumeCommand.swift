@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MediaControl
 import MediaModel
+import MediaplayCommon
 
 public struct VolumeCommand: ParsableCommand {
     public init() {}

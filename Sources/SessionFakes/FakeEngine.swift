@@ -1,8 +1,6 @@
 import Foundation
-import MediaCache
-import MediaCacheFolder
-import MediaEngine
 import MediaFeed
+import MediaInterfaces
 import MediaModel
 import MediaSession
 import Synchronization

@@ -1,8 +1,6 @@
 import Foundation
-import MediaCache
-import MediaCacheFolder
-import MediaEngine
 import MediaFeed
+import MediaInterfaces
 import MediaModel
 import MediaSession
 import Synchronization
@@ -80,6 +78,8 @@ public final class FakeStore: MediaStore, Sendable {
         return document
     }
 
+    public func openLiveStream(_ url: URL) -> any LiveByteSource { EmptyLiveBytes(url: url) }
+
     public func cancel(_ url: URL) {
         cancelled.withLock { $0.append(url) }
         if let continuation = waiting.withLock({ $0.removeValue(forKey: url) }) {
@@ -95,6 +95,20 @@ public final class FileBytes: ByteSource, @unchecked Sendable {
     public var onWait: (@Sendable (Bool) -> Void)?
     public init(path: String) { name = path }
     public func size() throws -> Int64? { 0 }
+    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int { 0 }
+    public func interrupt() {}
+}
+
+/// A live stream that ends at once (the fake store's downloads never say
+/// `.liveStream`, so no session of a test asks for one).
+public final class EmptyLiveBytes: LiveByteSource, @unchecked Sendable {
+    public let name: String
+    public var onWait: (@Sendable (Bool) -> Void)?
+    public var onTitle: (@Sendable (String) -> Void)?
+    public var onNotice: (@Sendable (String?) -> Void)?
+    public var isLive: Bool { true }
+    public init(url: URL) { name = url.absoluteString }
+    public func size() throws -> Int64? { nil }
     public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int { 0 }
     public func interrupt() {}
 }

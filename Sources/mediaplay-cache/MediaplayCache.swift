@@ -5,6 +5,7 @@ import MediaCache
 import MediaCacheCommands
 import MediaConfig
 import MediaplayCommandLine
+import MediaplayCommon
 
 // The `mediaplay-cache` program: `mediaplay fetch` and `mediaplay cache`,
 // which mediaplay hands here by exec. It loads libcurl and SQLite but no

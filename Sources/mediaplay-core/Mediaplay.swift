@@ -7,7 +7,10 @@ import MediaCache
 import MediaCacheCommands
 import MediaConfig
 import MediaCacheFolder
+import MediaFeedLoading
 import MediaSession
+import MediaWiring
+import MediaplayCommon
 
 @main
 struct Mediaplay: AsyncParsableCommand {

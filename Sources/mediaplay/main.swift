@@ -3,6 +3,7 @@ import Foundation
 import MediaListing
 import MediaplayCommandLine
 import MediaTerminal
+import MediaplayCommon
 
 // The `mediaplay` program. The background player's client commands run here,
 // in a process that loads no media libraries, so a `toggle` bound to a key

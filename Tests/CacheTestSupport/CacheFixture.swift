@@ -1,6 +1,7 @@
 import MediaCacheFolder
 import Foundation
 import MediaCache
+import MediaInterfaces
 import MediaModel
 import TestKit
 

@@ -1,6 +1,7 @@
 import Foundation
 import MediaCache
 @testable import MediaCacheFolder
+import MediaInterfaces
 import Testing
 import TestKit
 

@@ -2,6 +2,7 @@ import CacheTestSupport
 import MediaCacheFolder
 import Foundation
 import MediaCache
+import MediaInterfaces
 import Testing
 import TestKit
 

@@ -2,6 +2,7 @@ import CacheTestSupport
 import Foundation
 @testable import MediaCache
 import MediaCacheFolder
+import MediaInterfaces
 import Testing
 import TestKit
 

@@ -7,6 +7,7 @@ import MediaEngine
 import MediaFeed
 import MediaModel
 import MediaSession
+import MediaWiring
 import Testing
 import TestKit
 

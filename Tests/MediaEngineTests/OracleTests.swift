@@ -1,5 +1,6 @@
 import Foundation
 import MediaEngine
+import MediaInterfaces
 import MediaModel
 import Synchronization
 import Testing

@@ -1,6 +1,7 @@
 import TestKit
 @testable import MediaEngine
 import CFFmpeg
+import MediaInterfaces
 import Testing
 
 /// `--stats`' drift distribution against the exact nearest-rank percentiles

@@ -1,5 +1,6 @@
 import Foundation
 @testable import MediaEngine
+import MediaInterfaces
 import MediaModel
 import Testing
 import TestKit

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 @testable import MediaEngine
+import MediaInterfaces
 import MediaModel
 import Testing
 import TestKit

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import MediaEngine
+import MediaInterfaces
 import MediaModel
 import Testing
 import TestKit

@@ -1,6 +1,5 @@
 import Foundation
 @testable import MediaSession
-import MediaCache
 import MediaFeed
 import MediaModel
 import SessionFakes
@@ -53,13 +52,11 @@ import TestKit
             == .problem("chapters of \"Episode\" not read: \(Self.url.absoluteString) holds no chapters in the Podcasting 2.0 JSON form"))
     }
 
-    /// A session of local media has no store: the file is fetched directly.
-    @Test func withoutAStoreTheFileIsFetchedDirectly() throws {
-        let server = try TestHTTPServer()
-        server.serve("/chapters.json", bytes: Self.document)
-        let url = server.url("/chapters.json")
-        #expect(ChapterBook.fetch(url, of: episode(), from: nil) == .chapters([Chapter(start: 0, title: "Cold open"), Chapter(start: 15, title: "Interview")]))
-        #expect(server.getCount("/chapters.json") == 1)
+    /// With neither a store nor a fetcher (a test's session), nothing is
+    /// read: a problem for the log (MediaWiringTests' ChapterFetchTests
+    /// reads one with libcurl).
+    @Test func withNeitherStoreNorFetcherNothingIsRead() {
+        #expect(ChapterBook.fetch(Self.url, of: episode(), from: nil) == .problem("chapters of \"Episode\" not fetched: this session reads nothing from the network"))
     }
 
     @Test func chapterNextPreviousAndNumber() throws {

@@ -1,5 +1,4 @@
 import Foundation
-import MediaEngine
 import MediaFeed
 import MediaModel
 import MediaSession
@@ -14,7 +13,7 @@ import TestKit
     @Test func aSecondFollowerWaitsForTheFirstOnesUpdate() async throws {
         let old = try FeedDecoder.decode(Array(#"[{"type": 1, "title": "A", "url": "file:///a.wav"}]"#.utf8))
         let new = try FeedDecoder.decode(Array(#"[{"type": 1, "title": "B", "url": "file:///b.wav"}, {"type": 1, "title": "A", "url": "file:///a.wav"}]"#.utf8))
-        let session = MediaSession(feed: old, store: nil, positions: nil, engine: MediaPlayerFactory(clock: .virtual, audio: .off, video: .off) { _ in })
+        let session = MediaSession(feed: old, store: nil, positions: nil, engine: FakeEngine())
         let calls = Atomic<Int>(0)
         let gate = DispatchSemaphore(value: 0)
         // The first check (MPRIS's, say) finds the file changed and is slow

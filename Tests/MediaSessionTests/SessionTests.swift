@@ -1,8 +1,5 @@
 import Foundation
 import Synchronization
-import MediaCache
-import MediaCacheFolder
-import MediaEngine
 import MediaFeed
 import MediaModel
 import MediaState

@@ -1,6 +1,7 @@
 import Foundation
 import MediaCache
 import MediaEngine
+import MediaInterfaces
 import MediaModel
 import Synchronization
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import MediaEngine
 import MediaFeed
+import MediaInterfaces
 import MediaModel
 import MediaState
 import MediaSession

@@ -1,18 +1,10 @@
 import CFFmpeg
 import CSDL2
 import Foundation
+import MediaInterfaces
 import MediaModel
 import MediaTerminal
 import Synchronization
-
-/// What the user asked for in the video window.
-public enum VideoWindowInput: Sendable, Equatable {
-    /// A key pressed in the window, as a terminal would name it: the
-    /// keymap (the front end's) says what it does, not the engine.
-    case key(Key)
-    /// The window was closed.
-    case closed
-}
 
 /// Shows pictures in an SDL window: scaled to fit with the aspect kept, never
 /// larger than the screen, turned upright by the stream's rotation. One

@@ -1,33 +1,11 @@
 import Foundation
+import MediaInterfaces
 
 /// Subtitle files beside a local item, found as mpv and VLC find them:
 /// the item's name with `.srt`, `.vtt`, `.ass` or `.ssa` for its extension,
 /// or with a language between (`movie.en.srt`, `movie.pt-BR.vtt`).
-public enum SidecarSubtitles {
+extension SidecarSubtitles {
     public static let extensions: Set<String> = ["srt", "vtt", "ass", "ssa"]
-
-    /// A subtitle file and the language its name says.
-    public struct File: Sendable, Equatable {
-        public var path: String
-        public var language: String?
-
-        public init(path: String, language: String? = nil) {
-            self.path = path
-            self.language = language
-        }
-    }
-
-    /// The language a subtitle file's name gives (`film.de.srt` → "de").
-    public static func language(of path: String) -> String? {
-        let parts = (path as NSString).lastPathComponent.split(separator: ".")
-        guard parts.count >= 3 else { return nil }
-        return languageCode(parts[parts.count - 2])
-    }
-
-    private static func languageCode(_ part: Substring) -> String? {
-        guard (2...8).contains(part.count), part.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "-" || $0 == "_") }) else { return nil }
-        return part.lowercased()
-    }
 
     /// The sidecars of `mediaPath`, the one without a language first, then
     /// by name: one listing of its folder.

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import MediaModel
+import MediaTerminal
 
 /// Reads one subtitle track whole into a timeline, on a thread of its own,
 /// ahead of playback: its file opened once more with every other stream

@@ -9,8 +9,10 @@ import MediaFeed
 import MediaSession
 import MediaTerminal
 import MediaplayCommandLine
-import MediaCacheCommands
 import MediaConfig
+import MediaFeedLoading
+import MediaWiring
+import MediaplayCommon
 
 struct BrowseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

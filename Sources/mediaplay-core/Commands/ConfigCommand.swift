@@ -5,6 +5,7 @@ import MediaConfig
 import MediaModel
 import MediaplayCommandLine
 import MediaTerminal
+import MediaplayCommon
 
 /// `mediaplay config`: the settings in effect and the key bindings, each with
 /// where it came from (docs/CONFIG.md).

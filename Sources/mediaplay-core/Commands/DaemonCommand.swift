@@ -13,8 +13,10 @@ import MediaEngine
 import MediaFeed
 import MediaMPRIS
 import MediaSession
-import MediaCacheCommands
 import MediaConfig
+import MediaFeedLoading
+import MediaWiring
+import MediaplayCommon
 
 struct DaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -144,7 +146,7 @@ struct DaemonCommand: AsyncParsableCommand {
             loudness: config.loudnessOptions, filters: try LoudnessFlags.configuredFilters(config), measured: MeasuredLoudness.lookup(feed: feed, cacheDirectory: global.cacheDirectory, folder: cache?.folder)
         ) { logger.warning("\($0)") }
         let session = MediaSession(
-            feed: loaded.feed, store: cache, positions: positions, engine: engine,
+            feed: loaded.feed, store: cache, documents: HTTPDocuments(), positions: positions, engine: engine,
             settings: LoadedConfig.current.audioSettings(kept: positions.audioSettings()),
             playlist: LoadedConfig.current.playlistMode(kept: positions.playlistMode()), tracks: config.trackSettings,
             problems: { logger.warning("\($0)") }
@@ -170,7 +172,7 @@ struct DaemonCommand: AsyncParsableCommand {
         do {
             try await daemon.serve(
                 session: session, feed: feed, version: Mediaplay.version, saveInterval: saveInterval, followFeed: following.follow, displayProblem: { SDLVideoSink.displayProblem },
-                details: details
+                details: details, probe: { ItemDetails.lookup($0, folder: nil) }
             )
         } catch {
             throw CLIError("cannot listen on \(daemon.paths.socket): \(error)", exitCode: .unavailable)

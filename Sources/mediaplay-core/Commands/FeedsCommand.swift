@@ -1,13 +1,14 @@
 import ArgumentParser
 import Foundation
-import MediaCacheCommands
 import MediaConfig
 import MediaFeed
+import MediaFeedLoading
 import MediaListing
 import MediaModel
 import MediaplayCommandLine
 import MediaState
 import MediaTerminal
+import MediaplayCommon
 
 /// `mediaplay feeds`: the named feeds (config.toml's [feeds], then the
 /// imported ones in feeds.toml), with their item and new-item counts;

@@ -4,7 +4,9 @@ import MediaplayCommandLine
 import MediaFeed
 import MediaSession
 import MediaListing
-import MediaCacheCommands
+import MediaFeedLoading
+import MediaWiring
+import MediaplayCommon
 
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,11 +2,13 @@ import ArgumentParser
 import Foundation
 import MediaCacheCommands
 import MediaFeed
+import MediaFeedLoading
 import MediaListing
 import MediaModel
 import MediaplayCommandLine
 import MediaState
 import MediaTerminal
+import MediaplayCommon
 
 /// `mediaplay mark N... played|unplayed|old`: a podcast client's marks, by hand.
 struct MarkCommand: ParsableCommand {

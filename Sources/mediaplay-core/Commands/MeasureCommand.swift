@@ -4,10 +4,13 @@ import Foundation
 import MediaCacheCommands
 import MediaCacheFolder
 import MediaFeed
+import MediaFeedLoading
 import MediaModel
 import MediaplayCommandLine
 import MediaSession
 import MediaTerminal
+import MediaWiring
+import MediaplayCommon
 
 /// `mediaplay measure`: the loudness of files, measured now (it is otherwise
 /// measured in the background, once per file, when one is first listed,

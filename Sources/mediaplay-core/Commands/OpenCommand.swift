@@ -5,6 +5,7 @@ import MediaFeed
 import MediaModel
 import MediaTerminal
 import MediaplayCommandLine
+import MediaplayCommon
 
 /// `mediaplay open URI...`: what the desktop hands over (the desktop entry
 /// runs `mediaplay open %U`; `xdg-open mediaplay://item/ID` comes here), as

@@ -11,6 +11,10 @@ import MediaTerminal
 import MediaTerminalVideo
 import MediaCacheCommands
 import MediaConfig
+import MediaFeedLoading
+import MediaInterfaces
+import MediaWiring
+import MediaplayCommon
 
 struct PlayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -179,7 +183,7 @@ struct PlayCommand: AsyncParsableCommand {
             // Files, folders and playlists play in turn; a feed's item alone.
             let inTurn = targets.count > 1 || Self.namesMedia(targets[0])
             let session = MediaSession(
-                feed: feed, store: store, positions: nil, engine: engine,
+                feed: feed, store: store, documents: HTTPDocuments(), positions: nil, engine: engine,
                 settings: loudness.settings(AudioSettings(volume: volume, muted: mute, speed: speed), recording: recordsSound, config: config),
                 playlist: PlaylistMode(autoplay: inTurn && feed.items.count > 1), tracks: tracks.settings(config: config)
             )

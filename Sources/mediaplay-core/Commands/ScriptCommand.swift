@@ -8,7 +8,9 @@ import MediaListing
 import MediaplayCommandLine
 import MediaEngine
 import MediaSession
-import MediaCacheCommands
+import MediaFeedLoading
+import MediaWiring
+import MediaplayCommon
 
 struct ScriptCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

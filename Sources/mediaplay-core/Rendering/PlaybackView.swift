@@ -7,7 +7,7 @@ import MediaModel
 import MediaSession
 import MediaTerminal
 import MediaTerminalVideo
-import MediaCacheCommands
+import MediaplayCommon
 
 /// `play`'s front end to its session: on a terminal, one status line
 /// redrawn in place (state, position / duration, title) with keys; off a

@@ -3,9 +3,12 @@ import MediaCacheFolder
 import MediaConfig
 import MediaEngine
 import MediaFeed
+import MediaInterfaces
 import MediaModel
 import MediaplayCommandLine
 import MediaSession
+import MediaWiring
+import MediaplayCommon
 
 /// Loudness normalisation and the user's audio filters, shared by `play` and
 /// `script`: the command line, else config.toml's [playback], else the

@@ -3,6 +3,7 @@ import Foundation
 import MediaModel
 import MediaplayCommandLine
 import MediaEngine
+import MediaplayCommon
 
 /// `--audio-out` and `--video-out`, shared by `play` and `script`: record what
 /// is played instead of sending it to the device and the window.

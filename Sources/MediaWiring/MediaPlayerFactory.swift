@@ -2,7 +2,9 @@ import Synchronization
 import Foundation
 import MediaEngine
 import MediaFeed
+import MediaInterfaces
 import MediaModel
+import MediaSession
 
 /// The real engine: a `Player` per item, with the one factory that picks its
 /// outputs (the audio device or a recording, a window or frame hashes, or

@@ -1,8 +1,10 @@
 import Foundation
 import MediaEngine
 import MediaFeed
+import MediaInterfaces
 import MediaModel
 import MediaSession
+import MediaWiring
 import SessionFakes
 import Testing
 import TestKit

@@ -2,10 +2,10 @@ import Foundation
 import MediaListing
 import Synchronization
 import MediaTerminal
-import MediaplayCommandLine
 import MediaCache
 import MediaCacheFolder
 import MediaFeed
+import MediaplayCommon
 
 /// Reads a feed from a path or an http(s) URL, turning every failure into a
 /// one-line error with the right exit code (missing 66, malformed 65,

@@ -1,4 +1,5 @@
-import MediaTerminal
+import MediaModel
+
 
 /// The one-line descriptions of an item's state that the client commands print.
 public enum StatusText {
@@ -59,5 +60,14 @@ public enum StatusText {
         let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(two(m)):\(two(s))"
+    }
+}
+
+extension SleepStatus {
+    /// `sleep in 29:41`, `sleep at the end of this item`, `sleep off`.
+    public var line: String {
+        if atEnd { return "💤 sleep at the end of this item" }
+        guard let remaining else { return "💤 sleep off" }
+        return "💤 sleep in \(StatusText.clock(remaining.rounded(.up)))"
     }
 }

@@ -1,5 +1,3 @@
-import MediaTerminal
-
 /// A subtitle's text as a terminal shows it: libavcodec hands text
 /// subtitles over as ASS events, whose override tags (`{\b1}`, `{\pos(…)}`)
 /// style the picture and are removed here; `\N` and `\n` break the line and

@@ -25,7 +25,7 @@ public struct DriftHistogram: Sendable {
 
     public init() {}
 
-    mutating func add(_ seconds: Double) {
+    package mutating func add(_ seconds: Double) {
         // Clamped as a Double: a damaged file's timestamps can make any
         // drift (infinite, past Int's range), and converting that traps.
         let last = counts.count - 1

@@ -1,0 +1,5 @@
+import MediaInterfaces
+
+/// The engine's player is what the session drives (MediaInterfaces'
+/// `PlayerHandle`).
+extension Player: PlayerHandle {}
