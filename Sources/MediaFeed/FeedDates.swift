@@ -6,6 +6,11 @@ import Foundation
 public enum FeedDates {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
+    /// Any date a feed writes in any of its date elements: RFC 822, else ISO 8601.
+    static func parse(_ text: String) -> Date? {
+        rfc822(text) ?? rfc3339(text)
+    }
+
     /// "Tue, 10 Jun 2003 04:00:00 GMT", "10 Jun 2003 04:00 +0200", "EST" and the like.
     static func rfc822(_ text: String) -> Date? {
         // Words as byte ranges (no String per word: a feed has thousands of dates).
