@@ -622,6 +622,47 @@ static int reference(const char *bytes, size_t length, size_t at, size_t *consum
     return 0;
 }
 
+/// HTML's empty elements that feeds write unclosed in text (not `link`
+/// or `source`, which are RSS's own).
+static int is_empty_html(const char *name, size_t length) {
+    static const char *names[] = { "br", "hr", "img", "wbr", "area", "col", "embed", "input", "param", "meta" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strlen(names[i]) == length && strncasecmp(names[i], name, length) == 0) return 1;
+    }
+    return 0;
+}
+
+/// At a `<`: an HTML empty tag left open (`<br>`, `<img src="…">`) is
+/// written closed, and its end tag (`</br>`) dropped; the offset past it,
+/// or 0 when it is no such tag (or already closed).
+static size_t empty_tag(const char *bytes, size_t length, size_t at, buffer *out) {
+    int closing = at + 1 < length && bytes[at + 1] == '/';
+    size_t name = at + 1 + (closing ? 1 : 0);
+    size_t end = name;
+    while (end < length && ((bytes[end] >= 'a' && bytes[end] <= 'z') || (bytes[end] >= 'A' && bytes[end] <= 'Z'))) end++;
+    if (end == name || end >= length || !is_empty_html(bytes + name, end - name)) return 0;
+    if (!(bytes[end] == '>' || bytes[end] == '/' || bytes[end] == ' ' || bytes[end] == '\t' || bytes[end] == '\n' || bytes[end] == '\r')) return 0;
+    // Its `>`, past quoted attribute values.
+    char quote = 0;
+    size_t close = end;
+    for (; close < length; close++) {
+        char c = bytes[close];
+        if (quote) {
+            if (c == quote) quote = 0;
+        } else if (c == '"' || c == '\'') {
+            quote = c;
+        } else if (c == '>' || c == '<') {
+            break;
+        }
+    }
+    if (close >= length || bytes[close] != '>') return 0;
+    if (closing) return close + 1;  // `</br>`: dropped
+    if (bytes[close - 1] == '/') return 0;  // already `<br/>`
+    append_bytes(out, bytes + at, close - at);
+    append(out, "/>");
+    return close + 1;
+}
+
 char *mp_xml_repair(const char *bytes, size_t length, size_t *repaired_length, mp_xml_repairs *repairs) {
     memset(repairs, 0, sizeof *repairs);
     *repaired_length = 0;
@@ -668,6 +709,14 @@ char *mp_xml_repair(const char *bytes, size_t length, size_t *repaired_length, m
                     changed = 1;
                     append(&out, "&lt;");
                     at++;
+                    blank_so_far = 0;
+                    continue;
+                }
+                size_t closed = empty_tag(bytes, length, at, &out);
+                if (closed != 0) {
+                    repairs->open_empty_tags++;
+                    changed = 1;
+                    at = closed;
                     blank_so_far = 0;
                     continue;
                 }

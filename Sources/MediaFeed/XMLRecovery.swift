@@ -121,6 +121,7 @@ enum XMLRecovery {
         }
         let bare = Int(mend.bare_ampersands + mend.bare_less_thans)
         if bare > 0 { phrases.append("\(count(bare, "bare & or <", "bare & or <")) read as text") }
+        if mend.open_empty_tags > 0 { phrases.append("\(count(Int(mend.open_empty_tags), "HTML tag", "HTML tags")) like <br> closed") }
         if mend.bad_references > 0 { phrases.append("\(count(Int(mend.bad_references), "reference", "references")) to no XML character read as U+FFFD") }
         if mend.control_characters > 0 { phrases.append("\(count(Int(mend.control_characters), "control character", "control characters")) removed") }
         if mend.stray_declarations > 0 { phrases.append("an XML declaration not at the start moved or removed") }

@@ -123,6 +123,9 @@ typedef struct {
     long bare_ampersands;
     /// `<` that starts no markup ("a < b" in text), written as `&lt;`.
     long bare_less_thans;
+    /// HTML's empty tags left open (`<br>`, `<img …>`), closed where they
+    /// open (`<br/>`), their stray end tags dropped.
+    long open_empty_tags;
     /// Character references to no XML character (`&#0;`, `&#xD800;`), written as U+FFFD.
     long bad_references;
     /// Control characters XML does not allow, removed.
