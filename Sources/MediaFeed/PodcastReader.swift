@@ -144,18 +144,21 @@ enum PodcastReader {
         var fields = ItemFields(position: position, line: element.line)
         // RSS 1.0: the item's URI is its id (feedparser's too), unless a guid says otherwise.
         fields.aboutID = element.attribute("about")
-        for child in element.children {
+        // Names compared in place (no String per element: a feed has tens of thousands).
+        element.forEachChild { child in
             if core.contains(child) {
-                switch child.name {
-                case "title": fields.title = child.text.map(plainTitle)
-                case "guid": fields.id = child.text
-                case "enclosure":
+                if child.named("title") {
+                    fields.title = child.text.map(plainTitle)
+                } else if child.named("guid") {
+                    fields.id = child.text
+                } else if child.named("enclosure") {
                     if let url = child.attribute("url") ?? child.attribute("resource") {
                         fields.enclosures.append(Media(url: url, type: child.attribute("type"), medium: nil))
                     }
-                case "pubDate": fields.published = fields.published ?? child.text.flatMap(FeedDates.parse)
-                case "description": fields.description = child.text
-                default: break
+                } else if child.named("pubDate") {
+                    fields.published = fields.published ?? child.text.flatMap(FeedDates.parse)
+                } else if child.named("description") {
+                    fields.description = child.text
                 }
             } else {
                 fields.read(child, origin: origin)
@@ -353,7 +356,7 @@ enum PodcastReader {
 
         /// The draft: the enclosure, else the Media RSS content that is the
         /// default (else the first playable, else the first).
-        func draft(origin: FeedOrigin) -> FeedDraft {
+        consuming func draft(origin: FeedOrigin) -> FeedDraft {
             var draft = self.draft
             var problems: [String] = []
             draft.title = title ?? dcTitle
@@ -382,8 +385,7 @@ enum PodcastReader {
     }
 
     /// The feed, its image the thumbnail of the media items that have none.
-    private static func feed(title: String?, drafts: [FeedDraft], image: String?, origin: FeedOrigin) -> Feed {
-        var drafts = drafts
+    private static func feed(title: String?, drafts: consuming [FeedDraft], image: String?, origin: FeedOrigin) -> Feed {
         if let image, case let .success(source) = FeedDecoder.resolve(image, origin: origin) {
             for index in drafts.indices where drafts[index].thumbnail == nil && drafts[index].source != nil && drafts[index].kind != .image {
                 drafts[index].thumbnail = source

@@ -119,6 +119,15 @@ struct XMLElement {
         return result
     }
 
+    /// Each child element, in order, with no array made.
+    func forEachChild(_ body: (XMLElement) -> Void) {
+        var next = mp_xml_first_element(node)
+        while let child = next {
+            body(XMLElement(node: child))
+            next = mp_xml_next_element(child)
+        }
+    }
+
     /// The element's text (its descendants' too), trimmed; nil when empty.
     var text: String? {
         guard let raw = mp_xml_text(node) else { return nil }
