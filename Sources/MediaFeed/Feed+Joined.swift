@@ -19,6 +19,7 @@ extension Feed {
         }
         var joined = Feed(title: title, items: items)
         joined.notes = feeds.flatMap(\.notes)
+        joined.repairs = feeds.flatMap(\.repairs)
         return joined
     }
 

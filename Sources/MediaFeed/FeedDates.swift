@@ -1,12 +1,45 @@
 import Foundation
 
 /// The dates feeds write: RFC 822 (RSS `pubDate`, "Tue, 10 Jun 2003 04:00:00
-/// GMT"), RFC 3339 (Atom, JSON Feed). Parsed by hand: a formatter per call
-/// was the cost of a 5,000-episode feed. Nil for anything else.
+/// GMT", with any offset, RFC 822's zone names, a 12-hour clock, month
+/// names in the languages feeds use), ISO 8601 (Atom, JSON Feed, Dublin
+/// Core, and many a `pubDate`). Parsed by hand: a formatter per call was
+/// the cost of a 5,000-episode feed. Nil for anything else.
 public enum FeedDates {
-    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+    /// Month names by their first letters, lowercased: English, then the
+    /// other languages feeds are written in (German, French, Spanish,
+    /// Italian, Portuguese, Dutch); longest first where they share a start.
+    private static let monthNames: [(prefix: String, month: Int)] = [
+        ("juin", 6), ("juil", 7), ("janv", 1), ("févr", 2), ("fevr", 2), ("mars", 3), ("avr", 4), ("août", 8), ("aout", 8), ("déc", 12),
+        ("jan", 1), ("feb", 2), ("mar", 3), ("apr", 4), ("may", 5), ("jun", 6), ("jul", 7), ("aug", 8), ("sep", 9), ("oct", 10), ("nov", 11), ("dec", 12),
+        ("mär", 3), ("mrz", 3), ("mai", 5), ("okt", 10), ("dez", 12), ("mei", 5), ("mrt", 3),
+        ("ene", 1), ("abr", 4), ("ago", 8), ("dic", 12), ("set", 9), ("out", 10),
+        ("gen", 1), ("mag", 5), ("giu", 6), ("lug", 7), ("ott", 10), ("fev", 2),
+    ]
 
-    /// "Tue, 10 Jun 2003 04:00:00 GMT", "10 Jun 2003 04:00 +0200", "EST" and the like.
+    /// RFC 822's zones (with its military letters: A is UT−1 … M is UT−12,
+    /// N is UT+1 … Y is UT+12, Z is UT) and the others feeds use, in hours.
+    private static let zones: [String: Int] = {
+        var zones = ["ut": 0, "utc": 0, "gmt": 0, "z": 0, "est": -5, "edt": -4, "cst": -6, "cdt": -5, "mst": -7, "mdt": -6, "pst": -8, "pdt": -7,
+                     "ast": -4, "adt": -3, "et": -5, "ct": -6, "mt": -7, "pt": -8, "at": -4, "met": 1, "mest": 2, "cet": 1, "cest": 2, "bst": 1, "wet": 0, "west": 1]
+        for (offset, letter) in "abcdefghiklm".enumerated() { zones[String(letter)] = -(offset + 1) }
+        for (offset, letter) in "nopqrstuvwxy".enumerated() { zones[String(letter)] = offset + 1 }
+        return zones
+    }()
+
+    /// Any date a feed writes in any of its date elements: RFC 822, else ISO 8601.
+    static func parse(_ text: String) -> Date? {
+        rfc822(text) ?? rfc3339(text)
+    }
+
+    private static func month(_ word: ArraySlice<UInt8>) -> Int? {
+        let name = String(decoding: word, as: UTF8.self).lowercased()
+        guard name.count >= 3 else { return nil }
+        return monthNames.first { name.hasPrefix($0.prefix) }?.month
+    }
+
+    /// "Tue, 10 Jun 2003 04:00:00 GMT", "10 Jun 2003 04:00 +0200", "+02:00",
+    /// "EST", "3:59:21 PM", "Di, 14 Mär 2021" and the like.
     static func rfc822(_ text: String) -> Date? {
         // Words as byte ranges (no String per word: a feed has thousands of dates).
         let bytes = Array(text.utf8)
@@ -30,55 +63,111 @@ public enum FeedDates {
             }
             return value
         }
-        if let first = words.first, number(first) == nil { words.removeFirst() }  // the weekday
-        guard words.count >= 4, let day = number(words[0]), (1...31).contains(day), words[1].count >= 3,
-              let month = months.firstIndex(of: String(decoding: words[1].prefix(3), as: UTF8.self).lowercased()),
+        // "10 Jun 2003" or "10. Juni 2003" (a day with a dot), after a weekday in any language.
+        func dayWithoutDot() {
+            if let day = words.first, day.last == UInt8(ascii: "."), number(day.dropLast()) != nil { words[0] = day.dropLast() }
+        }
+        dayWithoutDot()
+        if let first = words.first, number(first) == nil { words.removeFirst() }
+        dayWithoutDot()
+        guard words.count >= 3, let day = number(words[0]), (1...31).contains(day), let month = month(words[1]),
               var year = number(words[2]) else { return nil }
         if year < 100 { year += year < 50 ? 2000 : 1900 }
+        // No time: midnight, UT.
+        guard words.count >= 4 else { return date(year: year, month: month, day: day, hour: 0, minute: 0, second: 0, offset: 0) }
         let time = words[3].split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).map(number)
         guard (2...3).contains(time.count), time.allSatisfy({ $0 != nil }) else { return nil }
-        let (hour, minute, second) = (time[0]!, time[1]!, time.count == 3 ? time[2]! : 0)
-        guard (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }
-        var offset = 0
-        if words.count >= 5 {
-            let zone = words[4]
-            if let sign = zone.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-"), zone.count == 5, let value = number(zone.dropFirst()) {
-                offset = (value / 100 * 3600 + value % 100 * 60) * (sign == UInt8(ascii: "-") ? -1 : 1)
-            } else {
-                let zones = ["est": -5, "edt": -4, "cst": -6, "cdt": -5, "mst": -7, "mdt": -6, "pst": -8, "pdt": -7]
-                offset = (zones[String(decoding: zone, as: UTF8.self).lowercased()] ?? 0) * 3600
+        var (hour, minute, second) = (time[0]!, time[1]!, time.count == 3 ? time[2]! : 0)
+        var zoneIndex = 4
+        // A 12-hour clock: "3:59:21 PM".
+        if words.count > 4 {
+            let meridiem = String(decoding: words[4], as: UTF8.self).lowercased()
+            if meridiem == "am" || meridiem == "pm" || meridiem == "a.m." || meridiem == "p.m." {
+                guard (1...12).contains(hour) else { return nil }
+                hour = hour % 12 + (meridiem.hasPrefix("p") ? 12 : 0)
+                zoneIndex = 5
             }
         }
-        return date(year: year, month: month + 1, day: day, hour: hour, minute: minute, second: Double(second), offset: offset)
+        guard (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }
+        var offset = 0
+        if words.count > zoneIndex {
+            var zone = words[zoneIndex]
+            // "GMT+1", "UTC-05:00": the offset after the name.
+            let lowered = String(decoding: zone, as: UTF8.self).lowercased()
+            for name in ["gmt", "utc", "ut"] where lowered.hasPrefix(name) && zone.count > name.count {
+                zone = zone.dropFirst(name.count)
+                break
+            }
+            if let sign = zone.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+                let digits = zone.dropFirst().filter { $0 != UInt8(ascii: ":") }
+                guard let value = number(ArraySlice(digits)) else { return nil }
+                let minutes: Int
+                switch digits.count {
+                case 1, 2: minutes = value * 60
+                case 3, 4: minutes = value / 100 * 60 + value % 100
+                default: return nil
+                }
+                guard minutes <= 18 * 60 else { return nil }
+                offset = minutes * 60 * (sign == UInt8(ascii: "-") ? -1 : 1)
+            } else {
+                offset = (zones[lowered] ?? 0) * 3600
+            }
+        }
+        return date(year: year, month: month, day: day, hour: hour, minute: minute, second: Double(second), offset: offset)
     }
 
-    /// "2003-12-13T18:30:02Z", "2003-12-13T18:30:02.25+01:00".
+    /// ISO 8601 as feeds write it: "2003-12-13T18:30:02Z",
+    /// "2003-12-13T18:30:02.25+01:00", "2003-12-13 18:30+0100", "2003-12-13".
     static func rfc3339(_ text: String) -> Date? {
         let bytes = Array(text.trimmedOfWhitespace.utf8)
         func number(_ range: Range<Int>) -> Int? {
             guard range.upperBound <= bytes.count else { return nil }
-            return Int(String(decoding: bytes[range], as: UTF8.self))
+            var value = 0
+            for byte in bytes[range] {
+                guard byte >= 0x30, byte <= 0x39 else { return nil }
+                value = value * 10 + Int(byte - 0x30)
+            }
+            return value
         }
-        guard bytes.count >= 19, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-              bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t") || bytes[10] == UInt8(ascii: " "),
+        guard bytes.count >= 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
               let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-              let hour = number(11..<13), let minute = number(14..<16), var second = number(17..<19).map(Double.init),
-              (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute) else { return nil }
-        var index = 19
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            let start = index
-            index += 1
-            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
-            second += Double(String(decoding: bytes[start..<index], as: UTF8.self)) ?? 0
+              (1...12).contains(month), (1...31).contains(day) else { return nil }
+        // A date alone: midnight, UT.
+        if bytes.count == 10 { return date(year: year, month: month, day: day, hour: 0, minute: 0, second: 0, offset: 0) }
+        guard bytes.count >= 16, bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t") || bytes[10] == UInt8(ascii: " "),
+              let hour = number(11..<13), bytes[13] == UInt8(ascii: ":"), let minute = number(14..<16),
+              (0...23).contains(hour), (0...59).contains(minute) else { return nil }
+        var second = 0.0
+        var index = 16
+        if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
+            guard let whole = number(17..<19), whole <= 60 else { return nil }
+            second = Double(whole)
+            index = 19
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: ",") {
+                let start = index + 1
+                index += 1
+                while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
+                second += Double("0." + String(decoding: bytes[start..<index], as: UTF8.self)) ?? 0
+            }
         }
+        while index < bytes.count, bytes[index] == UInt8(ascii: " ") { index += 1 }
         var offset = 0
         if index < bytes.count {
             switch bytes[index] {
-            case UInt8(ascii: "Z"), UInt8(ascii: "z"): break
+            case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+                guard index + 1 == bytes.count else { return nil }
             case UInt8(ascii: "+"), UInt8(ascii: "-"):
-                guard let hours = number(index + 1..<index + 3), let minutes = number(index + 4..<index + 6) else { return nil }
-                offset = (hours * 3600 + minutes * 60) * (bytes[index] == UInt8(ascii: "-") ? -1 : 1)
-            default: return nil
+                // "+01:00", "+0100" or "+01".
+                let digits = bytes[(index + 1)...].filter { $0 != UInt8(ascii: ":") }
+                guard digits.count == 2 || digits.count == 4, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+                let value = Int(String(decoding: digits, as: UTF8.self))!
+                let minutes = digits.count == 2 ? value * 60 : value / 100 * 60 + value % 100
+                offset = minutes * 60 * (bytes[index] == UInt8(ascii: "-") ? -1 : 1)
+            default:
+                // A zone name after the time ("2003-12-13 18:30:02 GMT").
+                let name = String(decoding: bytes[index...], as: UTF8.self).lowercased()
+                guard let hours = zones[name] else { return nil }
+                offset = hours * 3600
             }
         }
         return date(year: year, month: month, day: day, hour: hour, minute: minute, second: second, offset: offset)

@@ -139,8 +139,7 @@ public enum FeedDecoder {
 
     /// Items from drafts: explicit ids checked for duplicates, the others
     /// derived from the URL; titles derived where the record has none.
-    static func items(from drafts: [FeedDraft]) -> [FeedItem] {
-        var drafts = drafts
+    static func items(from drafts: consuming [FeedDraft]) -> [FeedItem] {
 
         // Explicit ids first, so that a derived id never takes one a user wrote.
         var owners: [String: Int] = [:]

@@ -50,7 +50,7 @@ enum FeedFormat: Equatable {
             if looksLikeMedia(trimmed) { return .m3u }
             break
         }
-        return .unknown(quoted(first))
+        return .unknown(quoted(bytes, from: start))
     }
 
     /// A playlist line that names media: a URL, or a path with a media extension.
@@ -71,14 +71,35 @@ enum FeedFormat: Equatable {
         return String(decoding: bytes[start..<end], as: UTF8.self).lowercased()
     }
 
-    /// The first bytes as a user can read them: at most 20 characters,
-    /// controls escaped.
-    private static func quoted(_ line: String) -> String {
-        let visible = line.prefix(20).unicodeScalars.map { scalar -> String in
-            scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value)
-                ? String(format: "\\x%02X", scalar.value) : String(scalar)
-        }.joined()
-        return "\"\(visible)\(line.count > 20 ? "…" : "")\""
+    /// The first line as a user can read it: at most 20 characters,
+    /// controls and bytes that are not UTF-8 escaped (`\xFF`), never shown raw.
+    static func quoted(_ bytes: [UInt8], from start: Int) -> String {
+        var visible = ""
+        var shown = 0
+        var index = start
+        while index < bytes.count, bytes[index] != 0x0A, shown < 20 {
+            let lead = bytes[index]
+            let length = lead < 0x80 ? 1 : lead >= 0xC2 && lead < 0xE0 ? 2 : lead >= 0xE0 && lead < 0xF0 ? 3 : lead >= 0xF0 && lead < 0xF5 ? 4 : 0
+            var scalar: Unicode.Scalar?
+            if length > 0, index + length <= bytes.count {
+                var iterator = bytes[index..<index + length].makeIterator()
+                var decoder = UTF8()
+                if case let .scalarValue(value) = decoder.decode(&iterator) { scalar = value }
+            }
+            if let scalar, !(scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value)) {
+                visible.unicodeScalars.append(scalar)
+                index += length
+            } else if let scalar {
+                visible += String(format: "\\x%02X", scalar.value)
+                index += length
+            } else {
+                visible += String(format: "\\x%02X", lead)
+                index += 1
+            }
+            shown += 1
+        }
+        let more = index < bytes.count && bytes[index] != 0x0A
+        return "\"\(visible)\(more ? "…" : "")\""
     }
 }
 

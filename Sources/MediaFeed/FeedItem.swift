@@ -89,6 +89,10 @@ public struct Feed: Sendable, Hashable {
     public var items: [FeedItem]
     /// What reading the feed skipped, one line each (empty facts-feed rows).
     public var notes: [String] = []
+    /// What was mended to read it, one phrase each (an XML feed that is not
+    /// well-formed: HTML entities, undeclared prefixes, a wrong encoding);
+    /// empty for a feed read as it is.
+    public var repairs: [String] = []
 
     public init(title: String, items: [FeedItem]) {
         self.title = title

@@ -1,3 +1,5 @@
+import CXML
+
 /// A podcast's HTML description as plain text: tags removed, the common
 /// entities decoded, paragraphs and line breaks kept as line breaks, runs
 /// of white space folded. Not a browser: what a terminal shows of it.
@@ -110,6 +112,59 @@ enum HTMLText {
             guard let value = UInt32(text, radix: hex ? 16 : 10), let scalar = Unicode.Scalar(value), value != 0 else { return nil }
             return Array(String(scalar).utf8)
         }
-        return named[Array(name)]
+        if let known = named[Array(name)] { return known }
+        // The rest of HTML's entities, from libxml2's table (loaded by then for an XML feed).
+        guard name.count <= 32, name.allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A || ($0 >= 0x30 && $0 <= 0x39) }) else { return nil }
+        let value = mp_xml_html_entity(String(decoding: name, as: UTF8.self))
+        guard value != 0, let scalar = Unicode.Scalar(value) else { return nil }
+        return Array(String(scalar).utf8)
+    }
+
+    /// Whether a title means HTML (feedparser's rule): it has a closing tag
+    /// or an entity reference; "a < b" or "R&D" is text as written.
+    static func looksLikeHTML(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "<"), index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "/"), isLetter(bytes[index + 2]) {
+                var end = index + 2
+                while end < bytes.count, isLetter(bytes[end]) || (bytes[end] >= 0x30 && bytes[end] <= 0x39) { end += 1 }
+                if end < bytes.count, bytes[end] == UInt8(ascii: ">") { return true }
+            } else if byte == UInt8(ascii: "&") {
+                var end = index + 1
+                if end < bytes.count, bytes[end] == UInt8(ascii: "#") { end += 1 }
+                let start = end
+                while end < bytes.count, end - start < 32, isLetter(bytes[end]) || (bytes[end] >= 0x30 && bytes[end] <= 0x39) { end += 1 }
+                if end > start, end < bytes.count, bytes[end] == UInt8(ascii: ";") { return true }
+            }
+            index += 1
+        }
+        return false
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A
+    }
+
+    /// Text made HTML that reads back as itself (`&`, `<`, `>` escaped).
+    static func escaped(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") }) else { return text }
+        var out = ""
+        out.reserveCapacity(text.utf8.count + 16)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    /// Runs of white space as one space, none at the ends.
+    static func folded(_ text: String) -> String {
+        text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).joined(separator: " ")
     }
 }

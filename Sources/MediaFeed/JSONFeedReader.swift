@@ -5,9 +5,17 @@ import MediaModel
 /// attachment is the item's media; an item with only an `image` is an
 /// image item; one with neither is words only (text-only, still valid).
 enum JSONFeedReader {
+    /// A JSON Feed by its `version`, however written: the URL (http or
+    /// https, `1` or `1.1`, a trailing slash or not, any case), or the bare
+    /// number ("1.1") when the items are not mediaplay's own (no `type`).
     static func isJSONFeed(_ root: JSONValue) -> Bool {
         guard case let .string(version)? = root["version"]?.value else { return false }
-        return version.hasPrefix("https://jsonfeed.org/version/") || version.hasPrefix("http://jsonfeed.org/version/")
+        let spelled = version.trimmedOfWhitespace.lowercased()
+        if spelled.contains("jsonfeed.org/version/") { return true }
+        guard ["1", "1.0", "1.1"].contains(spelled) else { return false }
+        if root["home_page_url"] != nil || root["feed_url"] != nil { return true }
+        guard case let .array(items)? = root["items"]?.value else { return false }
+        return !items.contains { $0.value["type"] != nil }
     }
 
     static func decode(_ root: JSONValue.Located, text: TextPositions, origin: FeedOrigin) throws(FeedError) -> Feed {

@@ -58,8 +58,9 @@ struct UnicodeText {
         if head == [0, 0, 0xFE, 0xFF] { return (.utf32BE, 4) }
         if head[0] == 0xFF, head[1] == 0xFE { return (.utf16LE, 2) }
         if head[0] == 0xFE, head[1] == 0xFF { return (.utf16BE, 2) }
-        // Without a mark: a first character of XML or JSON, and its zero bytes.
-        let opening: Set<UInt8> = [UInt8(ascii: "<"), UInt8(ascii: "{"), UInt8(ascii: "[")]
+        // Without a mark: a first character of XML or JSON (or the blank
+        // before it), and its zero bytes.
+        let opening: Set<UInt8> = [UInt8(ascii: "<"), UInt8(ascii: "{"), UInt8(ascii: "["), 0x20, 0x09, 0x0A, 0x0D]
         if opening.contains(head[0]), head[1] == 0, head[2] == 0, head[3] == 0 { return (.utf32LE, 0) }
         if head[0] == 0, head[1] == 0, head[2] == 0, opening.contains(head[3]) { return (.utf32BE, 0) }
         if opening.contains(head[0]), head[1] == 0, head[2] != 0, head[3] == 0 { return (.utf16LE, 0) }

@@ -9,15 +9,20 @@ final class XMLStream {
     private let reader: OpaquePointer
     /// The bytes the reader reads in place.
     private let bytes: UnsafeMutableBufferPointer<UInt8>
+    /// libxml2's error when reading stopped on one (not the feed's own
+    /// errors, which a reader above throws): another reading may mend it.
+    private(set) var failure: mp_xml_error?
 
     /// `ignoringDeclaredEncoding`: the bytes are UTF-8 whatever the XML
-    /// declaration says (they were transcoded from the UTF-16 it names).
-    init(_ bytes: [UInt8], ignoringDeclaredEncoding: Bool = false) throws(FeedError) {
+    /// declaration says (they were transcoded). `recovering`: libxml2's
+    /// recovery reads a document that is not well-formed as far as it can.
+    init(_ bytes: [UInt8], ignoringDeclaredEncoding: Bool = false, recovering: Bool = false) throws(FeedError) {
         let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
         _ = copy.initialize(from: bytes)
         var error = mp_xml_error()
+        let options = Int32(ignoringDeclaredEncoding ? MP_XML_IGNORE_ENCODING : 0) | Int32(recovering ? MP_XML_RECOVER : 0)
         let opened = copy.baseAddress!.withMemoryRebound(to: CChar.self, capacity: copy.count) {
-            mp_xml_open($0, bytes.count, ignoringDeclaredEncoding ? 1 : 0, &error)
+            mp_xml_open($0, bytes.count, options, &error)
         }
         guard let opened else {
             copy.deallocate()
@@ -32,11 +37,21 @@ final class XMLStream {
         bytes.deallocate()
     }
 
+    /// What was read past so far (undeclared prefixes, HTML entities, what recovery mended).
+    var notes: mp_xml_notes {
+        var notes = mp_xml_notes()
+        mp_xml_get_notes(reader, &notes)
+        return notes
+    }
+
     /// The root element: its name, namespace and line only.
     func root() throws(FeedError) -> XMLElement? {
         var error = mp_xml_error()
         let node = mp_xml_root(reader, &error)
-        if error.line != 0 { throw Self.failure(error) }
+        if error.line != 0 {
+            failure = error
+            throw Self.failure(error)
+        }
         return node.map(XMLElement.init)
     }
 
@@ -45,24 +60,51 @@ final class XMLStream {
     func next(atDepth depth: Int) throws(FeedError) -> XMLElement? {
         var error = mp_xml_error()
         let node = mp_xml_next(reader, Int32(depth), &error)
-        if error.line != 0 { throw Self.failure(error) }
+        if error.line != 0 {
+            failure = error
+            throw Self.failure(error)
+        }
         return node.map(XMLElement.init)
     }
 
-    private static func failure(_ error: mp_xml_error) -> FeedError {
-        let message = withUnsafeBytes(of: error.message) { raw in
+    static func message(_ error: mp_xml_error) -> String {
+        withUnsafeBytes(of: error.message) { raw in
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
-        return FeedError(position: SourcePosition(line: Int(max(error.line, 1)), column: Int(max(error.column, 1))), message: message)
     }
+
+    static func failure(_ error: mp_xml_error) -> FeedError {
+        FeedError(position: SourcePosition(line: Int(max(error.line, 1)), column: Int(max(error.column, 1))), message: message(error))
+    }
+}
+
+/// The namespaces feeds use (CXML's MP_NS_…, in the same order), told the
+/// way podcast clients tell them: case aside, http or https, a trailing
+/// slash or not; an undeclared `itunes:` is iTunes's.
+enum XMLNamespace: Int32 {
+    case none = 0, other, itunes, content, atom, atom03, media, chapters, podcast, dc, dcterms, rdf
+    /// RSS's own elements in a namespace: RSS 1.0, RSS 0.90, UserLand's RSS 2.0.
+    case rss
+    case googleplay, xhtml
+    /// mod_enclosure (RSS 1.0).
+    case enclosure
 }
 
 /// One element of an `XMLStream`'s current subtree.
 struct XMLElement {
     let node: OpaquePointer
 
+    /// The local name.
     var name: String { String(cString: mp_xml_name(node)) }
+    /// Whether the local name is `text` (no String made).
+    func named(_ text: StaticString) -> Bool {
+        let own = mp_xml_name(node)!
+        return text.withUTF8Buffer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { strncmp(own, $0.baseAddress!, $0.count) == 0 && own[$0.count] == 0 }
+        }
+    }
     var namespace: String? { mp_xml_namespace(node).map { String(cString: $0) } }
+    var kind: XMLNamespace { XMLNamespace(rawValue: mp_xml_namespace_kind(node)) ?? .other }
     var line: Int { max(1, Int(mp_xml_line(node))) }
     var parent: XMLElement? { mp_xml_parent(node).map(XMLElement.init) }
 
@@ -75,6 +117,15 @@ struct XMLElement {
             next = mp_xml_next_element(child)
         }
         return result
+    }
+
+    /// Each child element, in order, with no array made.
+    func forEachChild(_ body: (XMLElement) -> Void) {
+        var next = mp_xml_first_element(node)
+        while let child = next {
+            body(XMLElement(node: child))
+            next = mp_xml_next_element(child)
+        }
     }
 
     /// The element's text (its descendants' too), trimmed; nil when empty.
@@ -92,7 +143,7 @@ struct XMLElement {
         return text.isEmpty ? nil : text
     }
 
-    func `is`(_ name: String, in namespace: String?) -> Bool {
-        self.name == name && self.namespace == namespace
+    func `is`(_ name: StaticString, _ kind: XMLNamespace) -> Bool {
+        self.kind == kind && named(name)
     }
 }

@@ -209,6 +209,7 @@ public enum ListDocument {
         static let progress = JSONWriter.Key("progress")
         static let published = JSONWriter.Key("published")
         static let received = JSONWriter.Key("received")
+        static let repaired = JSONWriter.Key("repaired")
         static let sampleRate = JSONWriter.Key("sampleRate")
         static let schema = JSONWriter.Key("schema")
         static let size = JSONWriter.Key("size")
@@ -229,6 +230,11 @@ public enum ListDocument {
         json.beginObject()
         json.key(Key.feed)
         json.beginObject()
+        // What was mended to read it (`[]`: read as it is).
+        json.key(Key.repaired)
+        json.beginArray()
+        for repair in loaded.feed.repairs { json.string(repair) }
+        json.endArray()
         // A URL's password is never shown, here either (`redactingUserinfo`).
         json.key(Key.source); json.string(loaded.source.redactingUserinfo)
         json.key(Key.title); json.string(loaded.feed.title)

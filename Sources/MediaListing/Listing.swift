@@ -91,6 +91,10 @@ public enum Listing {
     /// document. Throws when stdout fails (a closed pipe just ends it).
     public static func print(_ loaded: LoadedFeed, around surroundings: Surroundings, details: [MediaDetails?], options: ListOptions) throws(CLIError) {
         for note in loaded.feed.notes { StandardStream.error("mediaplay: note: \(DisplayWidth.escaped(note))\n") }
+        // A feed read by mending it says so, in one line (`repaired` in the JSON).
+        if !loaded.feed.repairs.isEmpty {
+            StandardStream.error("mediaplay: note: \(DisplayWidth.escaped(DisplayWidth.singleLine(loaded.source.redactingUserinfo))) is not well-formed; read by mending it: \(DisplayWidth.escaped(loaded.feed.repairs.joined(separator: "; ")))\n")
+        }
         let items = loaded.feed.items
         let played = surroundings.state?.playedURLs() ?? []
         // A list shows what it can: new items not kept are not its failure.

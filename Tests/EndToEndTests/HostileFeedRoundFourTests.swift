@@ -6,16 +6,22 @@ import TestKit
 /// programs: what a user sees is one line of ours, and a folder plays.
 @Suite struct HostileFeedRoundFourTests {
     /// An XML feed declaring an encoding its bytes are not in (EBCDIC on
-    /// ASCII, UTF-32 on UTF-8) or one libxml2 does not know: our one line,
-    /// never libxml2's own ("encoding error : input conversion failed").
+    /// ASCII, UTF-32 on UTF-8) or one libxml2 does not know: read as UTF-8
+    /// (issue #44), with our one line saying so, never libxml2's own
+    /// ("encoding error : input conversion failed").
     @Test(arguments: ["EBCDIC-US", "UTF-32", "x-no-such-encoding"])
     func aFeedInAnEncodingLibxmlCannotReadIsOneLine(encoding: String) async throws {
         let folder = try TemporaryDirectory()
-        let feed = try folder.write("feed.xml", #"<?xml version="1.0" encoding="\#(encoding)"?><rss version="2.0"><channel><title>T</title></channel></rss>"#)
+        let feed = try folder.write("feed.xml", #"<?xml version="1.0" encoding="\#(encoding)"?><rss version="2.0"><channel><title>T</title><item><title>Ep</title></item></channel></rss>"#)
         let result = try await Mediaplay.run(["list", "--feed", feed, "--cache-dir", folder.path + "/cache"])
-        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stderr.split(separator: "\n")
-        #expect(lines.count == 1 && lines[0].hasPrefix("mediaplay: \(feed):1:"), "\(result.stderr)")
+        #expect(lines.count == 1 && lines[0].hasPrefix("mediaplay: note: \(feed) is not well-formed; read by mending it: its declared encoding \"\(encoding.lowercased())\""), "\(result.stderr)")
+        #expect(result.stdout.contains("Ep"))
+        let json = try await Mediaplay.run(["list", "--json", "--feed", feed, "--cache-dir", folder.path + "/cache"])
+        let document = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let repaired = (document?["feed"] as? [String: Any])?["repaired"] as? [String]
+        #expect(repaired?.count == 1 && repaired?[0].hasPrefix("its declared encoding") == true, "\(json.stdout)")
     }
 
     /// `play FOLDER` where a file's name is not UTF-8: that file is left

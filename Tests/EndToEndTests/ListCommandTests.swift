@@ -81,7 +81,8 @@ import TestKit
         // Every key is present, null when unknown, at every level.
         let raw = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
         #expect(Set(raw.keys) == ["schema", "feed", "items"])
-        #expect(Set((raw["feed"] as! [String: Any]).keys) == ["title", "source"])
+        #expect(Set((raw["feed"] as! [String: Any]).keys) == ["title", "source", "repaired"])
+        #expect((raw["feed"] as! [String: Any])["repaired"] as? [String] == [], "read as it is: nothing mended")
         for item in raw["items"] as! [[String: Any]] {
             #expect(Set(item.keys) == ["position", "id", "kind", "title", "url", "description", "thumbnail", "state", "size", "received", "error", "line", "playback", "media", "duration", "published", "played", "new", "chapters"])
         }

@@ -62,6 +62,10 @@ enum SubtitleLoader {
             }
             if let time = decoder.time(of: packet, offset: source.offset) { timeline.reached(time) }
         }
+        // A file of its own that gave no cue at all is said, never silent.
+        if refusal == nil, !stopped(), source.track.file != nil, timeline.allCues.isEmpty {
+            throw FFmpegError(context: "cannot show the subtitles of \(source.track.file ?? input.name)", message: "no cue in it could be read")
+        }
         if let refusal {
             // Refused whole: what was read is let go at once.
             ass?.clear()

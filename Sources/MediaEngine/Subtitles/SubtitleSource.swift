@@ -68,8 +68,20 @@ enum SubtitleStreams {
                 message: "it is larger than \(SubtitleLimits.fileBytes >> 20) MiB"
             )
         }
-        let input = try SubtitleInput(path: path)
-        var sources = list(input.context, path: path, offset: 0, first: first, file: (path as NSString).lastPathComponent)
+        // Read from a mended copy where FFmpeg would miss its cues (UTF-16,
+        // WebVTT's REGION and STYLE blocks, SubRip without numbers).
+        let readable = SubtitleFileText.prepared(path)
+        let name = (path as NSString).lastPathComponent
+        let input: SubtitleInput
+        do {
+            input = try SubtitleInput(path: readable)
+        } catch {
+            throw FFmpegError(context: "cannot read the subtitles \(name)", message: error.message)
+        }
+        var sources = list(input.context, path: readable, offset: 0, first: first, file: name)
+        if sources.isEmpty {
+            throw FFmpegError(context: "cannot read the subtitles \(name)", message: "it holds no subtitles FFmpeg reads (SubRip, WebVTT, ASS)")
+        }
         for index in sources.indices where sources[index].track.language == nil { sources[index].track.language = language }
         return sources
     }
