@@ -55,7 +55,8 @@ gzip -9n < "$work/man/mediaplay-config.5" > "$root/usr/share/man/man5/mediaplay-
 
 # Completions, where each shell looks for them.
 install -d "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" "$root/usr/share/fish/vendor_completions.d"
-"$built/mediaplay" --generate-completion-script bash > "$root/usr/share/bash-completion/completions/mediaplay"
+# (bash reads a completion file with `source`: no #! line.)
+"$built/mediaplay" --generate-completion-script bash | sed '1{/^#!/d}' > "$root/usr/share/bash-completion/completions/mediaplay"
 "$built/mediaplay" --generate-completion-script zsh > "$root/usr/share/zsh/vendor-completions/_mediaplay"
 "$built/mediaplay" --generate-completion-script fish > "$root/usr/share/fish/vendor_completions.d/mediaplay.fish"
 chmod 0644 "$root"/usr/share/bash-completion/completions/* "$root"/usr/share/zsh/vendor-completions/* "$root"/usr/share/fish/vendor_completions.d/*
@@ -83,6 +84,12 @@ def text(path):
     lines = open(path).read().rstrip().split("\n")
     return "\n".join(" " + line.rstrip() if line.strip() else " ." for line in lines)
 template = open("packaging/debian/copyright.in").read().replace("@SWIFT_LICENSE@", sys.argv[1])
+def exception(path):
+    # The Runtime Library Exception alone: the Apache License itself is in common-licenses.
+    whole = open(path).read()
+    part = whole[whole.index("## Runtime Library Exception"):].split("\n", 1)[1].strip()
+    return "\n".join(" " + line.strip() if line.strip() else " ." for line in part.split("\n") if line.strip())
+template = re.sub(r"^@EXCEPTION:(.+?)@$", lambda m: exception(m.group(1)), template, flags=re.M)
 print(re.sub(r"^@TEXT:(.+?)@$", lambda m: text(m.group(1)), template, flags=re.M), end="")
 PYTHON
 install -D -m 0644 "$work/copyright" "$root/usr/share/doc/mediaplay/copyright"
