@@ -49,6 +49,12 @@ echo "check-deb: installing" >&2
 dpkg -s mediaplay >/dev/null 2>&1 && fail "mediaplay is installed already (remove it first: dpkg -r mediaplay)"
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb" >/dev/null
 
+# Nothing of the Swift toolchain is needed: every library the programs load is Debian's.
+for program in /usr/bin/mediaplay /usr/libexec/mediaplay/mediaplay-core /usr/libexec/mediaplay/mediaplay-cache; do
+    env -i PATH=/usr/bin:/bin ldd "$program" > "$work/ldd.txt" 2>&1 || fail "ldd $program: $(cat "$work/ldd.txt")"
+    grep -q "not found\|swift" "$work/ldd.txt" && fail "$program needs a library Debian does not provide: $(grep "not found\|swift" "$work/ldd.txt")"
+done
+
 # Every command has its page (the commands as the installed program declares them).
 /usr/libexec/mediaplay/mediaplay-core --experimental-dump-help > "$work/commands.json"
 python3 - "$work/commands.json" > "$work/pages" <<'PYTHON'
