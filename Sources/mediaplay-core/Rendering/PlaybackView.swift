@@ -17,15 +17,21 @@ import MediaCacheCommands
 enum PlaybackView {
     /// How a playback ended, for the exit status.
     enum Outcome {
-        case finished
-        case failed(CommandError)
+        /// Nothing more to play. `worst`: the exit status of the worst
+        /// failure said on the way (each in its line as it came), if any.
+        case finished(worst: SysExit?)
         /// Ended by SIGINT or SIGTERM (its number): exit 128 + it.
         case interrupted(Int32)
     }
 
     /// `screen`: the terminal pictures are drawn on, if any; while it shows
-    /// them, the status line is its bottom row.
-    static func run(_ session: MediaSession, item first: FeedItem, from start: Double, screen: TerminalScreen? = nil) async -> Outcome {
+    /// them, the status line is its bottom row. `from`: where the first item
+    /// starts (nil: where it was left). `failed`: a failure's one line and
+    /// exit status; it is said when it happens, and the playlist plays on
+    /// past it (as mpv does) when there is more to play.
+    static func run(
+        _ session: MediaSession, item first: FeedItem, from start: Double?, screen: TerminalScreen? = nil, failed describe: @escaping (FeedItem, CommandError) -> CLIError
+    ) async -> Outcome {
         enum Step {
             case event(ItemEvent)
             case refused(CommandError)
@@ -69,8 +75,31 @@ enum PlaybackView {
             keys?.restore()
             signals.cancel()
         }
+        /// The worst failure said so far.
+        var worst: SysExit?
         /// Finished, unless a signal ended it.
-        var finished: Outcome { signals.signalNumber.map(Outcome.interrupted) ?? .finished }
+        var finished: Outcome { signals.signalNumber.map(Outcome.interrupted) ?? .finished(worst: worst) }
+        /// Failures said while the terminal showed pictures: printed once it is closed.
+        var held: [CLIError] = []
+        /// The items whose failure was said (the failed event and a refused
+        /// start tell of one failure; an item said again once it played).
+        var said: Set<ItemKey> = []
+        /// A failure's one line, above the status line, as it happens.
+        func say(_ error: CommandError, of failed: FeedItem) {
+            guard said.insert(failed.key).inserted else { return }
+            let line = describe(failed, error)
+            if worst.map({ line.exitCode.rawValue > $0.rawValue }) ?? true { worst = line.exitCode }
+            if screen?.isShowingPictures == true {
+                held.append(line)
+                return
+            }
+            region?.draw([])
+            line.report()
+        }
+        defer {
+            screen?.close()
+            for line in held { line.report() }
+        }
         // Subscribed before playback starts: no event is missed.
         // `<` and `>` go somewhere only when there is more than one item.
         let several = session.feed.items.count > 1
@@ -108,6 +137,23 @@ enum PlaybackView {
             starting.cancel()
         }
         var lastState: ItemState?
+        /// Nothing plays on from the item shown: once what the session
+        /// started by itself is over, any failure not said yet (the playlist
+        /// may have gone past an item before its word came) is said. True:
+        /// `play` ends; false: something plays after all (now followed).
+        func nothingPlaysOn() async -> Bool {
+            await session.settle()
+            if let now = session.currentStatus(), !now.state.isFinal, now.id != item.key {
+                followed.key = now.id
+                item = session.item(for: now.id) ?? item
+                lastState = nil
+                return false
+            }
+            for unsaid in session.feed.items where !said.contains(unsaid.key) {
+                if let failure = session.failure(of: unsaid.key) { say(failure, of: unsaid) }
+            }
+            return true
+        }
         var tick = 0
         var lastDrawn = -1.0
         var notice: String?
@@ -120,8 +166,13 @@ enum PlaybackView {
                 if let status = session.status(of: item.key) { show(line(status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings, notice: notice)) }
                 continue
             case let .refused(error):
+                // The first item could not start (a missing file, a failed
+                // download): said, and the rest plays on, if there is any.
+                say(error, of: first)
+                if session.playOn(pastFailureOf: first.key) { continue }
+                guard await nothingPlaysOn() else { continue }
                 region?.draw([])
-                return .failed(error)
+                return finished
             case .stoppedBeforeStart:
                 region?.draw([])
                 if region == nil { StandardStream.error("stopped \"\(DisplayWidth.escaped(item.title))\"\n") }
@@ -146,8 +197,16 @@ enum PlaybackView {
                     notice = nil
                     // A closed picture reads idle: for `play`, it stopped.
                     let state = status.state == .idle && lastState != nil ? .stopped : status.state
+                    if state == .playing { said.remove(item.key) }
                     if region == nil, screen?.isShowingPictures != true, state != lastState, let word = word(for: state) {
-                        StandardStream.error("\(word) \"\(DisplayWidth.escaped(item.title))\"\n")
+                        // Where it starts, when not at the top (resumed, or --start).
+                        let start = state == .playing && lastState == nil && item.kind != .image ? session.startPosition(of: item.key) ?? 0 : 0
+                        let from = start >= 1 ? " from \(StatusText.clock(start))" : ""
+                        StandardStream.error("\(word) \"\(DisplayWidth.escaped(item.title))\"\(from)\n")
+                    }
+                    // A file that cannot be read or decoded: its one line, then what plays on.
+                    if state == .failed, state != lastState {
+                        say(session.failure(of: item.key) ?? CommandError(.playbackFailed, status.error ?? "playback failed"), of: item)
                     }
                     // The item shown was skipped (`<`, `>`, here or in the
                     // window): its stop may come before the next one's first
@@ -159,21 +218,20 @@ enum PlaybackView {
                         lastState = nil
                         continue
                     }
-                    // Played to its end with more to play (files, a folder
-                    // or a playlist in turn): the next item's start is followed.
-                    if state == .ended, session.willPlayOn(after: status.id) {
+                    // Played to its end, or failed, with more to play (files,
+                    // a folder or a playlist in turn): the next item's start
+                    // is followed.
+                    if state == .ended || state == .failed, session.willPlayOn(after: status.id) {
                         lastState = state
                         continue
                     }
                     lastState = state
                     show(line(status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings, notice: notice))
                     if state.isFinal {
+                        guard await nothingPlaysOn() else { continue }
                         // The pictures' screen first: the line below is on the shell's.
                         screen?.close()
                         region?.draw([])
-                        if state == .failed {
-                            return .failed(session.failure(of: item.key) ?? CommandError(.playbackFailed, status.error ?? "playback failed"))
-                        }
                         return finished
                     }
                 case .position:
