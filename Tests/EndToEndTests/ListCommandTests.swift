@@ -83,7 +83,7 @@ import TestKit
         #expect(Set(raw.keys) == ["schema", "feed", "items"])
         #expect(Set((raw["feed"] as! [String: Any]).keys) == ["title", "source"])
         for item in raw["items"] as! [[String: Any]] {
-            #expect(Set(item.keys) == ["position", "id", "kind", "title", "url", "description", "thumbnail", "state", "size", "received", "error", "line", "playback", "media", "duration", "published", "played", "new", "chapters"])
+            #expect(Set(item.keys) == ["position", "id", "kind", "title", "url", "description", "thumbnail", "state", "size", "received", "error", "line", "playback", "media", "duration", "published", "played", "new", "chapters", "resumeAt"])
         }
     }
 
