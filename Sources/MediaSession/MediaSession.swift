@@ -70,6 +70,8 @@ public final class MediaSession: @unchecked Sendable {
     let subscribers = Broadcaster<ItemEvent>(buffering: .bufferingNewest(256))
     /// Each event carries the whole settings: a slow listener needs only the newest.
     let settingsSubscribers = Broadcaster<SettingsEvent>(buffering: .bufferingNewest(8))
+    /// What keys did (`performDetached`): `play`'s on-screen messages.
+    let keyFeedbackSubscribers = Broadcaster<KeyFeedback>(buffering: .bufferingNewest(16))
 
     /// Blocking engine calls (the virtual clock, waiting for a player to
     /// stop) and the store's one-shot fetches run here, never on Swift's

@@ -188,3 +188,26 @@ import TestKit
         #expect(engine.player("2")?.start == 40, "a seek wins over what was kept")
     }
 }
+
+/// What keys do is heard as it happens (`play` shows it for a moment):
+/// done, or refused with why, never dropped in silence.
+@Suite struct KeyFeedbackTests {
+    @Test func aKeysCommandIsHeardDoneOrRefused() async throws {
+        let folder = try TemporaryDirectory()
+        let feed = Feed(title: "t", items: [FeedItem(position: 1, id: "a", title: "A", kind: .audio, source: .file(try folder.write("a.wav", "x")))])
+        let session = MediaSession(feed: feed, store: nil, positions: nil, engine: FakeEngine())
+        var heard = session.keyFeedback().makeAsyncIterator()
+        session.performDetached(.volume(.by(-5)))
+        let volume = await heard.next()
+        #expect(volume == .done(.volume(.by(-5))))
+        session.performDetached(.subtitle(.next))
+        let subtitle = await heard.next()
+        guard case let .refused(command, error)? = subtitle else { Issue.record("a refusal is heard"); return }
+        #expect(command == .subtitle(.next) && error.message.contains("nothing is playing"))
+        // One that waits (a start) is heard once it is done.
+        session.performDetached(.play(.id("a")))
+        let played = await heard.next()
+        #expect(played == .done(.play(.id("a"))))
+        await session.settle()
+    }
+}

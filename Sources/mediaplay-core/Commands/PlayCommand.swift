@@ -28,7 +28,11 @@ struct PlayCommand: AsyncParsableCommand {
             instead: a WAV file (s16, the stream's own rate and channels) and one line \
             per frame with its time and the MD5 of the picture.
 
-            On a terminal: space pauses and resumes, left/right seek 5 s, 9/0 turn the \
+            On a terminal (and in the window): each key's change shows for two \
+            seconds on the status line and in the window's title (Volume 80 %, \
+            Subtitles 2/2 (en), Sub delay +0.1 s, Chapter 3/5: Title); the status \
+            line shows the artist and album when known, the chapter, and 3/12 in a \
+            list. Space pauses and resumes, left/right seek 5 s, 9/0 turn the \
             volume down/up, m mutes, [/] slow down and speed up (backspace: 1×), </> \
             play the feed's previous/next item, q quits (the same keys work in the window). --volume 50 halves every sample, as \
             ffmpeg's volume filter does; --speed 1.5 plays half again as fast, the pitch kept. \
@@ -200,7 +204,10 @@ struct PlayCommand: AsyncParsableCommand {
             // where items start: config.toml's `start` (a recording from the top).
             session.keymap = LoadedConfig.current.keymap
             session.resumesItems = !recordsOnly && config.resumes
-            let outcome = await PlaybackView.run(session, item: item, from: start?.seconds, screen: screen) { failed, error in
+            let outcome = await PlaybackView.run(
+                session, item: item, from: start?.seconds, screen: screen, windowTitles: { engine.showInWindowTitles($0) },
+                details: { ItemDetails.lookup([$0], cache: store).first ?? nil }
+            ) { failed, error in
                 Self.failureLine(error, of: failed, kept: session.failure(of: failed.key), cache: store, direct: targets, displayMissing: display.wasMissing, global: global)
             }
             let statistics = session.statistics(of: item.key)

@@ -29,8 +29,14 @@ enum PlaybackView {
     /// starts (nil: where it was left). `failed`: a failure's one line and
     /// exit status; it is said when it happens, and the playlist plays on
     /// past it (as mpv does) when there is more to play.
+    /// `clock`: how long a key's message shows (mpv's OSD: two seconds);
+    /// `windowTitles`: shows it in the window's title too (nil: back to the
+    /// title alone); `details`: an item's tags (artist, album), looked up
+    /// off the cooperative pool.
     static func run(
-        _ session: MediaSession, item first: FeedItem, from start: Double?, screen: TerminalScreen? = nil, failed describe: @escaping (FeedItem, CommandError) -> CLIError
+        _ session: MediaSession, item first: FeedItem, from start: Double?, screen: TerminalScreen? = nil, clock: any MediaClock = SystemClock.shared,
+        windowTitles: @escaping @Sendable (String?) -> Void = { _ in }, details: @escaping @Sendable (FeedItem) -> MediaDetails? = { _ in nil },
+        failed describe: @escaping (FeedItem, CommandError) -> CLIError
     ) async -> Outcome {
         enum Step {
             case event(ItemEvent)
@@ -39,6 +45,12 @@ enum PlaybackView {
             case stoppedBeforeStart
             /// `<` or `>` could not move on: why.
             case notice(String)
+            /// What a key did (here or in the window).
+            case key(KeyFeedback)
+            /// A key's message has shown its time.
+            case messageGone(Int)
+            /// An item's tags, once looked up.
+            case details(ItemKey, MediaDetails?)
         }
         // The item shown: the one asked for, until `<` or `>` (here or in
         // the window) starts another.
@@ -124,6 +136,18 @@ enum PlaybackView {
                 stepSink.yield(.event(event))
             }
         }
+        // What keys do, here and in the window: a message for a moment.
+        let keyFeedback = session.keyFeedback()
+        let forwardKeys = Task {
+            for await feedback in keyFeedback { stepSink.yield(.key(feedback)) }
+        }
+        /// An item's tags, looked up once (a probe: off the pool).
+        var looked: Set<ItemKey> = []
+        func lookUpDetails(_ item: FeedItem) {
+            guard looked.insert(item.key).inserted else { return }
+            DispatchQueue.global().async { stepSink.yield(.details(item.key, details(item))) }
+        }
+        lookUpDetails(first)
         let starting = Task {
             do throws(CommandError) {
                 let status = try await session.perform(.play(.id(first.id), from: start)).item ?? session.status(of: first)
@@ -134,6 +158,7 @@ enum PlaybackView {
         }
         defer {
             forward.cancel()
+            forwardKeys.cancel()
             starting.cancel()
         }
         var lastState: ItemState?
@@ -158,12 +183,53 @@ enum PlaybackView {
         var lastDrawn = -1.0
         var notice: String?
         var subtitleErrorSaid: String?
+        var message = OnScreenMessage()
+        var tags: [ItemKey: MediaDetails] = [:]
+        let count = session.feed.items.count
+        /// The status line of `status`, with what shows now: a key's
+        /// message, else a notice, else the keys.
+        func draw(_ status: ItemStatus) {
+            let credits = tags[item.key].map { [$0.artist, $0.album].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " · ") }
+            show(line(
+                status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings,
+                notice: message.current(at: clock.now) ?? notice, credits: credits, place: several ? "\(item.position)/\(count)" : nil
+            ))
+        }
         for await step in steps {
             let status: ItemStatus
             switch step {
             case let .notice(text):
                 notice = text
-                if let status = session.status(of: item.key) { show(line(status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings, notice: notice)) }
+                if let status = session.status(of: item.key) { draw(status) }
+                continue
+            case let .key(feedback):
+                // What the key changed, read from what it left (mpv's OSD).
+                let text: String?
+                switch feedback {
+                case let .done(command):
+                    text = OnScreenText.message(
+                        for: command, status: session.status(of: item.key), audio: session.audioSettings, playlist: session.playlistMode, sleep: session.sleepStatus
+                    )
+                case let .refused(_, error): text = OnScreenText.refusal(error)
+                }
+                guard let text else { continue }
+                let (generation, until) = message.show(text, at: clock.now)
+                windowTitles(text)
+                Task {
+                    try? await clock.sleep(until: until)
+                    stepSink.yield(.messageGone(generation))
+                }
+                if let status = session.status(of: item.key) { draw(status) }
+                continue
+            case let .messageGone(generation):
+                if message.expire(generation) {
+                    windowTitles(nil)
+                    if let status = session.status(of: item.key) { draw(status) }
+                }
+                continue
+            case let .details(key, found):
+                if let found { tags[key] = found }
+                if key == item.key, let status = session.status(of: key) { draw(status) }
                 continue
             case let .refused(error):
                 // The first item could not start (a missing file, a failed
@@ -183,6 +249,7 @@ enum PlaybackView {
                     item = session.item(for: status.id) ?? item
                     lastState = nil
                 }
+                lookUpDetails(item)
                 // A subtitle track left out or refused: said once, in one line.
                 if let problem = status.tracks?.subtitleError, problem != subtitleErrorSaid {
                     subtitleErrorSaid = problem
@@ -226,7 +293,7 @@ enum PlaybackView {
                         continue
                     }
                     lastState = state
-                    show(line(status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings, notice: notice))
+                    draw(status)
                     if state.isFinal {
                         guard await nothingPlaysOn() else { continue }
                         // The pictures' screen first: the line below is on the shell's.
@@ -238,21 +305,21 @@ enum PlaybackView {
                     // Redraw at most ~12 times a second.
                     if region != nil || screen?.isShowingPictures == true, abs(status.position - lastDrawn) >= 0.08 {
                         lastDrawn = status.position
-                        show(line(status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings, notice: notice))
+                        draw(status)
                     }
                 case .progress:
                     // Up to ten a second while downloading or buffering: the spinner turns with them.
                     tick += 1
-                    show(line(status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings, notice: notice))
+                    draw(status)
                 case .subtitle:
                     // The terminal's picture shows the text itself; the line shows the tracks' changes.
-                    show(line(status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings, notice: notice))
+                    draw(status)
                 case .metadata:
                     // A live stream's now-playing line: on the status line, or a line of its own.
                     if region == nil, screen?.isShowingPictures != true, let title = status.streamTitle {
                         StandardStream.error("now playing \"\(DisplayWidth.escaped(title))\"\n")
                     }
-                    show(line(status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings, notice: notice))
+                    draw(status)
                 }
             }
         }
@@ -280,11 +347,18 @@ enum PlaybackView {
         }
     }
 
-    /// The status line; `notice` (a refused key) in place of the keys' help.
+    /// The status line; `notice` (a key's message, a refused key) in place
+    /// of the keys' help; `credits`: the artist and album when known;
+    /// `place`: where the item is in the list ("3/12").
     static func line(
-        _ status: ItemStatus, title: String, kind: MediaKind? = nil, several: Bool = false, tick: Int, audio: AudioSettings = AudioSettings(), notice: String? = nil
+        _ status: ItemStatus, title: String, kind: MediaKind? = nil, several: Bool = false, tick: Int, audio: AudioSettings = AudioSettings(), notice: String? = nil,
+        credits: String? = nil, place: String? = nil
     ) -> String {
-        var name = DisplayWidth.singleLine(title.redactingUserinfo)
+        var name = (place.map { $0 + " " } ?? "") + DisplayWidth.singleLine(title.redactingUserinfo)
+        if let credits, !credits.isEmpty { name += " — " + DisplayWidth.singleLine(credits) }
+        if let chapter = status.chapter, [.playing, .paused, .buffering].contains(status.state) {
+            name += " · chapter \(chapter.number)/\(chapter.count)" + (chapter.title.isEmpty ? "" : " " + DisplayWidth.singleLine(chapter.title))
+        }
         if let playing = status.streamTitle, !playing.isEmpty { name += " · " + DisplayWidth.singleLine(playing) }
         if audio.muted { name += "  🔇" } else if audio.volume != 100 { name += "  🔉 \(audio.volume) %" }
         if audio.speed != 1 { name += "  \(SpeedText.text(audio.speed))" }
