@@ -177,21 +177,12 @@ public enum ListRenderer {
         case "artist": return Table.Cell(row.details?.artist.map(DisplayWidth.singleLine) ?? "")
         case "album": return Table.Cell(row.details?.album.map(DisplayWidth.singleLine) ?? "")
         case "state": return Table.Cell(row.stateText, style: row.style)
-        case "date": return Table.Cell(item.published.map(dayText) ?? "")
+        case "date": return Table.Cell(item.published.map(DayText.text) ?? "")
         case "position": return Table.Cell(row.resumeAt.map(StatusText.clock) ?? "")
         case "duration": return Table.Cell((row.details?.duration ?? item.duration).map(StatusText.clock) ?? "")
         default: return Table.Cell(row.sizeText)
         }
     }
-}
-
-/// The DATE column: the day, in the local time zone (`2025-11-03`).
-private func dayText(_ date: Date) -> String {
-    var time = time_t(date.timeIntervalSince1970.rounded(.down))
-    var parts = tm()
-    localtime_r(&time, &parts)
-    func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-    return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))"
 }
 
 /// `list --json`: a stable document, schema "mediaplay.list/2" (docs/FEED.md),
