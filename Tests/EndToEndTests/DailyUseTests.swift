@@ -58,69 +58,6 @@ import TestKit
         #expect(try await Fixtures.referencePCM(out) == (try await Self.joinedPCM(good)))
     }
 
-    /// `play` keeps the user's place as the background player does: it
-    /// resumes where an item was left (saying from where), keeps where it
-    /// stops, and marks one played to its end; `--start` wins, and takes M:SS.
-    @Test func playResumesKeepsItsPlaceAndMarksPlayed() async throws {
-        // A minute: long enough that a signal lands before its end on the busiest machine.
-        let tone = try await Fixtures.make("minute.wav", ["-f", "lavfi", "-i", "sine=duration=60", "-c:a", "pcm_s16le"])
-        let short = try await Fixtures.make("tone-half.wav", ["-f", "lavfi", "-i", "sine=duration=0.5", "-c:a", "pcm_s16le"])
-        let home = try await UserHome()
-        home.feed = try home.folder.write("feed.json", """
-            [{"type": 1, "title": "Long", "url": "file://\(tone)"}, {"type": 1, "title": "Short", "url": "file://\(short)"}]
-            """)
-        var environment = home.environment
-        environment["SDL_AUDIODRIVER"] = "dummy"
-        // Stopped (Ctrl-C) where --start put it: that place is kept.
-        let first = try Mediaplay.start(["play", "1", "--start", "0:05"], environment: environment)
-        try await first.waitForStderr(containing: "playing")
-        first.kill(SIGINT)
-        let stopped = try await first.wait()
-        #expect(stopped.status == 130, "\(stopped.stderr)")
-        #expect(stopped.stderr.hasPrefix("playing \"Long\" from 00:05\n"), "\(stopped.stderr)")
-        let listed = try JSONDecoder().decode(ListJSON.self, from: Data(try await Mediaplay.run(["list", "--json"], environment: environment).stdout.utf8))
-        let kept = try #require(listed.items[0].resumeAt, "list --json says where it was left")
-        #expect(kept >= 5 && kept < 55, "\(kept)")
-        let table = try await Mediaplay.run(["list", "--columns", "title,position"], environment: environment)
-        #expect(table.stdout.contains("Long      00:0"), "the POSITION column: \(table.stdout)")
-        // The next play resumes there.
-        let again = try Mediaplay.start(["play", "1"], environment: environment)
-        try await again.waitForStderr(containing: "playing")
-        again.kill(SIGINT)
-        let resumed = try await again.wait()
-        #expect(resumed.stderr.hasPrefix("playing \"Long\" from \(String(format: "00:%02d", Int(kept)))\n"), "where it was left: \(resumed.stderr)")
-        // Played to its end: marked played (✓), nothing kept to resume.
-        let whole = try await Mediaplay.run(["play", "2"], environment: environment)
-        #expect(whole.status == 0 && whole.stderr == "playing \"Short\"\nended \"Short\"\n", "\(whole.stderr)")
-        let after = try JSONDecoder().decode(ListJSON.self, from: Data(try await Mediaplay.run(["list", "--json"], environment: environment).stdout.utf8))
-        #expect(after.items[1].played == true && after.items[1].resumeAt == nil)
-    }
-
-    /// The background player keeps the place across `next` and `prev`:
-    /// `toggle 1; seek 0:03; next; prev` plays item 1 from 0:03 again, and
-    /// the place kept is 0:03, not 0.
-    @Test func nextAndPrevResumeWhereTheItemWasLeft() async throws {
-        let tone = try await Fixtures.make("tone-20s.wav", ["-f", "lavfi", "-i", "sine=frequency=440:duration=20", "-c:a", "pcm_s16le"])
-        let other = try await Fixtures.make("tone-20s-660.wav", ["-f", "lavfi", "-i", "sine=frequency=660:duration=20", "-c:a", "pcm_s16le"])
-        let home = try await UserHome()
-        home.feed = try home.folder.write("feed.json", """
-            [{"type": 1, "title": "One", "url": "file://\(tone)"}, {"type": 1, "title": "Two", "url": "file://\(other)"}]
-            """)
-        defer { Task { _ = try? await home.run("quit") } }
-        #expect(try await home.run("toggle", "1").status == 0)
-        let sought = try await home.run("seek", "0:03")
-        #expect(sought.stdout.hasPrefix("▶ playing 1 \"One\" 00:03/00:20"), "\(sought.stdout)\(sought.stderr)")
-        let next = try await home.run("next")
-        #expect(next.stdout.hasPrefix("▶ playing 2 \"Two\" 00:0"), "\(next.stdout)\(next.stderr)")
-        let back = try await home.run("prev")
-        // Where it was left: 0:03, or past it by what it played until `next` stopped it.
-        let seconds = back.stdout.split(separator: " ").dropFirst(4).first.flatMap { Int($0.prefix(5).suffix(2)) } ?? 0
-        #expect(back.stdout.hasPrefix("▶ playing 1 \"One\" 00:") && seconds >= 3, "resumed where it was left: \(back.stdout)")
-        _ = try await home.run("quit")
-        let listed = try JSONDecoder().decode(ListJSON.self, from: Data(try await home.run("list", "--json").stdout.utf8))
-        #expect((listed.items[0].resumeAt ?? 0) >= 3, "kept, not overwritten with 0: \(String(describing: listed.items[0].resumeAt))")
-    }
-
     /// A podcast's dates are a column (and `--sort date` orders by them);
     /// an unknown column is refused with the list of known ones.
     @Test func listShowsDatesAndPositions() async throws {
