@@ -294,10 +294,7 @@ extension Player {
                 if devicePaced, let clock = audioDeviceClock() {
                     // Reading the device keeps the system clock in step with it.
                     publishPosition(clock)
-                } else if !devicePaced || state != .paused {
-                    // (Paused, a device let go has no clock: the listener is
-                    // where the pause left them, not where decoding is, up to
-                    // a ring ahead; that position marked a 2 s item played.)
+                } else {
                     publishPosition(audioPosition)
                 }
                 condition.broadcast()

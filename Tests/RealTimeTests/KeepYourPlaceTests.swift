@@ -71,6 +71,24 @@ import TestKit
         #expect((listed.items[0].resumeAt ?? 0) >= 3, "kept, not overwritten with 0: \(String(describing: listed.items[0].resumeAt))")
     }
 
+    /// A short item paused once it was decoded to its end (the device
+    /// playing out what it holds) and then stopped is kept where it was
+    /// paused: it was taken to stand at its end, marked played, and its
+    /// place forgotten.
+    @Test func aPauseDuringThePlayOutIsWhereItIsKept() async throws {
+        let world = try await ToneFeedHome()
+        #expect(try await world.run("toggle", "1").status == 0)
+        let second = try await world.waitForPlayer { PlayerObserver.isPlaying($0, past: 1) }
+        #expect(second != nil)
+        let paused = try await world.run("toggle", "1")
+        #expect(paused.stdout.hasPrefix("⏸ paused 1"), "\(paused.stdout)")
+        #expect(try await world.run("quit").status == 0)
+        let listed = try JSONDecoder().decode(ListJSON.self, from: Data(try await world.run("list", "--json").stdout.utf8))
+        #expect(listed.items[0].played == false, "paused at a second of two: not played")
+        let kept = listed.items[0].resumeAt ?? 0
+        #expect(kept >= 1 && kept < 1.98, "kept where it was paused: \(kept)")
+    }
+
     /// `play` says what each key changed, for a moment (mpv's OSD
     /// messages), and its status line says where the item is in the list.
     @Test func aKeysChangeShowsOnTheStatusLineForAMoment() async throws {
