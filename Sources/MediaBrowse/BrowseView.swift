@@ -335,6 +335,7 @@ enum BrowseView {
     static func detailText(_ item: FeedItem, state: CellState, details: MediaDetails? = nil, mark: String? = nil, chapter: String? = nil, width: Int, tick: Int) -> [String] {
         var lines: [String] = []
         lines.append("\(item.kind?.name ?? "invalid record") · item \(item.position) · \(mark.map { $0 + " " } ?? "")\(stateText(state, tick: tick))")
+        if let published = item.published { lines.append("published " + DayText.text(published)) }
         if let chapter { lines += DisplayWidth.wrap("chapter " + DisplayWidth.singleLine(chapter), width: width) }
         if let details, let line = details.line { lines += DisplayWidth.wrap(line, width: width) }
         if let failure = state.failure { lines += DisplayWidth.wrap("✗ " + failure, width: width) }
@@ -348,6 +349,15 @@ enum BrowseView {
             }
         }
         lines.append("")
+        // The chapters playback uses: the feed's (a podcast's), else the file's.
+        let chapters = item.chapters.isEmpty ? details?.chapters ?? [] : item.chapters
+        if !chapters.isEmpty {
+            lines.append("Chapters:")
+            for (number, entry) in chapters.enumerated() {
+                lines.append(DisplayWidth.truncate("  \(number + 1). \(StatusText.clock(entry.start))  \(DisplayWidth.singleLine(entry.title))", to: width))
+            }
+            lines.append("")
+        }
         if let source = item.source { lines += DisplayWidth.wrap("Source: \(source.description.redactingUserinfo)", width: width) }
         lines += DisplayWidth.wrap("Id: \(item.id.redactingUserinfo)", width: width)
         return lines

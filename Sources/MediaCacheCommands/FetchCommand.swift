@@ -21,9 +21,15 @@ package struct FetchCommand: AsyncParsableCommand {
             fetched again unless you pass --refresh, which asks the server whether \
             they changed and keeps the cached file when they did not.
 
+            Items are numbers, ranges (3-7), lists (3,5,9) or ids. --new fetches \
+            the items not played yet (✓ in list marks the played ones; the new ones, \
+            •, are among them), newest first; --limit N only the N newest.
+
             Examples:
               mediaplay fetch 3                 one item, by number
               mediaplay fetch sintel 5          by id and number
+              mediaplay fetch 10-20             a range
+              mediaplay fetch --new --limit 3   the three newest episodes not played yet
               mediaplay fetch --all --jobs 8    everything, eight at a time
               mediaplay fetch --all --refresh   revalidate what is cached
             """
@@ -39,6 +45,12 @@ package struct FetchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Fetch every valid remote item of the feed.")
     var all = false
 
+    @Flag(name: .long, help: "Fetch the items not played yet, newest first.")
+    var new = false
+
+    @Option(name: .long, help: ArgumentHelp("With --new: at most this many (the newest).", valueName: "n"))
+    var limit: Int?
+
     @Flag(name: .long, help: "Revalidate cached items with the server; download again only what changed.")
     var refresh = false
 
@@ -52,8 +64,10 @@ package struct FetchCommand: AsyncParsableCommand {
     var maxSize: String { maxSizeOption ?? ConfiguredDefaults.values.maxSize ?? "4G" }
 
     package func validate() throws {
-        if items.isEmpty && !all { throw ValidationError("name the items to fetch, or pass --all") }
-        if !items.isEmpty && all { throw ValidationError("pass either item numbers or --all, not both") }
+        if items.isEmpty && !all && !new { throw ValidationError("name the items to fetch, or pass --new or --all") }
+        if [!items.isEmpty, all, new].filter({ $0 }).count > 1 { throw ValidationError("pass one of item numbers, --new or --all") }
+        if limit != nil && !new { throw ValidationError("--limit goes with --new") }
+        if let limit, limit < 1 { throw ValidationError("--limit takes a number of items, 1 or more") }
         if jobs < 1 || jobs > 64 { throw ValidationError("--jobs takes 1 to 64") }
         if ByteSize.parse(maxSize) == nil { throw ValidationError("--max-size takes a size like 500M or 4G, not \"\(maxSize)\"") }
     }
@@ -66,6 +80,13 @@ package struct FetchCommand: AsyncParsableCommand {
                 selected = loaded.feed.items.filter(\.isValid)
                 if selected.isEmpty {
                     StandardStream.error("mediaplay: nothing to fetch: the feed has no valid items\n")
+                    return
+                }
+            } else if new {
+                let unplayed = ItemMarks.read(loaded, global: global).unplayedNewestFirst(loaded.feed.items)
+                selected = limit.map { Array(unplayed.prefix($0)) } ?? unplayed
+                if selected.isEmpty {
+                    StandardStream.error("mediaplay: nothing to fetch: every item with media is played\n")
                     return
                 }
             } else {
@@ -89,7 +110,7 @@ package struct FetchCommand: AsyncParsableCommand {
             if signals.signalNumber == nil, !sounding.isEmpty {
                 LoudnessLauncher.start(global, targets: all ? nil : sounding.map(LoudnessLauncher.target))
             }
-            let retry = (all ? "mediaplay fetch --all" : "mediaplay fetch \(items.joined(separator: " "))") + global.givenOptions
+            let retry = (all ? "mediaplay fetch --all" : new ? "mediaplay fetch --new" + (limit.map { " --limit \($0)" } ?? "") : "mediaplay fetch \(items.joined(separator: " "))") + global.givenOptions
             if let number = signals.signalNumber {
                 StandardStream.error("mediaplay: stopped; what was downloaded is kept (resume with: \(retry))\n")
                 throw ExitCode(128 + number)

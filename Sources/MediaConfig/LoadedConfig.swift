@@ -10,13 +10,16 @@ public enum LoadedConfig {
 
     public static var current: Config { loaded.withLock { $0 } }
 
-    /// The commands a bad file never stops: they only ask the background
-    /// player (already running with the settings it read) and use no setting.
-    static let unaffected: Set<String> = ["status", "quit"]
+    /// The commands a bad file never stops: they only ask or stop the
+    /// background player (already running with the settings it read), show
+    /// the settings, or show help, and use no setting of the file.
+    static let unaffected: Set<String> = ["status", "stop", "quit", "config", "help"]
 
     /// Reads config.toml, or ends the program: a bad file is one line and
-    /// exit 78 (EX_CONFIG), before anything starts with half of it. `status`
-    /// and `quit` print the line and go on with the built-in defaults.
+    /// exit 78 (EX_CONFIG), before anything starts with half of it. `status`,
+    /// `stop`, `quit`, `config` and help print the line (the file, the line
+    /// and the key) and go on with the built-in defaults, so a mistake never
+    /// locks anyone out of a running player.
     @discardableResult
     public static func loadOrExit(_ environment: [String: String] = ProcessInfo.processInfo.environment, arguments: [String] = CommandLine.arguments) -> Config {
         do {
@@ -24,9 +27,36 @@ public enum LoadedConfig {
             loaded.withLock { $0 = config }
             return config
         } catch {
-            StandardStream.error("mediaplay: \(DisplayWidth.escaped(error.description.redactingUserinfo)) (fix it, or move it aside; see docs/CONFIG.md)\n")
-            if arguments.count > 1, unaffected.contains(arguments[1]) { return current }
+            let text = DisplayWidth.escaped(error.description.redactingUserinfo)
+            if goesOnDespiteMistakes(arguments) {
+                StandardStream.error("mediaplay: \(text) (ignored for this command: built-in defaults; fix it, see docs/CONFIG.md)\n")
+                return current
+            }
+            StandardStream.error("mediaplay: \(text) (fix it, or move it aside; see docs/CONFIG.md)\n")
             exit(78)
         }
+    }
+
+    /// Whether the command line asks for help or runs a command the file
+    /// does not change (`unaffected`), wherever the shared options stand
+    /// (`mediaplay --runtime-dir DIR status`).
+    static func goesOnDespiteMistakes(_ arguments: [String]) -> Bool {
+        let words = arguments.dropFirst()
+        if words.contains(where: { ["--help", "-h", "--version", "--help-hidden"].contains($0) }) { return true }
+        var index = words.startIndex
+        while index < words.endIndex {
+            let word = words[index]
+            // The shared options and their values (`--feed X`, `--feed=X`).
+            if ["--feed", "--cache-dir", "--runtime-dir"].contains(word) {
+                index += 2
+                continue
+            }
+            if word.hasPrefix("-") {
+                index += 1
+                continue
+            }
+            return unaffected.contains(word)
+        }
+        return false
     }
 }

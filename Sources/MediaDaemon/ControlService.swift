@@ -90,7 +90,7 @@ public final class ControlService: Sendable {
             throw CommandError(.unknownCommand, "unknown command \"\(request.cmd)\" (known: \(known))")
         }
         if let wanted = request.feed, wanted != feed {
-            throw CommandError(.wrongFeed, "the background player plays the feed \(feed), not \(wanted) (run 'mediaplay quit' first to switch feeds)")
+            throw CommandError(.wrongFeed, "the background player plays the feed \(feed), not \(wanted) (--replace switches it to that feed; without --feed, numbers are those of its own)")
         }
         let id = request.id
         // A client that gave up (the daemon was stopped, or busy) must not

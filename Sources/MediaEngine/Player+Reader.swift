@@ -231,7 +231,9 @@ extension Player {
         // Played out: the device has played every sample written, so that is
         // where an ended player stands (the last position recorded was at the
         // last write, up to a ring's worth earlier).
-        if !stopped { condition.withLock { if audioActive { position = max(position, audioPosition) } } }
+        // Stopped while it played out (a pause held it there): where the
+        // listener was, not the end (that marked a paused item played).
+        if !stopped { condition.withLock { if audioActive && !stoppedEarly { position = max(position, audioPosition) } } }
         let stoppedByUser = condition.withLock {
             failureMessage = failure
             // The subtitle track's cues and libass's track are let go with the item.

@@ -52,7 +52,8 @@ extension Player {
         guard info != nil else { throw CommandError(.badRequest, "the item is not open yet") }
         switch command {
         case let .subtitle(step):
-            guard !subtitleSources.isEmpty else { throw CommandError(.badRequest, "the current item has no subtitles") }
+            // No track to show is a track the item does not have (66, as the help says).
+            guard !subtitleSources.isEmpty else { throw CommandError(.noSuchItem, "the current item has no subtitles") }
             switch step {
             case .next:
                 // mpv's cycle: each track, then none, then the first again.
@@ -75,7 +76,7 @@ extension Player {
             }
         case let .audioTrack(step):
             guard audioTracks.count > 1 || (step != .next && !audioTracks.isEmpty) else {
-                throw CommandError(.badRequest, audioTracks.isEmpty ? "the current item has no sound" : "the current item has one audio track")
+                throw CommandError(.noSuchItem, audioTracks.isEmpty ? "the current item has no sound" : "the current item has one audio track: no other to switch to")
             }
             let index: Int
             switch step {

@@ -44,7 +44,7 @@ enum ListOrder {
 
 /// `list --columns number,title,artist`: which columns, in order.
 public struct ListColumns: ExpressibleByArgument, Sendable {
-    public static let all = ["number", "kind", "title", "artist", "album", "state", "duration", "size"]
+    public static let all = ["number", "kind", "title", "artist", "album", "date", "state", "position", "duration", "size"]
     public var names: [String]
 
     public init?(argument: String) {

@@ -32,6 +32,9 @@ public struct ItemRow: Sendable {
     public var played = false
     /// Appeared in the feed since it was first read, and not played yet.
     public var isNew = false
+    /// Where it was left part way (seconds), in any player of this user:
+    /// where its next start resumes.
+    public var resumeAt: Double?
 
     public init(_ item: FeedItem, cache: CacheSnapshot?) {
         var entry = EntryStatus.notDownloaded
@@ -126,20 +129,24 @@ public enum ListRenderer {
     }
 
     /// Those with something to show: DURATION once a length is known,
-    /// ARTIST and ALBUM once a file has those tags; on a narrow terminal
-    /// ALBUM goes first, then ARTIST, so TITLE and STATE keep their room.
+    /// ARTIST and ALBUM once a file has those tags, DATE when the feed dates
+    /// its items, POSITION once an item was left part way; on a narrow
+    /// terminal DATE goes first, then ALBUM, then ARTIST, so TITLE and
+    /// STATE keep their room.
     static func defaultColumns(feed: Feed, rows: [ItemRow], width: Int?) -> [String] {
         var names = ["number", "kind", "title"]
         let artists = rows.contains { $0.details?.artist?.isEmpty == false }
         let albums = rows.contains { $0.details?.album?.isEmpty == false }
         if artists { names.append("artist") }
         if albums { names.append("album") }
+        if feed.items.contains(where: { $0.published != nil }) { names.append("date") }
         names.append("state")
+        if rows.contains(where: { $0.resumeAt != nil }) { names.append("position") }
         if rows.contains(where: { $0.details?.duration != nil }) || feed.items.contains(where: { $0.duration != nil }) { names.append("duration") }
         names.append("size")
         // About what each needs at least, with the two spaces between.
-        let least = ["number": 4, "kind": 5, "title": 16, "artist": 12, "album": 12, "state": 14, "duration": 8, "size": 9]
-        for dropped in ["album", "artist"] {
+        let least = ["number": 4, "kind": 5, "title": 16, "artist": 12, "album": 12, "date": 10, "state": 14, "position": 8, "duration": 8, "size": 9]
+        for dropped in ["date", "album", "artist"] {
             let needed = names.reduce(0) { $0 + (least[$1] ?? 8) + 2 }
             if let width, needed > width { names.removeAll { $0 == dropped } }
         }
@@ -154,6 +161,8 @@ public enum ListRenderer {
         case "artist": return .init("ARTIST", minimumWidth: 8, shrinkWeight: 2)
         case "album": return .init("ALBUM", minimumWidth: 8, shrinkWeight: 2)
         case "state": return .init("STATE", minimumWidth: 14, shrinkWeight: 2)
+        case "date": return .init("DATE")
+        case "position": return .init("POSITION", alignRight: true)
         case "duration": return .init("DURATION", alignRight: true)
         default: return .init("SIZE", alignRight: true)
         }
@@ -167,6 +176,8 @@ public enum ListRenderer {
         case "artist": return Table.Cell(row.details?.artist.map(DisplayWidth.singleLine) ?? "")
         case "album": return Table.Cell(row.details?.album.map(DisplayWidth.singleLine) ?? "")
         case "state": return Table.Cell(row.stateText, style: row.style)
+        case "date": return Table.Cell(item.published.map(DayText.text) ?? "")
+        case "position": return Table.Cell(row.resumeAt.map(StatusText.clock) ?? "")
         case "duration": return Table.Cell((row.details?.duration ?? item.duration).map(StatusText.clock) ?? "")
         default: return Table.Cell(row.sizeText)
         }
@@ -210,6 +221,7 @@ public enum ListDocument {
         static let published = JSONWriter.Key("published")
         static let received = JSONWriter.Key("received")
         static let repaired = JSONWriter.Key("repaired")
+        static let resumeAt = JSONWriter.Key("resumeAt")
         static let sampleRate = JSONWriter.Key("sampleRate")
         static let schema = JSONWriter.Key("schema")
         static let size = JSONWriter.Key("size")
@@ -272,6 +284,7 @@ public enum ListDocument {
             json.key(Key.position); json.number(item.position)
             json.key(Key.published); json.string(item.published.map(FeedDates.text))
             json.key(Key.received); json.number(row.received)
+            json.key(Key.resumeAt); json.number(row.resumeAt)
             json.key(Key.size); json.number(row.size)
             json.key(Key.state); json.string(row.state.rawValue)
             json.key(Key.thumbnail); json.string(item.thumbnail?.description.redactingUserinfo)

@@ -34,7 +34,7 @@ public struct ListOptions: ParsableArguments {
     @Flag(name: .long, help: "The other way round.")
     public var reverse = false
 
-    @Option(name: .long, help: ArgumentHelp("The table's columns, in order: number, kind, title, artist, album, state, duration, size (default: those with something to show).", valueName: "list"))
+    @Option(name: .long, help: ArgumentHelp("The table's columns, in order: number, kind, title, artist, album, date, state, position (where an item was left), duration, size (default: those with something to show).", valueName: "list"))
     public var columns: ListColumns?
 }
 
@@ -97,12 +97,17 @@ public enum Listing {
         }
         let items = loaded.feed.items
         let played = surroundings.state?.playedURLs() ?? []
+        // Where items were left part way, in any player of this user.
+        let leftAt = surroundings.state?.all() ?? [:]
         // A list shows what it can: new items not kept are not its failure.
         let fresh = (try? surroundings.state?.newItems(in: loaded.identity, ids: items.map(\.id))) ?? []
         var rows = items.indices.map { index in
             var row = ItemRow(items[index], cache: surroundings.cache)
             row.details = details[index]
-            if let url = items[index].source?.description, played.contains(url) { row.played = true }
+            if let url = items[index].source?.description {
+                if played.contains(url) { row.played = true }
+                row.resumeAt = leftAt[url]
+            }
             row.isNew = !row.played && fresh.contains(items[index].id)
             // By key: the item this row shows, whatever its number in the player.
             if !surroundings.active.isEmpty, let playback = surroundings.active[items[index].key] { row.show(playback) }

@@ -73,7 +73,8 @@ public struct TrackStatus: Codable, Sendable, Equatable {
                 parts.append("subtitles off (\(subtitles.count))")
             }
         }
-        if subtitleDelay != 0 {
+        // The delay is said only where there are subtitles to move.
+        if subtitleDelay != 0, !subtitles.isEmpty {
             parts.append("sub delay \(subtitleDelay > 0 ? "+" : "−")\(String(format: "%.1f", abs(subtitleDelay))) s")
         }
         return parts.joined(separator: " · ")

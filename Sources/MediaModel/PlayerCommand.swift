@@ -288,9 +288,13 @@ extension PlayerCommand {
                 self = .audioTrack(.number(number))
             }
         case "sub-delay":
-            let form = "seconds: +S, -S or S (-600 to 600)"
-            guard arguments.count == 1, let value = Double(arguments[0]), value.isFinite, TrackSettings.delayRange.contains(value) else { throw usage(form) }
-            let relative = arguments[0].hasPrefix("+") || arguments[0].hasPrefix("-")
+            let form = "seconds: +S, -S or S (-600 to 600; 1.5 or 0:01.5)"
+            guard arguments.count == 1 else { throw usage(form) }
+            let word = arguments[0]
+            let relative = word.hasPrefix("+") || word.hasPrefix("-")
+            guard let amount = Self.seconds(relative ? String(word.dropFirst()) : word) else { throw usage(form) }
+            let value = word.hasPrefix("-") ? -amount : amount
+            guard TrackSettings.delayRange.contains(value) else { throw usage(form) }
             self = .subtitleDelay(relative ? .by(value) : .to(value))
         case "sleep":
             guard arguments.count == 1 else { throw usage("a time (30m, 1h, 1h30m, 90s), end, off or cycle") }
@@ -335,6 +339,8 @@ extension PlayerCommand {
     }
 
     /// "90", "1:30", "1:02:03" → seconds (a week at most); nil otherwise.
+    /// The one reading of a time everywhere: `seek`, `play N from`,
+    /// `play --start`, `sleep`, `sub-delay`, scripts and feeds' durations.
     public static func seconds(_ text: String) -> Double? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard (1...3).contains(parts.count) else { return nil }

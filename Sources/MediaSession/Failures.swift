@@ -5,7 +5,7 @@ import MediaModel
 /// Why items failed, with the code (a download, or the media), kept for
 /// their status until they start again; and the one wording of a failure.
 /// A value the session holds under its lock.
-struct Failures: Sendable {
+public struct Failures: Sendable {
     private var byItem: [ItemKey: CommandError] = [:]
 
     subscript(key: ItemKey) -> CommandError? {
@@ -39,14 +39,26 @@ struct Failures: Sendable {
         }
     }
 
-    /// A player that failed: its input's failure is a download's.
+    /// A player that failed: its input's failure is a download's. Kept
+    /// for the item's status, which front ends show beside the item (so it
+    /// does not name it again: `✗ failed 2 "Title": reason`).
     static func ofPlayer(_ player: any PlayerHandle, _ item: FeedItem) -> CommandError {
         CommandError(player.failedForInput ? .downloadFailed : .playbackFailed, text(of: player, item))
     }
 
-    /// A player's failure named by its item, never by the file the engine
-    /// opened (a cache entry's hash).
+    /// A player's failure, without the file the engine opened (a cache
+    /// entry's hash): its item is said beside it.
     static func text(of player: any PlayerHandle, _ item: FeedItem) -> String {
-        "item \(item.position) \"\(item.title)\": " + (player.failureReasonOnly ?? "playback failed")
+        player.failureReasonOnly ?? "playback failed"
+    }
+
+    /// A failure as one line that names its item once: `item 2 "Title":
+    /// reason`, whether the reason named it already or not.
+    public static func line(_ error: CommandError, of item: FeedItem) -> String {
+        let named = "item \(item.position) \"\(item.title)\": "
+        var reason = Substring(error.message)
+        // The forms kept and thrown above, their own naming taken off.
+        for prefix in [named, "item \(item.position): ", "missing: "] where reason.hasPrefix(prefix) { reason = reason.dropFirst(prefix.count) }
+        return named + reason
     }
 }

@@ -24,15 +24,29 @@ extension MediaSession {
 
     /// A command from a front end that waits for no reply (a key): at once on
     /// the caller's thread when it waits for nothing, else as counted
-    /// background work (`settle`). A refusal (nothing to seek in) is dropped:
-    /// there is no one to tell, and it is never tried a second time.
+    /// background work (`settle`). What it did, or why it was refused
+    /// (nothing to seek in), goes to `keyFeedback`'s listeners (`play`
+    /// shows it); a refusal is never tried a second time.
     public func performDetached(_ command: PlayerCommand) {
         do {
-            if try performAtOnce(command) != nil { return }
+            if try performAtOnce(command) != nil { return keyFeedbackSubscribers.send(.done(command)) }
         } catch {
-            return
+            return keyFeedbackSubscribers.send(.refused(command, error))
         }
-        background { [weak self] in _ = try? await self?.performWaiting(command) }
+        background { [weak self] in
+            do throws(CommandError) {
+                _ = try await self?.performWaiting(command)
+                self?.keyFeedbackSubscribers.send(.done(command))
+            } catch {
+                self?.keyFeedbackSubscribers.send(.refused(command, error))
+            }
+        }
+    }
+
+    /// What each key's command did, as it happens (a window's keys and
+    /// `play`'s): `play` says it on its status line and in its window's title.
+    public func keyFeedback() -> AsyncStream<KeyFeedback> {
+        keyFeedbackSubscribers.subscribe()
     }
 
     /// A window's keys and its close button, as commands on its item.
@@ -53,4 +67,11 @@ extension MediaSession {
         default: performDetached(command)
         }
     }
+}
+
+/// What a key's command did: done (its effect is read from the session's
+/// state, `OnScreenText`), or refused, with why.
+public enum KeyFeedback: Sendable, Equatable {
+    case done(PlayerCommand)
+    case refused(PlayerCommand, CommandError)
 }

@@ -7,12 +7,23 @@ extension MediaSession {
     /// Autoplay, repeat and shuffle as they stand.
     public var playlistMode: PlaylistMode { lock.withLock { playlist.mode } }
 
-    /// Whether autoplay starts another item when `key`'s ends.
+    /// Whether autoplay starts another item when `key`'s ends, or past its
+    /// failure (one that failed since an item last played is not tried again).
     public func willPlayOn(after key: ItemKey) -> Bool {
-        lock.withLock {
-            guard playlist.mode.autoplay, let item = itemLocked(key) else { return false }
-            return playlist.successor(after: item) != nil
+        lock.withLock { successorLocked(after: key) != nil }
+    }
+
+    /// With `lock` held: what autoplay plays after `key`, past the items
+    /// that failed in this round already (nil: nothing, or only those).
+    private func successorLocked(after key: ItemKey) -> ItemKey? {
+        var from = key
+        var seen: Set<ItemKey> = [key]
+        while let item = itemLocked(from), let next = playlist.successor(after: item) {
+            if !pastFailures.hasFailed(next) { return next }
+            guard seen.insert(next).inserted else { return nil }
+            from = next
         }
+        return nil
     }
 
     /// Changes the playlist's modes (nil leaves one as it is); returns them.
@@ -51,19 +62,40 @@ extension MediaSession {
         lock.withLock { (playlist.step(from: current, by: 1) != nil, playlist.step(from: current, by: -1) != nil) }
     }
 
+    /// `next` and `previous`: the neighbour in the playlist's order, from
+    /// where it was left; one that fails (a file that cannot be read or
+    /// decoded, a missing entry) is stepped over, in the same direction,
+    /// each with its failure kept for its status.
     private func step(by offset: Int) async throws(CommandError) -> ItemStatus {
-        let target: ItemKey? = lock.withLock { playlist.step(from: current, by: offset) }
-        guard let target else {
-            throw CommandError(.noSuchItem, offset > 0 ? "no next item (the end of the playlist; 'mediaplay repeat all' goes round)" : "no previous item (the start of the playlist)")
-        }
         // The item skipped stops (its position kept), as in every player's
         // playlist: a paused one would hold its decoder and window for nothing.
         // After the target starts (it is current then): a front end that sees
         // the skipped one stop follows what is current (play's view does).
         let skipped = lock.withLock { current }
-        let status = try await play(target, from: 0)
-        if let skipped, skipped != target { await stop(skipped) }
-        return status
+        var from = skipped
+        var tried: Set<ItemKey> = []
+        var failure: CommandError?
+        while let target = lock.withLock({ playlist.step(from: from, by: offset) }), tried.insert(target).inserted {
+            from = target
+            lock.withLock { pastFailures.callerHandles(target) }
+            let status: ItemStatus
+            do throws(CommandError) {
+                status = try await play(target, from: nil)
+            } catch {
+                startDone(target)
+                failure = error
+                continue
+            }
+            startDone(target)
+            if status.state == .failed {
+                failure = self.failure(of: target) ?? CommandError(.playbackFailed, status.error ?? "playback failed")
+                continue
+            }
+            if let skipped, skipped != target { await stop(skipped) }
+            return status
+        }
+        if let failure { throw failure }
+        throw CommandError(.noSuchItem, offset > 0 ? "no next item (the end of the playlist; 'mediaplay repeat all' goes round)" : "no previous item (the start of the playlist)")
     }
 
     /// When an item played to its end: the next one, as the modes say.
@@ -73,6 +105,35 @@ extension MediaSession {
             return playlist.successor(after: item)
         }
         guard let next else { return }
-        background { [weak self] in _ = try? await self?.play(next, from: next == item.key ? 0 : nil) }
+        background { [weak self] in await self?.playInTurn(next, from: next == item.key ? 0 : nil) }
+    }
+
+    /// After a start the caller made failed (`play`'s first item, a
+    /// missing file): the playlist goes on past it as autoplay does.
+    /// Whether something plays on.
+    @discardableResult
+    public func playOn(pastFailureOf key: ItemKey) -> Bool {
+        guard let item = item(for: key), willPlayOn(after: key) else { return false }
+        playOnPastFailure(of: item)
+        return true
+    }
+
+    /// When an item failed as the playlist played on (or as `play` began
+    /// it): the one after it, as past an end, unless nothing was to play
+    /// on or that one failed in this round already.
+    func playOnPastFailure(of item: FeedItem) {
+        guard let next = lock.withLock({ successorLocked(after: item.key) }) else { return }
+        background { [weak self] in await self?.playInTurn(next, from: nil) }
+    }
+
+    /// Autoplay's start of `key`: one that cannot start goes on to the next
+    /// (unless another item was started meanwhile).
+    private func playInTurn(_ key: ItemKey, from position: Double?) async {
+        do throws(CommandError) {
+            _ = try await play(key, from: position)
+        } catch {
+            let idle = lock.withLock { current.flatMap { players[$0] }.map { $0.currentState.isFinal } ?? true }
+            if idle, let item = item(for: key) { playOnPastFailure(of: item) }
+        }
     }
 }

@@ -68,6 +68,7 @@ extension MediaSession {
             if resolved != settings { player.setAudioSettings(resolved) }
             let replaced = players[key]
             players[key] = player
+            startedFrom[key] = position
             current = key
             player.setFollowed(playlist.successor(after: now) != nil)
             failures[key] = nil
@@ -114,6 +115,7 @@ extension MediaSession {
         case .subtitle: announce(key, .subtitle)
         case let .state(state):
             let isRegistered = lock.withLock { players[key] === player }
+            if isRegistered, state == .playing { lock.withLock { pastFailures.played(key) } }
             if isRegistered, let url = item.source?.description {
                 switch state {
                 // Played to the end: next time starts from the top, and the
@@ -126,15 +128,22 @@ extension MediaSession {
                 case .paused:
                     // The sleep timer's pause keeps the position like any pause.
                     if sleepEnded(key, position: player.currentPosition), player.mediaInfo?.isImage != true {
-                        positions.save(player.currentPosition, for: url)
+                        positions.keep(player.currentPosition, of: player.mediaInfo?.duration, for: url)
                     }
                 // Cut short (a closed window included): the next toggle resumes here.
                 case .stopped where player.mediaInfo?.isImage != true && lock.withLock({ !streams.isLive(key) }):
                     let position = player.currentPosition
-                    if position > 0 { positions.save(position, for: url) }
+                    if position > 0 { positions.keep(position, of: player.mediaInfo?.duration, for: url) }
                 case .failed:
                     let failure = Failures.ofPlayer(player, item)
-                    lock.withLock { failures[key] = failure }
+                    // The playlist goes on past it, as past an end (unless
+                    // its toggle or step answers for it, or it was not the
+                    // current item any more).
+                    let goesOn = lock.withLock {
+                        failures[key] = failure
+                        return pastFailures.playerFailed(key) && current == key
+                    }
+                    if goesOn { playOnPastFailure(of: item) }
                 default: break
                 }
             }
@@ -163,9 +172,19 @@ extension MediaSession {
     /// Records and announces why a start failed; returns the error to throw.
     private func failedStart(_ item: FeedItem, _ failure: ItemStarter.Failure) -> CommandError {
         let (kept, thrown) = Failures.ofStart(failure, item)
-        if let kept { lock.withLock { failures[item.key] = kept } }
+        lock.withLock {
+            if let kept { failures[item.key] = kept }
+            pastFailures.failed(item.key)
+        }
         announce(item.key, .state)
         return thrown
+    }
+
+    /// A toggle's or a step's start is over: a failure of its player from
+    /// here on is the playlist's to go on past (one it already had, the
+    /// caller has seen in its status).
+    func startDone(_ key: ItemKey) {
+        lock.withLock { pastFailures.callerDone(key, failedAlready: players[key]?.currentState == .failed) }
     }
 }
 

@@ -34,6 +34,12 @@ extension MediaSession {
         lock.withLock { failures[key] }
     }
 
+    /// Where the item's player started: where it was left (a resume), a
+    /// time asked for, or 0; nil before it has a player.
+    public func startPosition(of key: ItemKey) -> Double? {
+        lock.withLock { players[key] == nil ? nil : startedFrom[key] }
+    }
+
     /// The item's playback counters (`play --stats`).
     public func statistics(of key: ItemKey) -> PlaybackStatistics? {
         lock.withLock { players[key]?.currentStatistics }

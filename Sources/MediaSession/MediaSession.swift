@@ -62,10 +62,15 @@ public final class MediaSession: @unchecked Sendable {
     var sleepTimer = SleepTimer()
     var chapterBook = ChapterBook()
     var backgroundWork = BackgroundWork()
+    var pastFailures = PastFailures()
+    /// Where each item's player started (a resume, `--start`, a step).
+    var startedFrom: [ItemKey: Double] = [:]
     var resumes = true
     let subscribers = Broadcaster<ItemEvent>(buffering: .bufferingNewest(256))
     /// Each event carries the whole settings: a slow listener needs only the newest.
     let settingsSubscribers = Broadcaster<SettingsEvent>(buffering: .bufferingNewest(8))
+    /// What keys did (`performDetached`): `play`'s on-screen messages.
+    let keyFeedbackSubscribers = Broadcaster<KeyFeedback>(buffering: .bufferingNewest(16))
 
     /// Blocking engine calls (the virtual clock, waiting for a player to
     /// stop) and the store's one-shot fetches run here, never on Swift's
@@ -143,8 +148,10 @@ public final class MediaSession: @unchecked Sendable {
                 case .paused:
                     return .done  // resumed above
                 case .stopped:
+                    // Where it stood, unless it was nearly finished (then from the top).
                     players[key] = nil
-                    return .start(item.kind == .image ? 0 : player.currentPosition)
+                    let position = player.currentPosition
+                    return .start(item.kind == .image || ResumePositions.isPlayed(at: position, of: player.mediaInfo?.duration) ? 0 : position)
                 case .ended:
                     // Played out: from the top (what a periodic save kept is void).
                     players[key] = nil
@@ -173,6 +180,9 @@ public final class MediaSession: @unchecked Sendable {
             announce(key, .state)
             return status(of: item)
         case let .start(position):
+            // A toggle answers with its item's failure: nothing else starts.
+            lock.withLock { pastFailures.callerHandles(key) }
+            defer { startDone(key) }
             return try await start(item, at: position, onProgress: onProgress)
         }
     }
@@ -356,11 +366,13 @@ public final class MediaSession: @unchecked Sendable {
         }
     }
 
-    /// Saves where the item stands (memory now, the database on its own
-    /// queue); a finished player, a picture or a live stream has nothing to resume.
+    /// Keeps where the item stands (memory now, the database on its own
+    /// queue), by the one rule (`ResumePositions.keep`): nearly finished,
+    /// it is marked played and starts over next time. A finished player, a
+    /// picture or a live stream has nothing to resume.
     func savePositionLocked(_ item: FeedItem, _ player: any PlayerHandle) {
         guard let url = item.source?.description, !player.currentState.isFinal, player.mediaInfo?.isImage != true, !streams.isLive(item.key) else { return }
-        positions.save(player.currentPosition, for: url)
+        positions.keep(player.currentPosition, of: player.mediaInfo?.duration, for: url)
     }
 
     private func savedPositionLocked(_ item: FeedItem) -> Double {

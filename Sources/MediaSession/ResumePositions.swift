@@ -29,6 +29,19 @@ final class ResumePositions: Sendable {
         writes.async { try? store.save(seconds, for: url) }
     }
 
+    /// Where a playback of `url` was left (a pause, a stop, a switch, a
+    /// periodic save): the one rule of every player. Left part way, it
+    /// resumes there; nearly finished (`isPlayed`), it is marked played and
+    /// its position forgotten, so the next start begins at the top.
+    func keep(_ seconds: Double, of duration: Double?, for url: String) {
+        if Self.isPlayed(at: seconds, of: duration) {
+            remove(for: url)
+            markPlayed(url)
+        } else {
+            save(seconds, for: url)
+        }
+    }
+
     func remove(for url: String) {
         known.withLock { $0[url] = nil }
         guard let store else { return }

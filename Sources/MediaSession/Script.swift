@@ -80,7 +80,8 @@ public struct Script: Sendable {
             } else if number.hasSuffix("s") {
                 number.removeLast()
             }
-            guard let value = Double(number), value >= 0, value.isFinite else { throw fail("\"\(word)\" is not a duration (like 1.5s or 500ms)") }
+            // Seconds, M:SS or H:MM:SS, as every command reads a time.
+            guard let value = PlayerCommand.seconds(number) else { throw fail("\"\(word)\" is not a duration (like 1.5s, 500ms or 1:30)") }
             // Bounded so that any later conversion to milliseconds fits an Int.
             guard value * scale <= Self.longestDuration else { throw fail("\"\(word)\" is too long (at most \(Int(Self.longestDuration))s)") }
             return value * scale

@@ -232,11 +232,22 @@ extension StateStore {
     /// Marks `url` played, or not (`mediaplay mark`; a playback that
     /// reaches its last seconds).
     public func setPlayed(_ played: Bool, for url: String) throws(StateStoreError) {
+        try setPlayed(played, for: [url])
+    }
+
+    /// Marks every one of `urls` played, or not, in one transaction
+    /// (`mediaplay mark --all`); marked played, their positions are
+    /// forgotten too: the next start is at the top.
+    public func setPlayed(_ played: Bool, for urls: [String]) throws(StateStoreError) {
+        let now = Date().timeIntervalSince1970
         try write { db in
-            if played {
-                try db.execute(sql: "INSERT OR REPLACE INTO played (url, at) VALUES (?, ?)", arguments: [url, Date().timeIntervalSince1970])
-            } else {
-                try db.execute(sql: "DELETE FROM played WHERE url = ?", arguments: [url])
+            for url in urls {
+                if played {
+                    try db.execute(sql: "INSERT OR REPLACE INTO played (url, at) VALUES (?, ?)", arguments: [url, now])
+                    try db.execute(sql: "DELETE FROM position WHERE url = ?", arguments: [url])
+                } else {
+                    try db.execute(sql: "DELETE FROM played WHERE url = ?", arguments: [url])
+                }
             }
         }
     }

@@ -55,6 +55,8 @@ public struct MediaPlayerFactory: PlayerFactory {
     let report: @Sendable (Shortfall) -> Void
     /// The device between two items, so autoplay is gapless.
     let handoff = AudioHandoff()
+    /// The windows it opened that are still open (their titles carry `play`'s messages).
+    private let windows = OpenWindows()
     /// Set once "no sound device" was said (shared by the factory's copies).
     private let saidNoAudioDevice = OnceFlag()
 
@@ -99,7 +101,7 @@ public struct MediaPlayerFactory: PlayerFactory {
         if case .off = audio { options.audio = false }
         if case .off = video { options.video = false }
         let audioSink = item.kind == .image ? nil : makeAudioSink(for: item, input: input)
-        let (video, report, playsAudio) = (video, report, options.audio)
+        let (video, report, playsAudio, windows) = (video, report, options.audio, windows)
         return Player(input: input, audioSink: audioSink, options: options) { info, _ in
             switch video {
             case .off: return nil
@@ -108,6 +110,7 @@ public struct MediaPlayerFactory: PlayerFactory {
                 do {
                     let window = try SDLVideoSink(title: item.title, rotation: info.rotation)
                     window.onInput(controls)
+                    windows.add(window)
                     return window
                 } catch {
                     if let fallback { return fallback(item, info.rotation) }
@@ -119,6 +122,15 @@ public struct MediaPlayerFactory: PlayerFactory {
     }
 
     public func finish() { handoff.drain() }
+
+    /// Shows `message` in the title of every window open (nil: the titles
+    /// alone): `play`'s on-screen messages.
+    public func showInWindowTitles(_ message: String?) {
+        for window in windows.open { window.showInTitle(message) }
+    }
+
+    /// The titles of the windows open now.
+    public var windowTitles: [String] { windows.open.map(\.currentTitle) }
 
     /// The subtitle files beside a local item (a feed's own file, a folder's,
     /// one played by path); a remote item's cached file has none beside it.
@@ -158,4 +170,23 @@ final class OnceFlag: Sendable {
 
     /// True for the first caller only.
     func setFirst() -> Bool { !flag.exchange(true, ordering: .relaxed) }
+}
+
+/// The windows a factory opened, held weakly: a closed one's player let it go.
+final class OpenWindows: @unchecked Sendable {
+    private let lock = NSLock()
+    private var held: [Weak] = []
+
+    private struct Weak {
+        weak var window: SDLVideoSink?
+    }
+
+    func add(_ window: SDLVideoSink) {
+        lock.withLock {
+            held.removeAll { $0.window == nil }
+            held.append(Weak(window: window))
+        }
+    }
+
+    var open: [SDLVideoSink] { lock.withLock { held.compactMap(\.window) } }
 }

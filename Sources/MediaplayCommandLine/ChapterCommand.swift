@@ -14,7 +14,9 @@ public struct ChapterCommand: ParsableCommand {
         abstract: "Go to the next, previous or Nth chapter of what the background player plays.",
         discussion: """
             Chapters come from the file (mp4, m4b, mkv, ogg, ID3 CHAP) or, for a podcast, \
-            from its feed (Podlove Simple Chapters). 'prev' more than two seconds into a \
+            from its feed: Podlove Simple Chapters in the feed, or a Podcasting 2.0 \
+            chapters file (<podcast:chapters>, read when the episode first plays, and \
+            preferred to the file's). 'prev' more than two seconds into a \
             chapter goes back to its start. status shows the chapter playing. Keys: PgUp \
             and PgDn, as in mpv. Exit status 66 past the last chapter, 69 when the \
             background player is not running.

@@ -119,6 +119,12 @@ public enum ControlLine {
         try command(words)
     }
 
+    /// The values a command captured as they were typed (`seek -10`), a
+    /// `--` before them left out (`seek -- -10`, as `sub-delay -- -1.2` takes it).
+    public static func values(_ words: [String]) -> [String] {
+        words.first == "--" ? Array(words.dropFirst()) : words
+    }
+
     public static func command(_ words: [String]) throws(CLIError) -> PlayerCommand {
         do {
             return try PlayerCommand(parsing: words.joined(separator: " "))

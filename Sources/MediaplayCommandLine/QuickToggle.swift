@@ -38,10 +38,15 @@ public enum QuickToggle {
         guard let item else { return nil }
         // A file or a URL (toggle ~/song.mp3) is the full command's.
         if item.contains("/") || item.hasPrefix("~") || item.contains(".") || item.contains(":") { return nil }
-        guard let location = try? GlobalOptions.feedLocation(option: nil, environment),
-              let client = try? ControlClient.connect(ControlPaths(runtimeDirectory: GlobalOptions.runtimeDirectory(option: nil, environment)))
-        else { return nil }
-        let request = Self.request(item: item, feed: BackgroundPlayer.feedIdentity(of: location), noWait: noWait)
+        // The feed named ($MEDIAPLAY_FEED), else the player's own (its queue).
+        let named: String?
+        do throws(CLIError) {
+            named = try GlobalOptions.namedFeed(option: nil, environment)
+        } catch {
+            return nil
+        }
+        guard let client = try? ControlClient.connect(ControlPaths(runtimeDirectory: GlobalOptions.runtimeDirectory(option: nil, environment))) else { return nil }
+        let request = Self.request(item: item, feed: named.map(BackgroundPlayer.feedIdentity(of:)), noWait: noWait)
         do throws(CLIError) {
             guard let status = try toggle(client, request: request) else { return nil }
             try ToggleCommand.report(status) { displayProblem(client) }
@@ -53,12 +58,12 @@ public enum QuickToggle {
     }
 
     /// The request ToggleCommand sends (PROTOCOL.md), as one line.
-    static func request(item: String, feed: String, noWait: Bool) -> [UInt8] {
+    static func request(item: String, feed: String?, noWait: Bool) -> [UInt8] {
         var json = JSONWriter(pretty: false)
         json.beginObject()
         json.key(JSONWriter.Key("cmd")); json.string("toggle")
         json.key(JSONWriter.Key("expires")); json.number(ClientTimeout.expiry(after: ClientTimeout.seconds()))
-        json.key(JSONWriter.Key("feed")); json.string(feed)
+        if let feed { json.key(JSONWriter.Key("feed")); json.string(feed) }
         json.key(JSONWriter.Key("id")); json.number(1)
         // ItemSelector's rule: a number is a position in the list, else an id.
         json.key(JSONWriter.Key("item"))

@@ -22,6 +22,7 @@ public struct SeekCommand: ParsableCommand {
               mediaplay seek 1:30
               mediaplay seek +30
               mediaplay seek -10
+              mediaplay seek -- -10     the same (-- ends the options, as for sub-delay)
             """
     )
 
@@ -33,6 +34,7 @@ public struct SeekCommand: ParsableCommand {
 
     public func run() throws {
         try runReportingErrors {
+            let time = ControlLine.values(time)
             guard time.count == 1 else {
                 throw CLIError("seek takes one time: SECONDS, MM:SS, +N, -N or N%", exitCode: .usage)
             }

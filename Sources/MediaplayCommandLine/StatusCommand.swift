@@ -78,11 +78,11 @@ public struct StatusCommand: ParsableCommand {
         if let audio = status.audio, !audio.isIdentity || audio.loudness != .on { print(audio.line) }
         if let playlist = status.playlist, playlist != PlaylistMode() { print(playlist.line) }
         if let sleep = status.sleep { print(sleep.line) }
-        // Which feed its numbers are of (another than this command's, said so).
-        let asked = try? BackgroundPlayer.feedIdentity(global)
+        // Which feed its numbers are of (another than the one this command names, said so).
+        let asked = (try? global.namedFeed())?.map(BackgroundPlayer.feedIdentity(of:))
         let feed = DisplayWidth.escaped(status.feed.redactingUserinfo)
         if let asked, asked != status.feed {
-            print("feed: \(feed) (not \(DisplayWidth.escaped(asked.redactingUserinfo)): run 'mediaplay quit' to switch)")
+            print("feed: \(feed) (not \(DisplayWidth.escaped(asked.redactingUserinfo)): 'mediaplay toggle N --replace' switches)")
         } else {
             print("feed: \(feed)")
         }

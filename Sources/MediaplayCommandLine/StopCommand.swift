@@ -51,17 +51,7 @@ public struct QuitCommand: ParsableCommand {
                 StandardStream.error("mediaplay: the background player is not running\n")
                 return
             }
-            let daemon = client.daemonPID
-            do {
-                _ = try client.call(ControlRequest(id: nil, cmd: .quit), as: EmptyResult.self)
-            } catch {
-                throw BackgroundPlayer.cliError(error)
-            }
-            // The daemon closes the connection once it has stopped, and lets
-            // its lock go as it exits: once it has, no player is left, and a
-            // toggle right after starts anew.
-            _ = try? client.nextLine()
-            if let daemon { ControlClient.waitForExit(of: daemon, seconds: ClientTimeout.seconds()) }
+            try BackgroundPlayer.quit(client)
             StandardStream.error("mediaplay: background player stopped\n")
         }
     }

@@ -13,7 +13,12 @@ public struct ToggleCommand: ParsableCommand {
         commandName: "toggle",
         abstract: "Play an item in the background player, pause it if it plays, resume it if paused.",
         discussion: """
-            Starts the background player when it is not running. Playing another item \
+            Starts the background player when it is not running (not for an item \
+            that does not exist). N is a number of the feed the background player \
+            plays, as 'mediaplay status' names it (its queue), whatever your default \
+            feed is; with --feed or MEDIAPLAY_FEED naming another feed, toggle says \
+            so and does nothing, unless --replace ends that player and starts one \
+            with the feed named. Playing another item \
             pauses the current one (its position is kept); a stopped item resumes where \
             it stood, an ended one plays again from the start; an image opens its \
             window, and a second toggle closes it. N is the number 'mediaplay list' \
@@ -33,6 +38,7 @@ public struct ToggleCommand: ParsableCommand {
               mediaplay toggle 2          ⏸ paused 2 "Title" at 00:41
               mediaplay toggle sintel     by id
               mediaplay toggle ~/song.mp3 a file by itself
+              mediaplay toggle 3 --feed talks --replace
             """
     )
 
@@ -44,10 +50,23 @@ public struct ToggleCommand: ParsableCommand {
     @Flag(name: .customLong("no-wait"), help: "Do not wait for a download to finish: return once it has started.")
     var noWait = false
 
+    @Flag(name: .long, help: "When the background player plays another feed than --feed (or MEDIAPLAY_FEED) names, end it and start one with this feed.")
+    var replace = false
+
     public func run() throws {
         try runReportingErrors {
-            let feed = try BackgroundPlayer.feedIdentity(global)
-            guard let client = try BackgroundPlayer.connect(global, start: true) else { return }
+            // Without --feed or MEDIAPLAY_FEED, the numbers are those of
+            // the feed the background player plays (its queue); a feed
+            // named is checked against it.
+            let named = try global.namedFeed().map(BackgroundPlayer.feedIdentity(of:))
+            var client = try BackgroundPlayer.connect(global, start: false)
+            // Started here: a toggle of no such item leaves none behind.
+            var started = false
+            if client == nil {
+                client = try BackgroundPlayer.connect(global, start: true)
+                started = true
+            }
+            guard var client else { return }
             let terminal = TerminalInfo.detect(fd: 2, environment: global.environment)
             let progress = ProgressLine(terminal: terminal)
             var request = ControlRequest(.toggle(ItemSelector(item)))
@@ -57,18 +76,29 @@ public struct ToggleCommand: ParsableCommand {
                 request.source = source
             }
             request.wait = noWait ? false : nil
-            request.feed = feed
-            let status: ItemStatus
-            do {
-                status = try client.call(request, as: ItemStatus.self) { event in
-                    if event.event == .progress { progress.show(event.status) }
+            request.feed = named
+            var status: ItemStatus?
+            while status == nil {
+                do {
+                    status = try client.call(request, as: ItemStatus.self) { event in
+                        if event.event == .progress { progress.show(event.status) }
+                    }
+                } catch let ControlClientError.refused(refusal) where refusal.code == .wrongFeed && replace && !started {
+                    // --replace: the player of the other feed ends, and one of this feed starts.
+                    try BackgroundPlayer.quit(client)
+                    guard let fresh = try BackgroundPlayer.connect(global, start: true) else { return }
+                    client = fresh
+                    started = true
+                } catch {
+                    progress.clear()
+                    if started, case let ControlClientError.refused(refusal) = error, [.noSuchItem, .invalidItem].contains(refusal.code) {
+                        try? BackgroundPlayer.quit(client)
+                    }
+                    throw BackgroundPlayer.cliError(error)
                 }
-            } catch {
-                progress.clear()
-                throw BackgroundPlayer.cliError(error)
             }
             progress.clear()
-            try Self.report(status) { (try? client.call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self))?.display }
+            try Self.report(status!) { (try? client.call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self))?.display }
         }
     }
 

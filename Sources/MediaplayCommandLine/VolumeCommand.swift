@@ -35,6 +35,7 @@ public struct VolumeCommand: ParsableCommand {
 
     public func run() throws {
         try runReportingErrors {
+            let level = ControlLine.values(level)
             try AudioSettingsText.send(level.isEmpty ? nil : try ControlLine.command(["volume"] + level), query: .volume, global: global, json: json)
         }
     }

@@ -108,6 +108,22 @@ public enum BackgroundPlayer {
         return active
     }
 
+    /// Ends the background player `client` speaks to, and waits until it
+    /// has gone (its lock let go: a start right after makes a new one).
+    public static func quit(_ client: ControlClient) throws(CLIError) {
+        let daemon = client.daemonPID
+        do {
+            _ = try client.call(ControlRequest(id: nil, cmd: .quit), as: EmptyResult.self)
+        } catch {
+            throw cliError(error)
+        }
+        // The daemon closes the connection once it has stopped, and lets
+        // its lock go as it exits: once it has, no player is left, and a
+        // toggle right after starts anew.
+        _ = try? client.nextLine()
+        if let daemon { ControlClient.waitForExit(of: daemon, seconds: ClientTimeout.seconds()) }
+    }
+
     /// The feed as the daemon knows it: an absolute path, or the URL.
     public static func feedIdentity(_ global: GlobalOptions) throws(CLIError) -> String {
         feedIdentity(of: try global.feedLocation())

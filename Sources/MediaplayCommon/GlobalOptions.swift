@@ -39,6 +39,19 @@ public struct GlobalOptions: ParsableArguments {
         return try Self.feedLocation(option: feed) { environment[$0] }
     }
 
+    /// The feed the user named for this command: --feed, else
+    /// $MEDIAPLAY_FEED; nil when neither is given (the background player's
+    /// commands then address the feed it plays, as its queue).
+    public func namedFeed() throws(CLIError) -> String? {
+        let environment = self.environment
+        return try Self.namedFeed(option: feed) { environment[$0] }
+    }
+
+    public static func namedFeed(option: String?, _ environment: (String) -> String?) throws(CLIError) -> String? {
+        let given = (option.flatMap { $0.isEmpty ? nil : $0 }) ?? environment("MEDIAPLAY_FEED").flatMap { $0.isEmpty ? nil : $0 }
+        return try given.map { name throws(CLIError) in try named(name) }
+    }
+
     /// --cache-dir, else $MEDIAPLAY_CACHE_DIR, else $XDG_CACHE_HOME/mediaplay.
     public var cacheDirectory: String {
         if let cacheDir, !cacheDir.isEmpty { return absolutePath(cacheDir) }

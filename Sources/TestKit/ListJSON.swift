@@ -27,6 +27,8 @@ public struct ListJSON: Codable, Equatable, Sendable {
         public var published: String?
         public var played: Bool?
         public var new: Bool?
+        /// Where the item was left part way, in seconds (null: at the top).
+        public var resumeAt: Double?
     }
 
     public struct Media: Codable, Equatable, Sendable {

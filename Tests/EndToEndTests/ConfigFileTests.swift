@@ -26,11 +26,43 @@ import TestKit
     @Test func aMistakeIsExit78WithItsLineAndColumn() async throws {
         let home = try await Self.home()
         try home.writeConfig("[playback]\nvolume = 80\n  volum = 3\n")
-        for command in [["list"], ["toggle", "1"], ["fetch", "1"], ["config"]] {
+        for command in [["list"], ["toggle", "1"], ["fetch", "1"], ["play", "1"]] {
             let result = try await Mediaplay.run(command, environment: home.environment)
             #expect(result.status == 78, "\(command): \(result.stderr)")
             #expect(result.stderr.hasPrefix(#"mediaplay: config.toml:3:3: unknown key "volum" in [playback] (did you mean "volume"?)"#), "\(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 1)
+        }
+    }
+
+    /// A mistake in the file never locks anyone out of a running player:
+    /// status, stop, quit, config and --help say the mistake in one line
+    /// (the file, the line, the key) and work; the commands the file
+    /// changes still stop with 78.
+    @Test func aMistakeLocksNoOneOut() async throws {
+        let home = try await Self.home()
+        #expect(try await home.run("toggle", "1").status == 0)
+        defer { Task { _ = try? await home.run("quit") } }
+        try home.writeConfig("[playback]\nvolum = 60\n")
+        let warning = #"mediaplay: config.toml:2:1: unknown key "volum" in [playback] (did you mean "volume"?)"#
+        for command in [["status"], ["status", "--runtime-dir", home.folder.path + "/run/mediaplay"], ["config"], ["--help"], ["play", "--help"], ["stop"]] {
+            let result = try await Mediaplay.run(command, environment: home.environment)
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            #expect(result.stderr.hasPrefix(warning) && result.stderr.split(separator: "\n").count == 1, "\(command): one line naming the file, line and key: \(result.stderr)")
+        }
+        #expect(try await home.run("toggle", "1").status == 78, "what the file changes still stops")
+        let quit = try await home.run("quit")
+        #expect(quit.status == 0 && quit.stderr.hasPrefix(warning), "\(quit.stderr)")
+        #expect(try await home.run("status").status == 69, "it quit")
+    }
+
+    /// `mediaplay config` prints the settings' names whole, at any width:
+    /// they are what one types into config.toml.
+    @Test func configNeverCutsANameShort() async throws {
+        let home = try await Self.home()
+        let result = try await Mediaplay.run(["config"], environment: home.environment.merging(["COLUMNS": "40"]) { $1 })
+        #expect(result.status == 0, "\(result.stderr)")
+        for name in ["replaygain-preamp", "measure-loudness", "loudness-target", "replaygain-clip"] {
+            #expect(result.stdout.contains("  \(name) "), "\(name): \(result.stdout)")
         }
     }
 
@@ -50,7 +82,7 @@ import TestKit
         #expect(keys.contains { $0["key"] == "m" && $0["command"] == "" && $0["source"] == "config.toml" }, "unbound")
         #expect(keys.contains { $0["key"] == "space" && $0["command"] == "toggle" && $0["source"] == "default" })
         let text = try await Mediaplay.run(["config"], environment: home.environment)
-        #expect(text.stdout.contains("volume        80") && text.stdout.contains("config.toml"), "\(text.stdout)")
+        #expect(text.stdout.split(separator: "\n").contains { $0.hasPrefix("  volume ") && $0.contains(" 80 ") && $0.hasSuffix(" config.toml") }, "\(text.stdout)")
     }
 
     /// The daemon starts with the file's defaults when nothing was kept.

@@ -12,7 +12,7 @@ import TestKit
         #expect(try await home.run("toggle", "1").status == 0)
         for section in ["keys", "feeds"] {
             try home.writeConfig("[\(section)]\n\"a\\u0000\" = \"quit\"\n")
-            for command in [["list"], ["toggle", "1"], ["fetch", "1"], ["config"]] {
+            for command in [["list"], ["toggle", "1"], ["fetch", "1"]] {
                 let result = try await Mediaplay.run(command, environment: home.environment)
                 #expect(result.status == 78 && !result.killedBySignal, "\(section) \(command): \(result.status) \(result.stderr)")
                 #expect(result.stderr.hasPrefix("mediaplay: config.toml:2:3: control character U+0000"), "\(result.stderr)")

@@ -84,7 +84,7 @@ import TestKit
         #expect(Set((raw["feed"] as! [String: Any]).keys) == ["title", "source", "repaired"])
         #expect((raw["feed"] as! [String: Any])["repaired"] as? [String] == [], "read as it is: nothing mended")
         for item in raw["items"] as! [[String: Any]] {
-            #expect(Set(item.keys) == ["position", "id", "kind", "title", "url", "description", "thumbnail", "state", "size", "received", "error", "line", "playback", "media", "duration", "published", "played", "new", "chapters"])
+            #expect(Set(item.keys) == ["position", "id", "kind", "title", "url", "description", "thumbnail", "state", "size", "received", "error", "line", "playback", "media", "duration", "published", "played", "new", "chapters", "resumeAt"])
         }
     }
 

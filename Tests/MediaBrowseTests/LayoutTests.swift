@@ -1,3 +1,4 @@
+import Foundation
 import MediaModel
 import MediaEngine
 import MediaFeed
@@ -135,6 +136,23 @@ struct MediaLineTests {
             FeedItem(position: 2, id: "b", title: "B", kind: .audio, source: .file("/b.mp3")), state: .local(resumeAt: 0), mark: "✓", width: 80, tick: 0
         )
         #expect(marked[0] == "audio · item 2 · ✓ ● local", "a played item says so: \(marked)")
+    }
+
+    /// The detail view shows an episode's date and its chapters (the feed's,
+    /// else the file's).
+    @Test func anEpisodeShowsItsDateAndChapters() {
+        var item = FeedItem(position: 4, id: "ep", title: "Episode", kind: .audio, source: .file("/ep.mp3"))
+        item.published = Date(timeIntervalSince1970: 1_764_151_200)  // 2025-11-26 10:00 UTC
+        item.chapters = [Chapter(start: 0, title: "Intro"), Chapter(start: 95, title: "The interview")]
+        let lines = BrowseView.detailText(item, state: .local(resumeAt: 0), width: 80, tick: 0)
+        #expect(lines[1] == "published " + DayText.text(item.published!), "\(lines)")
+        #expect(lines.contains("Chapters:") && lines.contains("  1. 00:00  Intro") && lines.contains("  2. 01:35  The interview"), "\(lines)")
+        var file = item
+        file.chapters = []
+        var probed = MediaDetails(duration: 100)
+        probed.chapters = [Chapter(start: 0, title: "One")]
+        let fromFile = BrowseView.detailText(file, state: .local(resumeAt: 0), details: probed, width: 80, tick: 0)
+        #expect(fromFile.contains("  1. 00:00  One"), "the file's when the feed has none: \(fromFile)")
     }
 
     /// A facts-feed row without an image reads as words, not as a broken record.

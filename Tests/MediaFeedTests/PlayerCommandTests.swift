@@ -19,6 +19,9 @@ import Testing
         ("subtitle next", .subtitle(.next)), ("subtitle off", .subtitle(.off)), ("subtitle no", .subtitle(.off)), ("subtitle toggle", .subtitle(.toggle)),
         ("subtitle on", .subtitle(.on)), ("subtitle 2", .subtitle(.number(2))), ("audio-track next", .audioTrack(.next)), ("audio-track 3", .audioTrack(.number(3))),
         ("sub-delay +0.1", .subtitleDelay(.by(0.1))), ("sub-delay -1.5", .subtitleDelay(.by(-1.5))), ("sub-delay 0", .subtitleDelay(.to(0))),
+        // Times everywhere take H:MM:SS, M:SS or seconds, read by one parser.
+        ("sub-delay -0:01.5", .subtitleDelay(.by(-1.5))), ("sub-delay 1:00", .subtitleDelay(.to(60))), ("sleep 1:30:00", .sleep(.after(5400))),
+        ("sleep 45:00", .sleep(.after(2700))), ("seek +1:00", .seek(.by(60), nil)), ("seek 1:02:03", .seek(.to(3723), nil)),
     ])
     func readsAsTyped(_ line: String, _ expected: PlayerCommand) throws {
         #expect(try PlayerCommand(parsing: line) == expected)

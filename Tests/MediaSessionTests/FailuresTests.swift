@@ -23,10 +23,17 @@ import Testing
         #expect(textOnly.kept == nil && textOnly.thrown.code == .invalidItem)
     }
 
-    @Test func aFailedPlayerIsNamedByItsItem() {
+    /// A player's failure is kept for the item's status, which front ends
+    /// show beside the item (`✗ failed 5 "Broken": reason`): it does not
+    /// name the item again; its one line names it once, whatever it held.
+    @Test func aFailedPlayerIsNamedByItsItemOnce() {
         let player = FakePlayer(key: "broken", kind: .audio, start: 0) { _ in }
         player.fail("connection reset", input: true)
-        #expect(Failures.ofPlayer(player, item) == CommandError(.downloadFailed, "item 5 \"Broken\": connection reset"))
+        #expect(Failures.ofPlayer(player, item) == CommandError(.downloadFailed, "connection reset"))
+        #expect(Failures.line(Failures.ofPlayer(player, item), of: item) == "item 5 \"Broken\": connection reset")
+        #expect(Failures.line(CommandError(.downloadFailed, "item 5 \"Broken\": connection reset"), of: item) == "item 5 \"Broken\": connection reset")
+        #expect(Failures.line(Failures.ofStart(.missing(path: "/gone.wav"), item).thrown, of: item) == "item 5 \"Broken\": no readable file at /gone.wav")
+        #expect(Failures.line(Failures.ofStart(.missing(path: "/gone.wav"), item).kept!, of: item) == "item 5 \"Broken\": no readable file at /gone.wav")
         let decoder = FakePlayer(key: "broken", kind: .audio, start: 0) { _ in }
         decoder.fail("invalid data", input: false)
         #expect(Failures.ofPlayer(decoder, item).code == .playbackFailed)

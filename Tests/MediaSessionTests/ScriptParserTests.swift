@@ -54,3 +54,13 @@ import Testing
         }
     }
 }
+
+/// A script's durations read times as every command does: seconds, M:SS or
+/// H:MM:SS, with its own 1.5s and 500ms besides.
+@Suite struct ScriptTimeTests {
+    @Test func durationsTakeMinutesAndSeconds() throws {
+        let script = try Script("wait 1:30\nwait-until ended 1 2:00\nwait 500ms\n")
+        #expect(script.lines.map(\.step) == [.wait(seconds: 90), .waitUntil(goal: .state(.ended), item: .number(1), timeout: 120), .wait(seconds: 0.5)])
+        #expect(throws: (any Error).self) { try Script("wait 1:75\n") }
+    }
+}

@@ -38,7 +38,7 @@ import Testing
         let live = facts.status(of: item)
         #expect(live.live == true && live.duration == nil && live.streamTitle == "Song" && live.notice == "reconnecting")
         player.fail("invalid data", input: false)
-        #expect(facts.status(of: item).error == "item 2 \"A\": invalid data", "the player's failure, named by its item")
+        #expect(facts.status(of: item).error == "invalid data", "the player's failure (front ends say its item beside it)")
         facts.failure = CommandError(.playbackFailed, "kept")
         #expect(facts.status(of: item).error == "kept", "what the session kept wins")
     }

@@ -81,20 +81,26 @@ import TestKit
         #expect(withOption == nil)
         #expect(Self.current(try await world.status())?["state"] as? String == "paused", "and nothing was done")
         let refused = try await Mediaplay.run(["toggle", "1"], environment: elsewhere)
-        #expect(refused.status == 69 && refused.stderr.contains("run 'mediaplay quit' first"), "\(refused.stderr)")
+        #expect(refused.status == 69 && refused.stderr.contains("--replace switches it"), "\(refused.stderr)")
         #expect(try await world.run("quit").status == 0)
     }
 
+    /// A toggle of an item that is not there (or cannot play) says so, and
+    /// leaves no background player behind when it had to start one.
     @Test func exitCodesForBadItems() async throws {
         let world = try await ToneFeedHome()
         let missing = try await world.run("toggle", "7")
         #expect(missing.status == 66, "\(missing.stderr)")
         #expect(missing.stderr == "mediaplay: no item \"7\" in the feed (use 1–2 or an id from 'mediaplay list')\n")
+        #expect(world.daemonPID.map { kill($0, 0) != 0 } ?? true, "no background player left running")
+        #expect(try await world.run("status").status == 69, "nobody home")
         let invalid = try await world.run("toggle", "2")
         #expect(invalid.status == 65, "\(invalid.stderr)")
         #expect(invalid.stderr.contains("item 2 \"Odd\" is invalid"))
+        #expect(try await world.run("status").status == 69, "nobody home after an invalid item either")
+        #expect(try await world.run("toggle", "1").status == 0)
         let other = try await Mediaplay.run(["toggle", "1", "--feed", world.folder.path + "/other.json"], environment: world.environment)
-        #expect(other.status == 69 && other.stderr.contains("run 'mediaplay quit' first"), "\(other.stderr)")
+        #expect(other.status == 69 && other.stderr.contains("--replace switches it to that feed"), "\(other.stderr)")
         #expect(try await world.run("quit").status == 0)
     }
 

@@ -27,6 +27,10 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
     private var finished = false
     private var inputHandler: (@Sendable (VideoWindowInput) -> Void)?
     private var openedSize: (width: Int32, height: Int32)?
+    /// A message to show after the title (nil: the title alone), for the
+    /// SDL thread to set; `titleChanged` until it has.
+    private var titleMessage: String?
+    private var titleChanged = false
     /// The SDL thread sleeps in SDL_WaitEvent on drivers that can wake it
     /// (X11, Wayland); on others (dummy, offscreen) SDL would poll, so it
     /// sleeps on `lock` instead. Set once, before `init` returns.
@@ -115,6 +119,22 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
         wake()
     }
 
+    /// Shows `message` in the window's title after the item's (`play`'s
+    /// on-screen messages: what a key changed); nil: the title alone.
+    public func showInTitle(_ message: String?) {
+        lock.withLock {
+            titleMessage = message.map { $0.redactingUserinfo }
+            titleChanged = true
+            lock.broadcast()
+        }
+        wake()
+    }
+
+    /// The window's title now: the item's, and any message after it.
+    public var currentTitle: String {
+        lock.withLock { titleMessage.map { "\(title) · \($0)" } ?? title }
+    }
+
     /// Keeps the window (a still image) open until the user closes it or
     /// `dismiss` is called.
     public func holdUntilDismissed() {
@@ -167,16 +187,20 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
                 if SDL_WaitEvent(&event) != 0 { handle(event, window: &window) }
             } else {
                 lock.withLock {
-                    while pending == nil && !ending { lock.wait() }
+                    while pending == nil && !ending && !titleChanged { lock.wait() }
                 }
             }
             var event = SDL_Event()
             while SDL_PollEvent(&event) != 0 { handle(event, window: &window) }
-            let (next, end) = lock.withLock { () -> ((frame: Frame, info: VideoFrameInfo)?, Bool) in
-                defer { pending = nil }
-                return (pending, ending)
+            let (next, end, newTitle) = lock.withLock { () -> ((frame: Frame, info: VideoFrameInfo)?, Bool, String?) in
+                defer {
+                    pending = nil
+                    titleChanged = false
+                }
+                return (pending, ending, titleChanged ? titleMessage.map { "\(title) · \($0)" } ?? title : nil)
             }
             if end { return }
+            if let newTitle { window.setTitle(newTitle) }
             if let next, window.show(next.frame) {
                 let size = window.size
                 lock.withLock {
@@ -225,7 +249,7 @@ public final class SDLVideoSink: VideoSink, @unchecked Sendable {
 
 /// The window, renderer and texture, owned by the SDL thread.
 private struct WindowState {
-    let title: String
+    var title: String
     let rotation: Int
     var window: OpaquePointer?
     var renderer: OpaquePointer?
@@ -242,6 +266,12 @@ private struct WindowState {
     init(title: String, rotation: Int) {
         self.title = title
         self.rotation = rotation
+    }
+
+    /// The title now, and for a window opened later.
+    mutating func setTitle(_ newTitle: String) {
+        title = newTitle
+        if let window { SDL_SetWindowTitle(window, newTitle) }
     }
 
     mutating func destroy() {

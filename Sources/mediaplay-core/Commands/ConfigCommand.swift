@@ -16,8 +16,10 @@ struct ConfigCommand: ParsableCommand {
         discussion: """
             Settings come from the command line, then the environment, then \
             $XDG_CONFIG_HOME/mediaplay/config.toml, then the built-in defaults \
-            (docs/CONFIG.md lists every key). A file with a mistake stops every \
-            command with its line and column, exit 78.
+            (docs/CONFIG.md lists every key). A file with a mistake stops the \
+            commands it changes with its line and column, exit 78; config itself \
+            (like status, stop, quit and --help) says the line and shows the \
+            built-in defaults.
 
             Example of a config.toml:
               [playback]
@@ -101,16 +103,18 @@ struct ConfigCommand: ParsableCommand {
             }
             print("config file: \(DisplayWidth.escaped(path))\(config.path == nil ? " (none: built-in defaults)" : "")")
             var section = ""
+            // The names are what one types into config.toml: never cut.
+            let nameWidth = max(13, (settings.map(\.key) + keys.map(\.key)).map { DisplayWidth.of($0) }.max() ?? 0)
             for item in settings {
                 if item.section != section {
                     section = item.section
                     print("[\(section)]")
                 }
-                print("  " + DisplayWidth.pad(item.key, to: 13) + " " + DisplayWidth.pad(DisplayWidth.escaped(item.value), to: 40) + " " + item.source)
+                print("  " + DisplayWidth.pad(item.key, to: nameWidth) + " " + DisplayWidth.pad(DisplayWidth.escaped(item.value), to: 40) + " " + item.source)
             }
             print("[keys]")
             for binding in keys {
-                print("  " + DisplayWidth.pad(binding.key, to: 13) + " " + DisplayWidth.pad(binding.command.isEmpty ? "(unbound)" : binding.command, to: 40) + " " + binding.source)
+                print("  " + DisplayWidth.pad(binding.key, to: nameWidth) + " " + DisplayWidth.pad(binding.command.isEmpty ? "(unbound)" : binding.command, to: 40) + " " + binding.source)
             }
         }
     }

@@ -16,20 +16,22 @@ import MediaplayCommon
 struct FeedsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "feeds",
-        abstract: "List the named feeds, or import subscriptions from OPML.",
+        abstract: "List the named feeds, add or remove one, or import subscriptions from OPML.",
         discussion: """
-            Name feeds in config.toml (docs/CONFIG.md), then pass the name to \
-            --feed:
+            Name feeds in config.toml (docs/CONFIG.md), or with 'feeds add', then \
+            pass the name to --feed:
               [feeds]
               news = "https://example.org/podcast.rss"
               music = "~/Music"
 
             Examples:
               mediaplay feeds
+              mediaplay feeds add news https://example.org/podcast.rss
+              mediaplay feeds remove news
               mediaplay feeds import subscriptions.opml
               mediaplay list --feed news
             """,
-        subcommands: [List.self, Import.self],
+        subcommands: [List.self, Add.self, Remove.self, Import.self],
         defaultSubcommand: List.self
     )
 
@@ -111,6 +113,122 @@ struct FeedsCommand: ParsableCommand {
                     for line in table.render(maximumWidth: terminal.width, colors: terminal.colors) { print(line) }
                 }
                 if let unsaved { throw CLIError(unsaved, exitCode: .ioError) }
+            }
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Name a podcast or feed by its http(s) URL, once it reads.",
+            discussion: """
+                The feed is read once first: one that cannot be had or read is not \
+                saved (exit 69, 66 or 65, as list says it). It is kept in feeds.toml \
+                beside config.toml, as 'feeds import' keeps its feeds, under the same \
+                rules: http(s) URLs only (name a local feed by hand, in config.toml's \
+                [feeds]), a name of letters, digits, - and _, not taken.
+
+                Example:
+                  mediaplay feeds add news https://example.org/podcast.rss
+                """
+        )
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: ArgumentHelp("The name to pass to --feed.", valueName: "name"))
+        var name: String
+
+        @Argument(help: ArgumentHelp("The feed's http(s) URL.", valueName: "url"))
+        var url: String
+
+        func run() throws {
+            try runReportingErrors {
+                guard Config.isFeedName(name) else {
+                    throw CLIError("\"\(name)\" is not a usable feed name (letters, digits, - and _, not only digits)", exitCode: .usage)
+                }
+                if let problem = OPMLReader.problem(with: url) {
+                    throw CLIError("\(url.redactingUserinfo): \(problem) (feeds add takes http(s) URLs; name a local feed in config.toml's [feeds])", exitCode: .usage)
+                }
+                let feedsPath = NamedFeeds.path
+                let before = try NamedFeeds.contents(feedsPath) ?? []
+                let existing: [NamedFeeds.Entry]
+                do throws(TOMLText.Problem) {
+                    existing = try NamedFeeds.entries(before)
+                } catch {
+                    throw NamedFeeds.fileError(error)
+                }
+                let configured = LoadedConfig.current.feeds
+                let named = configured.map { NamedFeeds.Entry(name: $0.key, location: $0.value) } + existing
+                if let taken = named.first(where: { $0.name == name }) {
+                    if taken.location == url {
+                        print("\(name) is named already (\(url.redactingUserinfo)).")
+                        return
+                    }
+                    throw CLIError("the name \(name) is taken (\(taken.location.redactingUserinfo)); choose another, or 'mediaplay feeds remove \(name)' first", exitCode: .usage)
+                }
+                if let same = named.first(where: { $0.location == url }) {
+                    throw CLIError("\(url.redactingUserinfo) is named already: \(same.name)", exitCode: .usage)
+                }
+                // Read once before it is saved: a feed that cannot be had is not kept.
+                var options = global
+                options.feed = url
+                let loaded = try FeedLoading.load(options, refresh: true)
+                let text = FeedNames.appending([NamedFeeds.Entry(name: name, location: url)], to: String(decoding: before, as: UTF8.self))
+                do throws(TOMLText.Problem) {
+                    _ = try NamedFeeds.entries(Array(text.utf8))
+                } catch {
+                    throw CLIError("\(url.redactingUserinfo) would not make a valid feeds.toml (line \(error.line): \(error.message)); nothing was changed", exitCode: .dataError)
+                }
+                try FeedNames.write(text, to: feedsPath)
+                let count = loaded.feed.items.count
+                print(DisplayWidth.escaped("Added \(name): \"\(DisplayWidth.singleLine(loaded.feed.title))\", \(count) item\(count == 1 ? "" : "s") (mediaplay list --feed \(name))"))
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Forget a feed's name (one added or imported; config.toml's are edited there).",
+            discussion: """
+                Only the name goes: what was downloaded stays in the cache ('mediaplay \
+                cache' looks after it), and played marks stay with their media.
+
+                Example:
+                  mediaplay feeds remove news
+                """
+        )
+
+        @Argument(help: ArgumentHelp("The feed's name.", valueName: "name"))
+        var name: String
+
+        func run() throws {
+            try runReportingErrors {
+                let feedsPath = NamedFeeds.path
+                let before = try NamedFeeds.contents(feedsPath) ?? []
+                let text = String(decoding: before, as: UTF8.self)
+                var kept: [Substring] = []
+                var removed: String?
+                for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                    let entry: (key: String, value: String)?
+                    do throws(TOMLText.Problem) {
+                        entry = try TOMLText.assignment(line, number: index + 1)
+                    } catch {
+                        throw NamedFeeds.fileError(error)
+                    }
+                    if let entry, entry.key == name {
+                        removed = removed ?? entry.value
+                    } else {
+                        kept.append(line)
+                    }
+                }
+                guard let removed else {
+                    if LoadedConfig.current.feeds[name] != nil {
+                        throw CLIError("\(name) is named in config.toml's [feeds]: remove its line there (\(Config.path(ProcessInfo.processInfo.environment)))", exitCode: .usage)
+                    }
+                    throw CLIError("no feed is named \(name) (see 'mediaplay feeds')", exitCode: .noInput)
+                }
+                try FeedNames.write(kept.joined(separator: "\n"), to: feedsPath)
+                let hidden = LoadedConfig.current.feeds[name].map { " (config.toml still names \(name): \($0.redactingUserinfo))" } ?? ""
+                print(DisplayWidth.escaped("Removed \(name) (\(removed.redactingUserinfo))\(hidden)"))
             }
         }
     }

@@ -13,8 +13,11 @@ struct ListCommand: ParsableCommand {
         commandName: "list",
         abstract: "Show the feed's items and their state.",
         discussion: """
-            Columns: # (the number other commands take), kind, title, state, \
-            duration (once an item's file is cached or local) and size. The state \
+            Columns: # (the number other commands take), kind, title (✓ played, \
+            • new), artist and album (once a file's tags say them), date (when the \
+            feed dates its items), state, position (where an item was left part \
+            way, in any player; it resumes there), duration (once an item's file is \
+            cached or local) and size; --columns chooses them. The state \
             is the cache's (or the local file's), preceded by the background \
             player's when it is playing, showing, buffering or pausing the item. \
             Titles are cut to fit the terminal; --json prints everything, with the \
@@ -25,6 +28,7 @@ struct ListCommand: ParsableCommand {
             Examples:
               mediaplay list
               mediaplay list --json
+              mediaplay list --columns title,date,position --sort date --reverse
               COLUMNS=60 mediaplay list --feed feed.json | less
             """
     )

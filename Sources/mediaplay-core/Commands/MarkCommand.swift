@@ -19,27 +19,37 @@ struct MarkCommand: ParsableCommand {
             An item played to its last 10 seconds (or its last 1 %, if shorter) \
             is marked played by itself; `list` shows ✓ before it, and • before an \
             item that appeared in the feed since it was first read. `list --unplayed` \
-            lists the rest.
+            lists the rest. Items are numbers, ranges (3-7), lists (3,5,9) or ids; \
+            --all marks every item with media. Marking an item played also forgets \
+            where it was left (its next start is at the top).
 
             Examples:
               mediaplay mark 3 played
               mediaplay mark 3 4 5 unplayed
+              mediaplay mark 10-20 played
+              mediaplay mark --all old
               mediaplay mark 7 old
             """
     )
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("Item numbers or ids, then played, unplayed or old.", valueName: "n|id ... played|unplayed|old"))
+    @Flag(name: .long, help: "Every item of the feed that has media.")
+    var all = false
+
+    @Argument(help: ArgumentHelp("Item numbers, ranges (3-7), lists (3,5) or ids, then played, unplayed or old.", valueName: "n|n-m|id ... played|unplayed|old"))
     var words: [String] = []
 
     func run() throws {
         try runReportingErrors {
-            guard let mark = words.last, ["played", "unplayed", "old"].contains(mark), words.count >= 2 else {
-                throw CLIError("mark takes items, then played, unplayed or old (mediaplay mark 3 played)", exitCode: .usage)
+            guard let mark = words.last, ["played", "unplayed", "old"].contains(mark), all ? words.count == 1 : words.count >= 2 else {
+                throw CLIError(
+                    all ? "mark --all takes played, unplayed or old alone (mediaplay mark --all played)" : "mark takes items, then played, unplayed or old (mediaplay mark 3-7 played, or --all)",
+                    exitCode: .usage
+                )
             }
             let loaded = try FeedLoading.load(global)
-            let items = try ItemSelection.resolve(Array(words.dropLast()), in: loaded.feed)
+            let items = all ? loaded.feed.items.filter { $0.isValid && $0.source != nil } : try ItemSelection.resolve(Array(words.dropLast()), in: loaded.feed)
             let path = BackgroundPlayer.stateDirectory(global) + "/positions.sqlite"
             let store: StateStore
             do {
@@ -51,22 +61,26 @@ struct MarkCommand: ParsableCommand {
             } catch {
                 throw CLIError("cannot open the state database at \(path): \(error)", exitCode: .ioError)
             }
-            for item in items {
-                guard let url = item.source?.description else {
-                    throw CLIError("item \(item.position) \"\(item.title)\" is text only: it has no media to mark", exitCode: .dataError)
+            if let textOnly = items.first(where: { $0.source == nil }) {
+                throw CLIError("item \(textOnly.position) \"\(textOnly.title)\" is text only: it has no media to mark", exitCode: .dataError)
+            }
+            let urls = items.compactMap { $0.source?.description }
+            do throws(StateStoreError) {
+                switch mark {
+                case "played":
+                    try store.setPlayed(true, for: urls)
+                    try store.markSeen(in: loaded.identity, ids: items.map(\.id))
+                case "unplayed": try store.setPlayed(false, for: urls)
+                default: try store.markSeen(in: loaded.identity, ids: items.map(\.id))
                 }
-                do throws(StateStoreError) {
-                    switch mark {
-                    case "played":
-                        try store.setPlayed(true, for: url)
-                        try store.markSeen(in: loaded.identity, ids: [item.id])
-                    case "unplayed": try store.setPlayed(false, for: url)
-                    default: try store.markSeen(in: loaded.identity, ids: [item.id])
-                    }
-                } catch {
-                    throw CLIError(error.description, exitCode: .ioError)
-                }
-                print("\(item.position) \(DisplayWidth.escaped(DisplayWidth.singleLine(item.title))): \(mark)")
+            } catch {
+                throw CLIError(error.description, exitCode: .ioError)
+            }
+            // One line an item; a long run (--all) in one line.
+            if items.count > 20 {
+                print("\(items.count) items: \(mark)")
+            } else {
+                for item in items { print("\(item.position) \(DisplayWidth.escaped(DisplayWidth.singleLine(item.title))): \(mark)") }
             }
         }
     }

@@ -15,6 +15,7 @@ import MediaFeedLoading
 import MediaInterfaces
 import MediaWiring
 import MediaplayCommon
+import MediaState
 
 struct PlayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -31,7 +32,11 @@ struct PlayCommand: AsyncParsableCommand {
             instead: a WAV file (s16, the stream's own rate and channels) and one line \
             per frame with its time and the MD5 of the picture.
 
-            On a terminal: space pauses and resumes, left/right seek 5 s, 9/0 turn the \
+            On a terminal (and in the window): each key's change shows for two \
+            seconds on the status line and in the window's title (Volume 80 %, \
+            Subtitles 2/2 (en), Sub delay +0.1 s, Chapter 3/5: Title); the status \
+            line shows the artist and album when known, the chapter, and 3/12 in a \
+            list. Space pauses and resumes, left/right seek 5 s, 9/0 turn the \
             volume down/up, m mutes, [/] slow down and speed up (backspace: 1×), </> \
             play the feed's previous/next item, q quits (the same keys work in the window). --volume 50 halves every sample, as \
             ffmpeg's volume filter does; --speed 1.5 plays half again as fast, the pitch kept. \
@@ -43,19 +48,28 @@ struct PlayCommand: AsyncParsableCommand {
             --sid, --slang, --aid and --alang choose tracks, v shows or hides them, j \
             and # step through subtitle and audio tracks, z/Z move them 0.1 s. Off a terminal, prints one line per state \
             change. No audio device: plays silently in real time. Neither a display \
-            nor a terminal: plays the audio of a video. A file that cannot be decoded ends with one line \
-            and exit code 65; a download that fails, before or during playback, \
-            with exit code 69.
+            nor a terminal: plays the audio of a video.
 
-            Several files, a folder (its media files, in path order) or a playlist \
-            (M3U, PLS, a podcast feed) play one after the other; < and > move \
-            between them.
+            Several files, a folder (its media files, by disc and track where their \
+            tags say, else in path order; see docs/FEED.md) or a playlist (M3U, PLS, a \
+            podcast feed) play one after the other; < and > move between them. A \
+            file that cannot be read or decoded, a missing entry or a failed download \
+            gets one line naming it, and the rest plays on (< and > step over it); \
+            play then ends with the worst failure's exit status: 65 a file that \
+            cannot be decoded, 66 a missing file, 69 a failed download.
+
+            An item starts where it was left, in play or any other player of yours \
+            (the background player, browse), unless it was nearly finished; one \
+            played to its end, or into its last seconds, is marked played (list \
+            shows ✓). --start, and a seek, win; config.toml's start = "beginning" \
+            starts every item at the top. A recording (--audio-out, --video-out) \
+            starts at the top and keeps nothing.
 
             Examples:
               mediaplay play 2
               mediaplay play ~/Music/song.flac
               mediaplay play ~/Music/Album intro.mp3 radio.pls
-              mediaplay play 5 --start 90
+              mediaplay play 5 --start 1:30
               mediaplay play film.mkv --slang de --aid 2
               mediaplay play 1 --audio-out out.wav --untimed
               mediaplay play clip.mp4 --vo terminal
@@ -96,8 +110,8 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(name: .customLong("images"), help: ArgumentHelp("Terminal pictures as kitty, sixel or blocks (default: what the terminal supports).", valueName: "mode"))
     var imagesOption: ImageMode?
 
-    @Option(name: .long, help: ArgumentHelp("Start this many seconds in.", valueName: "seconds"))
-    var start: Double = 0
+    @Option(name: .long, help: ArgumentHelp("Start at this time: seconds (90), M:SS (1:30) or H:MM:SS (default: where it was left).", valueName: "time"))
+    var start: TimeValue?
 
     @Option(name: .customLong("volume"), help: ArgumentHelp("Volume in percent, 0–150 (a linear gain: 50 halves every sample).", valueName: "percent"))
     var volumeOption: Int?
@@ -131,7 +145,6 @@ struct PlayCommand: AsyncParsableCommand {
         if noVideo && vo != .auto && vo != .none { throw ValidationError("--no-video and --vo \(vo.rawValue) contradict each other") }
         if recording.videoOut != nil && vo == .window { throw ValidationError("--video-out records instead of a window: drop --vo window") }
         if images == ImageMode.none { throw ValidationError("--images takes kitty, sixel or blocks (--vo none plays no pictures)") }
-        if !(start >= 0) || !start.isFinite { throw ValidationError("--start must be a number of seconds, 0 or more") }
         if targets.isEmpty { throw ValidationError("play takes an item, or files, folders, playlists or URLs") }
         if !AudioSettings.range.contains(volume) { throw ValidationError("--volume takes a percentage from 0 to 150") }
         if !AudioSettings.speeds.contains(speed) { throw ValidationError("--speed takes a factor from 0.25 to 4 (like 1.5)") }
@@ -182,14 +195,25 @@ struct PlayCommand: AsyncParsableCommand {
             let store = feed.items.contains(where: { $0.source?.isRemote == true }) ? try CacheAccess.open(global) : nil
             // Files, folders and playlists play in turn; a feed's item alone.
             let inTurn = targets.count > 1 || Self.namesMedia(targets[0])
+            // Where each item was left, and what was played, are the same
+            // for every player of this user (the background player's
+            // database); a recording keeps to its command line and touches neither.
+            let state = recordsOnly ? nil : try? StateStore(path: BackgroundPlayer.stateDirectory(global) + "/positions.sqlite")
             let session = MediaSession(
-                feed: feed, store: store, documents: HTTPDocuments(), positions: nil, engine: engine,
+                feed: feed, store: store, documents: HTTPDocuments(), positions: state, engine: engine,
                 settings: loudness.settings(AudioSettings(volume: volume, muted: mute, speed: speed), recording: recordsSound, config: config),
                 playlist: PlaylistMode(autoplay: inTurn && feed.items.count > 1), tracks: tracks.settings(config: config)
             )
-            // The keys of the terminal and the window: config.toml's [keys].
+            // The keys of the terminal and the window: config.toml's [keys];
+            // where items start: config.toml's `start` (a recording from the top).
             session.keymap = LoadedConfig.current.keymap
-            let outcome = await PlaybackView.run(session, item: item, from: start, screen: screen)
+            session.resumesItems = !recordsOnly && config.resumes
+            let outcome = await PlaybackView.run(
+                session, item: item, from: start?.seconds, screen: screen, windowTitles: { engine.showInWindowTitles($0) },
+                details: { ItemDetails.lookup([$0], cache: store).first ?? nil }
+            ) { failed, error in
+                Self.failureLine(error, of: failed, kept: session.failure(of: failed.key), cache: store, direct: targets, displayMissing: display.wasMissing, global: global)
+            }
             let statistics = session.statistics(of: item.key)
             await session.shutdown()
             do {
@@ -198,28 +222,50 @@ struct PlayCommand: AsyncParsableCommand {
             } catch {
                 throw CLIError("cannot finish the recording: \(error)", exitCode: .ioError)
             }
-            if case let .failed(error) = outcome {
-                switch error.code {
-                case .downloadFailed:
-                    let retry = (Self.namesMedia(targets[0]) ? "mediaplay play \(GlobalOptions.shellWord(target))" : "mediaplay fetch \(item.position)") + global.givenOptions
-                    // The status's words ("download failed: …"), with the title once.
-                    let reason = session.failure(of: item.key)?.message ?? error.message
-                    let named = reason.hasPrefix("item \(item.position) ") ? reason : "item \(item.position) \"\(item.title)\": \(reason)"
-                    if reason.contains("HTTP 404") || reason.contains("HTTP 410") {
-                        throw CLIError("\(named): the address is wrong (check the feed's URL for it)", exitCode: .unavailable)
-                    }
-                    throw CLIError("\(named) (the part downloaded is kept; retry: \(retry))", exitCode: .unavailable)
-                case .noSuchItem: throw CLIError(error.message, exitCode: .noInput)
-                default:
-                    if display.wasMissing {
-                        throw CLIError("cannot show item \(item.position) \"\(item.title)\": no display (set DISPLAY, use --vo terminal, or record frames with --video-out)", exitCode: .unavailable)
-                    }
-                    throw CLIError(error.message, exitCode: .dataError)
+            if stats, let statistics { printStatistics(statistics) }
+            switch outcome {
+            // Ctrl-C: 130, as a shell expects of a command it interrupted.
+            case let .interrupted(number): throw ExitCode(128 + number)
+            // Each failure was said in its line as it came: the worst one's status.
+            case let .finished(worst?): throw ExitCode(worst.rawValue)
+            case .finished(nil): break
+            }
+        }
+    }
+
+    /// A failure as its one line, naming its item once, and its exit status:
+    /// 69 for a download (or no display for a picture), 66 for a missing
+    /// file, 65 for one that cannot be decoded. `kept`: the item's failure
+    /// as its status keeps it; `direct`: the targets given (a URL played
+    /// directly is no feed's); `cache`: what a download left.
+    static func failureLine(
+        _ error: CommandError, of item: FeedItem, kept: CommandError?, cache: MediaCache?, direct targets: [String], displayMissing: Bool, global: GlobalOptions
+    ) -> CLIError {
+        let named = Failures.line(kept ?? error, of: item)
+        switch (kept ?? error).code {
+        case .downloadFailed:
+            let url = item.source?.description ?? ""
+            let fromFeed = !targets.contains(url)
+            if named.contains("HTTP 404") || named.contains("HTTP 410") {
+                return CLIError("\(named): the address is wrong (check \(fromFeed ? "the feed's URL for it" : "the URL"))", exitCode: .unavailable)
+            }
+            let retry = (fromFeed && !targets.contains(where: namesMedia) ? "mediaplay fetch \(item.position)" : "mediaplay play \(GlobalOptions.shellWord(url))") + global.givenOptions
+            // What a download left is said only when it left something.
+            var kept = false
+            if case let .remote(address)? = item.source {
+                switch cache?.status(for: address) {
+                case let .partial(received, _)?, let .failed(_, received)?, let .downloading(received, _)?: kept = received > 0
+                default: break
                 }
             }
-            if stats, let statistics { printStatistics(statistics) }
-            // Ctrl-C: 130, as a shell expects of a command it interrupted.
-            if case let .interrupted(number) = outcome { throw ExitCode(128 + number) }
+            return CLIError("\(named) (\(kept ? "the part downloaded is kept; " : "")retry: \(retry))", exitCode: .unavailable)
+        case .noSuchItem:
+            return CLIError(named, exitCode: .noInput)
+        default:
+            if displayMissing, item.kind != .audio {
+                return CLIError("cannot show item \(item.position) \"\(item.title)\": no display (set DISPLAY, use --vo terminal, or record frames with --video-out)", exitCode: .unavailable)
+            }
+            return CLIError(named, exitCode: .dataError)
         }
     }
 

@@ -17,15 +17,27 @@ import MediaplayCommon
 enum PlaybackView {
     /// How a playback ended, for the exit status.
     enum Outcome {
-        case finished
-        case failed(CommandError)
+        /// Nothing more to play. `worst`: the exit status of the worst
+        /// failure said on the way (each in its line as it came), if any.
+        case finished(worst: SysExit?)
         /// Ended by SIGINT or SIGTERM (its number): exit 128 + it.
         case interrupted(Int32)
     }
 
     /// `screen`: the terminal pictures are drawn on, if any; while it shows
-    /// them, the status line is its bottom row.
-    static func run(_ session: MediaSession, item first: FeedItem, from start: Double, screen: TerminalScreen? = nil) async -> Outcome {
+    /// them, the status line is its bottom row. `from`: where the first item
+    /// starts (nil: where it was left). `failed`: a failure's one line and
+    /// exit status; it is said when it happens, and the playlist plays on
+    /// past it (as mpv does) when there is more to play.
+    /// `clock`: how long a key's message shows (mpv's OSD: two seconds);
+    /// `windowTitles`: shows it in the window's title too (nil: back to the
+    /// title alone); `details`: an item's tags (artist, album), looked up
+    /// off the cooperative pool.
+    static func run(
+        _ session: MediaSession, item first: FeedItem, from start: Double?, screen: TerminalScreen? = nil, clock: any MediaClock = SystemClock.shared,
+        windowTitles: @escaping @Sendable (String?) -> Void = { _ in }, details: @escaping @Sendable (FeedItem) -> MediaDetails? = { _ in nil },
+        failed describe: @escaping (FeedItem, CommandError) -> CLIError
+    ) async -> Outcome {
         enum Step {
             case event(ItemEvent)
             case refused(CommandError)
@@ -33,6 +45,12 @@ enum PlaybackView {
             case stoppedBeforeStart
             /// `<` or `>` could not move on: why.
             case notice(String)
+            /// What a key did (here or in the window).
+            case key(KeyFeedback)
+            /// A key's message has shown its time.
+            case messageGone(Int)
+            /// An item's tags, once looked up.
+            case details(ItemKey, MediaDetails?)
         }
         // The item shown: the one asked for, until `<` or `>` (here or in
         // the window) starts another.
@@ -69,8 +87,31 @@ enum PlaybackView {
             keys?.restore()
             signals.cancel()
         }
+        /// The worst failure said so far.
+        var worst: SysExit?
         /// Finished, unless a signal ended it.
-        var finished: Outcome { signals.signalNumber.map(Outcome.interrupted) ?? .finished }
+        var finished: Outcome { signals.signalNumber.map(Outcome.interrupted) ?? .finished(worst: worst) }
+        /// Failures said while the terminal showed pictures: printed once it is closed.
+        var held: [CLIError] = []
+        /// The items whose failure was said (the failed event and a refused
+        /// start tell of one failure; an item said again once it played).
+        var said: Set<ItemKey> = []
+        /// A failure's one line, above the status line, as it happens.
+        func say(_ error: CommandError, of failed: FeedItem) {
+            guard said.insert(failed.key).inserted else { return }
+            let line = describe(failed, error)
+            if worst.map({ line.exitCode.rawValue > $0.rawValue }) ?? true { worst = line.exitCode }
+            if screen?.isShowingPictures == true {
+                held.append(line)
+                return
+            }
+            region?.draw([])
+            line.report()
+        }
+        defer {
+            screen?.close()
+            for line in held { line.report() }
+        }
         // Subscribed before playback starts: no event is missed.
         // `<` and `>` go somewhere only when there is more than one item.
         let several = session.feed.items.count > 1
@@ -95,6 +136,18 @@ enum PlaybackView {
                 stepSink.yield(.event(event))
             }
         }
+        // What keys do, here and in the window: a message for a moment.
+        let keyFeedback = session.keyFeedback()
+        let forwardKeys = Task {
+            for await feedback in keyFeedback { stepSink.yield(.key(feedback)) }
+        }
+        /// An item's tags, looked up once (a probe: off the pool).
+        var looked: Set<ItemKey> = []
+        func lookUpDetails(_ item: FeedItem) {
+            guard looked.insert(item.key).inserted else { return }
+            DispatchQueue.global().async { stepSink.yield(.details(item.key, details(item))) }
+        }
+        lookUpDetails(first)
         let starting = Task {
             do throws(CommandError) {
                 let status = try await session.perform(.play(.id(first.id), from: start)).item ?? session.status(of: first)
@@ -105,23 +158,87 @@ enum PlaybackView {
         }
         defer {
             forward.cancel()
+            forwardKeys.cancel()
             starting.cancel()
         }
         var lastState: ItemState?
+        /// Nothing plays on from the item shown: once what the session
+        /// started by itself is over, any failure not said yet (the playlist
+        /// may have gone past an item before its word came) is said. True:
+        /// `play` ends; false: something plays after all (now followed).
+        func nothingPlaysOn() async -> Bool {
+            await session.settle()
+            if let now = session.currentStatus(), !now.state.isFinal, now.id != item.key {
+                followed.key = now.id
+                item = session.item(for: now.id) ?? item
+                lastState = nil
+                return false
+            }
+            for unsaid in session.feed.items where !said.contains(unsaid.key) {
+                if let failure = session.failure(of: unsaid.key) { say(failure, of: unsaid) }
+            }
+            return true
+        }
         var tick = 0
         var lastDrawn = -1.0
         var notice: String?
         var subtitleErrorSaid: String?
+        var message = OnScreenMessage()
+        var tags: [ItemKey: MediaDetails] = [:]
+        let count = session.feed.items.count
+        /// The status line of `status`, with what shows now: a key's
+        /// message, else a notice, else the keys.
+        func draw(_ status: ItemStatus) {
+            let credits = tags[item.key].map { [$0.artist, $0.album].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " · ") }
+            show(line(
+                status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings,
+                notice: message.current(at: clock.now) ?? notice, credits: credits, place: several ? "\(item.position)/\(count)" : nil
+            ))
+        }
         for await step in steps {
             let status: ItemStatus
             switch step {
             case let .notice(text):
                 notice = text
-                if let status = session.status(of: item.key) { show(line(status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings, notice: notice)) }
+                if let status = session.status(of: item.key) { draw(status) }
+                continue
+            case let .key(feedback):
+                // What the key changed, read from what it left (mpv's OSD).
+                let text: String?
+                switch feedback {
+                case let .done(command):
+                    text = OnScreenText.message(
+                        for: command, status: session.status(of: item.key), audio: session.audioSettings, playlist: session.playlistMode, sleep: session.sleepStatus
+                    )
+                case let .refused(_, error): text = OnScreenText.refusal(error)
+                }
+                guard let text else { continue }
+                let (generation, until) = message.show(text, at: clock.now)
+                windowTitles(text)
+                Task {
+                    try? await clock.sleep(until: until)
+                    stepSink.yield(.messageGone(generation))
+                }
+                if let status = session.status(of: item.key) { draw(status) }
+                continue
+            case let .messageGone(generation):
+                if message.expire(generation) {
+                    windowTitles(nil)
+                    if let status = session.status(of: item.key) { draw(status) }
+                }
+                continue
+            case let .details(key, found):
+                if let found { tags[key] = found }
+                if key == item.key, let status = session.status(of: key) { draw(status) }
                 continue
             case let .refused(error):
+                // The first item could not start (a missing file, a failed
+                // download): said, and the rest plays on, if there is any.
+                say(error, of: first)
+                if session.playOn(pastFailureOf: first.key) { continue }
+                guard await nothingPlaysOn() else { continue }
                 region?.draw([])
-                return .failed(error)
+                return finished
             case .stoppedBeforeStart:
                 region?.draw([])
                 if region == nil { StandardStream.error("stopped \"\(DisplayWidth.escaped(item.title))\"\n") }
@@ -132,6 +249,7 @@ enum PlaybackView {
                     item = session.item(for: status.id) ?? item
                     lastState = nil
                 }
+                lookUpDetails(item)
                 // A subtitle track left out or refused: said once, in one line.
                 if let problem = status.tracks?.subtitleError, problem != subtitleErrorSaid {
                     subtitleErrorSaid = problem
@@ -146,8 +264,16 @@ enum PlaybackView {
                     notice = nil
                     // A closed picture reads idle: for `play`, it stopped.
                     let state = status.state == .idle && lastState != nil ? .stopped : status.state
+                    if state == .playing { said.remove(item.key) }
                     if region == nil, screen?.isShowingPictures != true, state != lastState, let word = word(for: state) {
-                        StandardStream.error("\(word) \"\(DisplayWidth.escaped(item.title))\"\n")
+                        // Where it starts, when not at the top (resumed, or --start).
+                        let start = state == .playing && lastState == nil && item.kind != .image ? session.startPosition(of: item.key) ?? 0 : 0
+                        let from = start >= 1 ? " from \(StatusText.clock(start))" : ""
+                        StandardStream.error("\(word) \"\(DisplayWidth.escaped(item.title))\"\(from)\n")
+                    }
+                    // A file that cannot be read or decoded: its one line, then what plays on.
+                    if state == .failed, state != lastState {
+                        say(session.failure(of: item.key) ?? CommandError(.playbackFailed, status.error ?? "playback failed"), of: item)
                     }
                     // The item shown was skipped (`<`, `>`, here or in the
                     // window): its stop may come before the next one's first
@@ -159,42 +285,41 @@ enum PlaybackView {
                         lastState = nil
                         continue
                     }
-                    // Played to its end with more to play (files, a folder
-                    // or a playlist in turn): the next item's start is followed.
-                    if state == .ended, session.willPlayOn(after: status.id) {
+                    // Played to its end, or failed, with more to play (files,
+                    // a folder or a playlist in turn): the next item's start
+                    // is followed.
+                    if state == .ended || state == .failed, session.willPlayOn(after: status.id) {
                         lastState = state
                         continue
                     }
                     lastState = state
-                    show(line(status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings, notice: notice))
+                    draw(status)
                     if state.isFinal {
+                        guard await nothingPlaysOn() else { continue }
                         // The pictures' screen first: the line below is on the shell's.
                         screen?.close()
                         region?.draw([])
-                        if state == .failed {
-                            return .failed(session.failure(of: item.key) ?? CommandError(.playbackFailed, status.error ?? "playback failed"))
-                        }
                         return finished
                     }
                 case .position:
                     // Redraw at most ~12 times a second.
                     if region != nil || screen?.isShowingPictures == true, abs(status.position - lastDrawn) >= 0.08 {
                         lastDrawn = status.position
-                        show(line(status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings, notice: notice))
+                        draw(status)
                     }
                 case .progress:
                     // Up to ten a second while downloading or buffering: the spinner turns with them.
                     tick += 1
-                    show(line(status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings, notice: notice))
+                    draw(status)
                 case .subtitle:
                     // The terminal's picture shows the text itself; the line shows the tracks' changes.
-                    show(line(status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings, notice: notice))
+                    draw(status)
                 case .metadata:
                     // A live stream's now-playing line: on the status line, or a line of its own.
                     if region == nil, screen?.isShowingPictures != true, let title = status.streamTitle {
                         StandardStream.error("now playing \"\(DisplayWidth.escaped(title))\"\n")
                     }
-                    show(line(status, title: item.title, kind: item.kind, several: several, tick: tick, audio: session.audioSettings, notice: notice))
+                    draw(status)
                 }
             }
         }
@@ -222,11 +347,18 @@ enum PlaybackView {
         }
     }
 
-    /// The status line; `notice` (a refused key) in place of the keys' help.
+    /// The status line; `notice` (a key's message, a refused key) in place
+    /// of the keys' help; `credits`: the artist and album when known;
+    /// `place`: where the item is in the list ("3/12").
     static func line(
-        _ status: ItemStatus, title: String, kind: MediaKind? = nil, several: Bool = false, tick: Int, audio: AudioSettings = AudioSettings(), notice: String? = nil
+        _ status: ItemStatus, title: String, kind: MediaKind? = nil, several: Bool = false, tick: Int, audio: AudioSettings = AudioSettings(), notice: String? = nil,
+        credits: String? = nil, place: String? = nil
     ) -> String {
-        var name = DisplayWidth.singleLine(title.redactingUserinfo)
+        var name = (place.map { $0 + " " } ?? "") + DisplayWidth.singleLine(title.redactingUserinfo)
+        if let credits, !credits.isEmpty { name += " — " + DisplayWidth.singleLine(credits) }
+        if let chapter = status.chapter, [.playing, .paused, .buffering].contains(status.state) {
+            name += " · chapter \(chapter.number)/\(chapter.count)" + (chapter.title.isEmpty ? "" : " " + DisplayWidth.singleLine(chapter.title))
+        }
         if let playing = status.streamTitle, !playing.isEmpty { name += " · " + DisplayWidth.singleLine(playing) }
         if audio.muted { name += "  🔇" } else if audio.volume != 100 { name += "  🔉 \(audio.volume) %" }
         if audio.speed != 1 { name += "  \(SpeedText.text(audio.speed))" }
