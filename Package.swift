@@ -114,6 +114,8 @@ let package = Package(
         ),
         // The background player on the session bus as an MPRIS player.
         .target(name: "MediaMPRIS", dependencies: ["CSDBus", "MediaModel", "MediaFeed", "MediaSession"], swiftSettings: swiftSettings),
+        // The background player on MPD's protocol (TCP), over the session.
+        .target(name: "MediaMPD", dependencies: ["MediaModel", "MediaFeed", "MediaSession", "CLinux"], swiftSettings: swiftSettings),
         .target(
             name: "MediaDaemon",
             dependencies: [
@@ -190,7 +192,7 @@ let package = Package(
             name: "mediaplay-core",
             dependencies: [
                 "MediaModel", "MediaFeed", "MediaTerminal", "MediaCache", "MediaEngine", "MediaSession", "MediaControl", "MediaDaemon",
-                "MediaMPRIS", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommandLine", "MediaListing", "MediaCacheCommands", "MediaConfig", "CLinux",
+                "MediaMPRIS", "MediaMPD", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommandLine", "MediaListing", "MediaCacheCommands", "MediaConfig", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -252,6 +254,11 @@ let package = Package(
                 "MediaModel", "MediaControl", "MediaDaemon", "MediaSession", "MediaFeed", "MediaEngine", "SessionFakes", "CLinux", "TestKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MediaMPDTests",
+            dependencies: ["MediaModel", "MediaMPD", "MediaSession", "MediaFeed", "MediaEngine", "SessionFakes", "TestKit"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CModulesTests", dependencies: ["CFFmpeg", "CSDL2", "CCurl"], swiftSettings: swiftSettings),
