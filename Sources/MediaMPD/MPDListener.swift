@@ -9,7 +9,7 @@ public struct MPDListenError: Error, CustomStringConvertible, Sendable {
 }
 
 /// A listen address, `HOST:PORT`: `127.0.0.1:6600`, `[::1]:6600`,
-/// `0.0.0.0:6600`, `localhost:6600`.
+/// `0.0.0.0:6600`, `localhost:6600` (port 0: one the kernel chooses, for tests).
 public struct MPDAddress: Sendable, Equatable, CustomStringConvertible {
     public let host: String
     public let port: UInt16
@@ -20,7 +20,7 @@ public struct MPDAddress: Sendable, Equatable, CustomStringConvertible {
         var host = String(text[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let portText = text[text.index(after: colon)...]
-        guard !host.isEmpty, portText.count <= 5, portText.allSatisfy({ $0.isASCII && $0.isNumber }), let port = Int(portText), (1...65535).contains(port) else {
+        guard !host.isEmpty, portText.count <= 5, portText.allSatisfy({ $0.isASCII && $0.isNumber }), let port = Int(portText), (0...65535).contains(port) else {
             throw MPDListenError(message: usage)
         }
         self.host = host

@@ -54,7 +54,7 @@ import Testing
         #expect(six.isLoopback)
         #expect(try MPDAddress(parsing: "127.0.0.1:6600").isLoopback)
         #expect(try !MPDAddress(parsing: "0.0.0.0:6600").isLoopback)
-        for bad in ["6600", "host:", ":6600", "host:70000", "host:x"] {
+        for bad in ["6600", "host:", ":6600", "host:70000", "host:x", "host:-1"] {
             #expect(throws: MPDListenError.self) { try MPDAddress(parsing: bad) }
         }
     }
