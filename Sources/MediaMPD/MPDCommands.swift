@@ -25,6 +25,22 @@ final class MPDCommands: @unchecked Sendable {
     /// The queue as last seen (its keys) and its version (`playlist:`).
     private var seen: [ItemKey] = []
     private var version = 1
+    /// The item that played last: MPD's current song stays after a stop.
+    private var lastCurrent: ItemKey?
+
+    /// An item became active (any front end started it).
+    func noteCurrent(_ key: ItemKey) {
+        lock.withLock { lastCurrent = key }
+    }
+
+    /// The current song: what is active, else what was last.
+    private func currentKey() -> ItemKey? {
+        if let key = session.currentStatus()?.id {
+            noteCurrent(key)
+            return key
+        }
+        return lock.withLock { lastCurrent }
+    }
 
     /// Commands that work before the password.
     static let withoutPassword: Set<String> = ["ping", "password", "close", "commands", "notcommands"]
@@ -219,7 +235,8 @@ final class MPDCommands: @unchecked Sendable {
             } else if let current = session.currentStatus(), current.state.isActive {
                 if current.state == .paused { try run(.play(.id(current.id.rawValue))) }
             } else if let first = items.first {
-                try run(.play(.id((session.currentStatus().flatMap { session.item(for: $0.id) } ?? first).id)))
+                let key = currentKey()
+                try run(.play(.id((items.first { $0.key == key } ?? first).id)))
             }
         case "pause":
             try count(0...1)
@@ -418,6 +435,7 @@ final class MPDCommands: @unchecked Sendable {
         let settings = session.audioSettings
         let mode = session.playlistMode
         let current = session.currentStatus()
+        let key = currentKey()
         answer.add("volume", Self.volume(settings))
         answer.add("repeat", mode.repeat != .off ? 1 : 0)
         answer.add("random", mode.shuffle ? 1 : 0)
@@ -434,10 +452,10 @@ final class MPDCommands: @unchecked Sendable {
         default: state = "stop"
         }
         answer.add("state", state)
-        guard let current, let index = items.firstIndex(where: { $0.key == current.id }) else { return }
+        guard let key, let index = items.firstIndex(where: { $0.key == key }) else { return }
         answer.add("song", index)
-        answer.add("songid", id(of: current.id))
-        if state != "stop" {
+        answer.add("songid", id(of: key))
+        if let current, state != "stop" {
             let duration = current.duration ?? Self.duration(items[index], nil)
             answer.add("time", "\(Int(current.position.rounded())):\(Int((duration ?? 0).rounded()))")
             answer.add("elapsed", seconds: current.position)

@@ -1,6 +1,7 @@
 import CLinux
 import Foundation
 import Glibc
+import MediaModel
 
 /// MPD's idle subsystems (`idle player mixer`, answered `changed: player`).
 public struct MPDSubsystems: OptionSet, Sendable, Hashable {
@@ -66,8 +67,32 @@ final class MPDIdleHub: @unchecked Sendable {
         }
     }
 
-    private let lock = NSLock()
+    private let lock = NSCondition()
     private var listeners: [ObjectIdentifier: Listener] = [:]
+    /// How many connections wait in `idle` now.
+    private var idling = 0
+
+    func enterIdle() {
+        lock.withLock {
+            idling += 1
+            lock.broadcast()
+        }
+    }
+
+    func leaveIdle() {
+        lock.withLock { idling -= 1 }
+    }
+
+    /// Blocks until `count` connections wait in `idle` (false: not within `seconds` on `clock`).
+    func waitForIdle(_ count: Int, seconds: Double, clock: any MediaClock) -> Bool {
+        let deadline = clock.now + seconds
+        lock.lock()
+        defer { lock.unlock() }
+        while idling < count {
+            guard clock.wait(on: lock, until: deadline) else { return idling >= count }
+        }
+        return true
+    }
 
     func add() -> Listener {
         let listener = Listener()

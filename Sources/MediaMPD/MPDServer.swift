@@ -36,6 +36,7 @@ public final class MPDServer: @unchecked Sendable {
     public let port: UInt16
     let commands: MPDCommands
     let hub = MPDIdleHub()
+    private let clock: any MediaClock
     private let listeners: [Int32]
     private let log: @Sendable (String) -> Void
     private let lock = NSLock()
@@ -56,6 +57,7 @@ public final class MPDServer: @unchecked Sendable {
     ) throws(MPDListenError) {
         self.options = options
         self.log = log
+        self.clock = clock
         var listeners = try options.address.listen()
         // Port 0 on two families: the second must take the first's port.
         if options.address.port == 0 && listeners.count > 1 {
@@ -77,7 +79,9 @@ public final class MPDServer: @unchecked Sendable {
         watchers.append(Task.detached {
             for await event in events {
                 switch event.event {
-                case .state, .metadata: hub.post(commands.queueChanged().union(.player))
+                case .state, .metadata:
+                    if event.status.state.isActive { commands.noteCurrent(event.status.id) }
+                    hub.post(commands.queueChanged().union(.player))
                 case .position, .progress, .subtitle: break
                 }
             }
@@ -108,6 +112,12 @@ public final class MPDServer: @unchecked Sendable {
         for watcher in watchers { watcher.cancel() }
         for descriptor in listeners { shutdown(descriptor, Int32(SHUT_RDWR)) }
         for descriptor in open { shutdown(descriptor, Int32(SHUT_RDWR)) }
+    }
+
+    /// Blocks the calling thread (never a task's) until `count` clients wait
+    /// in `idle`, for tests and the benchmark; false when not within `seconds`.
+    public func waitForIdleClients(_ count: Int, seconds: Double = 30) -> Bool {
+        hub.waitForIdle(count, seconds: seconds, clock: clock)
     }
 
     /// How many clients are connected now.
@@ -337,6 +347,8 @@ final class MPDConnection {
 
     /// Waits for a change among `wanted`, or for `noidle`; false closes.
     private func idle(_ wanted: MPDSubsystems) -> Bool {
+        server.hub.enterIdle()
+        defer { server.hub.leaveIdle() }
         func answer(_ changed: MPDSubsystems) -> Bool {
             var answer = MPDAnswer()
             for (name, subsystem) in MPDSubsystems.names where changed.contains(subsystem) { answer.add("changed", name) }
