@@ -68,18 +68,29 @@ private func percentile(_ values: [Double], _ share: Double) -> Double {
     return sorted[min(sorted.count - 1, Int((Double(sorted.count) * share).rounded(.up)) - 1)]
 }
 
-/// p50 of `count` status round trips on one open connection, in ms.
-private func statusRoundTrips(port: UInt16, count: Int) -> Double {
-    let connection = Connection(port: port)
-    for _ in 0..<50 { connection.call("status") }
-    var times: [Double] = []
-    for _ in 0..<count {
-        let start = now()
-        let answer = connection.call("status")
-        times.append((now() - start) * 1000)
-        guard answer.last == "OK" else { fatalError("status: \(answer)") }
+/// p50 of `count` status round trips on one open connection to each
+/// server, in ms: taken in turns, 50 at a time, so that whatever else the
+/// machine does falls on both alike.
+private func statusRoundTrips(ports: (UInt16, UInt16), count: Int) -> (Double, Double) {
+    let connections = (Connection(port: ports.0), Connection(port: ports.1))
+    for _ in 0..<50 {
+        connections.0.call("status")
+        connections.1.call("status")
     }
-    return percentile(times, 0.5)
+    var times: ([Double], [Double]) = ([], [])
+    func batch(_ connection: Connection) -> [Double] {
+        (0..<50).map { _ in
+            let start = now()
+            let answer = connection.call("status")
+            guard answer.last == "OK" else { fatalError("status: \(answer)") }
+            return (now() - start) * 1000
+        }
+    }
+    while times.0.count < count {
+        times.0 += batch(connections.0)
+        times.1 += batch(connections.1)
+    }
+    return (percentile(times.0, 0.5), percentile(times.1, 0.5))
 }
 
 /// For `rounds` pauses and resumes made on another connection: how long
@@ -184,10 +195,14 @@ func mpdBenchmark(count: Int, clients: Int, rounds: Int) async throws {
     _ = measured("/usr/bin/mpc", mpc + ["add", "/"])
     guard let theirPID = Int32((try String(contentsOfFile: scratch.path + "/mpd.pid", encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)) else { fatalError("no mpd pid") }
 
-    let ourStatus = statusRoundTrips(port: ours, count: count)
-    let theirStatus = statusRoundTrips(port: theirs, count: count)
-    let ourIdle = idleWakeups(port: ours, clients: clients, rounds: rounds)
-    let theirIdle = idleWakeups(port: theirs, clients: clients, rounds: rounds)
+    let (ourStatus, theirStatus) = statusRoundTrips(ports: (ours, theirs), count: count)
+    // In turns too, a few rounds at a time.
+    var ourIdle: [Double] = []
+    var theirIdle: [Double] = []
+    for _ in 0..<max(1, rounds / 4) {
+        ourIdle += idleWakeups(port: ours, clients: clients, rounds: 4)
+        theirIdle += idleWakeups(port: theirs, clients: clients, rounds: 4)
+    }
 
     let ourBefore = residentMiB(ourPID)
     let theirBefore = residentMiB(theirPID)

@@ -45,6 +45,9 @@ final class MPDCommands: @unchecked Sendable {
     /// Commands that work before the password.
     static let withoutPassword: Set<String> = ["ping", "password", "close", "commands", "notcommands"]
 
+    /// The same, to look a name up.
+    static let known = Set(names)
+
     /// Every command answered (`commands`), sorted as MPD lists them.
     static let names: [String] = [
         "add", "addid", "albumart", "binarylimit", "clear", "close", "commands", "consume", "count", "crossfade", "currentsong", "decoders",
@@ -73,25 +76,43 @@ final class MPDCommands: @unchecked Sendable {
     /// The queue now; a change since it was last seen raises its version
     /// and is returned as `.playlist`.
     @discardableResult
-    func queueChanged() -> MPDSubsystems {
-        let items = session.feed.items
+    func queueChanged(_ given: [FeedItem]? = nil) -> MPDSubsystems {
+        let items = given ?? session.feed.items
         return lock.withLock {
+            // Compared in place: a status asks this every time.
+            if items.count == seen.count, zip(items, seen).allSatisfy({ $0.key == $1 }) { return [] }
             let keys = items.map(\.key)
             for key in keys where ids[key] == nil {
                 ids[key] = nextID
                 nextID += 1
             }
-            guard keys != seen else { return [] }
             seen = keys
             version += 1
             return .playlist
         }
     }
 
+    /// When the feed file was last checked by a reading command.
+    private var lastFollowed = -Double.infinity
+
+    /// What only reads (status, the queue's lists) checks the feed file at
+    /// most every tenth of a second: clients poll `status` several times a
+    /// second, and the check (a stat and a path resolved) was most of a
+    /// round trip's own work. Controls always check it first.
+    private func followFeedWhenDue() {
+        let now = clock.now
+        let due = lock.withLock {
+            guard now - lastFollowed >= 0.1 else { return false }
+            lastFollowed = now
+            return true
+        }
+        if due { followFeed() }
+    }
+
     private func queue() -> (items: [FeedItem], version: Int) {
-        followFeed()
+        followFeedWhenDue()
         let items = session.feed.items
-        let change = queueChanged()
+        let change = queueChanged(items)
         if !change.isEmpty { changed(change) }
         return (items, lock.withLock { version })
     }
@@ -143,6 +164,7 @@ final class MPDCommands: @unchecked Sendable {
     /// nothing, else as a task this client's thread waits for.
     private func run(_ command: PlayerCommand) throws(MPDError) {
         followFeed()
+        lock.withLock { lastFollowed = clock.now }
         let session = session
         do {
             if try session.performAtOnce(command) != nil { return }
@@ -435,7 +457,13 @@ final class MPDCommands: @unchecked Sendable {
         let settings = session.audioSettings
         let mode = session.playlistMode
         let current = session.currentStatus()
-        let key = currentKey()
+        let key: ItemKey?
+        if let current {
+            noteCurrent(current.id)
+            key = current.id
+        } else {
+            key = lock.withLock { lastCurrent }
+        }
         answer.add("volume", Self.volume(settings))
         answer.add("repeat", mode.repeat != .off ? 1 : 0)
         answer.add("random", mode.shuffle ? 1 : 0)

@@ -76,7 +76,7 @@ public final class MPDServer: @unchecked Sendable {
         let hub = self.hub
         let events = commands.session.events()
         let settings = commands.session.settingsEvents()
-        watchers.append(Task.detached {
+        let eventWatcher = Task.detached {
             for await event in events {
                 switch event.event {
                 case .state, .metadata:
@@ -85,8 +85,8 @@ public final class MPDServer: @unchecked Sendable {
                 case .position, .progress, .subtitle: break
                 }
             }
-        })
-        watchers.append(Task.detached {
+        }
+        let settingsWatcher = Task.detached {
             var last = (commands.session.audioSettings, commands.session.playlistMode)
             for await event in settings {
                 var changed: MPDSubsystems = []
@@ -95,7 +95,8 @@ public final class MPDServer: @unchecked Sendable {
                 last = (event.audio, event.playlist)
                 hub.post(changed)
             }
-        })
+        }
+        lock.withLock { watchers = [eventWatcher, settingsWatcher] }
         for descriptor in listeners {
             let thread = Thread { [self] in acceptLoop(descriptor) }
             thread.name = "mediaplay.mpd.accept"
@@ -109,7 +110,7 @@ public final class MPDServer: @unchecked Sendable {
             stopped = true
             return Array(clients.values)
         }
-        for watcher in watchers { watcher.cancel() }
+        for watcher in lock.withLock({ watchers }) { watcher.cancel() }
         for descriptor in listeners { shutdown(descriptor, Int32(SHUT_RDWR)) }
         for descriptor in open { shutdown(descriptor, Int32(SHUT_RDWR)) }
     }
@@ -152,7 +153,8 @@ public final class MPDServer: @unchecked Sendable {
                 close(descriptor)
             }
             thread.name = "mediaplay.mpd.client"
-            thread.stackSize = 256 * 1024
+            // Reserved, not resident: a client's commands reach SQLite (the tags) on it.
+            thread.stackSize = 1 << 20
             thread.start()
         }
     }
@@ -165,6 +167,8 @@ final class MPDConnection {
     let descriptor: Int32
     let server: MPDServer
     private var buffer: [UInt8] = []
+    /// What one read takes in (kept: a round trip allocates none).
+    private var chunk = [UInt8](repeating: 0, count: 16384)
     private var authorized: Bool
     /// A command list being gathered (nil: none), and whether it answers `list_OK`s.
     private var list: [[String]]?
@@ -204,7 +208,6 @@ final class MPDConnection {
 
     /// Reads more into the buffer; false at the end of the stream.
     private func fill() -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 16384)
         while true {
             let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count < 0 && errno == EINTR { continue }
@@ -311,7 +314,7 @@ final class MPDConnection {
         for (index, words) in commands.enumerated() {
             let name = words.first ?? ""
             do {
-                guard MPDCommands.names.contains(name) || name == "idle" || name == "close" || name == "noidle" else {
+                guard MPDCommands.known.contains(name) || name == "idle" || name == "close" || name == "noidle" else {
                     throw MPDError(.unknown, "unknown command \"\(name)\"")
                 }
                 guard permitted(name) else { throw MPDError(.permission, "you don't have permission for \"\(name)\"") }

@@ -107,12 +107,18 @@ import TestKit
         #expect(try await Wait.forFile(folder + "/mpd.socket"))
         let real = try await MPDTestClient.connect(port: port)
         #expect(real.greeting.hasPrefix("OK MPD 0.23"))
-        // The database read, then the whole folder queued.
-        let updated = await offPool { () -> [String] in
-            _ = real.call("update")
-            return real.call("idle database")
+        // The database read (MPD may have read it at start already: an
+        // update that finds nothing new says no `database`, so this waits,
+        // as `mpc --wait update` does, until no update job is left), then
+        // the whole folder queued.
+        let updated = await offPool { () -> Bool in
+            guard MPDTestClient.value("updating_db", in: real.call("update")) != nil else { return false }
+            while MPDTestClient.value("updating_db", in: real.call("status")) != nil {
+                guard real.call("idle update").last == "OK" else { return false }
+            }
+            return true
         }
-        #expect(updated == ["changed: database", "OK"])
+        #expect(updated)
         #expect(await real.call("add /") == ["OK"])
 
         let ours = try MPDServerUnderTest(feed: music.feed)
