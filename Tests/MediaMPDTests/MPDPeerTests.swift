@@ -148,3 +148,28 @@ import TestKit
         return UInt16(bigEndian: address.sin_port)
     }
 }
+
+/// ncmpcpp in a terminal (tmux): its playlist screen lists the feed, Enter
+/// plays the item under the cursor, p pauses; the session agrees.
+@Suite struct NcmpcppTests {
+    @Test func ncmpcppListsPlaysAndPauses() async throws {
+        let music = try await MusicFolder.make()
+        let server = try MPDServerUnderTest(feed: music.feed)
+        let session = server.session
+        let terminal = try await TerminalSession(columns: 120, rows: 30, ["/usr/bin/ncmpcpp", "-h", "127.0.0.1", "-p", String(server.port)], environment: [:])
+        let listed = await terminal.waitForScreen(timeout: 30) { screen in
+            ["Song One", "Song Two", "Song Three"].allSatisfy { title in screen.contains { $0.contains(title) } }
+        }
+        #expect(listed.matched, "\(listed.screen.joined(separator: "\n"))")
+        let events = session.events()
+        await terminal.send("Down")
+        await terminal.send("Enter")
+        for await event in events where event.event == .state && event.status.state == .playing { break }
+        #expect(session.currentStatus()?.id == "song2")
+        await terminal.send("p")
+        for await event in events where event.event == .state && event.status.state == .paused { break }
+        #expect(session.currentStatus()?.state == .paused)
+        let shown = await terminal.waitForScreen(timeout: 30) { screen in screen.contains { $0.contains("Paused") && $0.contains("Song Two") } }
+        #expect(shown.matched, "\(shown.screen.joined(separator: "\n"))")
+    }
+}
