@@ -129,6 +129,8 @@ let package = Package(
         ),
         // The background player on the session bus as an MPRIS player.
         .target(name: "MediaMPRIS", dependencies: ["CSDBus", "MediaModel", "MediaFeed", "MediaSession"], swiftSettings: swiftSettings),
+        // The background player on MPD's protocol (TCP), over the session.
+        .target(name: "MediaMPD", dependencies: ["MediaModel", "MediaFeed", "MediaSession", "CLinux"], swiftSettings: swiftSettings),
         .target(
             name: "MediaDaemon",
             dependencies: [
@@ -223,7 +225,7 @@ let package = Package(
             name: "mediaplay-core",
             dependencies: [
                 "MediaModel", "MediaFeed", "MediaTerminal", "MediaInterfaces", "MediaCache", "MediaEngine", "MediaSession", "MediaWiring", "MediaControl", "MediaDaemon",
-                "MediaMPRIS", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommon", "MediaplayCommandLine", "MediaListing", "MediaFeedLoading", "MediaCacheCommands", "MediaConfig", "CLinux",
+                "MediaMPRIS", "MediaMPD", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommon", "MediaplayCommandLine", "MediaListing", "MediaFeedLoading", "MediaCacheCommands", "MediaConfig", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -296,6 +298,11 @@ let package = Package(
                 "MediaModel", "MediaControl", "MediaDaemon", "MediaSession", "MediaFeed", "MediaEngine", "MediaWiring", "SessionFakes", "CLinux", "TestKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MediaMPDTests",
+            dependencies: ["MediaModel", "MediaMPD", "MediaSession", "MediaFeed", "MediaEngine", "MediaWiring", "SessionFakes", "TestKit"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CModulesTests", dependencies: ["CFFmpeg", "CSDL2", "CCurl"], swiftSettings: swiftSettings),

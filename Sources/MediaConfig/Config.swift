@@ -57,6 +57,14 @@ public struct Config: Sendable, Equatable {
     /// may take in all (nil: 30).
     public var networkTimeout: Int?
     public static let networkTimeoutRange = 1...3600
+    /// `[mpd]`: the address the background player answers MPD's protocol on
+    /// (nil: off), its password (or the command whose output is it), and
+    /// how many clients at most.
+    public var mpdListen: String?
+    public var mpdPassword: String?
+    public var mpdPasswordCommand: String?
+    public var mpdMaxClients: Int?
+    public static let mpdMaxClientsRange = 1...10_000
     /// `[keys]` over the standard keymap; where each binding came from.
     public var keymap: Keymap = .standard
     public var changedKeys: Set<String> = []
@@ -126,6 +134,7 @@ public struct Config: Sendable, Equatable {
         "feed": ["default"],
         "cache": ["folder", "max-size"],
         "network": ["timeout"],
+        "mpd": ["listen", "password", "password-command", "max-clients"],
         "keys": [],
         "feeds": [],
     ]
@@ -165,7 +174,7 @@ public struct Config: Sendable, Equatable {
         for (section, value) in try entries(table, in: nil) {
             guard let known = sections[section] else {
                 let hint = NearestWord.suggestion(for: section, among: Array(sections.keys)).map { " (did you mean [\($0)]?)" } ?? ""
-                throw fail(nil, section, "unknown section [\(section)]\(hint); the sections are [playback], [feed], [feeds], [cache], [network] and [keys]")
+                throw fail(nil, section, "unknown section [\(section)]\(hint); the sections are [playback], [feed], [feeds], [cache], [network], [mpd] and [keys]")
             }
             guard let sectionTable = value.table else { throw fail(nil, section, "[\(section)] must be a table") }
             for (key, entry) in try entries(sectionTable, in: section) {
@@ -263,6 +272,12 @@ public struct Config: Sendable, Equatable {
                 try fail("timeout takes whole seconds from \(Self.networkTimeoutRange.lowerBound) to \(Self.networkTimeoutRange.upperBound)")
             }
             networkTimeout = seconds
+        case ("mpd", "listen"): mpdListen = try string()
+        case ("mpd", "password"): mpdPassword = try string()
+        case ("mpd", "password-command"): mpdPasswordCommand = try string()
+        case ("mpd", "max-clients"):
+            guard let count = entry.int, Self.mpdMaxClientsRange.contains(count) else { try fail("max-clients takes a whole number from 1 to 10000") }
+            mpdMaxClients = count
         case ("cache", "folder"): cacheFolder = try string()
         case ("cache", "max-size"):
             let text = try string()

@@ -92,6 +92,10 @@ struct ConfigCommand: ParsableCommand {
             settings.append(Setting(section: "cache", key: "folder", value: global.cacheDirectory, source: cacheSource ?? (config.cacheFolder == nil ? "default" : fromFile)))
             settings.append(setting("cache", "max-size", config.maxSize, "4G"))
             settings.append(setting("network", "timeout", config.networkTimeout.map { "\($0) s" }, "\(NetworkLimits.defaultTimeout) s"))
+            // The password itself is never printed.
+            settings.append(setting("mpd", "listen", config.mpdListen, "off"))
+            settings.append(setting("mpd", "password", config.mpdPassword.map { _ in "(set)" } ?? config.mpdPasswordCommand.map { "from: \($0)" }, "none"))
+            settings.append(setting("mpd", "max-clients", config.mpdMaxClients.map(String.init), "100"))
             let keys = config.keymap.bindings.keys.sorted().map { key in
                 Binding(key: key, command: config.keymap.bindings[key]!.description, source: config.changedKeys.contains(key) ? fromFile : "default")
             } + config.changedKeys.filter { config.keymap.bindings[$0] == nil }.sorted().map { Binding(key: $0, command: "", source: fromFile) }

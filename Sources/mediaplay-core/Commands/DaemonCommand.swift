@@ -11,6 +11,7 @@ import MediaControl
 import MediaDaemon
 import MediaEngine
 import MediaFeed
+import MediaMPD
 import MediaMPRIS
 import MediaSession
 import MediaConfig
@@ -36,6 +37,9 @@ struct DaemonCommand: AsyncParsableCommand {
             Examples:
               mediaplay daemon                  start it in the background
               mediaplay daemon --foreground     run it in this terminal (^C ends it)
+              mediaplay daemon --mpd 127.0.0.1:6600
+                                                also answer MPD's protocol there, for mpc,
+                                                ncmpcpp and phone apps (docs/PROTOCOL.md)
             """
     )
 
@@ -47,6 +51,15 @@ struct DaemonCommand: AsyncParsableCommand {
     @Option(name: .customLong("save-interval"), help: ArgumentHelp("Seconds of playback between saves of the resume position.", valueName: "seconds"))
     var saveInterval = 5.0
 
+    @Option(
+        name: .customLong("mpd"),
+        help: ArgumentHelp(
+            "Also answer MPD's protocol on this address (127.0.0.1:6600; [mpd] listen in config.toml). Other than loopback, [mpd] password is required.",
+            valueName: "host:port"
+        )
+    )
+    var mpd: String?
+
     @Option(name: .customLong("lock-fd"), help: ArgumentHelp("The runtime folder's lock, taken for it by the client that starts it.", valueName: "descriptor", visibility: .hidden))
     var lockDescriptor: Int32?
 
@@ -57,8 +70,10 @@ struct DaemonCommand: AsyncParsableCommand {
     func run() async throws {
         try await runReportingErrorsAsync {
             let feed = try BackgroundPlayer.feedIdentity(global)
+            // Checked here, so that a refused address is said before anything starts.
+            let mpdOptions = try await Self.mpdOptions(option: mpd, config: LoadedConfig.current)
             if foreground {
-                try await serve(feed: feed)
+                try await serve(feed: feed, mpd: mpdOptions)
             } else {
                 try startDetached(feed: feed)
             }
@@ -71,7 +86,7 @@ struct DaemonCommand: AsyncParsableCommand {
             StandardStream.error("mediaplay: the background player already runs (pid \(status.pid), feed \(DisplayWidth.escaped(status.feed)))\n")
             return
         }
-        guard let client = try BackgroundPlayer.connect(global, start: true, daemonOptions: ["--save-interval", String(saveInterval)]) else { return }
+        guard let client = try BackgroundPlayer.connect(global, start: true, daemonOptions: ["--save-interval", String(saveInterval)] + (mpd.map { ["--mpd", $0] } ?? [])) else { return }
         let status = try? client.call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self)
         StandardStream.error("mediaplay: background player started (pid \(status.map { String($0.pid) } ?? "?"), log: \(BackgroundPlayer.logPath(global)))\n")
     }
@@ -106,7 +121,7 @@ struct DaemonCommand: AsyncParsableCommand {
         }
     }
 
-    private func serve(feed: String) async throws(CLIError) {
+    private func serve(feed: String, mpd: MPDServer.Options?) async throws(CLIError) {
         let logPath = BackgroundPlayer.logPath(global)
         let logger = Logger(label: "mediaplay.daemon") { _ in FileLogHandler(path: logPath) }
         let daemon = Daemon(paths: BackgroundPlayer.paths(global), logger: logger)
@@ -161,12 +176,14 @@ struct DaemonCommand: AsyncParsableCommand {
         // One follower of the feed file for the socket and MPRIS alike.
         let following = FeedFollowing(session: session) { follower.changedFeed() }
         let mpris = Self.publishOnTheSessionBus(session, cache: cache, daemon: daemon, logger: logger, details: details, followFeed: following.follow)
+        let mpdServer = try mpd.map { options throws(CLIError) in try Self.startMPD(options, session: session, cache: cache, logger: logger, followFeed: following.follow) }
         // Volume, mute, speed and the playlist's modes are kept for the next
         // start, whoever changed them (MPRIS hears them on its own).
         let keeper = StateStore.keep(session.settingsEvents(), in: positions)
         defer {
             keeper.cancel()
             mpris?.stop()
+            mpdServer?.stop()
         }
         StandardStream.error("mediaplay: background player listening on \(daemon.paths.socket) (log: \(logPath))\n")
         do {

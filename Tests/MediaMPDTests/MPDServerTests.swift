@@ -1,0 +1,213 @@
+import Foundation
+import MediaFeed
+import MediaModel
+import MediaMPD
+import MediaSession
+import Testing
+import TestKit
+
+/// The server over a real TCP connection, its commands carried out by a
+/// session (fake engine): what a client is told agrees with the session.
+@Suite struct MPDServerTests {
+    let folder: TemporaryDirectory
+    let feed: Feed
+
+    init() throws {
+        folder = try TemporaryDirectory()
+        feed = try fakeFeed(folder)
+    }
+
+    @Test func greetsAndAnswersStatusInMPDsOrder() async throws {
+        let server = try MPDServerUnderTest(feed: feed)
+        let client = try await server.client()
+        #expect(client.greeting == "OK MPD \(MPDServer.protocolVersion)")
+        let status = await client.call("status")
+        #expect(MPDTestClient.pairs(status).map(\.0) == ["volume", "repeat", "random", "single", "consume", "partition", "playlist", "playlistlength", "mixrampdb", "state"])
+        #expect(MPDTestClient.value("state", in: status) == "stop")
+        #expect(MPDTestClient.value("playlistlength", in: status) == "3")
+        #expect(status.last == "OK")
+    }
+
+    @Test func controlsReachTheSession() async throws {
+        let server = try MPDServerUnderTest(feed: feed)
+        let session = server.session
+        let client = try await server.client()
+        // Playing on after an item (the session starts with autoplay off here): single 0.
+        #expect(await client.call("single 0") == ["OK"])
+        #expect(session.playlistMode.autoplay)
+        #expect(await client.call("play 1") == ["OK"])
+        #expect(session.currentStatus()?.id == "item2")
+        #expect(session.currentStatus()?.state == .playing)
+        let playing = await client.call("status")
+        #expect(MPDTestClient.value("state", in: playing) == "play")
+        #expect(MPDTestClient.value("song", in: playing) == "1")
+        let ids = MPDTestClient.pairs(await client.call("playlistinfo")).filter { $0.0 == "Id" }.map(\.1)
+        #expect(ids.count == 3 && Set(ids).count == 3)
+        #expect(MPDTestClient.value("songid", in: playing) == ids[1])
+        #expect(MPDTestClient.value("nextsongid", in: playing) == ids[2])
+        #expect(MPDTestClient.value("elapsed", in: playing)?.split(separator: ".").last?.count == 3)
+
+        #expect(await client.call("pause 1") == ["OK"])
+        #expect(session.currentStatus()?.state == .paused)
+        #expect(await client.call("pause") == ["OK"])
+        #expect(session.currentStatus()?.state == .playing)
+        #expect(await client.call("seekcur 30") == ["OK"])
+        #expect(session.currentStatus()?.position == 30)
+        #expect(await client.call("seekcur -10") == ["OK"])
+        #expect(session.currentStatus()?.position == 20)
+        #expect(await client.call("setvol 40") == ["OK"])
+        #expect(session.audioSettings.volume == 40)
+        #expect(await client.call("getvol") == ["volume: 40", "OK"])
+        #expect(await client.call("volume -5") == ["OK"])
+        #expect(session.audioSettings.volume == 35)
+        #expect(await client.call("random 1") == ["OK"])
+        #expect(session.playlistMode.shuffle)
+        #expect(await client.call("repeat 1") == ["OK"])
+        #expect(session.playlistMode.repeat == .all)
+        #expect(await client.call("single 1") == ["OK"])
+        #expect(session.playlistMode.repeat == .one)
+        #expect(await client.call("playid \(ids[0])") == ["OK"])
+        #expect(session.currentStatus()?.id == "item1")
+        #expect(await client.call("stop") == ["OK"])
+        #expect(MPDTestClient.value("state", in: await client.call("status")) == "stop")
+    }
+
+    @Test func refusalsAreMPDsACKs() async throws {
+        let server = try MPDServerUnderTest(feed: feed)
+        let client = try await server.client()
+        #expect(await client.call("foo") == [#"ACK [5@0] {} unknown command "foo""#])
+        #expect(await client.call("play 7") == ["ACK [2@0] {play} Bad song index"])
+        #expect(await client.call("playid 999") == ["ACK [50@0] {playid} No such song"])
+        #expect(await client.call("play x") == ["ACK [2@0] {play} Integer expected: x"])
+        #expect(await client.call(#"find artist "unclosed"#) == [#"ACK [2@0] {} Missing closing '"'"#])
+        #expect(await client.call("crossfade 0") == ["OK"])
+        #expect(await client.call("crossfade 5").first?.hasPrefix("ACK [2@0] {crossfade}") == true)
+        #expect(await client.call("consume 1").first?.hasPrefix("ACK [2@0] {consume}") == true)
+        #expect(await client.call("delete 0").first?.hasPrefix("ACK [2@0] {delete}") == true)
+        // Still answering after every refusal.
+        #expect(await client.call("ping") == ["OK"])
+    }
+
+    @Test func commandListsAnswerInOrderAndStopAtTheFirstRefusal() async throws {
+        let server = try MPDServerUnderTest(feed: feed)
+        let client = try await server.client()
+        let okList = await offPool { () -> [String] in
+            client.send("command_list_ok_begin\nping\nsetvol 20\ngetvol\ncommand_list_end\n")
+            return client.answer()
+        }
+        #expect(okList == ["list_OK", "list_OK", "volume: 20", "list_OK", "OK"])
+        let failing = await offPool { () -> [String] in
+            client.send("command_list_begin\nping\nsetvol 30\nnosuch\nsetvol 90\ncommand_list_end\n")
+            return client.answer()
+        }
+        #expect(failing == [#"ACK [5@2] {} unknown command "nosuch""#])
+        // The command after the refusal did not run.
+        #expect(server.session.audioSettings.volume == 30)
+    }
+
+    @Test func withAPasswordOnlyTheGreetingCommandsWork() async throws {
+        let server = try MPDServerUnderTest(feed: feed, password: "sesame")
+        let client = try await server.client()
+        #expect(await client.call("status") == [#"ACK [4@0] {status} you don't have permission for "status""#])
+        #expect(await client.call("play 0") == [#"ACK [4@0] {play} you don't have permission for "play""#])
+        #expect(server.session.currentStatus() == nil)
+        #expect(await client.call("ping") == ["OK"])
+        #expect(await client.call("commands").contains("command: password"))
+        #expect(await client.call("commands").contains("command: status") == false)
+        #expect(await client.call("password wrong") == ["ACK [3@0] {password} incorrect password"])
+        #expect(await client.call("password sesame") == ["OK"])
+        #expect(MPDTestClient.value("state", in: await client.call("status")) == "stop")
+    }
+
+    @Test func aLineOver64KiBEndsTheConnection() async throws {
+        let server = try MPDServerUnderTest(feed: feed)
+        let client = try await server.client()
+        let lines = await offPool { () -> [String] in
+            client.send("find title " + String(repeating: "x", count: 70 * 1024) + "\n")
+            var lines: [String] = []
+            while let line = client.line() { lines.append(line) }
+            return lines
+        }
+        #expect(lines.count == 1 && lines[0].hasPrefix("ACK [2@0]"))
+        // The server goes on for others.
+        #expect(await (try server.client()).call("ping") == ["OK"])
+    }
+
+    @Test func aCommandListOver10000LinesEndsTheConnection() async throws {
+        let server = try MPDServerUnderTest(feed: feed)
+        let client = try await server.client()
+        let lines = await offPool { () -> [String] in
+            client.send("command_list_begin\n" + String(repeating: "setvol 10\n", count: 10_001))
+            var lines: [String] = []
+            while let line = client.line() { lines.append(line) }
+            return lines
+        }
+        #expect(lines.count == 1 && lines[0].hasPrefix("ACK [2@0] {command_list_begin}"))
+        // None of it ran.
+        #expect(server.session.audioSettings.volume == 100)
+    }
+
+    @Test func clientsPastTheLimitAreRefusedWithOneLine() async throws {
+        let server = try MPDServerUnderTest(feed: feed, maximumClients: 2)
+        let first = try await server.client()
+        let second = try await server.client()
+        #expect(first.greeting.hasPrefix("OK MPD") && second.greeting.hasPrefix("OK MPD"))
+        let third = try await server.client()
+        #expect(third.greeting.hasPrefix("ACK [52@0] {} too many clients"))
+        #expect(await offPool { third.line() } == nil)
+        // A place freed is taken again (the server counts the first's end once its thread saw it).
+        first.send("close\n")
+        #expect(await offPool { first.line() } == nil)
+        #expect(await second.call("ping") == ["OK"])
+    }
+
+    /// A pause made by another front end (here the session itself, as the
+    /// CLI's socket or MPRIS would) wakes every client waiting in idle.
+    @Test func fiftyIdleClientsAllHearAPause() async throws {
+        let server = try MPDServerUnderTest(feed: feed)
+        let controller = try await server.client()
+        #expect(await controller.call("play 0") == ["OK"])
+        var waiting: [MPDTestClient] = []
+        for _ in 0..<50 { waiting.append(try await server.client()) }
+        // Each is told of changes since it connected, so its idle cannot miss the pause.
+        for client in waiting { client.send("idle player\n") }
+        let events = server.session.events()
+        _ = try server.session.performAtOnce(.pause)
+        for await event in events where event.event == .state && event.status.state == .paused { break }
+        for client in waiting {
+            #expect(await offPool { client.answer() } == ["changed: player", "OK"])
+        }
+    }
+
+    @Test func noidleEndsAnIdleWithWhatChanged() async throws {
+        let server = try MPDServerUnderTest(feed: feed)
+        let client = try await server.client()
+        client.send("idle mixer\n")
+        #expect(await client.call("noidle") == ["OK"])
+        #expect(await client.call("idle nothing") == ["ACK [2@0] {idle} Unrecognized idle event: nothing"])
+        let other = try await server.client()
+        let settings = server.session.settingsEvents()
+        #expect(await other.call("setvol 55") == ["OK"])
+        for await event in settings where event.audio.volume == 55 { break }
+        #expect(await client.call("idle mixer options") == ["changed: mixer", "OK"])
+    }
+
+    @Test func theQueueGrowsByAddedFilesWithStableIds() async throws {
+        let server = try MPDServerUnderTest(feed: feed)
+        let client = try await server.client()
+        let before = MPDTestClient.value("playlist", in: await client.call("status"))
+        let extra = try folder.write("extra.mp3", "not decoded")
+        let added = await client.call("addid \(MPDRequest.quoted(extra))")
+        #expect(added.count == 2 && added[0].hasPrefix("Id: "))
+        let status = await client.call("status")
+        #expect(MPDTestClient.value("playlistlength", in: status) == "4")
+        #expect(MPDTestClient.value("playlist", in: status) != before)
+        let info = await client.call("playlistinfo 3")
+        #expect(MPDTestClient.value("file", in: info) == extra)
+        #expect("Id: " + (MPDTestClient.value("Id", in: info) ?? "") == added[0])
+        #expect(await client.call("add /no/such/file.mp3").first?.hasPrefix("ACK [50@0] {add}") == true)
+        let changes = await client.call("plchangesposid \(before ?? "0")")
+        #expect(MPDTestClient.pairs(changes).filter { $0.0 == "cpos" }.count == 4)
+        #expect(await client.call("plchanges \(MPDTestClient.value("playlist", in: status) ?? "")") == ["OK"])
+    }
+}
