@@ -11,32 +11,30 @@ import TestKit
     /// A home whose config.toml turns MPD on, over a minute-long tone (it
     /// must not end while the test pauses it).
     final class MPDHome: UserHome, @unchecked Sendable {
-        let port: UInt16
-
-        init(listen: String? = nil) async throws {
+        /// Port 0 by default: the system picks a free one as the daemon
+        /// binds (a port found free beforehand was taken by a parallel test
+        /// before the daemon came to bind it), and the daemon's log says which.
+        init(listen: String = "127.0.0.1:0") async throws {
             let tone = try await Fixtures.make("tone-60s.wav", ["-f", "lavfi", "-i", "sine=frequency=440:duration=60", "-c:a", "pcm_s16le"])
-            port = try Self.freePort()
             try await super.init()
             feed = try folder.write("feed.json", #"[{"type": 1, "title": "Long tone", "url": "file://\#(tone)"}, {"type": 1, "title": "Again", "url": "file://\#(tone)"}]"#)
             try FileManager.default.createDirectory(atPath: folder.path + "/config/mediaplay", withIntermediateDirectories: true)
-            _ = try folder.write("config/mediaplay/config.toml", "[mpd]\nlisten = \"\(listen ?? "127.0.0.1:\(port)")\"\n")
+            _ = try folder.write("config/mediaplay/config.toml", "[mpd]\nlisten = \"\(listen)\"\n")
+        }
+
+        /// The port the running daemon's MPD listener took, from its log.
+        func listeningPort() async throws -> UInt16 {
+            let log = folder.path + "/state/mediaplay/daemon.log"
+            _ = try await Wait.forFile(log, containing: "MPD: listening on")
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            let port = text.firstMatch(of: /MPD: listening on .* \(port (\d+)\)/).flatMap { UInt16($0.1) }
+            return try #require(port, "no MPD port in the daemon's log: \(text)")
         }
 
         override var environment: [String: String] {
             super.environment.merging(["XDG_CONFIG_HOME": folder.path + "/config"]) { $1 }
         }
 
-        static func freePort() throws -> UInt16 {
-            let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(descriptor) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-            _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
-            return UInt16(bigEndian: address.sin_port)
-        }
     }
 
     struct ConnectionRefused: Error { let port: UInt16 }
@@ -105,7 +103,7 @@ import TestKit
         defer { _ = home.daemonPID.map { kill($0, SIGTERM) } }
         let toggled = try await home.run("toggle", "1")
         #expect(toggled.status == 0, "\(toggled.stderr)")
-        let port = home.port
+        let port = try await home.listeningPort()
         let clients = try await offPool { try (0..<50).map { _ in try Client(port: port) } }
         #expect(clients.allSatisfy { $0.greeting == "OK MPD 0.23.5" })
         // Each client hears every change since it connected: the idles
@@ -132,9 +130,9 @@ import TestKit
         #expect(fromConfig.status == 78)
         #expect(fromConfig.stderr.contains("without a password"))
         #expect(fromConfig.stderr.split(separator: "\n").count == 1)
-        let fromOption = try await home.run("daemon", "--foreground", "--mpd", "0.0.0.0:\(home.port)")
+        let fromOption = try await home.run("daemon", "--foreground", "--mpd", "0.0.0.0:6601")
         #expect(fromOption.status == 64)
-        #expect(fromOption.stderr.hasPrefix("mediaplay: --mpd: refusing to serve MPD on 0.0.0.0:\(home.port)"))
+        #expect(fromOption.stderr.hasPrefix("mediaplay: --mpd: refusing to serve MPD on 0.0.0.0:6601"))
         #expect(home.daemonPID == nil)
     }
 }
