@@ -20,6 +20,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 
+mkdir -p "$output"
+output=$(cd "$output" && pwd)
 cd "$(dirname "$0")/.."
 swift=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
 version=$(sed -n 's/.*mediaplayVersion = "\(.*\)".*/\1/p' Sources/MediaplayCommandLine/Version.swift)
@@ -98,7 +100,9 @@ install -m 0644 "$work/changelog.Debian.gz" "$root/usr/share/doc/mediaplay/chang
 
 # Depends from the programs' libraries (dpkg-shlibdeps reads debian/control).
 printf 'Source: mediaplay\n\nPackage: mediaplay\nArchitecture: any\n' > "$work/source/debian/control"
-depends=$(cd "$work/source" && dpkg-shlibdeps -O -e../root/usr/bin/mediaplay -e../root/usr/libexec/mediaplay/mediaplay-core -e../root/usr/libexec/mediaplay/mediaplay-cache 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+shlibs=$(cd "$work/source" && dpkg-shlibdeps -O -e../root/usr/bin/mediaplay -e../root/usr/libexec/mediaplay/mediaplay-core -e../root/usr/libexec/mediaplay/mediaplay-cache)
+depends=$(printf '%s\n' "$shlibs" | sed -n 's/^shlibs:Depends=//p')
+[ -n "$depends" ] || { echo "make-deb.sh: dpkg-shlibdeps found no libraries: $shlibs" >&2; exit 1; }
 installed=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@DEPENDS@/$depends/" -e "s/@SIZE@/$installed/" packaging/debian/control.in > "$root/DEBIAN/control"
 (cd "$root" && find usr -type f -print0 | sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"

@@ -5,7 +5,7 @@ public struct SocketError: Error, CustomStringConvertible, Sendable {
     public let operation: String
     public let code: Int32
 
-    init(_ operation: String, code: Int32 = errno) {
+    public init(_ operation: String, code: Int32 = errno) {
         self.operation = operation
         self.code = code
     }

@@ -93,8 +93,12 @@ public final class Daemon: @unchecked Sendable {
             // starts us again on the next client after we quit.
             listener = inherited
         } else {
-            // We hold the lock, so a socket file left here belongs to a daemon
-            // that died: replace it.
+            // We hold the lock, so a socket that answers is no daemon's:
+            // systemd's (mediaplay.socket), which must not lose its path.
+            if (try? UnixSocket.connected(to: paths.socket)) != nil {
+                throw SocketError("something already listens at \(paths.socket) (systemd's mediaplay.socket?): start the player through it (systemctl --user start mediaplay.service) or stop the socket unit first", code: EADDRINUSE)
+            }
+            // A socket file nobody answers at belongs to a daemon that died: replace it.
             if unlink(paths.socket) == 0 { logger.info("replaced a stale socket at \(paths.socket)") }
             unlink(paths.socketBeingBound)
             listener = try UnixSocket.listening(at: paths.socket, boundFirstAt: paths.socketBeingBound)

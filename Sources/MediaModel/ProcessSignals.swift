@@ -42,34 +42,38 @@ public final class ProcessSignals: Sendable {
     /// while watched. A handler that must not run on that thread hands the
     /// work on (a queue, a continuation).
     public func watch(_ signals: [Int32], _ handler: @escaping @Sendable (Int32) -> Void) -> Watch {
-        let (id, startReader) = watchers.withLock { watchers in
+        // The pipe exists before any handler can write to it.
+        let readEnd = signalPipe.read
+        // Handlers are installed and removed under the lock, so a watch and
+        // a cancel of the same signal never undo each other.
+        let id = watchers.withLock { watchers in
             watchers.next += 1
             watchers.handlers[watchers.next] = (signals, handler)
-            defer { watchers.readerStarted = true }
-            return (watchers.next, !watchers.readerStarted)
+            if !watchers.readerStarted {
+                watchers.readerStarted = true
+                startReading(readEnd)
+            }
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = processSignalsHandler
+            action.sa_flags = SA_RESTART
+            sigemptyset(&action.sa_mask)
+            for number in signals { sigaction(number, &action, nil) }
+            return watchers.next
         }
-        if startReader { startReading() }
-        var action = sigaction()
-        action.__sigaction_handler.sa_handler = processSignalsHandler
-        action.sa_flags = SA_RESTART
-        sigemptyset(&action.sa_mask)
-        for number in signals { sigaction(number, &action, nil) }
         return Watch(id: id, signals: signals)
     }
 
     private func remove(_ watch: Watch) {
-        let unwatched: [Int32] = watchers.withLock { watchers in
+        watchers.withLock { watchers in
             watchers.handlers[watch.id] = nil
             let still = Set(watchers.handlers.values.flatMap(\.signals))
-            return watch.signals.filter { !still.contains($0) }
+            for number in watch.signals where !still.contains(number) { signal(number, SIG_DFL) }
         }
-        for number in unwatched { signal(number, SIG_DFL) }
     }
 
     /// The pipe is made once, before any handler can write to it; the
     /// thread reads it for the life of the process (blocked in `read`: no CPU).
-    private func startReading() {
-        let readEnd = signalPipe.read
+    private func startReading(_ readEnd: Int32) {
         let thread = Thread { [self] in
             var number: UInt8 = 0
             while true {

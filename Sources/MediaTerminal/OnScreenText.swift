@@ -43,7 +43,8 @@ public enum OnScreenText {
 
     /// A refused key, as its message: what stood in the way.
     public static func refusal(_ error: CommandError) -> String {
-        error.message
+        // A refusal names its item by title, which came from outside.
+        DisplayWidth.singleLine(error.message)
     }
 
     /// "Subtitles 2/3 (de)", "Subtitles off", "Audio 1/2 (en, Commentary)".
