@@ -185,3 +185,23 @@ struct MPDTestFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+/// Whether `condition` holds, looked at now and after each of the session's
+/// events; thirty seconds without it is a failure rather than a hang.
+func eventually(_ session: MediaSession, within seconds: Double = 30, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
+    let events = session.events()
+    if condition() { return true }
+    return await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            for await _ in events where condition() { return true }
+            return false
+        }
+        group.addTask {
+            try? await SystemClock.shared.sleep(for: seconds)
+            return false
+        }
+        let first = await group.next() ?? false
+        group.cancelAll()
+        return first || condition()
+    }
+}
