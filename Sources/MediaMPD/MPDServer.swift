@@ -28,6 +28,9 @@ public final class MPDServer: @unchecked Sendable {
         }
     }
 
+    /// The kernel's send buffer for each client, in bytes.
+    public static let sendBuffer = 256 * 1024
+
     /// The protocol version the greeting names (MPD 0.23's commands and answers).
     public static let protocolVersion = "0.23.5"
 
@@ -121,6 +124,9 @@ public final class MPDServer: @unchecked Sendable {
         hub.waitForIdle(count, seconds: seconds, clock: clock)
     }
 
+    /// Says something to the log.
+    func note(_ message: String) { log(message) }
+
     /// How many clients are connected now.
     public var clientCount: Int { lock.withLock { clients.count } }
 
@@ -188,6 +194,10 @@ final class MPDConnection {
     func serve() {
         var timeout = timeval(tv_sec: server.options.writeTimeout, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        // What waits for a client that does not read: this much in the
+        // kernel (not the system's autotuned megabytes), then it is dropped.
+        var buffer = Int32(MPDServer.sendBuffer)
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &buffer, socklen_t(MemoryLayout<Int32>.size))
         guard write(Array("OK MPD \(MPDServer.protocolVersion)\n".utf8)) else { return }
         while let line = nextLine() {
             guard handle(line) else { return }
@@ -200,7 +210,12 @@ final class MPDConnection {
         while offset < bytes.count {
             let sent = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
             if sent < 0 && errno == EINTR { continue }
-            guard sent > 0 else { return false }
+            guard sent > 0 else {
+                if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                    server.note("MPD: dropped a client that read none of its answers for \(server.options.writeTimeout) s")
+                }
+                return false
+            }
             offset += sent
         }
         return true

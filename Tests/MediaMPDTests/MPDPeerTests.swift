@@ -161,14 +161,12 @@ import TestKit
             ["Song One", "Song Two", "Song Three"].allSatisfy { title in screen.contains { $0.contains(title) } }
         }
         #expect(listed.matched, "\(listed.screen.joined(separator: "\n"))")
-        let events = session.events()
         await terminal.send("Down")
         await terminal.send("Enter")
-        for await event in events where event.event == .state && event.status.state == .playing { break }
+        #expect(await eventually(session) { session.currentStatus()?.state == .playing })
         #expect(session.currentStatus()?.id == "song2")
         await terminal.send("p")
-        for await event in events where event.event == .state && event.status.state == .paused { break }
-        #expect(session.currentStatus()?.state == .paused)
+        #expect(await eventually(session) { session.currentStatus()?.state == .paused })
         let shown = await terminal.waitForScreen(timeout: 30) { screen in screen.contains { $0.contains("Paused") && $0.contains("Song Two") } }
         #expect(shown.matched, "\(shown.screen.joined(separator: "\n"))")
     }

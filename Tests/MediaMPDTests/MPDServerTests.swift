@@ -210,4 +210,66 @@ import TestKit
         #expect(MPDTestClient.pairs(changes).filter { $0.0 == "cpos" }.count == 4)
         #expect(await client.call("plchanges \(MPDTestClient.value("playlist", in: status) ?? "")") == ["OK"])
     }
+
+    @Test func albumartSendsTheItemsPictureInChunks() async throws {
+        let picture = (0..<20_000).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        let path = folder.path + "/cover.png"
+        try Data(picture).write(to: URL(fileURLWithPath: path))
+        var withCover = feed
+        withCover.items[0].thumbnail = .file(path)
+        let server = try MPDServerUnderTest(feed: withCover)
+        let client = try await server.client()
+        let file = try #require(MPDTestClient.value("file", in: await client.call("playlistinfo 0")))
+        var received: [UInt8] = []
+        while received.count < picture.count {
+            let offset = received.count
+            let chunk = await offPool { () -> (size: String?, bytes: [UInt8], end: String?) in
+                client.send("albumart \(MPDRequest.quoted(file)) \(offset)\n")
+                let size = client.line()
+                guard let length = client.line().flatMap({ $0.hasPrefix("binary: ") ? Int($0.dropFirst(8)) : nil }) else { return (size, [], nil) }
+                let bytes = client.bytes(length)
+                _ = client.line()
+                return (size, bytes, client.line())
+            }
+            #expect(chunk.size == "size: \(picture.count)")
+            #expect(chunk.end == "OK")
+            #expect(!chunk.bytes.isEmpty && chunk.bytes.count <= 8192)
+            guard !chunk.bytes.isEmpty else { break }
+            received += chunk.bytes
+        }
+        #expect(received == picture)
+        // An item without a picture, and readpicture (pictures inside files are not taken out).
+        let other = try #require(MPDTestClient.value("file", in: await client.call("playlistinfo 1")))
+        #expect(await client.call("albumart \(MPDRequest.quoted(other)) 0") == ["ACK [50@0] {albumart} No file exists"])
+        #expect(await client.call("readpicture \(MPDRequest.quoted(file)) 0") == ["OK"])
+    }
+
+    /// A client that sends commands but reads none of the answers is
+    /// dropped once its answers stop moving: they wait in the kernel's
+    /// socket buffers only, never in the server.
+    @Test func aClientThatReadsNothingIsDropped() async throws {
+        let server = try MPDServerUnderTest(feed: feed, writeTimeout: 1)
+        let port = server.port
+        let client = try await offPool { try MPDTestClient(port: port, receiveBuffer: 16 * 1024) }
+        // About 5 MB of answers asked for (far more than the server's send
+        // buffer and this client's receive buffer hold), none read while asking.
+        let requests = String(repeating: "playlistinfo\n", count: 20_000)
+        await offPool { client.send(requests) }
+        // The server says when it gives up on the client (a second without progress).
+        var heard = false
+        for await line in server.logged where line.contains("dropped a client") {
+            heard = true
+            break
+        }
+        #expect(heard)
+        // Read what the kernel held, up to the end the server's close makes.
+        let lines = await offPool { () -> Int in
+            var count = 0
+            while client.line() != nil { count += 1 }
+            return count
+        }
+        #expect(lines < 20_000 * 13)
+        #expect(server.server.clientCount == 0)
+        #expect(await (try server.client()).call("ping") == ["OK"])
+    }
 }

@@ -16,13 +16,15 @@ final class MPDTestClient: @unchecked Sendable {
     /// The greeting (`OK MPD 0.23.5`), or a refusal.
     private(set) var greeting = ""
 
-    init(port: UInt16, host: String = "127.0.0.1") throws {
+    /// `receiveBuffer`: the kernel's buffer for what this client has not read (nil: the system's).
+    init(port: UInt16, host: String = "127.0.0.1", receiveBuffer: Int32? = nil) throws {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, String(port), &hints, &list) == 0, let list else { throw MPDTestFailure("cannot resolve \(host)") }
         defer { freeaddrinfo(list) }
         descriptor = socket(list.pointee.ai_family, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer { setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         guard Glibc.connect(descriptor, list.pointee.ai_addr, list.pointee.ai_addrlen) == 0 else {
             close(descriptor)
             throw MPDTestFailure("cannot connect to \(host):\(port): \(String(cString: strerror(errno)))")
@@ -62,6 +64,19 @@ final class MPDTestClient: @unchecked Sendable {
             guard count > 0 else { return nil }
             buffer.append(contentsOf: chunk[0..<count])
         }
+    }
+
+    /// The next `count` bytes (a binary chunk); fewer at the end of the stream.
+    func bytes(_ count: Int) -> [UInt8] {
+        while buffer.count < count {
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let received = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            guard received > 0 else { break }
+            buffer.append(contentsOf: chunk[0..<received])
+        }
+        let taken = Array(buffer.prefix(count))
+        buffer.removeFirst(taken.count)
+        return taken
     }
 
     /// Lines up to and with the closing `OK` or `ACK` (fewer at the end of the stream).
@@ -134,12 +149,21 @@ final class MPDServerUnderTest: Sendable {
     let engine: FakeEngine
     let server: MPDServer
 
-    init(feed: Feed, password: String? = nil, maximumClients: Int = 100) throws {
+    /// What the server logged, one line each.
+    let logged: AsyncStream<String>
+
+    init(feed: Feed, password: String? = nil, maximumClients: Int = 100, writeTimeout: Int = 10) throws {
+        let (logged, logging) = AsyncStream<String>.makeStream()
+        self.logged = logged
         engine = FakeEngine()
         session = MediaSession(feed: feed, store: nil, positions: nil, engine: engine)
         server = try MPDServer(
-            session: session, options: MPDServer.Options(address: try MPDAddress(parsing: "127.0.0.1:0"), password: password, maximumClients: maximumClients),
-            details: { items in ItemDetails.lookup(items, folder: nil) }
+            session: session,
+            options: MPDServer.Options(address: try MPDAddress(parsing: "127.0.0.1:0"), password: password, maximumClients: maximumClients, writeTimeout: writeTimeout),
+            details: { items in ItemDetails.lookup(items, folder: nil) },
+            // The daemon's: the item's picture when it is a file here.
+            cover: { item in if case let .file(path)? = item.thumbnail { path } else { nil } },
+            log: { logging.yield($0) }
         )
         server.start()
     }
@@ -161,4 +185,24 @@ func fakeFeed(_ folder: TemporaryDirectory) throws -> Feed {
 struct MPDTestFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Whether `condition` holds, looked at now and after each of the session's
+/// events; thirty seconds without it is a failure rather than a hang.
+func eventually(_ session: MediaSession, within seconds: Double = 30, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
+    let events = session.events()
+    if condition() { return true }
+    return await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            for await _ in events where condition() { return true }
+            return false
+        }
+        group.addTask {
+            try? await SystemClock.shared.sleep(for: seconds)
+            return false
+        }
+        let first = await group.next() ?? false
+        group.cancelAll()
+        return first || condition()
+    }
 }
