@@ -57,10 +57,16 @@ final class MPDCommands: @unchecked Sendable {
         "tagtypes", "urlhandlers", "volume",
     ].sorted()
 
+    /// Whether `add` takes local paths: only behind a password (MPD takes
+    /// them only from its local socket), else any user of this machine
+    /// could add the owner's files and read them back through `albumart`.
+    let localFiles: Bool
+
     init(
         session: MediaSession, clock: any MediaClock, details: @escaping @Sendable ([FeedItem]) -> [MediaDetails?],
-        cover: @escaping @Sendable (FeedItem) -> String?, followFeed: @escaping @Sendable () -> Void
+        cover: @escaping @Sendable (FeedItem) -> String?, followFeed: @escaping @Sendable () -> Void, localFiles: Bool = false
     ) {
+        self.localFiles = localFiles
         self.session = session
         self.clock = clock
         self.details = details
@@ -368,7 +374,7 @@ final class MPDCommands: @unchecked Sendable {
         case "add", "addid":
             try count(1...2)
             guard arguments.count == 1 else { throw MPDError(.argument, "mediaplay adds after the feed's items only") }
-            let source = try Self.source(arguments[0])
+            let source = try Self.source(arguments[0], localFiles: localFiles)
             let (items, _) = queue()
             let item = items.first { $0.source == source } ?? session.oneOffItem(source)
             let change = queueChanged()
@@ -431,12 +437,12 @@ final class MPDCommands: @unchecked Sendable {
             guard let item = items.first(where: { Self.file($0) == arguments[0] }) else { throw MPDError(.noExist, "No file exists") }
             // readpicture is for a picture inside the file: mediaplay does not take those out.
             guard name == "albumart" else { break }
-            guard let path = cover(item), let data = FileManager.default.contents(atPath: path), data.count <= 16 << 20 else {
+            guard let path = cover(item), let (size, chunk) = Self.pictureChunk(path, offset: offset, count: binaryLimit) else {
                 throw MPDError(.noExist, "No file exists")
             }
-            guard offset <= data.count else { throw MPDError(.argument, "Offset too large") }
-            answer.add("size", data.count)
-            answer.addBinary(data[(data.startIndex + offset)..<(data.startIndex + min(data.count, offset + binaryLimit))])
+            guard offset <= size else { throw MPDError(.argument, "Offset too large") }
+            answer.add("size", size)
+            answer.addBinary(chunk[...])
         default:
             throw MPDError(.unknown, "unknown command \"\(name)\"")
         }
@@ -521,14 +527,36 @@ final class MPDCommands: @unchecked Sendable {
         (tags?.duration ?? item.duration).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
     }
 
+    /// `count` bytes of a picture at `offset`, and its size: only from a
+    /// regular file of at most 16 MiB, and only the chunk is read (a client
+    /// fetches a cover 8 KiB at a time; a FIFO is never opened).
+    static func pictureChunk(_ path: String, offset: Int, count: Int) -> (size: Int, chunk: [UInt8])? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= 16 << 20 else { return nil }
+        let size = Int(info.st_size)
+        guard offset < size else { return (size, []) }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var chunk = [UInt8](repeating: 0, count: min(count, size - offset))
+        let read = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
+        guard read >= 0 else { return nil }
+        chunk.removeLast(chunk.count - read)
+        return (size, chunk)
+    }
+
     /// The `file` of an item: its path or URL (the item's id when it has neither).
     static func file(_ item: FeedItem) -> String {
         item.source?.description.redactingUserinfo ?? item.id
     }
 
-    /// What `add` names: an absolute path that can be read here, a file:// URL, or an http(s) URL.
-    static func source(_ text: String) throws(MPDError) -> MediaSource {
+    /// What `add` names: an http(s) URL, or (with `localFiles`) an absolute
+    /// path that can be read here or a file:// URL.
+    static func source(_ text: String, localFiles: Bool) throws(MPDError) -> MediaSource {
         if text.hasPrefix("/") || text.hasPrefix("file://") {
+            guard localFiles else {
+                throw MPDError(.permission, "Access denied: local files are added only with a password set ([mpd] password), or with mediaplay toggle PATH")
+            }
             let path = text.hasPrefix("/") ? text : (URL(string: text)?.path ?? "")
             guard path.hasPrefix("/"), LocalFile.isReadable(path) else { throw MPDError(.noExist, "No such file: \(text)") }
             return .file(path)

@@ -8,6 +8,8 @@ public enum MPDRequest {
     public static let maximumLineLength = 64 * 1024
     /// A command list longer than this closes the connection.
     public static let maximumListLength = 10_000
+    /// And at most this many bytes of them (MPD's default max_command_list_size, 2 MiB).
+    public static let maximumListBytes = 2 << 20
 
     public struct Failure: Error, Equatable, Sendable {
         public let message: String

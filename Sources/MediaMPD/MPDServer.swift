@@ -19,12 +19,15 @@ public final class MPDServer: @unchecked Sendable {
         /// A client that reads none of its answers for this long is dropped
         /// (what waits for it is the kernel's socket buffer, no more).
         public var writeTimeout: Int
+        /// A client silent this long outside `idle` is closed.
+        public var readTimeout: Int
 
-        public init(address: MPDAddress, password: String? = nil, maximumClients: Int = 100, writeTimeout: Int = 10) {
+        public init(address: MPDAddress, password: String? = nil, maximumClients: Int = 100, writeTimeout: Int = 10, readTimeout: Int = 60) {
             self.address = address
             self.password = password
             self.maximumClients = maximumClients
             self.writeTimeout = writeTimeout
+            self.readTimeout = readTimeout
         }
     }
 
@@ -69,7 +72,7 @@ public final class MPDServer: @unchecked Sendable {
         }
         self.listeners = listeners
         port = boundPort(listeners[0])
-        commands = MPDCommands(session: session, clock: clock, details: details, cover: cover, followFeed: followFeed)
+        commands = MPDCommands(session: session, clock: clock, details: details, cover: cover, followFeed: followFeed, localFiles: options.password != nil)
         let hub = self.hub
         commands.changed = { hub.post($0) }
     }
@@ -109,13 +112,12 @@ public final class MPDServer: @unchecked Sendable {
 
     /// Stops accepting and closes every client (their threads end on their own).
     public func stop() {
-        let open: [Int32] = lock.withLock {
+        lock.withLock {
             stopped = true
-            return Array(clients.values)
+            for descriptor in clients.values { shutdown(descriptor, Int32(SHUT_RDWR)) }
         }
         for watcher in lock.withLock({ watchers }) { watcher.cancel() }
         for descriptor in listeners { shutdown(descriptor, Int32(SHUT_RDWR)) }
-        for descriptor in open { shutdown(descriptor, Int32(SHUT_RDWR)) }
     }
 
     /// Blocks the calling thread (never a task's) until `count` clients wait
@@ -135,6 +137,9 @@ public final class MPDServer: @unchecked Sendable {
         while true {
             let descriptor = accept(listener, nil, nil)
             if descriptor < 0 {
+                // Out of descriptors: the waiting client stays in the backlog
+                // a moment rather than the loop spinning on it.
+                if errno == EMFILE || errno == ENFILE { usleep(100_000) }
                 if errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE { if lock.withLock({ stopped }) { return } else { continue } }
                 return
             }
@@ -155,8 +160,11 @@ public final class MPDServer: @unchecked Sendable {
             let thread = Thread { [self] in
                 let connection = MPDConnection(descriptor: descriptor, server: self)
                 connection.serve()
-                lock.withLock { _ = clients.removeValue(forKey: ObjectIdentifier(token)) }
-                close(descriptor)
+                // Closed under the lock: `stop` shuts only descriptors still ours.
+                lock.withLock {
+                    _ = clients.removeValue(forKey: ObjectIdentifier(token))
+                    close(descriptor)
+                }
             }
             thread.name = "mediaplay.mpd.client"
             // Reserved, not resident: a client's commands reach SQLite (the tags) on it.
@@ -179,6 +187,8 @@ final class MPDConnection {
     /// A command list being gathered (nil: none), and whether it answers `list_OK`s.
     private var list: [[String]]?
     private var listOK = false
+    /// The bytes of the lines gathered in `list` (MPD's max_command_list_size).
+    private var listBytes = 0
     private var binaryLimit = 8192
     private let listener: MPDIdleHub.Listener
 
@@ -194,6 +204,10 @@ final class MPDConnection {
     func serve() {
         var timeout = timeval(tv_sec: server.options.writeTimeout, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        // A client that sends nothing for a minute outside `idle` is closed
+        // (MPD's connection_timeout), so silent connections cannot hold every slot.
+        var silence = timeval(tv_sec: server.options.readTimeout, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &silence, socklen_t(MemoryLayout<timeval>.size))
         // What waits for a client that does not read: this much in the
         // kernel (not the system's autotuned megabytes), then it is dropped.
         var buffer = Int32(MPDServer.sendBuffer)
@@ -226,7 +240,12 @@ final class MPDConnection {
         while true {
             let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return false }
+            guard count > 0 else {
+                if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                    server.note("MPD: closed a client silent for \(server.options.readTimeout) s")
+                }
+                return false
+            }
             buffer.append(contentsOf: chunk[0..<count])
             return true
         }
@@ -271,9 +290,10 @@ final class MPDConnection {
                 return write(run(gathered, listOK: listOK))
             }
             gathered.append(words)
-            guard gathered.count <= MPDRequest.maximumListLength else {
+            listBytes += line.count
+            guard gathered.count <= MPDRequest.maximumListLength, listBytes <= MPDRequest.maximumListBytes else {
                 var answer = MPDAnswer()
-                answer.acknowledge(MPDError(.argument, "command list too long (at most \(MPDRequest.maximumListLength) commands)"), index: 0, command: "command_list_begin")
+                answer.acknowledge(MPDError(.argument, "command list too long (at most \(MPDRequest.maximumListLength) commands, \(MPDRequest.maximumListBytes >> 20) MiB)"), index: 0, command: "command_list_begin")
                 _ = write(answer.bytes)
                 return false
             }
@@ -287,7 +307,11 @@ final class MPDConnection {
         }
         switch name {
         case "command_list_begin", "command_list_ok_begin":
+            // Only ping, password, close and commands work before the
+            // password: nothing worth a list, and a list is memory held.
+            guard authorized else { return write(refusal(name)) }
             list = []
+            listBytes = 0
             listOK = name == "command_list_ok_begin"
             return true
         case "close":

@@ -192,11 +192,19 @@ import TestKit
         #expect(await client.call("idle mixer options") == ["changed: mixer", "OK"])
     }
 
+    /// Local files only behind a password: else any user of this machine
+    /// could add the owner's files and read them back with albumart.
     @Test func theQueueGrowsByAddedFilesWithStableIds() async throws {
-        let server = try MPDServerUnderTest(feed: feed)
-        let client = try await server.client()
-        let before = MPDTestClient.value("playlist", in: await client.call("status"))
         let extra = try folder.write("extra.mp3", "not decoded")
+        let open = try MPDServerUnderTest(feed: feed)
+        let stranger = try await open.client()
+        #expect(await stranger.call("add \(MPDRequest.quoted(extra))").first?.hasPrefix("ACK [4@0] {add} Access denied") == true)
+        #expect(await stranger.call("add file://\(extra)").first?.hasPrefix("ACK [4@0] {add}") == true)
+
+        let server = try MPDServerUnderTest(feed: feed, password: "secret")
+        let client = try await server.client()
+        #expect(await client.call("password secret") == ["OK"])
+        let before = MPDTestClient.value("playlist", in: await client.call("status"))
         let added = await client.call("addid \(MPDRequest.quoted(extra))")
         #expect(added.count == 2 && added[0].hasPrefix("Id: "))
         let status = await client.call("status")
@@ -271,5 +279,42 @@ import TestKit
         #expect(lines < 20_000 * 13)
         #expect(server.server.clientCount == 0)
         #expect(await (try server.client()).call("ping") == ["OK"])
+    }
+}
+
+/// What a client may hold: no command list before the password, a list's
+/// bytes bounded (MPD's max_command_list_size), and a silent client closed.
+@Suite struct MPDClientBoundsTests {
+    static let feed = Feed(title: "t", items: [FeedItem(position: 1, id: "a", title: "A", kind: .audio, source: .remote(URL(string: "http://media.invalid/a.mp3")!))])
+
+    @Test func noCommandListBeforeThePassword() async throws {
+        let server = try MPDServerUnderTest(feed: Self.feed, password: "secret")
+        let client = try await server.client()
+        #expect(await client.call("command_list_begin") == [#"ACK [4@0] {command_list_begin} you don't have permission for "command_list_begin""#])
+        #expect(await client.call("password secret") == ["OK"])
+        client.send("command_list_begin\nping\n")
+        #expect(await client.call("command_list_end") == ["OK"])
+    }
+
+    @Test func aCommandListOverTwoMebibytesIsDropped() async throws {
+        let server = try MPDServerUnderTest(feed: Self.feed)
+        let client = try await server.client()
+        let line = "ping " + String(repeating: "x", count: 60_000) + "\n"
+        client.send("command_list_begin\n")
+        // 36 lines of 60 kB: past 2 MiB, well under 10,000 commands.
+        await offPool { for _ in 0..<36 { client.send(line) } }
+        let answer = await offPool { client.answer() }
+        #expect(answer.first?.hasPrefix("ACK [2@0] {command_list_begin} command list too long") == true, "\(answer)")
+        #expect(await offPool { client.line() } == nil, "the connection is closed")
+    }
+
+    @Test func aSilentClientIsClosedButAnIdleOneStays() async throws {
+        let server = try MPDServerUnderTest(feed: Self.feed, readTimeout: 1)
+        let silent = try await server.client()
+        let waiting = try await server.client()
+        waiting.send("idle player\n")
+        // The server closes the silent one after its timeout: its end of stream is the event.
+        #expect(await offPool { silent.line() } == nil)
+        #expect(await waiting.call("noidle") == ["OK"], "a client in idle is not silent")
     }
 }

@@ -152,14 +152,14 @@ final class MPDServerUnderTest: Sendable {
     /// What the server logged, one line each.
     let logged: AsyncStream<String>
 
-    init(feed: Feed, password: String? = nil, maximumClients: Int = 100, writeTimeout: Int = 10) throws {
+    init(feed: Feed, password: String? = nil, maximumClients: Int = 100, writeTimeout: Int = 10, readTimeout: Int = 60) throws {
         let (logged, logging) = AsyncStream<String>.makeStream()
         self.logged = logged
         engine = FakeEngine()
         session = MediaSession(feed: feed, store: nil, positions: nil, engine: engine)
         server = try MPDServer(
             session: session,
-            options: MPDServer.Options(address: try MPDAddress(parsing: "127.0.0.1:0"), password: password, maximumClients: maximumClients, writeTimeout: writeTimeout),
+            options: MPDServer.Options(address: try MPDAddress(parsing: "127.0.0.1:0"), password: password, maximumClients: maximumClients, writeTimeout: writeTimeout, readTimeout: readTimeout),
             details: { items in ItemDetails.lookup(items, folder: nil) },
             // The daemon's: the item's picture when it is a file here.
             cover: { item in if case let .file(path)? = item.thumbnail { path } else { nil } },
