@@ -212,6 +212,14 @@ final class MPDConnection {
         // kernel (not the system's autotuned megabytes), then it is dropped.
         var buffer = Int32(MPDServer.sendBuffer)
         setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &buffer, socklen_t(MemoryLayout<Int32>.size))
+        // Without its wake-up pipe (out of descriptors) `idle` would never end.
+        guard listener.wake >= 0 else {
+            var answer = MPDAnswer()
+            answer.acknowledge(MPDError(.system, "out of file descriptors; try again later"), index: 0, command: "")
+            _ = write(answer.bytes)
+            server.note("MPD: refused a client: out of file descriptors")
+            return
+        }
         guard write(Array("OK MPD \(MPDServer.protocolVersion)\n".utf8)) else { return }
         while let line = nextLine() {
             guard handle(line) else { return }
