@@ -103,6 +103,18 @@ printf 'Source: mediaplay\n\nPackage: mediaplay\nArchitecture: any\n' > "$work/s
 shlibs=$(cd "$work/source" && dpkg-shlibdeps -O -e../root/usr/bin/mediaplay -e../root/usr/libexec/mediaplay/mediaplay-core -e../root/usr/libexec/mediaplay/mediaplay-cache)
 depends=$(printf '%s\n' "$shlibs" | sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "make-deb.sh: dpkg-shlibdeps found no libraries: $shlibs" >&2; exit 1; }
+# What the programs open with dlopen, which dpkg-shlibdeps cannot see:
+# libavfilter (filters, loudness), libass (subtitles drawn into pictures),
+# libxml2 (XML feeds), each as its package's shlibs file names it.
+avfilter_major=$(pkg-config --modversion libavfilter | cut -d. -f1)
+for library in "libavfilter $avfilter_major" "libass 9" "libxml2 2"; do
+    set -- $library
+    path=$(ldconfig -p | awk -v soname="$1.so.$2" '$1 == soname { print $NF; exit }')
+    package=$(dpkg -S "$path" 2>/dev/null | head -n 1 | cut -d: -f1)
+    dependency=$(cat /var/lib/dpkg/info/"$package"*.shlibs 2>/dev/null | awk -v name="$1" -v major="$2" '$1 == name && $2 == major { $1 = ""; $2 = ""; sub(/^  /, ""); print; exit }')
+    [ -n "$dependency" ] || { echo "make-deb.sh: no package found for $1.so.$2 (install it)" >&2; exit 1; }
+    depends="$depends, $dependency"
+done
 installed=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@DEPENDS@/$depends/" -e "s/@SIZE@/$installed/" packaging/debian/control.in > "$root/DEBIAN/control"
 (cd "$root" && find usr -type f -print0 | sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"
