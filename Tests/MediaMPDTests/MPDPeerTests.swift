@@ -112,9 +112,9 @@ import TestKit
         // as `mpc --wait update` does, until no update job is left), then
         // the whole folder queued.
         let updated = await offPool { () -> Bool in
-            guard MPDTestClient.value("updating_db", in: real.call("update")) != nil else { return false }
-            while MPDTestClient.value("updating_db", in: real.call("status")) != nil {
-                guard real.call("idle update").last == "OK" else { return false }
+            guard MPDTestClient.value("updating_db", in: real.blockingCall("update")) != nil else { return false }
+            while MPDTestClient.value("updating_db", in: real.blockingCall("status")) != nil {
+                guard real.blockingCall("idle update").last == "OK" else { return false }
             }
             return true
         }

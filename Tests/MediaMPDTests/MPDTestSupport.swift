@@ -89,13 +89,16 @@ final class MPDTestClient: @unchecked Sendable {
         return lines
     }
 
-    func call(_ command: String) -> [String] {
+    /// Blocking: only inside offPool (a distinct name, so that `await
+    /// client.call` can never pick it and block the cooperative pool, where
+    /// a command the server runs as a task would then wait for a thread).
+    func blockingCall(_ command: String) -> [String] {
         send(command + "\n")
         return answer()
     }
 
     func call(_ command: String) async -> [String] {
-        await offPool { self.call(command) }
+        await offPool { self.blockingCall(command) }
     }
 
     /// The answer's `key: value` pairs (the closing line left out).
