@@ -4,8 +4,8 @@
 #   scripts/install-deps.sh         build and run dependencies
 #   scripts/install-deps.sh --test  also the ffmpeg CLI (test fixtures), tmux (browse tests),
 #                                   dbus-daemon, dbus-monitor and playerctl (MPRIS tests), and
-#                                   desktop-file-utils and xdg-utils (the desktop entry), mpd, mpc and
-#                                   ncmpcpp (the MPD protocol's tests: the real MPD and two clients)
+#                                   desktop-file-utils and xdg-utils (the desktop entry), mpd, mpc,
+#                                   ncmpcpp and python3-mpd (the MPD protocol's tests: the real MPD and three clients)
 #   scripts/install-deps.sh --package  what `make deb` and `make deb-check` use
 # As root it runs apt-get; otherwise it prints the exact command and exits 69
 # (EX_UNAVAILABLE), so nothing is half-installed behind the user's back.
@@ -13,7 +13,7 @@ set -eu
 
 packages="pkg-config libavformat-dev libavcodec-dev libavutil-dev libavfilter-dev libswresample-dev libswscale-dev libsdl2-dev libcurl4-openssl-dev libsqlite3-dev libchafa-dev libsystemd-dev libxml2-dev ca-certificates fontconfig fonts-dejavu-core"
 if [ "${1:-}" = "--test" ]; then
-    packages="$packages ffmpeg tmux dbus-daemon dbus-bin playerctl desktop-file-utils xdg-utils mpd mpc ncmpcpp"
+    packages="$packages ffmpeg tmux dbus-daemon dbus-bin playerctl desktop-file-utils xdg-utils mpd mpc ncmpcpp python3-mpd"
 fi
 # The Debian package: building it (dpkg-shlibdeps, strip, icons rendered
 # from the SVG) and checking it (lintian, appstreamcli, man, systemd's

@@ -308,9 +308,17 @@ import TestKit
 
     @Test func aSilentClientIsClosedButAnIdleOneStays() async throws {
         let server = try MPDServerUnderTest(feed: Self.feed, readTimeout: 1)
+        // Idle at once on one thread (a busy machine can take longer than the
+        // second between the greeting and a later send), and counted idle.
+        let port = server.port
+        let waiting = try await offPool { () throws -> MPDTestClient in
+            let client = try MPDTestClient(port: port, host: "127.0.0.1")
+            client.send("idle player\n")
+            return client
+        }
+        let inner = server.server
+        #expect(await offPool { inner.waitForIdleClients(1) })
         let silent = try await server.client()
-        let waiting = try await server.client()
-        waiting.send("idle player\n")
         // The server closes the silent one after its timeout: its end of stream is the event.
         #expect(await offPool { silent.line() } == nil)
         #expect(await waiting.call("noidle") == ["OK"], "a client in idle is not silent")
