@@ -32,29 +32,50 @@ public enum FeedDates {
         rfc822(text) ?? rfc3339(text)
     }
 
-    private static func month(_ word: ArraySlice<UInt8>) -> Int? {
-        let name = String(decoding: word, as: UTF8.self).lowercased()
-        guard name.count >= 3 else { return nil }
-        return monthNames.first { name.hasPrefix($0.prefix) }?.month
+    /// The month a word names (its first letters, any case). ASCII words are
+    /// compared in place; others ("MÄR", "févr") through a lowercased String.
+    private static func month(_ word: UnsafeBufferPointer<UInt8>.SubSequence) -> Int? {
+        guard word.allSatisfy({ $0 < 0x80 }) else {
+            let name = String(decoding: word, as: UTF8.self).lowercased()
+            guard name.count >= 3 else { return nil }
+            return monthNames.first { name.hasPrefix($0.prefix) }?.month
+        }
+        guard word.count >= 3 else { return nil }
+        return monthNames.first { entry in
+            var matches = entry.prefix.utf8.count <= word.count
+            if matches {
+                for (offset, letter) in entry.prefix.utf8.enumerated() where word[word.startIndex + offset] | 0x20 != letter {
+                    matches = false
+                    break
+                }
+            }
+            return matches
+        }?.month
     }
 
     /// "Tue, 10 Jun 2003 04:00:00 GMT", "10 Jun 2003 04:00 +0200", "+02:00",
     /// "EST", "3:59:21 PM", "Di, 14 Mär 2021" and the like.
     static func rfc822(_ text: String) -> Date? {
-        // Words as byte ranges (no String per word: a feed has thousands of dates).
-        let bytes = Array(text.utf8)
-        var words: [ArraySlice<UInt8>] = []
-        var start: Int?
-        for index in 0...bytes.count {
-            let separator = index == bytes.count || [0x20, 0x2C, 0x09, 0x0A, 0x0D].contains(bytes[index])
-            if separator {
-                if let first = start { words.append(bytes[first..<index]) }
-                start = nil
-            } else if start == nil {
-                start = index
-            }
+        // Read in place, word by word: a feed has thousands of dates, and
+        // an array per date (and a string per word) was most of their cost.
+        var text = text
+        return text.withUTF8 { rfc822(bytes: $0) }
+    }
+
+    private static func rfc822(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        typealias Word = UnsafeBufferPointer<UInt8>.SubSequence
+        var cursor = 0
+        func isSeparator(_ byte: UInt8) -> Bool {
+            byte == 0x20 || byte == 0x2C || byte == 0x09 || byte == 0x0A || byte == 0x0D
         }
-        func number(_ word: ArraySlice<UInt8>) -> Int? {
+        func nextWord() -> Word? {
+            while cursor < bytes.count, isSeparator(bytes[cursor]) { cursor += 1 }
+            guard cursor < bytes.count else { return nil }
+            let start = cursor
+            while cursor < bytes.count, !isSeparator(bytes[cursor]) { cursor += 1 }
+            return bytes[start..<cursor]
+        }
+        func number(_ word: Word) -> Int? {
             guard !word.isEmpty, word.count <= 6 else { return nil }
             var value = 0
             for byte in word {
@@ -64,45 +85,71 @@ public enum FeedDates {
             return value
         }
         // "10 Jun 2003" or "10. Juni 2003" (a day with a dot), after a weekday in any language.
-        func dayWithoutDot() {
-            if let day = words.first, day.last == UInt8(ascii: "."), number(day.dropLast()) != nil { words[0] = day.dropLast() }
+        func withoutDot(_ word: Word) -> Word {
+            if word.last == UInt8(ascii: "."), number(word.dropLast()) != nil { return word.dropLast() }
+            return word
         }
-        dayWithoutDot()
-        if let first = words.first, number(first) == nil { words.removeFirst() }
-        dayWithoutDot()
-        guard words.count >= 3, let day = number(words[0]), (1...31).contains(day), let month = month(words[1]),
-              var year = number(words[2]) else { return nil }
+        guard var first = nextWord().map(withoutDot) else { return nil }
+        if number(first) == nil {
+            guard let next = nextWord() else { return nil }
+            first = withoutDot(next)
+        }
+        guard let monthWord = nextWord(), let yearWord = nextWord(), let day = number(first), (1...31).contains(day), let month = month(monthWord),
+              var year = number(yearWord) else { return nil }
         if year < 100 { year += year < 50 ? 2000 : 1900 }
         // No time: midnight, UT.
-        guard words.count >= 4 else { return date(year: year, month: month, day: day, hour: 0, minute: 0, second: 0, offset: 0) }
-        let time = words[3].split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).map(number)
-        guard (2...3).contains(time.count), time.allSatisfy({ $0 != nil }) else { return nil }
-        var (hour, minute, second) = (time[0]!, time[1]!, time.count == 3 ? time[2]! : 0)
-        var zoneIndex = 4
+        guard let timeWord = nextWord() else { return date(year: year, month: month, day: day, hour: 0, minute: 0, second: 0, offset: 0) }
+        // "04:00" or "04:00:00": two or three numbers between colons.
+        var time = (0, 0, 0)
+        var parts = 0
+        var partStart = timeWord.startIndex
+        for index in timeWord.startIndex...timeWord.endIndex where index == timeWord.endIndex || bytes[index] == UInt8(ascii: ":") {
+            guard parts < 3, let value = number(bytes[partStart..<index]) else { return nil }
+            switch parts {
+            case 0: time.0 = value
+            case 1: time.1 = value
+            default: time.2 = value
+            }
+            parts += 1
+            partStart = index + 1
+        }
+        guard parts >= 2 else { return nil }
+        var (hour, minute, second) = time
+        var zoneWord = nextWord()
         // A 12-hour clock: "3:59:21 PM".
-        if words.count > 4 {
-            let meridiem = String(decoding: words[4], as: UTF8.self).lowercased()
+        if let word = zoneWord, word.count <= 4 {
+            let meridiem = String(decoding: word, as: UTF8.self).lowercased()
             if meridiem == "am" || meridiem == "pm" || meridiem == "a.m." || meridiem == "p.m." {
                 guard (1...12).contains(hour) else { return nil }
                 hour = hour % 12 + (meridiem.hasPrefix("p") ? 12 : 0)
-                zoneIndex = 5
+                zoneWord = nextWord()
             }
         }
         guard (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }
         var offset = 0
-        if words.count > zoneIndex {
-            var zone = words[zoneIndex]
+        if var zone = zoneWord {
             // "GMT+1", "UTC-05:00": the offset after the name.
-            let lowered = String(decoding: zone, as: UTF8.self).lowercased()
-            for name in ["gmt", "utc", "ut"] where lowered.hasPrefix(name) && zone.count > name.count {
-                zone = zone.dropFirst(name.count)
-                break
+            let word = zone
+            func named(_ name: StaticString) -> Bool {
+                zone.count > name.utf8CodeUnitCount && name.withUTF8Buffer { name in
+                    name.indices.allSatisfy { zone[zone.startIndex + $0] | 0x20 == name[$0] }
+                }
+            }
+            if named("gmt") || named("utc") {
+                zone = zone.dropFirst(3)
+            } else if named("ut") {
+                zone = zone.dropFirst(2)
             }
             if let sign = zone.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
-                let digits = zone.dropFirst().filter { $0 != UInt8(ascii: ":") }
-                guard let value = number(ArraySlice(digits)) else { return nil }
+                var digits = 0
+                var value = 0
+                for byte in zone.dropFirst() where byte != UInt8(ascii: ":") {
+                    guard byte >= 0x30, byte <= 0x39, digits < 6 else { return nil }
+                    value = value * 10 + Int(byte - 0x30)
+                    digits += 1
+                }
                 let minutes: Int
-                switch digits.count {
+                switch digits {
                 case 1, 2: minutes = value * 60
                 case 3, 4: minutes = value / 100 * 60 + value % 100
                 default: return nil
@@ -110,7 +157,7 @@ public enum FeedDates {
                 guard minutes <= 18 * 60 else { return nil }
                 offset = minutes * 60 * (sign == UInt8(ascii: "-") ? -1 : 1)
             } else {
-                offset = (zones[lowered] ?? 0) * 3600
+                offset = (zones[String(decoding: word, as: UTF8.self).lowercased()] ?? 0) * 3600
             }
         }
         return date(year: year, month: month, day: day, hour: hour, minute: minute, second: Double(second), offset: offset)
@@ -188,9 +235,29 @@ public enum FeedDates {
         let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let clock = "\(two(secondOfDay / 3600)):\(two(secondOfDay % 3600 / 60)):\(two(secondOfDay % 60))"
-        return "\(year)-\(two(month))-\(two(day))T\(clock)Z"
+        // Twenty bytes written in place (a string per field was most of a large list's dates).
+        guard (0...9999).contains(year) else {
+            func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+            return "\(year)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay % 3600 / 60)):\(two(secondOfDay % 60))Z"
+        }
+        return String(unsafeUninitializedCapacity: 20) { buffer in
+            func put(_ value: Int, digits: Int, at start: Int) {
+                var rest = value
+                for index in stride(from: start + digits - 1, through: start, by: -1) {
+                    buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+            }
+            put(year, digits: 4, at: 0)
+            put(month, digits: 2, at: 5)
+            put(day, digits: 2, at: 8)
+            put(secondOfDay / 3600, digits: 2, at: 11)
+            put(secondOfDay % 3600 / 60, digits: 2, at: 14)
+            put(secondOfDay % 60, digits: 2, at: 17)
+            (buffer[4], buffer[7], buffer[10]) = (UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: "T"))
+            (buffer[13], buffer[16], buffer[19]) = (UInt8(ascii: ":"), UInt8(ascii: ":"), UInt8(ascii: "Z"))
+            return 20
+        }
     }
 
     /// Days from the civil calendar (proleptic Gregorian), no Calendar needed.

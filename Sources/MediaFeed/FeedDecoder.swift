@@ -143,6 +143,7 @@ public enum FeedDecoder {
 
         // Explicit ids first, so that a derived id never takes one a user wrote.
         var owners: [String: Int] = [:]
+        owners.reserveCapacity(drafts.count)
         for index in drafts.indices {
             guard let id = drafts[index].explicitID else { continue }
             if let first = owners[id] {
@@ -386,19 +387,22 @@ public enum FeedDecoder {
     /// the bytes: asking the parsed URL for its host parsed it again, a
     /// sixth of reading a large feed.
     public static func hasAuthority(_ text: String) -> Bool {
-        let bytes = text.utf8
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return false }
-        var rest = bytes[bytes.index(after: colon)...]
-        guard rest.starts(with: "//".utf8) else { return false }
-        rest = rest.dropFirst(2)
-        let authority = rest.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
-        let afterUser = authority.lastIndex(of: UInt8(ascii: "@")).map { authority[authority.index(after: $0)...] } ?? authority
-        // A port follows the last colon, unless it is inside an IPv6 literal.
-        var host = afterUser
-        if let portColon = afterUser.lastIndex(of: UInt8(ascii: ":")), !afterUser[portColon...].contains(UInt8(ascii: "]")) {
-            host = afterUser[..<portColon]
+        // Read in place (a feed's every enclosure passes here).
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return false }
+            var rest = bytes[(colon + 1)...]
+            guard rest.count >= 2, rest[colon + 1] == UInt8(ascii: "/"), rest[colon + 2] == UInt8(ascii: "/") else { return false }
+            rest = rest.dropFirst(2)
+            let authority = rest.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+            let afterUser = authority.lastIndex(of: UInt8(ascii: "@")).map { authority[($0 + 1)...] } ?? authority
+            // A port follows the last colon, unless it is inside an IPv6 literal.
+            var host = afterUser
+            if let portColon = afterUser.lastIndex(of: UInt8(ascii: ":")), !afterUser[portColon...].contains(UInt8(ascii: "]")) {
+                host = afterUser[..<portColon]
+            }
+            return !host.isEmpty
         }
-        return !host.isEmpty
     }
 
     /// The URL scheme of `text` (lowercased), if it has one per RFC 3986.

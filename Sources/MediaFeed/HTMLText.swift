@@ -123,7 +123,11 @@ enum HTMLText {
     /// Whether a title means HTML (feedparser's rule): it has a closing tag
     /// or an entity reference; "a < b" or "R&D" is text as written.
     static func looksLikeHTML(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
+        var text = text
+        return text.withUTF8(looksLikeHTML(bytes:))
+    }
+
+    private static func looksLikeHTML(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]

@@ -15,6 +15,13 @@ public struct JSONWriter: Sendable {
         bytes.reserveCapacity(capacity)
     }
 
+    /// A writer for a part of a document, inside containers another writer
+    /// opened: per container, outermost first, whether it has a member yet.
+    public init(pretty: Bool = true, inside containers: [Bool], reserving capacity: Int = 0) {
+        self.init(pretty: pretty, reserving: capacity)
+        hasMembers = containers
+    }
+
     /// Hands what is written so far to `output` and starts over in the same
     /// storage: a large document goes out in pieces instead of megabytes
     /// held (and paged in) at once.
@@ -34,23 +41,24 @@ public struct JSONWriter: Sendable {
     public mutating func beginArray() { open(UInt8(ascii: "[")) }
     public mutating func endArray() { close(UInt8(ascii: "]")) }
 
-    /// A member name encoded once, for documents that write the same names
-    /// for every item (the name's scan and copy were 7 % of a large list).
+    /// A member name encoded once, with what follows it in either layout,
+    /// for documents that write the same names for every item (a name's
+    /// scan, copy and separator were most of the cost of a large list).
     public struct Key: Sendable {
-        let quoted: [UInt8]
+        /// `"name" : ` (pretty) and `"name":` (compact).
+        let pretty: [UInt8]
+        let compact: [UInt8]
 
         /// `name` must need no escaping (plain ASCII letters and digits).
         public init(_ name: String) {
-            quoted = [UInt8(ascii: "\"")] + Array(name.utf8) + [UInt8(ascii: "\"")]
+            compact = [UInt8(ascii: "\"")] + Array(name.utf8) + Array("\":".utf8)
+            pretty = [UInt8(ascii: "\"")] + Array(name.utf8) + Array("\" : ".utf8)
         }
     }
 
     public mutating func key(_ name: Key) {
         separate()
-        bytes.append(contentsOf: name.quoted)
-        if pretty { bytes.append(0x20) }
-        bytes.append(UInt8(ascii: ":"))
-        if pretty { bytes.append(0x20) }
+        bytes.append(contentsOf: pretty ? name.pretty : name.compact)
         afterKey = true
     }
 
@@ -113,9 +121,16 @@ public struct JSONWriter: Sendable {
             afterKey = false
             return
         }
-        guard !hasMembers.isEmpty else { return }
-        if hasMembers[hasMembers.count - 1] { bytes.append(UInt8(ascii: ",")) }
-        hasMembers[hasMembers.count - 1] = true
+        guard let last = hasMembers.indices.last else { return }
+        let comma = hasMembers[last]
+        if !comma { hasMembers[last] = true }
+        let depth = hasMembers.count
+        // The comma, the line break and the indent in one copy.
+        if pretty, depth < Self.breaks.count / 2 - 1 {
+            Self.breaks.withUnsafeBufferPointer { bytes.append(contentsOf: $0[(comma ? 0 : 1)...(2 * depth + 1)]) }
+            return
+        }
+        if comma { bytes.append(UInt8(ascii: ",")) }
         newline()
     }
 
@@ -124,6 +139,9 @@ public struct JSONWriter: Sendable {
         bytes.append(0x0A)
         bytes.append(contentsOf: repeatElement(0x20, count: 2 * hasMembers.count))
     }
+
+    /// A comma, a line break and the indents of the first 30 levels.
+    private static let breaks: [UInt8] = [UInt8(ascii: ","), 0x0A] + [UInt8](repeating: 0x20, count: 60)
 
     /// A JSON string: quotes, backslashes and control characters escaped,
     /// everything else (slashes, non-ASCII) as is.

@@ -69,14 +69,15 @@ enum PodcastReader {
     /// The channel's children, one at a time: its title and image, and its items.
     private static func rss(_ stream: XMLStream, core: Core, origin: FeedOrigin) throws(FeedError) -> Feed {
         var channel = ChannelFields()
-        var drafts: [FeedDraft] = []
+        let drafts = DraftPipeline(origin: origin)
+        defer { drafts.stop() }
         var sawChannel = false
         while let child = try stream.next(atDepth: 2) {
             guard let parent = child.parent, parent.named("channel"), core.contains(parent) else { continue }
             sawChannel = true
             if core.contains(child), child.named("item") {
                 try checkCount(drafts.count + 1, line: child.line)
-                drafts.append(rssItem(child, position: drafts.count + 1, core: core, origin: origin))
+                drafts.add(rssItem(child, position: drafts.count + 1, core: core, origin: origin))
             } else {
                 channel.read(child, core: core)
             }
@@ -85,7 +86,7 @@ enum PodcastReader {
             throw FeedError(position: SourcePosition(line: 1, column: 1), message: "the RSS feed has no <channel>")
         }
         // The channel's image is known only once read (it may follow items).
-        return feed(title: channel.title, drafts: drafts, image: channel.image, origin: origin)
+        return feed(title: channel.title, drafts: drafts.finish(), image: channel.image, origin: origin)
     }
 
     // MARK: - RSS 1.0 and 0.90 (RDF)
@@ -94,7 +95,8 @@ enum PodcastReader {
     private static func rdf(_ stream: XMLStream, origin: FeedOrigin) throws(FeedError) -> Feed {
         let core = Core()
         var channel = ChannelFields()
-        var drafts: [FeedDraft] = []
+        let drafts = DraftPipeline(origin: origin)
+        defer { drafts.stop() }
         var sawChannel = false
         while let child = try stream.next(atDepth: 1) {
             guard core.contains(child) else { continue }
@@ -106,14 +108,14 @@ enum PodcastReader {
                 channel.image = channel.image ?? child.children.first { core.contains($0) && $0.named("url") }?.text
             case "item":
                 try checkCount(drafts.count + 1, line: child.line)
-                drafts.append(rssItem(child, position: drafts.count + 1, core: core, origin: origin))
+                drafts.add(rssItem(child, position: drafts.count + 1, core: core, origin: origin))
             default: break
             }
         }
-        guard sawChannel || !drafts.isEmpty else {
+        guard sawChannel || drafts.count > 0 else {
             throw FeedError(position: SourcePosition(line: 1, column: 1), message: "the RSS 1.0 feed has no <channel> and no <item>")
         }
-        return feed(title: channel.title, drafts: drafts, image: channel.image, origin: origin)
+        return feed(title: channel.title, drafts: drafts.finish(), image: channel.image, origin: origin)
     }
 
     /// A channel's title and image, from RSS's elements or the namespaces'.
@@ -140,7 +142,7 @@ enum PodcastReader {
         }
     }
 
-    private static func rssItem(_ element: XMLElement, position: Int, core: Core, origin: FeedOrigin) -> FeedDraft {
+    private static func rssItem(_ element: XMLElement, position: Int, core: Core, origin: FeedOrigin) -> ItemFields {
         var fields = ItemFields(position: position, line: element.line)
         // RSS 1.0: the item's URI is its id (feedparser's too), unless a guid says otherwise.
         fields.aboutID = element.attribute("about")
@@ -148,7 +150,8 @@ enum PodcastReader {
         element.forEachChild { child in
             if core.contains(child) {
                 if child.named("title") {
-                    fields.title = child.text.map(plainTitle)
+                    // Made plain on the other thread (`draft`).
+                    fields.rssTitle = child.text
                 } else if child.named("guid") {
                     fields.id = child.text
                 } else if child.named("enclosure") {
@@ -156,7 +159,7 @@ enum PodcastReader {
                         fields.enclosures.append(Media(url: url, type: child.attribute("type"), medium: nil))
                     }
                 } else if child.named("pubDate") {
-                    fields.published = fields.published ?? child.text.flatMap(FeedDates.parse)
+                    fields.published.offer(child.text)
                 } else if child.named("description") {
                     fields.description = child.text
                 }
@@ -164,7 +167,7 @@ enum PodcastReader {
                 fields.read(child, origin: origin)
             }
         }
-        return fields.draft(origin: origin)
+        return fields
     }
 
     // MARK: - Atom 1.0 and 0.3
@@ -173,7 +176,8 @@ enum PodcastReader {
         var title: String?
         var dcTitle: String?
         var logo: String?
-        var drafts: [FeedDraft] = []
+        let drafts = DraftPipeline(origin: origin)
+        defer { drafts.stop() }
         while let child = try stream.next(atDepth: 1) {
             switch child.kind {
             case .atom, .atom03, .none:
@@ -182,7 +186,7 @@ enum PodcastReader {
                 case "logo", "icon": logo = logo ?? child.text
                 case "entry":
                     try checkCount(drafts.count + 1, line: child.line)
-                    drafts.append(atomEntry(child, position: drafts.count + 1, origin: origin))
+                    drafts.add(atomEntry(child, position: drafts.count + 1, origin: origin))
                 default: break
                 }
             case .itunes where child.named("image"): logo = logo ?? child.attribute("href")
@@ -190,10 +194,10 @@ enum PodcastReader {
             default: break
             }
         }
-        return feed(title: title ?? dcTitle, drafts: drafts, image: logo, origin: origin)
+        return feed(title: title ?? dcTitle, drafts: drafts.finish(), image: logo, origin: origin)
     }
 
-    private static func atomEntry(_ element: XMLElement, position: Int, origin: FeedOrigin) -> FeedDraft {
+    private static func atomEntry(_ element: XMLElement, position: Int, origin: FeedOrigin) -> ItemFields {
         var fields = ItemFields(position: position, line: element.line)
         for child in element.children {
             switch child.kind {
@@ -206,9 +210,9 @@ enum PodcastReader {
                         fields.enclosures.append(Media(url: href, type: child.attribute("type"), medium: nil))
                     }
                 // Atom 1.0's published and updated; 0.3's issued, modified and created.
-                case "published", "issued": fields.published = fields.published ?? child.text.flatMap(FeedDates.parse)
-                case "updated", "modified": fields.updated = fields.updated ?? child.text.flatMap(FeedDates.parse)
-                case "created": fields.created = fields.created ?? child.text.flatMap(FeedDates.parse)
+                case "published", "issued": fields.published.offer(child.text)
+                case "updated", "modified": fields.updated.offer(child.text)
+                case "created": fields.created.offer(child.text)
                 case "summary": fields.summary = atomText(child, html: true)
                 case "content": fields.description = atomText(child, html: true)
                 default: break
@@ -217,7 +221,7 @@ enum PodcastReader {
                 fields.read(child, origin: origin)
             }
         }
-        return fields.draft(origin: origin)
+        return fields
     }
 
     /// An Atom text construct as plain text: `type="text"` as written,
@@ -256,7 +260,7 @@ enum PodcastReader {
 
     // MARK: - What RSS and Atom share
 
-    struct Media {
+    struct Media: Sendable {
         var url: String
         var type: String?
         /// Media RSS's `medium` (`audio`, `video`, `image`), when the type does not say.
@@ -265,10 +269,32 @@ enum PodcastReader {
         var duration: Double?
     }
 
+    /// The first readable date of those an item gives in one role
+    /// (feedparser's rule): the first kept as text and read in `draft`, on
+    /// the other thread, unless a second one comes and it must be read here.
+    struct FirstDate: Sendable {
+        private var read: Date?
+        private var pending: String?
+
+        mutating func offer(_ text: String?) {
+            guard read == nil, let text else { return }
+            guard let first = pending else {
+                pending = text
+                return
+            }
+            read = FeedDates.parse(first)
+            pending = read == nil ? text : nil
+        }
+
+        var date: Date? { read ?? pending.flatMap(FeedDates.parse) }
+    }
+
     /// An item's fields as read, in RSS or Atom, before one is chosen.
-    struct ItemFields {
+    struct ItemFields: Sendable {
         var draft: FeedDraft
         var title: String?
+        /// RSS's title as written (HTML in it is taken out in `draft`).
+        var rssTitle: String?
         var dcTitle: String?
         var id: String?
         var aboutID: String?
@@ -277,9 +303,9 @@ enum PodcastReader {
         /// feedparser's three dates: published (RSS `pubDate`, Atom
         /// `published`, `dcterms:issued`), updated (`dc:date`,
         /// `dcterms:modified`, Atom `updated`) and created; the first there is the item's.
-        var published: Date?
-        var updated: Date?
-        var created: Date?
+        var published = FirstDate()
+        var updated = FirstDate()
+        var created = FirstDate()
         var duration: Double?
         var image: String?
         var description: String?
@@ -306,12 +332,12 @@ enum PodcastReader {
                 encoded = child.text
             case .dc:
                 if child.named("title") { dcTitle = dcTitle ?? child.text.map(PodcastReader.plainTitle) }
-                else if child.named("date") { updated = updated ?? child.text.flatMap(FeedDates.parse) }
+                else if child.named("date") { updated.offer(child.text) }
                 else if child.named("description") { summary = summary ?? child.text }
             case .dcterms:
-                if child.named("issued") { published = published ?? child.text.flatMap(FeedDates.parse) }
-                else if child.named("modified") { updated = updated ?? child.text.flatMap(FeedDates.parse) }
-                else if child.named("created") { created = created ?? child.text.flatMap(FeedDates.parse) }
+                if child.named("issued") { published.offer(child.text) }
+                else if child.named("modified") { updated.offer(child.text) }
+                else if child.named("created") { created.offer(child.text) }
             case .enclosure where child.named("enclosure"):
                 if let url = child.attribute("resource") ?? child.attribute("url") {
                     enclosures.append(Media(url: url, type: child.attribute("type"), medium: nil))
@@ -356,12 +382,12 @@ enum PodcastReader {
 
         /// The draft: the enclosure, else the Media RSS content that is the
         /// default (else the first playable, else the first).
-        consuming func draft(origin: FeedOrigin) -> FeedDraft {
+        func draft(origin: FeedOrigin) -> FeedDraft {
             var draft = self.draft
             var problems: [String] = []
-            draft.title = title ?? dcTitle
+            draft.title = title ?? rssTitle.map(PodcastReader.plainTitle) ?? dcTitle
             draft.explicitID = id ?? aboutID
-            draft.published = published ?? updated ?? created
+            draft.published = published.date ?? updated.date ?? created.date
             let playable = mediaContents.first { $0.isDefault } ?? mediaContents.first { PodcastReader.kind(of: $0) != nil } ?? mediaContents.first
             let media = enclosures.first ?? playable
             draft.duration = duration ?? media?.duration
@@ -426,7 +452,43 @@ enum PodcastReader {
 
     /// `itunes:duration`: seconds, MM:SS or HH:MM:SS.
     static func duration(_ text: String) -> Double? {
-        CheckedNumber.duration(PlayerCommand.seconds(text) ?? Double(text))
+        if let whole = wholeSeconds(text) { return whole.flatMap { CheckedNumber.duration($0) } }
+        return CheckedNumber.duration(PlayerCommand.seconds(text) ?? Double(text))
+    }
+
+    /// The common case read in place: whole numbers between colons
+    /// ("3600", "59:59", "1:02:03"), with the rules of `PlayerCommand.seconds`
+    /// (at most three parts, minutes and seconds under 60, at most a week);
+    /// `.some(nil)` when such a text breaks them. Nil for any other text
+    /// (fractions, spaces), which the general readers take.
+    private static func wholeSeconds(_ text: String) -> Double?? {
+        var text = text
+        return text.withUTF8 { bytes -> Double?? in
+            guard !bytes.isEmpty, bytes.count <= 20 else { return nil }
+            var total = 0
+            var part = 0
+            var digits = 0
+            var parts = 1
+            for byte in bytes {
+                if byte == UInt8(ascii: ":") {
+                    guard digits > 0 else { return nil }
+                    guard parts == 1 || part < 60 else { return .some(nil) }
+                    total = total * 60 + part
+                    (part, digits, parts) = (0, 0, parts + 1)
+                } else if byte >= 0x30, byte <= 0x39 {
+                    guard digits < 9 else { return nil }
+                    part = part * 10 + Int(byte - 0x30)
+                    digits += 1
+                } else {
+                    return nil
+                }
+            }
+            guard digits > 0 else { return nil }
+            guard parts <= 3, parts == 1 || part < 60 else { return .some(nil) }
+            total = total * 60 + part
+            // One number alone is read as a number, a week or not.
+            return .some(parts == 1 || total <= 7 * 24 * 3600 ? Double(total) : nil)
+        }
     }
 
     private static func checkCount(_ count: Int, line: Int) throws(FeedError) {

@@ -253,51 +253,60 @@ public enum ListDocument {
         json.endObject()
         json.key(Key.items)
         json.beginArray()
+        guard json.flush(to: output) else { return }
+        // The items in pieces, made on two threads and written in order.
         let items = loaded.feed.items
-        for index in items.indices {
-            let item = items[index]
-            let row = rows[index]
+        let pieceSize = 500
+        PiecesInOrder.write(count: (items.count + pieceSize - 1) / pieceSize, piece: { piece in
+            let range = piece * pieceSize..<min(items.count, (piece + 1) * pieceSize)
+            // Inside the document's object and its items (the first piece starts them).
+            var json = JSONWriter(inside: [true, piece > 0], reserving: range.count * 700)
+            for index in range { write(items[index], row: rows[index], into: &json) }
+            return json.bytes
+        }, to: output)
+        var end = JSONWriter(inside: [true, !items.isEmpty])
+        end.endArray()
+        end.key(Key.schema); end.string(schemaName)
+        end.endObject()
+        end.newlineAtEnd()
+        _ = end.flush(to: output)
+    }
+
+    private static func write(_ item: FeedItem, row: ItemRow, into json: inout JSONWriter) {
+        json.beginObject()
+        // The chapters playback uses: the feed's (a podcast's), else the file's.
+        json.key(Key.chapters); write(item.chapters.isEmpty ? row.details?.chapters ?? [] : item.chapters, into: &json)
+        json.key(Key.description); json.string(item.description)
+        json.key(Key.duration); json.number(item.duration)
+        json.key(Key.error); json.string(row.detail)
+        json.key(Key.id); json.string(item.id)
+        json.key(Key.kind); json.string(item.kind?.name)
+        json.key(Key.line); json.number(item.location.line)
+        json.key(Key.media)
+        if let media = row.details { write(media, into: &json) } else { json.null() }
+        json.key(Key.new); json.bool(row.isNew)
+        json.key(Key.playback)
+        if let playback = row.playback {
             json.beginObject()
-            // The chapters playback uses: the feed's (a podcast's), else the file's.
-            json.key(Key.chapters); write(item.chapters.isEmpty ? row.details?.chapters ?? [] : item.chapters, into: &json)
-            json.key(Key.description); json.string(item.description)
-            json.key(Key.duration); json.number(item.duration)
-            json.key(Key.error); json.string(row.detail)
-            json.key(Key.id); json.string(item.id)
-            json.key(Key.kind); json.string(item.kind?.name)
-            json.key(Key.line); json.number(item.location.line)
-            json.key(Key.media)
-            if let media = row.details { write(media, into: &json) } else { json.null() }
-            json.key(Key.new); json.bool(row.isNew)
-            json.key(Key.playback)
-            if let playback = row.playback {
-                json.beginObject()
-                json.key(Key.duration); json.number(playback.duration)
-                json.key(Key.position); json.number(playback.position)
-                json.key(Key.progress); json.number(playback.progress)
-                json.key(Key.state); json.string(playback.state.rawValue)
-                json.endObject()
-            } else {
-                json.null()
-            }
-            json.key(Key.played); json.bool(row.played)
-            json.key(Key.position); json.number(item.position)
-            json.key(Key.published); json.string(item.published.map(FeedDates.text))
-            json.key(Key.received); json.number(row.received)
-            json.key(Key.resumeAt); json.number(row.resumeAt)
-            json.key(Key.size); json.number(row.size)
-            json.key(Key.state); json.string(row.state.rawValue)
-            json.key(Key.thumbnail); json.string(item.thumbnail?.description.redactingUserinfo)
-            json.key(Key.title); json.string(row.title(of: item))
-            json.key(Key.url); json.string(item.source?.description.redactingUserinfo)
+            json.key(Key.duration); json.number(playback.duration)
+            json.key(Key.position); json.number(playback.position)
+            json.key(Key.progress); json.number(playback.progress)
+            json.key(Key.state); json.string(playback.state.rawValue)
             json.endObject()
-            if json.bytes.count >= 256 << 10, !json.flush(to: output) { return }
+        } else {
+            json.null()
         }
-        json.endArray()
-        json.key(Key.schema); json.string(schemaName)
+        json.key(Key.played); json.bool(row.played)
+        json.key(Key.position); json.number(item.position)
+        json.key(Key.published); json.string(item.published.map(FeedDates.text))
+        json.key(Key.received); json.number(row.received)
+        json.key(Key.resumeAt); json.number(row.resumeAt)
+        json.key(Key.size); json.number(row.size)
+        json.key(Key.state); json.string(row.state.rawValue)
+        json.key(Key.thumbnail); json.string(item.thumbnail?.description.redactingUserinfo)
+        json.key(Key.title); json.string(row.title(of: item))
+        json.key(Key.url); json.string(item.source?.description.redactingUserinfo)
         json.endObject()
-        json.newlineAtEnd()
-        _ = json.flush(to: output)
     }
 
     /// `[{"start": seconds, "title": …}]`

@@ -5,7 +5,9 @@ extension String {
     /// lines, titles, tables, MPRIS), so that a password in a feed's URL
     /// never is. Text without `://` and `@` is returned as it is.
     public var redactingUserinfo: String {
-        guard utf8.contains(UInt8(ascii: "@")), contains("://") else { return self }
+        // Read in place first: almost no text has an "@" (every URL of a large list passes here).
+        var text = self
+        guard text.withUTF8({ $0.contains(UInt8(ascii: "@")) }), contains("://") else { return self }
         var result = ""
         var rest = self[...]
         while let separator = rest.range(of: "://") {

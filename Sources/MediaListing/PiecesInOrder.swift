@@ -1,0 +1,67 @@
+import Foundation
+
+/// A long output made in pieces on two threads, this one and one other, and
+/// written in order: pieces 0, 2, 4… here, 1, 3, 5… there, one finished
+/// piece at most waiting, so memory stays that of a few pieces however long
+/// the output. (`list --json` of a large feed: its JSON took a third of the
+/// run on one core of two.)
+enum PiecesInOrder {
+    /// `write` returns false when the output failed: no more is made.
+    static func write(count: Int, piece: @escaping @Sendable (Int) -> [UInt8], to write: ([UInt8]) -> Bool) {
+        guard count > 1 else {
+            if count == 1 { _ = write(piece(0)) }
+            return
+        }
+        let handover = Handover()
+        let other = Thread {
+            for index in stride(from: 1, to: count, by: 2) {
+                guard handover.put(piece(index)) else { return }
+            }
+        }
+        other.name = "list pieces"
+        other.start()
+        for index in 0..<count {
+            guard write(index % 2 == 0 ? piece(index) : handover.take()) else {
+                handover.cancel()
+                return
+            }
+        }
+    }
+
+    /// One piece passed from the other thread to this one.
+    private final class Handover: @unchecked Sendable {
+        private let condition = NSCondition()
+        // Under `condition`.
+        private var waiting: [UInt8]?
+        private var cancelled = false
+
+        /// Waits until the last piece was taken; false once cancelled.
+        func put(_ piece: [UInt8]) -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            while waiting != nil && !cancelled { condition.wait() }
+            guard !cancelled else { return false }
+            waiting = piece
+            condition.broadcast()
+            return true
+        }
+
+        func take() -> [UInt8] {
+            condition.lock()
+            defer { condition.unlock() }
+            while waiting == nil { condition.wait() }
+            let piece = waiting ?? []
+            waiting = nil
+            condition.broadcast()
+            return piece
+        }
+
+        func cancel() {
+            condition.lock()
+            cancelled = true
+            waiting = nil
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+}
