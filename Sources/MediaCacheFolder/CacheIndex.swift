@@ -240,32 +240,65 @@ package final class CacheIndex: Sendable {
 
     /// Every probed file's details (one query, for a whole list).
     package func allDetails() -> [String: StoredDetails] {
-        let rows = (try? pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM media") }) ?? []
+        var rows: [(url: String, row: Row)] = []
+        try? pool.read { db in
+            let cursor = try Row.fetchCursor(db, sql: "SELECT \(Self.detailColumns), url FROM media")
+            while let row = try cursor.next() { rows.append((row[Self.detailColumnCount], row.copy())) }
+        }
+        // The JSON columns decoded all at once, one call per column: a
+        // decoder call per row was most of listing a 500-file folder unchanged.
+        let chapters: [[Chapter]?] = Self.decodeAll(rows.map { $0.row[11] as String? })
+        let tracks: [[MediaTrack]?] = Self.decodeAll(rows.map { $0.row[12] as String? })
+        let loudness: [Loudness?] = Self.decodeAll(rows.map { $0.row[13] as String? })
         var result: [String: StoredDetails] = [:]
         result.reserveCapacity(rows.count)
-        for row in rows { result[row["url"]] = Self.details(row) }
+        for (index, entry) in rows.enumerated() {
+            result[entry.url] = Self.details(entry.row, chapters: chapters[index], tracks: tracks[index], loudness: loudness[index])
+        }
         return result
+    }
+
+    /// Each text decoded as a `Value` (nil where absent or unreadable),
+    /// each distinct text once: a folder's files mostly share theirs (one
+    /// MP3 track, no chapters), and a decode per row was most of listing a
+    /// 500-file folder unchanged.
+    private static func decodeAll<Value: Decodable>(_ texts: [String?]) -> [Value?] {
+        let decoder = JSONDecoder()
+        var decoded: [String: Value?] = [:]
+        return texts.map { text in
+            guard let text else { return nil }
+            if let known = decoded[text] { return known }
+            let value = try? decoder.decode(Value.self, from: Data(text.utf8))
+            decoded[text] = value
+            return value
+        }
     }
 
     /// One file's details (browse's detail view asks for one item).
     package func details(for url: String) -> StoredDetails? {
-        (try? pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM media WHERE url = ?", arguments: [url]) }).flatMap { $0.map(Self.details) }
+        guard let row = try? pool.read({ db in try Row.fetchOne(db, sql: "SELECT \(Self.detailColumns) FROM media WHERE url = ?", arguments: [url]) }) else { return nil }
+        let decoder = JSONDecoder()
+        func decoded<Value: Decodable>(_ text: String?) -> Value? { text.flatMap { try? decoder.decode(Value.self, from: Data($0.utf8)) } }
+        return Self.details(row, chapters: decoded(row[11]), tracks: decoded(row[12]), loudness: decoded(row[13]))
     }
 
-    private static func details(_ row: Row) -> StoredDetails {
-        let details = MediaDetails(
-            duration: row["duration"], title: row["title"], artist: row["artist"], album: row["album"],
-            codec: row["codec"], width: row["width"], height: row["height"], sampleRate: row["sampleRate"],
-            track: row["track"], disc: row["disc"], hasCover: row["hasCover"]
+    /// The columns `details` reads, in its order.
+    private static let detailColumns = "duration, title, artist, album, codec, width, height, sampleRate, track, disc, hasCover, chapters, tracks, loudness, fileSize, fileTime"
+    private static let detailColumnCount = 16
+
+    private static func details(_ row: Row, chapters: [Chapter]?, tracks: [MediaTrack]?, loudness: Loudness?) -> StoredDetails {
+        var details = MediaDetails(
+            duration: row[0], title: row[1], artist: row[2], album: row[3],
+            codec: row[4], width: row[5], height: row[6], sampleRate: row[7],
+            track: row[8], disc: row[9], hasCover: row[10]
         )
-        var withChapters = details
-        if let text: String = row["chapters"], let chapters = try? JSONDecoder().decode([Chapter].self, from: Data(text.utf8)) { withChapters.chapters = chapters }
-        if let text: String = row["tracks"] { withChapters.tracks = try? JSONDecoder().decode([MediaTrack].self, from: Data(text.utf8)) }
-        if let text: String = row["loudness"] {
-            withChapters.measured = true
-            withChapters.loudness = try? JSONDecoder().decode(Loudness.self, from: Data(text.utf8))
+        if let chapters { details.chapters = chapters }
+        details.tracks = tracks
+        if (row[13] as String?) != nil {
+            details.measured = true
+            details.loudness = loudness
         }
-        return StoredDetails(details: withChapters, fileSize: row["fileSize"], fileTime: row["fileTime"])
+        return StoredDetails(details: details, fileSize: row[14], fileTime: row[15])
     }
 
     package func store(_ stored: StoredDetails, for url: String) throws {
@@ -290,11 +323,15 @@ package final class CacheIndex: Sendable {
                         WHEN media.fileSize = excluded.fileSize AND media.fileTime = excluded.fileTime THEN media.loudness
                     END
                 """)
+            // Keys in order, so that files with the same tracks store the
+            // same text (read back once for all of them: `decodeAll`).
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
             for (url, stored) in all {
                 let d = stored.details
                 try statement.execute(arguments: [
                     url, stored.fileSize, stored.fileTime, d.duration, d.title, d.artist, d.album, d.codec, d.width, d.height, d.sampleRate, d.track, d.disc, d.hasCover,
-                    Self.chaptersJSON(d.chapters), Self.loudnessText(d), d.tracks.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) },
+                    Self.chaptersJSON(d.chapters), Self.loudnessText(d), d.tracks.flatMap { try? encoder.encode($0) }.map { String(decoding: $0, as: UTF8.self) },
                 ])
             }
         }
