@@ -5,8 +5,9 @@ import TestKit
 /// track tags): `mediaplay list` the first time (every file probed, kept in
 /// the cache index) against MPD's `mpc rescan --wait` (every file read),
 /// then the unchanged folder listed again (only stat) against MPD's rescan
-/// of an unchanged folder (a warm server). Targets: the first list no slower
-/// than MPD's scan; the rescan at most 3× MPD's.
+/// of an unchanged folder (a warm server). Targets, each side's worst run
+/// against the other's: the first list no slower than MPD's scan; the
+/// rescan at most 3× MPD's.
 func folderBenchmark(runs: Int) throws {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/mpd"), FileManager.default.isExecutableFile(atPath: "/usr/bin/mpc") else {
         print("(MPD not installed: apt-get install mpd mpc)")
@@ -25,7 +26,7 @@ func folderBenchmark(runs: Int) throws {
             "-metadata", "album=Album \(album)", "-metadata", "track=\(track)", folder + "/\(track) Song \(index + 1).mp3",
         ])
     }
-    print("Folder benchmark: 500 tagged MP3s, median of \(runs) runs")
+    print("Folder benchmark: 500 tagged MP3s, \(runs) runs each, the worst of them compared")
     print("")
     // mediaplay: a fresh cache (index) each first run; the same one for the rescan.
     var first: [Double] = []
@@ -64,22 +65,24 @@ func folderBenchmark(runs: Int) throws {
         mpdAgain.append(measured("/usr/bin/mpc", mpc + ["--wait", "update"]).wall)
         _ = measured("/usr/bin/mpd", ["--kill", config])
     }
-    print("| run | median | range | vs MPD |")
-    print("|---|---|---|---|")
+    // Each side's worst run is its figure (a good run's median hides the
+    // slow first list a user meets); the medians are shown beside.
+    print("| run | worst | median | range | worst vs MPD's worst |")
+    print("|---|---|---|---|---|")
     func row(_ name: String, _ times: [Double], _ reference: [Double]) {
         let range = String(format: "%.3f–%.3f s", times.min()!, times.max()!)
-        print("| \(name) | \(String(format: "%.3f", median(times))) s | \(range) | \(String(format: "%.2f", median(times) / median(reference)))× |")
+        print("| \(name) | \(String(format: "%.3f", times.max()!)) s | \(String(format: "%.3f", median(times))) s | \(range) | \(String(format: "%.2f", times.max()! / reference.max()!))× |")
     }
     row("`mpc rescan --wait` (every file read)", mpdFirst, mpdFirst)
     row("`mediaplay list --json`, first (every file probed)", first, mpdFirst)
     row("`mpc update --wait`, unchanged (warm server)", mpdAgain, mpdAgain)
     row("`mediaplay list --json`, unchanged (a new process)", again, mpdAgain)
     headline(
-        "list a folder of 500 tagged files, first", mediaplay: String(format: "%.3f s", median(first)),
-        anchor: String(format: "mpc rescan %.3f s", median(mpdFirst)), ratio: median(first) / median(mpdFirst), target: "≤ 1×"
+        "list a folder of 500 tagged files, first (worst run)", mediaplay: String(format: "%.3f s", first.max()!),
+        anchor: String(format: "mpc rescan %.3f s", mpdFirst.max()!), ratio: first.max()! / mpdFirst.max()!, target: "≤ 1×"
     )
     headline(
-        "list the same folder, unchanged", mediaplay: String(format: "%.3f s", median(again)),
-        anchor: String(format: "mpc update %.3f s", median(mpdAgain)), ratio: median(again) / median(mpdAgain), target: "≤ 3×"
+        "list the same folder, unchanged (worst run)", mediaplay: String(format: "%.3f s", again.max()!),
+        anchor: String(format: "mpc update %.3f s", mpdAgain.max()!), ratio: again.max()! / mpdAgain.max()!, target: "≤ 3×"
     )
 }
