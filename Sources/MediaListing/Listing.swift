@@ -91,10 +91,7 @@ public enum Listing {
     /// document. Throws when stdout fails (a closed pipe just ends it).
     public static func print(_ loaded: LoadedFeed, around surroundings: Surroundings, details: [MediaDetails?], options: ListOptions) throws(CLIError) {
         for note in loaded.feed.notes { StandardStream.error("mediaplay: note: \(DisplayWidth.escaped(note))\n") }
-        // A feed read by mending it says so, in one line (`repaired` in the JSON).
-        if !loaded.feed.repairs.isEmpty {
-            StandardStream.error("mediaplay: note: \(DisplayWidth.escaped(DisplayWidth.singleLine(loaded.source.redactingUserinfo))) is not well-formed; read by mending it: \(DisplayWidth.escaped(loaded.feed.repairs.joined(separator: "; ")))\n")
-        }
+        noteRepairs(of: loaded.feed, source: loaded.source)
         let items = loaded.feed.items
         let played = surroundings.state?.playedURLs() ?? []
         // Where items were left part way, in any player of this user.
@@ -143,6 +140,13 @@ public enum Listing {
         if failure != 0 && failure != EPIPE {
             throw CLIError("cannot write the list: \(String(cString: strerror(failure)))", exitCode: .ioError)
         }
+    }
+
+    /// A feed read by mending it says so, in one line (`repaired` in the
+    /// JSON): in a list, and when an item of it plays.
+    public static func noteRepairs(of feed: Feed, source: String) {
+        guard !feed.repairs.isEmpty else { return }
+        StandardStream.error("mediaplay: note: \(DisplayWidth.escaped(DisplayWidth.singleLine(source.redactingUserinfo))) is not well-formed; read by mending it: \(DisplayWidth.escaped(feed.repairs.joined(separator: "; ")))\n")
     }
 
     /// Says why cache states are missing from a list.

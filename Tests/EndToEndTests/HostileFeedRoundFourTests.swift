@@ -24,6 +24,21 @@ import TestKit
         #expect(repaired?.count == 1 && repaired?[0].hasPrefix("its declared encoding") == true, "\(json.stdout)")
     }
 
+    /// Playing an item of a feed read by mending it says so too, in the
+    /// same one line as `list` (issue #44), and plays it as ffmpeg decodes it.
+    @Test func playingFromAMendedFeedSaysItWasMended() async throws {
+        let folder = try TemporaryDirectory()
+        let fixture = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
+        let tone = try await Fixtures.make(fixture.name, fixture.arguments)
+        // A bare "&" in a title: not well-formed, mended as every feed reader does.
+        let feed = try folder.write("feed.xml", #"<rss version="2.0"><channel><title>T</title><item><title>Tom & Jerry</title><enclosure url="file://\#(tone)" type="audio/wav"/></item></channel></rss>"#)
+        let out = folder.path + "/out.wav"
+        let result = try await Mediaplay.run(["play", "1", "--feed", feed, "--cache-dir", folder.path + "/cache", "--audio-out", out, "--untimed"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("mediaplay: note: \(feed) is not well-formed; read by mending it:"), "\(result.stderr)")
+        #expect(try await Fixtures.referencePCM(out) == (try await Fixtures.referencePCM(tone)))
+    }
+
     /// `play FOLDER` where a file's name is not UTF-8: that file is left
     /// out with a note, and the others play (it was "file not found", and
     /// playback stopped there).

@@ -327,6 +327,7 @@ struct PlayCommand: AsyncParsableCommand {
         }
         let feed = Feed.joined(feeds, title: feeds.count == 1 ? feeds[0].title : "\(targets.count) items")
         for note in feed.notes { Self.warn("note: \(note)") }
+        Listing.noteRepairs(of: feed, source: targets.joined(separator: " "))
         guard let first = feed.items.first(where: { $0.source != nil && $0.isValid }) else {
             throw CLIError("nothing to play in \(target): no media files", exitCode: .noInput)
         }
@@ -369,6 +370,7 @@ struct PlayCommand: AsyncParsableCommand {
     /// A feed item by number or id.
     private func feedItem(_ target: String) throws(CLIError) -> (Feed, FeedItem) {
         let loaded = try FeedLoading.load(global)
+        Listing.noteRepairs(of: loaded.feed, source: loaded.source)
         // Named like a file (a.mp3, dir/a.mp3) and neither a file nor an item: a missing file.
         if loaded.feed.item(matching: target) == nil, target.contains("/") || !(target as NSString).pathExtension.isEmpty {
             throw CLIError("file not found: \(absolutePath(target)) (and no item has the id \"\(target)\"; check the path)", exitCode: .noInput)
