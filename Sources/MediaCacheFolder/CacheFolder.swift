@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import MediaInterfaces
 import MediaModel
 
@@ -69,6 +70,32 @@ public final class CacheFolder: Sendable {
         }
         recoveredIndex = nil
     }
+
+    /// The folder of `directory`, shared while anyone holds it: a command
+    /// that reads the index in several places (a folder's details, then its
+    /// list) and keeps it for its run opens it once. Each open and close of
+    /// the index is a checkpoint and its syncs: a folder's first list had
+    /// eleven, most of its wait on a disk that takes its time over a sync.
+    public static func shared(directory: String) throws(CacheError) -> CacheFolder {
+        let result: Result<CacheFolder, CacheError> = opened.withLock { folders in
+            if let folder = folders[directory]?.folder { return .success(folder) }
+            do throws(CacheError) {
+                let folder = try CacheFolder(directory: directory)
+                folders[directory] = Held(folder: folder)
+                return .success(folder)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Not kept alive here: a folder nobody holds closes as before.
+    private struct Held {
+        weak var folder: CacheFolder?
+    }
+
+    private static let opened = Mutex<[String: Held]>([:])
 
     /// The folder for viewing (list): its index opened for reading only,
     /// falling back to a full open when the index is missing, damaged or

@@ -76,11 +76,11 @@ public enum Listing {
         let state = try? StateStore(path: BackgroundPlayer.stateDirectory(global) + "/positions.sqlite")
         let directory = global.cacheDirectory
         guard FileManager.default.fileExists(atPath: directory + "/index.sqlite") else {
-            let made = writable ? try? CacheFolder(directory: directory) : nil
+            let made = writable ? try? CacheFolder.shared(directory: directory) : nil
             return (Surroundings(cache: try? made?.snapshot(), active: active, state: state), nil)
         }
         do {
-            let folder = noteRecovery(writable ? try CacheFolder(directory: directory) : try CacheFolder.forViewing(directory: directory))
+            let folder = noteRecovery(writable ? try CacheFolder.shared(directory: directory) : try CacheFolder.forViewing(directory: directory))
             return (Surroundings(cache: try folder.snapshot(), active: active, state: state), nil)
         } catch {
             return (Surroundings(cache: nil, active: active, state: state), error.description)

@@ -63,7 +63,7 @@ struct Mediaplay: AsyncParsableCommand {
         // A folder's files are probed as it loads (their track tags order
         // its albums), and kept in the cache's index for the next list.
         FeedLoading.useDetails { items, cacheDirectory in
-            let folder = cacheDirectory.flatMap { try? CacheFolder(directory: $0) }
+            let folder = cacheDirectory.flatMap { try? CacheFolder.shared(directory: $0) }
             return ItemDetails.lookup(items, folder: folder)
         }
         // A write over a file size limit must fail with EFBIG (reported as a

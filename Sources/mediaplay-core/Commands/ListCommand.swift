@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaCacheFolder
 import MediaplayCommandLine
 import MediaFeed
 import MediaSession
@@ -37,6 +38,10 @@ struct ListCommand: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
+            // One open of the cache's index for the whole list (a folder's
+            // details, then the list's states), held to the end.
+            let index = try? CacheFolder.shared(directory: options.global.cacheDirectory)
+            defer { withExtendedLifetime(index) {} }
             let loaded = try FeedLoading.load(options.global, refresh: options.refresh)
             let (surroundings, problem) = Listing.surroundings(options.global, writable: true)
             if let problem { Listing.noteUnreadableCache(problem) }
