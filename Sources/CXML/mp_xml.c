@@ -663,6 +663,45 @@ static size_t empty_tag(const char *bytes, size_t length, size_t at, buffer *out
     return close + 1;
 }
 
+char *mp_xml_numeric_references(const char *bytes, size_t length, size_t *written) {
+    static const struct { const char *name; const char *number; } predefined[] = {
+        { "&amp;", "&#38;" }, { "&lt;", "&#60;" }, { "&gt;", "&#62;" }, { "&quot;", "&#34;" }, { "&apos;", "&#39;" },
+    };
+    *written = 0;
+    buffer out = { NULL, 0, 0, 0 };
+    size_t at = 0;
+    size_t copied = 0;
+    while (at < length && !out.failed) {
+        char c = bytes[at];
+        size_t end = at + 1;
+        if (c == '<') {
+            // What holds no references: left as it is.
+            if (starts(bytes, length, at, "<![CDATA[")) end = past(bytes, length, at + 9, "]]>");
+            else if (starts(bytes, length, at, "<!--")) end = past(bytes, length, at + 4, "-->");
+            else if (starts(bytes, length, at, "<!DOCTYPE")) end = past_doctype(bytes, length, at);
+            else if (starts(bytes, length, at, "<?")) end = past(bytes, length, at + 2, "?>");
+        } else if (c == '&') {
+            for (size_t i = 0; i < sizeof predefined / sizeof predefined[0]; i++) {
+                if (starts(bytes, length, at, predefined[i].name)) {
+                    append_bytes(&out, bytes + copied, at - copied);
+                    append(&out, predefined[i].number);
+                    end = at + strlen(predefined[i].name);
+                    copied = end;
+                    break;
+                }
+            }
+        }
+        at = end;
+    }
+    if (copied < length) append_bytes(&out, bytes + copied, length - copied);
+    if (out.failed) {
+        free(out.bytes);
+        return NULL;
+    }
+    *written = out.length;
+    return out.bytes ? out.bytes : strdup("");
+}
+
 char *mp_xml_repair(const char *bytes, size_t length, size_t *repaired_length, mp_xml_repairs *repairs) {
     memset(repairs, 0, sizeof *repairs);
     *repaired_length = 0;

@@ -67,7 +67,15 @@ enum XMLRecovery {
                 return finish(third, repairs: repairs + ["its declared encoding \(quoted(declared)) does not fit its bytes; read as \(name)"])
             }
         }
-        // libxml2's recovery, as far as it makes sense of the document.
+        // libxml2's recovery, as far as it makes sense of the document;
+        // `&amp;` and its kind as character references, which it keeps.
+        var written = 0
+        if let numeric = working.withUnsafeBufferPointer({ buffer in
+            buffer.withMemoryRebound(to: CChar.self) { mp_xml_numeric_references($0.baseAddress, $0.count, &written) }
+        }) {
+            working = Array(UnsafeBufferPointer(start: UnsafeRawPointer(numeric).assumingMemoryBound(to: UInt8.self), count: written))
+            free(numeric)
+        }
         let last = try attempt(working, transcoded: transcoded, recovering: true, body)
         if case .read = last { return finish(last, repairs: repairs) }
         throw firstError
