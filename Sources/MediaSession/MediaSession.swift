@@ -74,8 +74,8 @@ public final class MediaSession: @unchecked Sendable {
 
     /// Blocking engine calls (the virtual clock, waiting for a player to
     /// stop) and the store's one-shot fetches run here, never on Swift's
-    /// cooperative threads.
-    let blockingQueue = DispatchQueue(label: "mediaplay.session", attributes: .concurrent)
+    /// cooperative threads: each on a thread of its own (`BlockingThreads`).
+    let blockingQueue = BlockingThreads(name: "mediaplay.session")
 
     /// Problems no command waits for (a chapters file that cannot be had):
     /// the background player's log.
