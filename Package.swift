@@ -119,9 +119,11 @@ let package = Package(
         // the engine's probes and loudness kept in the cache's index.
         .target(
             name: "MediaWiring",
-            dependencies: ["MediaInterfaces", "MediaModel", "MediaFeed", "MediaCacheFolder", "MediaCache", "MediaEngine", "MediaSession"],
+            dependencies: ["MediaInterfaces", "MediaModel", "MediaFeed", "MediaCacheFolder", "MediaCache", "MediaEngine", "MediaSession", "MediaPages"],
             swiftSettings: swiftSettings
         ),
+        // Web pages resolved through yt-dlp (a child process), as mpv does.
+        .target(name: "MediaPages", dependencies: ["MediaInterfaces", "MediaModel", "MediaFeed", "MediaTerminal"], swiftSettings: swiftSettings),
         .target(
             name: "MediaControl",
             dependencies: ["MediaModel", "MediaFeed", "CLinux"],
@@ -225,7 +227,7 @@ let package = Package(
             name: "mediaplay-core",
             dependencies: [
                 "MediaModel", "MediaFeed", "MediaTerminal", "MediaInterfaces", "MediaCache", "MediaEngine", "MediaSession", "MediaWiring", "MediaControl", "MediaDaemon",
-                "MediaMPRIS", "MediaMPD", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommon", "MediaplayCommandLine", "MediaListing", "MediaFeedLoading", "MediaCacheCommands", "MediaConfig", "CLinux",
+                "MediaMPRIS", "MediaMPD", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommon", "MediaplayCommandLine", "MediaListing", "MediaFeedLoading", "MediaCacheCommands", "MediaConfig", "MediaPages", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -109,6 +109,27 @@ public final class CacheFolder: Sendable {
         try? index.confirm(feed: url.absoluteString, at: time.timeIntervalSince1970)
     }
 
+    // MARK: - Web pages
+
+    /// What the page at `url` resolved to, when it was kept.
+    public func keptPage(for url: URL) -> ResolvedPage? {
+        guard let text = index.pageResolution(url.absoluteString) else { return nil }
+        return try? JSONDecoder().decode(ResolvedPage.self, from: Data(text.utf8))
+    }
+
+    /// Keeps a page's resolution (a failure to keep it costs a second
+    /// resolution, nothing more).
+    public func keep(_ page: ResolvedPage, for url: URL) {
+        guard let data = try? JSONEncoder().encode(page) else { return }
+        try? index.keep(
+            page: url.absoluteString, resolution: String(decoding: data, as: UTF8.self), mediaURL: page.media.url.absoluteString,
+            title: page.title, at: clock.wallTime.timeIntervalSince1970
+        )
+    }
+
+    /// The pages' titles, by the URL of the media each resolved to.
+    public func pageTitles() -> [String: String] { index.pageTitles() }
+
     // MARK: - Probed details
 
     /// Every file's probed details, by URL (`file://` for local files).

@@ -206,6 +206,18 @@ package final class CacheIndex: Sendable {
                 // keeps what was measured (the same file, see `store`).
                 try db.alter(table: "media") { table in table.add(column: "tracks", .text) }
             }
+            migrator.registerMigration("v8-pages") { db in
+                // What a web page resolved to through yt-dlp (JSON of a
+                // `ResolvedPage`), so a second play asks yt-dlp nothing; the
+                // media's URL, for naming its entry by the page's title.
+                try db.create(table: "page") { table in
+                    table.primaryKey("url", .text)
+                    table.column("resolution", .text).notNull()
+                    table.column("mediaURL", .text).notNull()
+                    table.column("title", .text)
+                    table.column("resolved", .double).notNull()
+                }
+            }
         return migrator
     }
 
@@ -310,6 +322,30 @@ package final class CacheIndex: Sendable {
     private static func chaptersJSON(_ chapters: [Chapter]) -> String? {
         guard !chapters.isEmpty, let data = try? JSONEncoder().encode(chapters) else { return nil }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A page's kept resolution (JSON), if any.
+    package func pageResolution(_ url: String) -> String? {
+        try? pool.read { db in try String.fetchOne(db, sql: "SELECT resolution FROM page WHERE url = ?", arguments: [url]) }
+    }
+
+    package func keep(page url: String, resolution: String, mediaURL: String, title: String?, at time: Double) throws {
+        try pool.write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO page (url, resolution, mediaURL, title, resolved) VALUES (?, ?, ?, ?, ?)",
+                arguments: [url, resolution, mediaURL, title, time]
+            )
+        }
+    }
+
+    /// The titles of the pages whose media are these URLs.
+    package func pageTitles() -> [String: String] {
+        let rows = (try? pool.read { db in try Row.fetchAll(db, sql: "SELECT mediaURL, title FROM page WHERE title IS NOT NULL") }) ?? []
+        var titles: [String: String] = [:]
+        for row in rows {
+            if let url = row["mediaURL"] as String?, let title = row["title"] as String? { titles[url] = title }
+        }
+        return titles
     }
 
     package func keptFeed(_ url: String) -> KeptFeed? {

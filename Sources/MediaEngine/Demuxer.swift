@@ -41,12 +41,21 @@ public final class Demuxer: @unchecked Sendable {
         try self.init(path: source.name, io: ByteSourceIO(source: source))
     }
 
-    private init(path: String, io: ByteSourceIO?) throws(FFmpegError) {
+    /// An adaptive stream (HLS, DASH) libavformat fetches from its
+    /// manifest: http(s) only, the page's headers to its own host only; the
+    /// variant the best under `limits`, the others never fetched.
+    /// `interruption` ends a blocked read (a stop).
+    public convenience init(stream: RemoteStream, limits: VariantLimits = VariantLimits(), interruption: StreamInterruption? = nil) throws(FFmpegError) {
+        try self.init(path: stream.url.absoluteString, io: nil, remote: (stream, limits, interruption))
+    }
+
+    private init(path: String, io: ByteSourceIO?, remote: (stream: RemoteStream, limits: VariantLimits, interruption: StreamInterruption?)? = nil) throws(FFmpegError) {
         // FFmpeg's own log lines would land on the user's screen; our errors say it in one line.
         av_log_set_level(AV_LOG_FATAL)
         self.path = path
         self.io = io
-        let name = (path as String).split(separator: "/").last.map(String.init) ?? path
+        let name = remote.map { $0.stream.url.lastPathComponent.isEmpty ? ($0.stream.url.host ?? "stream") : $0.stream.url.lastPathComponent }
+            ?? (path as String).split(separator: "/").last.map(String.init) ?? path
         self.name = name
         var context: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
         if let io {
@@ -61,11 +70,20 @@ public final class Demuxer: @unchecked Sendable {
         // FFmpeg opens nothing by itself: a local file may be reopened (the
         // image2 demuxer does, per frame), a download nothing at all; only
         // the file protocol exists for it.
-        let policy = IOPolicy(allowed: io == nil ? path : nil)
+        let policy = IOPolicy(allowed: io == nil && remote == nil ? path : nil, remoteHost: remote?.stream.url.host)
         self.policy = policy
         if let context { mp_guard_io(context, policy.pointer) }
+        if let context, let interruption = remote?.interruption { mp_interrupt_install(context, interruption.flag) }
         var options: OpaquePointer?
-        av_dict_set(&options, "protocol_whitelist", "file", 0)
+        if let remote {
+            av_dict_set(&options, "protocol_whitelist", "http,https,tcp,tls,crypto", 0)
+            // A stalled server fails the read instead of holding it forever.
+            av_dict_set(&options, "rw_timeout", "30000000", 0)
+            let headers = remote.stream.headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\r\n" }.joined()
+            if !headers.isEmpty { av_dict_set(&options, "headers", headers, 0) }
+        } else {
+            av_dict_set(&options, "protocol_whitelist", "file", 0)
+        }
         defer { av_dict_free(&options) }
         // A failed open frees the context (but never our I/O context).
         let opened = avformat_open_input(&context, path, nil, &options)
@@ -81,6 +99,13 @@ public final class Demuxer: @unchecked Sendable {
         let found = avformat_find_stream_info(context, nil)
         try policy.check(name: name)
         try Self.check(found, io: io, name: name, "cannot read the streams of \(name)")
+        if let remote {
+            (audioStreamIndex, videoStreamIndex) = Self.chooseVariant(context, limits: remote.limits)
+            if audioStreamIndex == nil && videoStreamIndex == nil {
+                throw FFmpegError(context: "cannot play \(name)", message: "no audio or video stream")
+            }
+            return
+        }
         let audio = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
         audioStreamIndex = audio >= 0 ? audio : nil
         var video: Int32 = -1
@@ -96,6 +121,33 @@ public final class Demuxer: @unchecked Sendable {
         if audioStreamIndex == nil && videoStreamIndex == nil {
             throw FFmpegError(context: "cannot play \(name)", message: "no audio or video stream")
         }
+    }
+
+    /// An adaptive stream's variant: the video of the highest bandwidth
+    /// within the limits (else the lowest there is), the best audio with
+    /// it; every other stream discarded, so its segments are never fetched.
+    private static func chooseVariant(_ context: UnsafeMutablePointer<AVFormatContext>, limits: VariantLimits) -> (audio: Int32?, video: Int32?) {
+        var videos: [(index: Int32, bandwidth: Int64, height: Int)] = []
+        for index in 0..<Int32(context.pointee.nb_streams) {
+            let stream = context.pointee.streams[Int(index)]!
+            let parameters = stream.pointee.codecpar.pointee
+            guard parameters.codec_type == AVMEDIA_TYPE_VIDEO, stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0 else { continue }
+            // HLS says a variant's bandwidth in its metadata, DASH in the bit rate.
+            let stated = StreamTags.value("variant_bitrate", of: stream).flatMap { Int64($0) }
+            videos.append((index, max(stated ?? 0, parameters.bit_rate), Int(parameters.height)))
+        }
+        let fitting = videos.filter { limits.allows(bandwidth: $0.bandwidth, height: $0.height) }
+        let chosen: Int32? = if fitting.isEmpty {
+            videos.min { ($0.bandwidth, $0.height) < ($1.bandwidth, $1.height) }?.index
+        } else {
+            fitting.max { ($0.bandwidth, $0.height) < ($1.bandwidth, $1.height) }?.index
+        }
+        let audio = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, chosen ?? -1, nil, 0)
+        let audioIndex: Int32? = audio >= 0 ? audio : nil
+        for index in 0..<Int32(context.pointee.nb_streams) where index != chosen && index != audioIndex {
+            context.pointee.streams[Int(index)]!.pointee.discard = AVDISCARD_ALL
+        }
+        return (audioIndex, chosen)
     }
 
     /// `check`, except that a failed read of a byte source is reported in
@@ -218,15 +270,21 @@ final class IOPolicy: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<mp_io_policy>
     private let allowed: UnsafeMutablePointer<CChar>?
 
-    init(allowed path: String?) {
+    private let host: UnsafeMutablePointer<CChar>?
+
+    init(allowed path: String?, remoteHost: String? = nil) {
         pointer = .allocate(capacity: 1)
         pointer.initialize(to: mp_io_policy())
         allowed = path.map { strdup($0) }
+        host = remoteHost.map { strdup($0) }
         pointer.pointee.allowed = UnsafePointer(allowed)
+        pointer.pointee.remote = remoteHost == nil ? 0 : 1
+        pointer.pointee.host = UnsafePointer(host)
     }
 
     deinit {
         free(allowed)
+        free(host)
         pointer.deallocate()
     }
 
@@ -235,9 +293,50 @@ final class IOPolicy: @unchecked Sendable {
     func check(name: String) throws(FFmpegError) {
         guard pointer.pointee.refused != 0 else { return }
         let url = withUnsafeBytes(of: pointer.pointee.refusedURL) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if pointer.pointee.remote != 0 {
+            throw FFmpegError(
+                context: "cannot play \(name)",
+                message: "the stream asked for \(url.isEmpty ? "another file" : url.redactingUserinfo), which is not an http or https URL; an adaptive stream's parts come from the web only"
+            )
+        }
         throw FFmpegError(
             context: "cannot play \(name)",
             message: "it is a playlist or a reference to other media (it asked for \(url.isEmpty ? "another file" : url.redactingUserinfo)), which mediaplay does not follow; point the feed at the media itself"
         )
     }
+}
+
+/// The caps on an adaptive stream's variant (`[playback] max-height`,
+/// `max-bitrate`): nil, none.
+public struct VariantLimits: Sendable, Equatable {
+    public var maximumHeight: Int?
+    /// Bits per second.
+    public var maximumBitrate: Int64?
+
+    public init(maximumHeight: Int? = nil, maximumBitrate: Int64? = nil) {
+        self.maximumHeight = maximumHeight
+        self.maximumBitrate = maximumBitrate
+    }
+
+    /// A variant that does not say its height or bandwidth passes that cap.
+    func allows(bandwidth: Int64, height: Int) -> Bool {
+        if let maximumHeight, height > 0, height > maximumHeight { return false }
+        if let maximumBitrate, bandwidth > 0, bandwidth > maximumBitrate { return false }
+        return true
+    }
+}
+
+/// A stop for an adaptive stream's network reads: set once, libavformat's
+/// interrupt callback ends every read after it.
+public final class StreamInterruption: @unchecked Sendable {
+    let flag: UnsafeMutablePointer<Int32>
+
+    public init() {
+        flag = .allocate(capacity: 1)
+        flag.initialize(to: 0)
+    }
+
+    deinit { flag.deallocate() }
+
+    public func interrupt() { mp_interrupt_set(flag) }
 }

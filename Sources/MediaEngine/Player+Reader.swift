@@ -12,7 +12,13 @@ extension Player {
         source?.onWait = { [weak self] waiting in self?.setInputWaiting(waiting) }
         do throws(FFmpegError) {
             let opened: Demuxer
-            if let source { opened = try Demuxer(source: source) } else { opened = try Demuxer(path: path) }
+            if let source {
+                opened = try Demuxer(source: source)
+            } else if let stream {
+                opened = try Demuxer(stream: stream, limits: options.variantLimits, interruption: streamInterruption)
+            } else {
+                opened = try Demuxer(path: path)
+            }
             demuxer = opened
             try startPipeline(opened)
             try readPackets(opened)

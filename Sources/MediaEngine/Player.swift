@@ -19,6 +19,9 @@ public final class Player: @unchecked Sendable {
     public let path: String
     /// Where the bytes come from when not a file (a download in progress).
     let source: (any ByteSource)?
+    /// An adaptive stream libavformat fetches itself, and its stop.
+    let stream: RemoteStream?
+    let streamInterruption = StreamInterruption()
     let options: PlaybackOptions
     let audioSink: (any AudioSink)?
     /// Set once on the reader thread, before the presenter starts.
@@ -151,9 +154,15 @@ public final class Player: @unchecked Sendable {
         case let .file(path):
             self.path = path
             source = nil
+            stream = nil
         case let .source(source):
             path = source.name
             self.source = source
+            stream = nil
+        case let .stream(remote):
+            path = remote.url.absoluteString
+            source = nil
+            stream = remote
         }
         self.audioSink = audioSink
         self.makeVideoSink = makeVideoSink
@@ -275,6 +284,7 @@ public final class Player: @unchecked Sendable {
         // After the flag: the reader's cancelled wait then reads as this
         // stop, not as a failed download.
         source?.interrupt()
+        streamInterruption.interrupt()
         videoSink?.dismiss()
     }
 

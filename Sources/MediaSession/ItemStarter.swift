@@ -13,6 +13,8 @@ struct ItemStarter: Sendable {
     let store: (any MediaStore)?
     /// Where small documents (a chapters file) come from when no store is open.
     var documents: (any DocumentFetcher)? = nil
+    /// What finds the media in a web page (yt-dlp); nil: pages do not play.
+    var pages: (any PageResolver)? = nil
 
     /// What a whole-file download does while the item starts.
     enum Download: Sendable {
@@ -31,26 +33,44 @@ struct ItemStarter: Sendable {
         case noCache
         /// An item with no media at all.
         case textOnly
+        /// A web page that gave nothing to play (or no yt-dlp to ask).
+        case page(PageError)
+    }
+
+    /// Where an item's bytes come from, and the web page it came through.
+    struct Started: Sendable {
+        var input: MediaInput
+        /// What yt-dlp made of the item's page (its title, chapters, subtitles).
+        var page: ResolvedPage?
     }
 
     /// The input to play `item` from, once it can be opened.
-    func input(for item: FeedItem, onDownload: @Sendable (Download) -> Void) async throws(Failure) -> MediaInput {
+    func input(for item: FeedItem, onDownload: @Sendable (Download) -> Void) async throws(Failure) -> Started {
         switch item.source {
         case let .file(path)?:
             guard LocalFile.isReadable(path) else { throw .missing(path: path) }
-            return .file(path)
+            return Started(input: .file(path))
         case let .remote(url)?:
             guard let store else { throw .noCache }
-            if let path = store.cachedFile(for: url) { return .file(path) }
+            if let path = store.cachedFile(for: url) { return Started(input: .file(path)) }
+            // An adaptive stream plays from its manifest (never cached).
+            if item.kind != .image, RemoteStream.isManifest(url) { return Started(input: .stream(RemoteStream(url: url))) }
             // Audio and video play while they download (a 404 is a download
             // error, said once the server answered); a picture is shown
             // whole, so it downloads first.
             if item.kind != .image {
+                // A page resolved before: its media, yt-dlp not asked again
+                // unless the media's address no longer answers (they expire).
+                if let kept = store.keptPage(for: url), let input = try? await open(kept, from: store) {
+                    return Started(input: input, page: kept)
+                }
                 do {
-                    return .source(try await store.openReader(url))
+                    return Started(input: .source(try await store.openReader(url)))
                 } catch .liveStream {
                     // No length: internet radio, played live, never kept.
-                    return .source(store.openLiveStream(url))
+                    return Started(input: .source(store.openLiveStream(url)))
+                } catch .webPage {
+                    return try await resolve(url, store: store)
                 } catch {
                     throw .download(reason: "\(error)")
                 }
@@ -60,13 +80,45 @@ struct ItemStarter: Sendable {
             for await event in store.downloadWhole(url) {
                 switch event {
                 case let .progress(progress): onDownload(.progress(progress.fraction))
-                case let .finished(path, _): return .file(path)
+                case let .finished(path, _): return Started(input: .file(path))
                 case let .failed(error): throw .download(reason: "\(error)")
                 }
             }
             throw .download(reason: "stopped")
         case nil:
             throw .textOnly
+        }
+    }
+
+    /// A web page through yt-dlp (off Swift's pool: it is a child process
+    /// that takes seconds), its resolution kept, its media opened.
+    private func resolve(_ url: URL, store: any MediaStore) async throws(Failure) -> Started {
+        guard let pages else { throw .page(.noResolver) }
+        let result: Result<ResolvedPage, PageError> = await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: Result { () throws(PageError) in try pages.resolve(url) }) }
+            thread.name = "mediaplay.page"
+            thread.start()
+        }
+        let page: ResolvedPage
+        do { page = try result.get() } catch { throw .page(error) }
+        let input: MediaInput
+        do { input = try await open(page, from: store) } catch { throw .download(reason: "\(error)") }
+        // A live page's media has no end to keep.
+        if !page.isLive { store.keep(page, for: url) }
+        return Started(input: input, page: page)
+    }
+
+    /// The input of a page's media: a manifest as a stream, a live stream
+    /// live, a file through the cache (downloaded once, played meanwhile).
+    private func open(_ page: ResolvedPage, from store: any MediaStore) async throws(CacheError) -> MediaInput {
+        let media = page.media
+        if media.isManifest { return .stream(media.stream) }
+        if page.isLive { return .source(store.openLiveStream(media.url)) }
+        if let path = store.cachedFile(for: media.url) { return .file(path) }
+        do {
+            return .source(try await store.openReader(media.url, headers: media.headers))
+        } catch .liveStream {
+            return .source(store.openLiveStream(media.url))
         }
     }
 
@@ -96,13 +148,17 @@ struct ItemStarter: Sendable {
     /// Stops the in-process download of the item's media (the part
     /// downloaded stays for the next start).
     func cancel(_ item: FeedItem) {
-        if case let .remote(url)? = item.source { store?.cancel(url) }
+        guard case let .remote(url)? = item.source else { return }
+        store?.cancel(url)
+        if let media = store?.keptPage(for: url)?.media { store?.cancel(media.url) }
     }
 
     /// Whether the item's media is at hand without a download.
     func isCached(_ item: FeedItem) -> Bool {
         switch item.source {
-        case let .remote(url)?: return store?.cachedFile(for: url) != nil
+        case let .remote(url)?:
+            if store?.cachedFile(for: url) != nil { return true }
+            return store?.keptPage(for: url).map { store?.cachedFile(for: $0.media.url) != nil } ?? false
         case .file?: return true
         case nil: return false
         }

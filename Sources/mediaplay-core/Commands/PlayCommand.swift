@@ -89,6 +89,7 @@ struct PlayCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Loudness and filters") var loudness: LoudnessFlags
     @OptionGroup(title: "Tracks and subtitles") var tracks: TrackFlags
+    @OptionGroup(title: "Web pages") var pages: PageOptions
 
     @Flag(name: .long, help: "Decode as fast as possible (only with --audio-out/--video-out or --no-audio).")
     var untimed = false
@@ -202,7 +203,9 @@ struct PlayCommand: AsyncParsableCommand {
             let session = MediaSession(
                 feed: feed, store: store, documents: HTTPDocuments(), positions: state, engine: engine,
                 settings: loudness.settings(AudioSettings(volume: volume, muted: mute, speed: speed), recording: recordsSound, config: config),
-                playlist: PlaylistMode(autoplay: inTurn && feed.items.count > 1), tracks: tracks.settings(config: config)
+                playlist: PlaylistMode(autoplay: inTurn && feed.items.count > 1), tracks: tracks.settings(config: config),
+                // No picture will show: a page's audio alone, as mpv picks it.
+                pages: pages.resolver(audioOnly: noVideo || (vo == .none && recording.videoOut == nil))
             )
             // The keys of the terminal and the window: config.toml's [keys];
             // where items start: config.toml's `start` (a recording from the top).
@@ -261,6 +264,8 @@ struct PlayCommand: AsyncParsableCommand {
             return CLIError("\(named) (\(kept ? "the part downloaded is kept; " : "")retry: \(retry))", exitCode: .unavailable)
         case .noSuchItem:
             return CLIError(named, exitCode: .noInput)
+        case .unavailable:
+            return CLIError(named, exitCode: .unavailable)
         default:
             if displayMissing, item.kind != .audio {
                 return CLIError("cannot show item \(item.position) \"\(item.title)\": no display (set DISPLAY, use --vo terminal, or record frames with --video-out)", exitCode: .unavailable)
@@ -346,7 +351,7 @@ struct PlayCommand: AsyncParsableCommand {
         if let scheme = FeedDecoder.schemeOf(target), scheme == "http" || scheme == "https" {
             guard let url = URL(string: target) else { throw CLIError("\"\(target)\" is not a valid URL", exitCode: .usage) }
             // A playlist or feed on the web (radio.pls, a podcast) lists items.
-            if ["m3u", "m3u8", "pls", "xml", "rss", "atom", "json"].contains(url.pathExtension.lowercased()) {
+            if ["m3u", "pls", "xml", "rss", "atom", "json"].contains(url.pathExtension.lowercased()) {
                 var options = global
                 options.feed = target
                 return try FeedLoading.load(options).feed

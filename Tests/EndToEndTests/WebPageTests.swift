@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+import TestKit
+
+/// Web pages and adaptive streams (issue 46), against the real yt-dlp
+/// (Debian's, whose generic extractor finds `<video>` sources, HLS and
+/// DASH in a page) and pages of our own on loopback: a page plays as mpv
+/// plays it, downloaded once; DASH and HLS play as ffmpeg decodes them;
+/// nothing local is read because of a page.
+@Suite struct WebPageTests {
+    static func page(title: String, body: String) -> [UInt8] {
+        Array("<!doctype html>\n<html><head><title>\(title)</title></head>\n<body>\(body)</body></html>\n".utf8)
+    }
+
+    static func errorLines(_ stderr: String) -> [Substring] {
+        stderr.split(separator: "\n").filter { $0.hasPrefix("mediaplay:") }
+    }
+
+    /// A DASH stream of the clip (video and audio in adaptation sets of
+    /// their own) and an HLS one, made by ffmpeg's muxers into a folder,
+    /// every file served under /dash/ and /hls/.
+    static func adaptiveStreams(serving server: TestHTTPServer, in folder: TemporaryDirectory) async throws -> (dash: String, hls: String) {
+        let clip = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        for kind in ["dash", "hls"] { try FileManager.default.createDirectory(atPath: folder.path + "/" + kind, withIntermediateDirectories: true) }
+        let dash = folder.path + "/dash/manifest.mpd"
+        let hls = folder.path + "/hls/index.m3u8"
+        let made = [
+            try await Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-i", clip, "-map", "0:v", "-map", "0:a", "-c", "copy", "-f", "dash", "-adaptation_sets", "id=0,streams=v id=1,streams=a", dash]),
+            try await Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y", "-i", clip, "-c", "copy", "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod", hls]),
+        ]
+        for result in made { #expect(result.status == 0, "\(String(decoding: result.stderr, as: UTF8.self))") }
+        for kind in ["dash", "hls"] {
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder.path + "/" + kind) {
+                let type = name.hasSuffix(".mpd") ? "application/dash+xml" : name.hasSuffix(".m3u8") ? "application/vnd.apple.mpegurl" : "video/mp4"
+                server.serve("/\(kind)/\(name)", bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder.path + "/\(kind)/\(name)"))), contentType: type)
+            }
+        }
+        return (dash, hls)
+    }
+
+    /// `play PAGE` of a page with `<video><source src=clip.mp4>`: the clip's
+    /// sound exactly as ffmpeg decodes it, the page's title said; played
+    /// again, nothing is asked of the server (the resolution and the clip
+    /// are kept), and `cache list` names the clip by the page's title.
+    @Test func aPagePlaysItsMediaDownloadedOnce() async throws {
+        let clip = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let server = try TestHTTPServer()
+        server.serve("/clip.mp4", bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: clip))), contentType: "video/mp4")
+        server.serve("/page.html", bytes: Self.page(title: "Harbour at dawn", body: #"<video controls><source src="clip.mp4" type="video/mp4"></video>"#), contentType: "text/html; charset=utf-8")
+        let folder = try TemporaryDirectory()
+        let out = folder.path + "/out.wav"
+        let arguments = ["play", server.url("/page.html").absoluteString, "--cache-dir", folder.path + "/cache", "--no-video", "--audio-out", out, "--untimed"]
+        let first = try await Mediaplay.run(arguments)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.contains("Harbour at dawn"), "the page's title is said: \(first.stderr)")
+        #expect(try await Fixtures.referencePCM(out) == (try await Fixtures.referencePCM(clip)), "the clip's sound, as ffmpeg decodes it")
+        let asked = (page: server.getCount("/page.html"), clip: server.getCount("/clip.mp4"))
+        #expect(asked.clip >= 1)
+
+        try FileManager.default.removeItem(atPath: out)
+        let second = try await Mediaplay.run(arguments)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stderr.contains("Harbour at dawn"), "\(second.stderr)")
+        #expect(try await Fixtures.referencePCM(out) == (try await Fixtures.referencePCM(clip)))
+        #expect(server.getCount("/page.html") == asked.page && server.getCount("/clip.mp4") == asked.clip, "played again, nothing is downloaded")
+
+        let list = try await Mediaplay.run(["cache", "list", "--cache-dir", folder.path + "/cache"])
+        #expect(list.status == 0 && list.stdout.contains("Harbour at dawn"), "\(list.stdout)\(list.stderr)")
+    }
+
+    /// A DASH manifest's URL, and a page embedding it: the video and the
+    /// audio (adaptation sets of their own) play together, frames and
+    /// samples as ffmpeg decodes the manifest.
+    @Test(arguments: [false, true])
+    func dashPlaysBothTracksAsFFmpegDecodesIt(_ throughPage: Bool) async throws {
+        let server = try TestHTTPServer()
+        let folder = try TemporaryDirectory()
+        let (dash, _) = try await Self.adaptiveStreams(serving: server, in: folder)
+        server.serve("/dash.html", bytes: Self.page(title: "Dash page", body: #"<video src="dash/manifest.mpd"></video>"#), contentType: "text/html")
+        let target = server.url(throughPage ? "/dash.html" : "/dash/manifest.mpd").absoluteString
+        let audio = folder.path + "/out.wav"
+        let video = folder.path + "/frames.txt"
+        let played = try await Mediaplay.run(["play", target, "--cache-dir", folder.path + "/cache", "--audio-out", audio, "--video-out", video, "--untimed"])
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(try await Fixtures.referencePCM(audio) == (try await Fixtures.referencePCM(dash)), "the audio track, as ffmpeg decodes it")
+        #expect(try Recorded.hashes(video) == (try await Fixtures.referenceFrameHashes(dash)), "the video track's frames, as ffmpeg decodes them")
+    }
+
+    /// A page embedding an HLS stream plays it, as ffmpeg decodes the playlist.
+    @Test func aPageEmbeddingHLSPlays() async throws {
+        let server = try TestHTTPServer()
+        let folder = try TemporaryDirectory()
+        let (_, hls) = try await Self.adaptiveStreams(serving: server, in: folder)
+        server.serve("/hls.html", bytes: Self.page(title: "Live harbour", body: #"<video><source src="hls/index.m3u8" type="application/x-mpegURL"></video>"#), contentType: "text/html")
+        let audio = folder.path + "/out.wav"
+        let played = try await Mediaplay.run(["play", server.url("/hls.html").absoluteString, "--cache-dir", folder.path + "/cache", "--no-video", "--audio-out", audio, "--untimed"])
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(try await Fixtures.referencePCM(audio) == (try await Fixtures.referencePCM(hls)))
+    }
+
+    /// A page naming a local file: refused in one line, nothing of the file played.
+    @Test func aPageNamingALocalFilePlaysNothingLocal() async throws {
+        let clip = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let server = try TestHTTPServer()
+        server.serve("/local.html", bytes: Self.page(title: "Local", body: #"<video><source src="file://\#(clip)" type="video/mp4"></video>"#), contentType: "text/html")
+        let folder = try TemporaryDirectory()
+        let out = folder.path + "/out.wav"
+        let played = try await Mediaplay.run(["play", server.url("/local.html").absoluteString, "--cache-dir", folder.path + "/cache", "--no-video", "--audio-out", out, "--untimed"])
+        #expect(played.status != 0, "\(played.stderr)")
+        #expect(Self.errorLines(played.stderr).count == 1, "\(played.stderr)")
+        #expect(!played.stderr.contains("FFmpeg can read"), "\(played.stderr)")
+        let written = (try? Data(contentsOf: URL(fileURLWithPath: out)))?.count ?? 0
+        #expect(written <= 44, "nothing local was played: \(written) bytes")
+    }
+
+    /// Without yt-dlp (ytdl-path names no program): one line, exit 69.
+    @Test func withoutYTDLOneLineAndExit69() async throws {
+        let server = try TestHTTPServer()
+        server.serve("/page.html", bytes: Self.page(title: "Page", body: #"<video src="clip.mp4"></video>"#), contentType: "text/html")
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.path + "/config/mediaplay", withIntermediateDirectories: true)
+        try "[playback]\nytdl-path = \"\(folder.path)/no-such-yt-dlp\"\n".write(toFile: folder.path + "/config/mediaplay/config.toml", atomically: true, encoding: .utf8)
+        let played = try await Mediaplay.run(
+            ["play", server.url("/page.html").absoluteString, "--cache-dir", folder.path + "/cache", "--no-video", "--no-audio", "--untimed"],
+            environment: ["XDG_CONFIG_HOME": folder.path + "/config"]
+        )
+        #expect(played.status == 69, "\(played.stderr)")
+        let lines = Self.errorLines(played.stderr)
+        #expect(lines.count == 1 && lines[0].hasSuffix("this is a web page; install yt-dlp to play it (apt install yt-dlp, or pip install yt-dlp)"), "\(played.stderr)")
+    }
+}
