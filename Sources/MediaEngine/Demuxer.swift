@@ -45,11 +45,16 @@ public final class Demuxer: @unchecked Sendable {
     /// manifest: http(s) only, the page's headers to its own host only; the
     /// variant the best under `limits`, the others never fetched.
     /// `interruption` ends a blocked read (a stop).
-    public convenience init(stream: RemoteStream, limits: VariantLimits = VariantLimits(), interruption: StreamInterruption? = nil) throws(FFmpegError) {
-        try self.init(path: stream.url.absoluteString, io: nil, remote: (stream, limits, interruption))
+    /// Without `video`, the picture's segments are not fetched at all (and
+    /// the sound plays to its own end: libavformat's DASH reader ends with
+    /// the stream it reads first).
+    public convenience init(stream: RemoteStream, limits: VariantLimits = VariantLimits(), video: Bool = true, interruption: StreamInterruption? = nil) throws(FFmpegError) {
+        try self.init(path: stream.url.absoluteString, io: nil, remote: (stream, limits, video, interruption))
     }
 
-    private init(path: String, io: ByteSourceIO?, remote: (stream: RemoteStream, limits: VariantLimits, interruption: StreamInterruption?)? = nil) throws(FFmpegError) {
+    private init(
+        path: String, io: ByteSourceIO?, remote: (stream: RemoteStream, limits: VariantLimits, video: Bool, interruption: StreamInterruption?)? = nil
+    ) throws(FFmpegError) {
         // FFmpeg's own log lines would land on the user's screen; our errors say it in one line.
         av_log_set_level(AV_LOG_FATAL)
         self.path = path
@@ -100,7 +105,7 @@ public final class Demuxer: @unchecked Sendable {
         try policy.check(name: name)
         try Self.check(found, io: io, name: name, "cannot read the streams of \(name)")
         if let remote {
-            (audioStreamIndex, videoStreamIndex) = Self.chooseVariant(context, limits: remote.limits)
+            (audioStreamIndex, videoStreamIndex) = Self.chooseVariant(context, limits: remote.limits, video: remote.video)
             if audioStreamIndex == nil && videoStreamIndex == nil {
                 throw FFmpegError(context: "cannot play \(name)", message: "no audio or video stream")
             }
@@ -126,7 +131,7 @@ public final class Demuxer: @unchecked Sendable {
     /// An adaptive stream's variant: the video of the highest bandwidth
     /// within the limits (else the lowest there is), the best audio with
     /// it; every other stream discarded, so its segments are never fetched.
-    private static func chooseVariant(_ context: UnsafeMutablePointer<AVFormatContext>, limits: VariantLimits) -> (audio: Int32?, video: Int32?) {
+    private static func chooseVariant(_ context: UnsafeMutablePointer<AVFormatContext>, limits: VariantLimits, video wanted: Bool) -> (audio: Int32?, video: Int32?) {
         var videos: [(index: Int32, bandwidth: Int64, height: Int)] = []
         for index in 0..<Int32(context.pointee.nb_streams) {
             let stream = context.pointee.streams[Int(index)]!
@@ -144,10 +149,11 @@ public final class Demuxer: @unchecked Sendable {
         }
         let audio = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, chosen ?? -1, nil, 0)
         let audioIndex: Int32? = audio >= 0 ? audio : nil
-        for index in 0..<Int32(context.pointee.nb_streams) where index != chosen && index != audioIndex {
+        let playedVideo = wanted || audioIndex == nil ? chosen : nil
+        for index in 0..<Int32(context.pointee.nb_streams) where index != playedVideo && index != audioIndex {
             context.pointee.streams[Int(index)]!.pointee.discard = AVDISCARD_ALL
         }
-        return (audioIndex, chosen)
+        return (audioIndex, playedVideo)
     }
 
     /// `check`, except that a failed read of a byte source is reported in

@@ -15,7 +15,7 @@ extension Player {
             if let source {
                 opened = try Demuxer(source: source)
             } else if let stream {
-                opened = try Demuxer(stream: stream, limits: options.variantLimits, interruption: streamInterruption)
+                opened = try Demuxer(stream: stream, limits: options.variantLimits, video: options.video, interruption: streamInterruption)
             } else {
                 opened = try Demuxer(path: path)
             }
