@@ -56,6 +56,9 @@ import TestKit
         #expect(try await Fixtures.referencePCM(out) == (try await Fixtures.referencePCM(clip)), "the clip's sound, as ffmpeg decodes it")
         let asked = (page: server.getCount("/page.html"), clip: server.getCount("/clip.mp4"))
         #expect(asked.clip >= 1)
+        // The headers yt-dlp asks for (its browser's User-Agent, the page as Referer) go with the media's request.
+        let sent = server.requests("/clip.mp4").first?.headers ?? [:]
+        #expect(sent["referer"] == server.url("/page.html").absoluteString && sent["user-agent"]?.hasPrefix("Mozilla/") == true, "\(sent)")
 
         try FileManager.default.removeItem(atPath: out)
         let second = try await Mediaplay.run(arguments)
@@ -81,6 +84,31 @@ import TestKit
         let hashes = try String(contentsOfFile: frames, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }
             .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
         return ([UInt8](try Data(contentsOf: URL(fileURLWithPath: pcm))), hashes)
+    }
+
+    /// A kept resolution is used until its media's address fails (they
+    /// expire): then the page is resolved again, and what it names now plays.
+    @Test func aResolutionWhoseMediaFailsIsMadeAgain() async throws {
+        let clip = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: clip)))
+        let server = try TestHTTPServer()
+        server.serve("/old/clip.mp4", bytes: bytes, contentType: "video/mp4")
+        server.serve("/page.html", bytes: Self.page(title: "Moving clip", body: #"<video src="old/clip.mp4"></video>"#), contentType: "text/html")
+        let folder = try TemporaryDirectory()
+        let out = folder.path + "/out.wav"
+        let arguments = ["play", server.url("/page.html").absoluteString, "--cache-dir", folder.path + "/cache", "--no-video", "--audio-out", out, "--untimed"]
+        let first = try await Mediaplay.run(arguments)
+        #expect(first.status == 0, "\(first.stderr)")
+        // The cached copy goes, the old address expires, the page names a new one.
+        let cleared = try await Mediaplay.run(["cache", "clear", "--cache-dir", folder.path + "/cache"])
+        #expect(cleared.status == 0, "\(cleared.stderr)")
+        server.inject("/old/clip.mp4", [.status(403), .status(403), .status(403), .status(403), .status(403)])
+        server.serve("/new/clip.mp4", bytes: bytes, contentType: "video/mp4")
+        server.serve("/page.html", bytes: Self.page(title: "Moving clip", body: #"<video src="new/clip.mp4"></video>"#), contentType: "text/html")
+        let second = try await Mediaplay.run(arguments)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(server.getCount("/new/clip.mp4") >= 1, "resolved again: \(second.stderr)")
+        #expect(try await Fixtures.referencePCM(out) == (try await Fixtures.referencePCM(clip)))
     }
 
     /// A DASH manifest's URL, and a page embedding it: the video and the
