@@ -219,7 +219,7 @@ let package = Package(
         // before a download could start).
         .executableTarget(
             name: "mediaplay-cache",
-            dependencies: ["MediaCache", "MediaCacheCommands", "MediaplayCommon", "MediaplayCommandLine", "MediaConfig", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["MediaCache", "MediaCacheCommands", "MediaplayCommon", "MediaplayCommandLine", "MediaConfig", "MediaPages", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings,
             linkerSettings: staticSwift(positionIndependent: true)
         ),

@@ -171,7 +171,7 @@ public final class MediaCache: Sendable {
     /// cached file is revalidated with the server and replaced if it changed.
     /// `deadline`: seconds the download may take in all, in one try (a
     /// picture for a cell: `NetworkLimits.timeout`), where a media file has none.
-    public func download(_ url: URL, refresh: Bool = false, deadline: Int? = nil) -> AsyncStream<DownloadEvent> {
+    public func download(_ url: URL, refresh: Bool = false, deadline: Int? = nil, headers: [String: String] = [:]) -> AsyncStream<DownloadEvent> {
         /// A stream of one event: the answer is known now.
         func answered(_ event: DownloadEvent) -> AsyncStream<DownloadEvent> {
             let (stream, continuation) = AsyncStream.makeStream(of: DownloadEvent.self)
@@ -193,7 +193,7 @@ public final class MediaCache: Sendable {
         let (flight, isNew) = join(url, paths: paths)
         // Subscribed before it starts: no event is missed.
         let events = flight.events()
-        if isNew { launch(flight, url: url, paths: paths, refresh: refresh, deadline: deadline) }
+        if isNew { launch(flight, url: url, paths: paths, refresh: refresh, deadline: deadline, headers: headers) }
         return events
     }
 

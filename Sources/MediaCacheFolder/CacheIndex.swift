@@ -338,6 +338,16 @@ package final class CacheIndex: Sendable {
         }
     }
 
+    /// The media URL of every resolved page, by the page's URL.
+    package func pageMedia() -> [String: (media: URL, title: String?)] {
+        let rows = (try? pool.read { db in try Row.fetchAll(db, sql: "SELECT url, mediaURL, title FROM page") }) ?? []
+        var media: [String: (media: URL, title: String?)] = [:]
+        for row in rows {
+            if let page = row["url"] as String?, let text = row["mediaURL"] as String?, let url = URL(string: text) { media[page] = (url, row["title"]) }
+        }
+        return media
+    }
+
     /// The titles of the pages whose media are these URLs.
     package func pageTitles() -> [String: String] {
         let rows = (try? pool.read { db in try Row.fetchAll(db, sql: "SELECT mediaURL, title FROM page WHERE title IS NOT NULL") }) ?? []

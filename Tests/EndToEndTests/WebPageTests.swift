@@ -86,6 +86,29 @@ import TestKit
         return ([UInt8](try Data(contentsOf: URL(fileURLWithPath: pcm))), hashes)
     }
 
+    /// A feed item whose URL is a page: `fetch` downloads the page's media
+    /// once, `list` names it by the page's title and calls it cached, and
+    /// playing it then asks the server nothing.
+    @Test func aFeedsPageItemIsFetchedListedAndPlayed() async throws {
+        let clip = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let server = try TestHTTPServer()
+        server.serve("/clip.mp4", bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: clip))), contentType: "video/mp4")
+        server.serve("/talk.html", bytes: Self.page(title: "Evening talk", body: #"<video src="clip.mp4"></video>"#), contentType: "text/html")
+        let folder = try TemporaryDirectory()
+        let feed = try folder.write("feed.json", #"[{"type": "video", "url": "\#(server.url("/talk.html").absoluteString)"}]"#)
+        let options = ["--feed", feed, "--cache-dir", folder.path + "/cache"]
+        let fetched = try await Mediaplay.run(["fetch", "1"] + options)
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        let list = try await Mediaplay.run(["list"] + options)
+        #expect(list.stdout.contains("Evening talk") && list.stdout.contains("cached"), "\(list.stdout)\(list.stderr)")
+        let asked = (page: server.getCount("/talk.html"), clip: server.getCount("/clip.mp4"))
+        let out = folder.path + "/out.wav"
+        let played = try await Mediaplay.run(["play", "1", "--no-video", "--audio-out", out, "--untimed"] + options)
+        #expect(played.status == 0 && played.stderr.contains("Evening talk"), "\(played.stderr)")
+        #expect(try await Fixtures.referencePCM(out) == (try await Fixtures.referencePCM(clip)))
+        #expect(server.getCount("/talk.html") == asked.page && server.getCount("/clip.mp4") == asked.clip, "nothing downloaded again")
+    }
+
     /// A kept resolution is used until its media's address fails (they
     /// expire): then the page is resolved again, and what it names now plays.
     @Test func aResolutionWhoseMediaFailsIsMadeAgain() async throws {

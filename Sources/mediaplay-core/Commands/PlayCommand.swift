@@ -58,6 +58,12 @@ struct PlayCommand: AsyncParsableCommand {
             play then ends with the worst failure's exit status: 65 a file that \
             cannot be decoded, 66 a missing file, 69 a failed download.
 
+            A web page's media plays through yt-dlp, as in mpv: its title, chapters and \
+            subtitles become the item's, and its file is downloaded once like any other \
+            (--ytdl-format, --no-ytdl; docs/FEED.md). An HLS (.m3u8) or DASH (.mpd) URL \
+            plays from its manifest, the variant chosen by [playback] max-height and \
+            max-bitrate.
+
             An item starts where it was left, in play or any other player of yours \
             (the background player, browse), unless it was nearly finished; one \
             played to its end, or into its last seconds, is marked played (list \
@@ -75,6 +81,7 @@ struct PlayCommand: AsyncParsableCommand {
               mediaplay play clip.mp4 --vo terminal
               mediaplay play song.flac --replaygain album
               mediaplay play talk.mp3 --af 'equalizer=f=100:t=q:w=1:g=-6'
+              mediaplay play https://example.org/talks/42 --ytdl-format 'bestvideo[height<=720]+bestaudio/best'
             """
     )
 
