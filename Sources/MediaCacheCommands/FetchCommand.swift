@@ -172,9 +172,7 @@ package struct FetchCommand: AsyncParsableCommand {
         // unless that address fails (they expire).
         if source.isRemote, let kept = cache.keptPage(for: url) {
             if let streamed = await streamed(kept, item: item, display: display) { return streamed }
-            if await download(kept.media.url, headers: kept.media.headers, item: item, source: source, cache: cache, refresh: refresh, display: display) == nil {
-                return nil
-            }
+            if await downloadFiles(kept, item: item, source: source, cache: cache, refresh: refresh, display: display) == nil { return nil }
         }
         let failure = await download(url, item: item, source: source, cache: cache, refresh: refresh, display: display)
         guard failure == .webPage, let pages = pageResolver.withLock({ $0 }) else {
@@ -195,7 +193,17 @@ package struct FetchCommand: AsyncParsableCommand {
         }
         if let streamed = await streamed(page, item: item, display: display) { return streamed }
         cache.keep(page, for: url)
-        return await download(page.media.url, headers: page.media.headers, item: item, source: source, cache: cache, refresh: refresh, display: display)
+        return await downloadFiles(page, item: item, source: source, cache: cache, refresh: refresh, display: display)
+    }
+
+    /// A page's files (the pictures', the sound's when apart), in turn.
+    private static func downloadFiles(
+        _ page: ResolvedPage, item: FeedItem, source: MediaSource, cache: MediaCache, refresh: Bool, display: FetchDisplay
+    ) async -> CacheError? {
+        for media in page.files {
+            if let failure = await download(media.url, headers: media.headers, item: item, source: source, cache: cache, refresh: refresh, display: display) { return failure }
+        }
+        return nil
     }
 
     /// A page whose media is a stream (HLS, DASH, live): played, never

@@ -123,7 +123,7 @@ public final class CacheFolder: Sendable {
         guard let data = try? JSONEncoder().encode(page) else { return }
         try? index.keep(
             page: url.absoluteString, resolution: String(decoding: data, as: UTF8.self), mediaURL: page.media.url.absoluteString,
-            title: page.title, at: clock.wallTime.timeIntervalSince1970
+            audioURL: page.audio?.url.absoluteString, title: page.title, at: clock.wallTime.timeIntervalSince1970
         )
     }
 

@@ -214,6 +214,7 @@ package final class CacheIndex: Sendable {
                     table.primaryKey("url", .text)
                     table.column("resolution", .text).notNull()
                     table.column("mediaURL", .text).notNull()
+                    table.column("audioURL", .text)
                     table.column("title", .text)
                     table.column("resolved", .double).notNull()
                 }
@@ -329,11 +330,11 @@ package final class CacheIndex: Sendable {
         try? pool.read { db in try String.fetchOne(db, sql: "SELECT resolution FROM page WHERE url = ?", arguments: [url]) }
     }
 
-    package func keep(page url: String, resolution: String, mediaURL: String, title: String?, at time: Double) throws {
+    package func keep(page url: String, resolution: String, mediaURL: String, audioURL: String?, title: String?, at time: Double) throws {
         try pool.write { db in
             try db.execute(
-                sql: "INSERT OR REPLACE INTO page (url, resolution, mediaURL, title, resolved) VALUES (?, ?, ?, ?, ?)",
-                arguments: [url, resolution, mediaURL, title, time]
+                sql: "INSERT OR REPLACE INTO page (url, resolution, mediaURL, audioURL, title, resolved) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [url, resolution, mediaURL, audioURL, title, time]
             )
         }
     }
@@ -350,10 +351,12 @@ package final class CacheIndex: Sendable {
 
     /// The titles of the pages whose media are these URLs.
     package func pageTitles() -> [String: String] {
-        let rows = (try? pool.read { db in try Row.fetchAll(db, sql: "SELECT mediaURL, title FROM page WHERE title IS NOT NULL") }) ?? []
+        let rows = (try? pool.read { db in try Row.fetchAll(db, sql: "SELECT mediaURL, audioURL, title FROM page WHERE title IS NOT NULL") }) ?? []
         var titles: [String: String] = [:]
         for row in rows {
-            if let url = row["mediaURL"] as String?, let title = row["title"] as String? { titles[url] = title }
+            guard let title = row["title"] as String? else { continue }
+            if let url = row["mediaURL"] as String? { titles[url] = title }
+            if let url = row["audioURL"] as String? { titles[url] = title + " (sound)" }
         }
         return titles
     }

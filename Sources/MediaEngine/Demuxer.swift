@@ -11,8 +11,9 @@ public final class Demuxer: @unchecked Sendable {
     private let owner: FormatContext
     var context: UnsafeMutablePointer<AVFormatContext> { owner.pointer }
     public let path: String
-    /// The audio stream to play, if any (attached cover art never counts as video).
-    public let audioStreamIndex: Int32?
+    /// The audio stream to play, if any (attached cover art never counts as
+    /// video); one of the sound's own input when it comes apart (`addAudio`).
+    public private(set) var audioStreamIndex: Int32?
     public let videoStreamIndex: Int32?
 
     /// Custom I/O over a byte source (nil for a file libavformat opens).
@@ -164,9 +165,11 @@ public final class Demuxer: @unchecked Sendable {
     }
 
 
-    /// The audio streams, in the file's order (cover art aside).
+    /// The audio streams, in the file's order (cover art aside); with the
+    /// sound apart, its input's.
     var audioStreams: [(index: Int32, language: String?, title: String?, codec: String)] {
-        (0..<Int32(context.pointee.nb_streams)).compactMap { index in
+        if let apart { return apart.sound.audioStreams.map { ($0.index + Self.apartBase, $0.language, $0.title, $0.codec) } }
+        return (0..<Int32(context.pointee.nb_streams)).compactMap { index in
             let stream = stream(index)
             guard stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO else { return nil }
             return (
@@ -177,11 +180,17 @@ public final class Demuxer: @unchecked Sendable {
     }
 
     func stream(_ index: Int32) -> UnsafeMutablePointer<AVStream> {
-        context.pointee.streams[Int(index)]!
+        if index >= Self.apartBase, let apart { return apart.sound.stream(index - Self.apartBase) }
+        return context.pointee.streams[Int(index)]!
     }
 
     /// Duration in seconds, when the container says.
     public var duration: Double? {
+        if let apart, let own = ownDuration, let sound = apart.sound.duration { return max(own, sound) }
+        return ownDuration ?? apart?.sound.duration
+    }
+
+    private var ownDuration: Double? {
         let value = context.pointee.duration
         // A container's claim is checked: 2^63 µs is no length (it trapped
         // every conversion after it).
@@ -205,8 +214,38 @@ public final class Demuxer: @unchecked Sendable {
         return chapters.sorted { $0.start < $1.start }
     }
 
-    /// Reads the next packet into `packet`; false at the end of the file.
+    /// Reads the next packet into `packet`; false at the end of the file
+    /// (of both inputs, with the sound apart: their packets interleaved by
+    /// time, the sound's streams numbered from `apartBase`).
     func readPacket(into packet: Packet) throws(FFmpegError) -> Bool {
+        guard let apart else { return try readOwnPacket(into: packet) }
+        if apart.ownNext == nil, !apart.ownEnded {
+            let next = Packet()
+            if try readOwnPacket(into: next) { apart.ownNext = next } else { apart.ownEnded = true }
+        }
+        if apart.soundNext == nil, !apart.soundEnded {
+            let next = Packet()
+            if try apart.sound.readOwnPacket(into: next) { apart.soundNext = next } else { apart.soundEnded = true }
+        }
+        let takeSound: Bool
+        switch (apart.ownNext, apart.soundNext) {
+        case (nil, nil): return false
+        case (nil, _?): takeSound = true
+        case (_?, nil): takeSound = false
+        case let (own?, sound?): takeSound = apart.sound.seconds(of: sound) < seconds(of: own)
+        }
+        let taken = takeSound ? apart.soundNext! : apart.ownNext!
+        av_packet_move_ref(packet.pointer, taken.pointer)
+        if takeSound {
+            packet.pointer.pointee.stream_index += Self.apartBase
+            apart.soundNext = nil
+        } else {
+            apart.ownNext = nil
+        }
+        return true
+    }
+
+    private func readOwnPacket(into packet: Packet) throws(FFmpegError) -> Bool {
         let result = av_read_frame(context, packet.pointer)
         try policy.check(name: name)
         if result == FFmpegError.eof, io?.failure == nil { return false }
@@ -214,11 +253,52 @@ public final class Demuxer: @unchecked Sendable {
         return true
     }
 
+    /// A packet's media time in its own input (its decoding time, else
+    /// its presentation time; none: at once).
+    private func seconds(of packet: Packet) -> Double {
+        let pointer = packet.pointer.pointee
+        let stamp = pointer.dts != mp_av_nopts_value() ? pointer.dts : pointer.pts
+        guard stamp != mp_av_nopts_value(), pointer.stream_index >= 0, pointer.stream_index < Int32(context.pointee.nb_streams) else { return -.infinity }
+        let base = stream(pointer.stream_index).pointee.time_base
+        guard base.den != 0 else { return -.infinity }
+        return Double(stamp) * Double(base.num) / Double(base.den) - startTime
+    }
+
     /// Where media time 0 is in the file's timestamps, in seconds (as
     /// `ffmpeg` does, output times count from the container's start time).
     var startTime: Double {
         let value = context.pointee.start_time
         return value == mp_av_nopts_value() ? 0 : Double(value) / Double(AV_TIME_BASE)
+    }
+
+    /// The sound's own start time: its input's, when it comes apart (as
+    /// `ffmpeg -i video -i audio` counts each input from its own start).
+    var audioStartTime: Double { apart?.sound.startTime ?? startTime }
+
+    /// The sound from an input of its own (a site's best video and best
+    /// audio as two files), played with this one's pictures as one item.
+    private final class Apart {
+        let sound: Demuxer
+        var ownNext: Packet?
+        var soundNext: Packet?
+        var ownEnded = false
+        var soundEnded = false
+
+        init(sound: Demuxer) {
+            self.sound = sound
+        }
+    }
+
+    private var apart: Apart?
+    /// Stream numbers from here on are the sound input's.
+    static let apartBase: Int32 = 1 << 16
+
+    /// Plays the sound of `sound` (its best audio stream) with this input's
+    /// pictures; this input's own sound, if any, is left aside.
+    public func addAudio(from sound: Demuxer) {
+        guard let index = sound.audioStreamIndex else { return }
+        apart = Apart(sound: sound)
+        audioStreamIndex = index + Self.apartBase
     }
 
     /// A single picture rather than a video: an image demuxer (PNG, JPEG,
@@ -248,6 +328,13 @@ public final class Demuxer: @unchecked Sendable {
         let micro = (seconds + startTime) * Double(AV_TIME_BASE)
         let target = micro.isNaN ? 0 : Int64(min(max(micro, -9.0e18), 9.0e18))
         try Self.check(avformat_seek_file(context, -1, Int64.min, target, target, 0), io: io, name: name, "cannot seek in \(name)")
+        if let apart {
+            apart.ownNext = nil
+            apart.soundNext = nil
+            apart.ownEnded = false
+            apart.soundEnded = false
+            try apart.sound.seek(to: seconds)
+        }
     }
 }
 

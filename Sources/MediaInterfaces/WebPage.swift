@@ -13,10 +13,16 @@ public struct ResolvedPage: Sendable, Equatable, Codable {
     public var chapters: [Chapter]
     public var subtitles: [Subtitle]
     /// What plays: one stream (a file, or an HLS or DASH manifest with every
-    /// track in it).
+    /// track in it), or the pictures when the sound comes apart.
     public var media: ResolvedMedia
+    /// The sound as a file of its own (a site's best video and best audio
+    /// apart), played with `media` in sync as one item.
+    public var audio: ResolvedMedia?
     /// A live stream: played, never downloaded.
     public var isLive: Bool
+
+    /// Every file it plays (the pictures', then the sound's when apart).
+    public var files: [ResolvedMedia] { [media] + (audio.map { [$0] } ?? []) }
 
     public struct Subtitle: Sendable, Equatable, Codable {
         public var url: URL
@@ -30,8 +36,9 @@ public struct ResolvedPage: Sendable, Equatable, Codable {
 
     public init(
         title: String?, duration: Double? = nil, thumbnail: URL? = nil, chapters: [Chapter] = [], subtitles: [Subtitle] = [],
-        media: ResolvedMedia, isLive: Bool = false
+        media: ResolvedMedia, audio: ResolvedMedia? = nil, isLive: Bool = false
     ) {
+        self.audio = audio
         self.title = title
         self.duration = duration
         self.thumbnail = thumbnail

@@ -126,7 +126,7 @@ public struct YTDL: PageResolver {
             let count = if case let .array(entries)? = root["entries"]?.value { entries.count } else { 0 }
             throw .failed("\(page.absoluteString.redactingUserinfo) is a playlist of \(count) items; play one of them")
         }
-        let media = try chooseMedia(root, page: page)
+        let (media, audio) = try chooseMedia(root, page: page)
         let live = root["is_live"]?.value == .bool(true) || string(root["live_status"]?.value) == "is_live"
         var chapters: [Chapter] = []
         if case let .array(list)? = root["chapters"]?.value {
@@ -149,30 +149,37 @@ public struct YTDL: PageResolver {
         let title = string(root["title"]?.value).map { DisplayWidth.singleLine(String($0.prefix(500))) }.flatMap { $0.isEmpty ? nil : $0 }
         return ResolvedPage(
             title: title, duration: live ? nil : CheckedNumber.duration(number(root["duration"]?.value)), thumbnail: thumbnail,
-            chapters: chapters.sorted { $0.start < $1.start }, subtitles: subtitles, media: media, isLive: live
+            chapters: chapters.sorted { $0.start < $1.start }, subtitles: subtitles, media: media, audio: audio, isLive: live
         )
     }
 
     /// What plays: the formats yt-dlp chose. Video and audio apart in one
     /// DASH or HLS manifest play from the manifest (both tracks, in sync);
-    /// apart as two files, the best format that holds both plays instead.
-    private static func chooseMedia(_ root: JSONValue, page: URL) throws(PageError) -> ResolvedMedia {
+    /// apart as two files, the pictures' file with the sound's beside it.
+    private static func chooseMedia(_ root: JSONValue, page: URL) throws(PageError) -> (ResolvedMedia, ResolvedMedia?) {
         var requested: [JSONValue] = []
         if case let .array(list)? = root["requested_formats"]?.value { requested = list.map(\.value) }
         if requested.isEmpty { requested = [root] }
         if requested.count > 1 {
             let manifests = Set(requested.compactMap { string($0["manifest_url"]?.value) })
             if manifests.count == 1, requested.allSatisfy({ isAdaptive($0) }), let manifest = manifests.first {
-                return ResolvedMedia(url: try PageRules.check(manifest, page: page), headers: headers(requested[0]), isManifest: true)
+                return (ResolvedMedia(url: try PageRules.check(manifest, page: page), headers: headers(requested[0]), isManifest: true), nil)
             }
-            // Two files to join: the engine plays one input, so the best
-            // single format with sound and picture plays.
+            // Two files: the pictures' and the sound's, played together.
+            let video = requested.first { string($0["vcodec"]?.value) != "none" }
+            let audio = requested.first { string($0["acodec"]?.value) != "none" && string($0["vcodec"]?.value) == "none" }
+            if requested.count == 2, let video, let audio {
+                let pictures = try format(video, page: page)
+                let sound = try format(audio, page: page)
+                if !pictures.isManifest, !sound.isManifest { return (pictures, sound) }
+            }
+            // Else the best single format that holds both.
             if case let .array(formats)? = root["formats"]?.value,
                let both = formats.map(\.value).last(where: { string($0["vcodec"]?.value) != "none" && string($0["acodec"]?.value) != "none" && string($0["url"]?.value) != nil }) {
-                return try format(both, page: page)
+                return (try format(both, page: page), nil)
             }
         }
-        return try format(requested[0], page: page)
+        return (try format(requested[0], page: page), nil)
     }
 
     private static func isAdaptive(_ format: JSONValue) -> Bool {

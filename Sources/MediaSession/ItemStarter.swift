@@ -109,11 +109,18 @@ struct ItemStarter: Sendable {
     }
 
     /// The input of a page's media: a manifest as a stream, a live stream
-    /// live, a file through the cache (downloaded once, played meanwhile).
+    /// live, a file through the cache (downloaded once, played meanwhile);
+    /// the sound apart beside the pictures.
     private func open(_ page: ResolvedPage, from store: any MediaStore) async throws(CacheError) -> MediaInput {
         let media = page.media
         if media.isManifest { return .stream(media.stream) }
         if page.isLive { return .source(store.openLiveStream(media.url)) }
+        let pictures = try await openFile(media, from: store)
+        guard let audio = page.audio else { return pictures }
+        return .separate(video: pictures, audio: try await openFile(audio, from: store))
+    }
+
+    private func openFile(_ media: ResolvedMedia, from store: any MediaStore) async throws(CacheError) -> MediaInput {
         if let path = store.cachedFile(for: media.url) { return .file(path) }
         do {
             return .source(try await store.openReader(media.url, headers: media.headers))
@@ -150,7 +157,7 @@ struct ItemStarter: Sendable {
     func cancel(_ item: FeedItem) {
         guard case let .remote(url)? = item.source else { return }
         store?.cancel(url)
-        if let media = store?.keptPage(for: url)?.media { store?.cancel(media.url) }
+        for media in store?.keptPage(for: url)?.files ?? [] { store?.cancel(media.url) }
     }
 
     /// Whether the item's media is at hand without a download.
@@ -158,7 +165,7 @@ struct ItemStarter: Sendable {
         switch item.source {
         case let .remote(url)?:
             if store?.cachedFile(for: url) != nil { return true }
-            return store?.keptPage(for: url).map { store?.cachedFile(for: $0.media.url) != nil } ?? false
+            return store?.keptPage(for: url).map { $0.files.allSatisfy { store?.cachedFile(for: $0.url) != nil } } ?? false
         case .file?: return true
         case nil: return false
         }

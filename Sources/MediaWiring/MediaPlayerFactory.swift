@@ -155,7 +155,7 @@ public struct MediaPlayerFactory: PlayerFactory {
             // probes nothing).
             switch input {
             case let .file(path): hasSound = item.kind != .image && (try? Demuxer(path: path))?.audioStreamIndex != nil
-            case .source, .stream: hasSound = item.kind != .image
+            case .source, .stream, .separate: hasSound = item.kind != .image
             }
             do {
                 return try SDLAudioSink(probe: hasSound, handoff: handoff)

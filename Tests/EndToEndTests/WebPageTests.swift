@@ -160,6 +160,48 @@ import TestKit
         #expect(try await Fixtures.referencePCM(audio) == sound.stdout)
     }
 
+    /// A page whose best video and best audio are two files (a DASH
+    /// manifest of two plain files, which yt-dlp gives as two http formats,
+    /// as sites give bestvideo+bestaudio): both play as one item, the
+    /// frames as ffmpeg decodes the video file, the samples as it decodes
+    /// the audio file; each downloaded once.
+    @Test func videoAndAudioApartPlayTogether() async throws {
+        let clip = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let video = try await Fixtures.make("clip-video-only.mp4", ["-i", clip, "-map", "0:v", "-c", "copy"])
+        let audio = try await Fixtures.make("clip-audio-only.m4a", ["-i", clip, "-map", "0:a", "-c", "copy"])
+        let server = try TestHTTPServer()
+        server.serve("/v.mp4", bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: video))), contentType: "video/mp4")
+        server.serve("/a.m4a", bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: audio))), contentType: "audio/mp4")
+        let manifest = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT2S" minBufferTime="PT1S" profiles="urn:mpeg:dash:profile:isoff-on-demand:2011">
+             <Period>
+              <AdaptationSet mimeType="video/mp4" contentType="video">
+               <Representation id="v" bandwidth="200000" codecs="avc1.64000d" width="320" height="240"><BaseURL>v.mp4</BaseURL></Representation>
+              </AdaptationSet>
+              <AdaptationSet mimeType="audio/mp4" contentType="audio">
+               <Representation id="a" bandwidth="64000" codecs="mp4a.40.2" audioSamplingRate="44100"><BaseURL>a.m4a</BaseURL></Representation>
+              </AdaptationSet>
+             </Period>
+            </MPD>
+            """
+        server.serve("/pair.mpd", bytes: Array(manifest.utf8), contentType: "application/dash+xml")
+        server.serve("/pair.html", bytes: Self.page(title: "Apart", body: #"<video src="pair.mpd"></video>"#), contentType: "text/html")
+        let folder = try TemporaryDirectory()
+        let sound = folder.path + "/out.wav"
+        let frames = folder.path + "/frames.txt"
+        let arguments = ["play", server.url("/pair.html").absoluteString, "--cache-dir", folder.path + "/cache", "--audio-out", sound, "--video-out", frames, "--untimed"]
+        let played = try await Mediaplay.run(arguments)
+        #expect(played.status == 0 && played.stderr.contains("Apart"), "\(played.stderr)")
+        #expect(try await Fixtures.referencePCM(sound) == (try await Fixtures.referencePCM(audio)), "the audio file's samples")
+        #expect(try Recorded.hashes(frames) == (try await Fixtures.referenceFrameHashes(video)), "the video file's frames")
+        let asked = (video: server.getCount("/v.mp4"), audio: server.getCount("/a.m4a"))
+        #expect(asked.video >= 1 && asked.audio >= 1)
+        let again = try await Mediaplay.run(arguments)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(server.getCount("/v.mp4") == asked.video && server.getCount("/a.m4a") == asked.audio, "both cached")
+    }
+
     /// A page embedding an HLS stream plays it, as ffmpeg decodes the playlist.
     @Test func aPageEmbeddingHLSPlays() async throws {
         let server = try TestHTTPServer()

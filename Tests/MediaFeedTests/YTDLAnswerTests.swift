@@ -41,7 +41,7 @@ import Testing
         #expect(resolved.media == ResolvedMedia(url: URL(string: "https://e.org/m.mpd")!, isManifest: true))
     }
 
-    @Test func separateFilesFallBackToTheBestWithBoth() throws {
+    @Test func separateFilesPlayTogether() throws {
         let resolved = try read(#"""
             {"title": "Y", "requested_formats": [
               {"url": "https://e.org/v.mp4", "protocol": "https", "vcodec": "avc1", "acodec": "none"},
@@ -50,7 +50,8 @@ import Testing
                          {"url": "https://e.org/a.m4a", "protocol": "https", "vcodec": "none", "acodec": "mp4a"},
                          {"url": "https://e.org/both.mp4", "protocol": "https", "vcodec": "avc1", "acodec": "mp4a"}]}
             """#)
-        #expect(resolved.media.url.absoluteString == "https://e.org/both.mp4")
+        #expect(resolved.media.url.absoluteString == "https://e.org/v.mp4" && resolved.audio?.url.absoluteString == "https://e.org/a.m4a")
+        #expect(resolved.files.map(\.url.absoluteString) == ["https://e.org/v.mp4", "https://e.org/a.m4a"])
     }
 
     @Test func hlsIsAManifestAndLiveIsSaid() throws {

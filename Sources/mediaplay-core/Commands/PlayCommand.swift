@@ -81,7 +81,7 @@ struct PlayCommand: AsyncParsableCommand {
               mediaplay play clip.mp4 --vo terminal
               mediaplay play song.flac --replaygain album
               mediaplay play talk.mp3 --af 'equalizer=f=100:t=q:w=1:g=-6'
-              mediaplay play https://example.org/talks/42 --ytdl-format 'bestvideo[height<=720]+bestaudio/best'
+              mediaplay play https://example.org/talks/42 --ytdl-format bestaudio
             """
     )
 
