@@ -202,6 +202,27 @@ import TestKit
         #expect(server.getCount("/v.mp4") == asked.video && server.getCount("/a.m4a") == asked.audio, "both cached")
     }
 
+    /// A page's subtitle track (`<track src=subs.vtt>`, which yt-dlp
+    /// lists) goes into the subtitle machinery: drawn into the pictures as
+    /// ffmpeg's subtitles filter draws the file.
+    @Test func aPagesSubtitlesAreDrawn() async throws {
+        let clip = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let folder = try TemporaryDirectory()
+        let subtitles = try folder.write("subs.vtt", "WEBVTT\n\n00:00.000 --> 00:01.200\nHello from the page\n")
+        let server = try TestHTTPServer()
+        server.serve("/clip.mp4", bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: clip))), contentType: "video/mp4")
+        server.serve("/subs.vtt", bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: subtitles))), contentType: "text/vtt")
+        let body = #"<video><source src="clip.mp4" type="video/mp4"><track kind="subtitles" src="subs.vtt" srclang="en" label="English"></video>"#
+        server.serve("/subbed.html", bytes: Self.page(title: "Subbed", body: body), contentType: "text/html")
+        let frames = folder.path + "/frames.txt"
+        let played = try await Mediaplay.run([
+            "play", server.url("/subbed.html").absoluteString, "--cache-dir", folder.path + "/cache", "--audio-out", folder.path + "/out.wav", "--video-out", frames, "--untimed",
+        ])
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(server.getCount("/subs.vtt") == 1)
+        #expect(try Recorded.hashes(frames) == (try await Fixtures.referenceFrameHashes(clip, filters: "subtitles=\(subtitles)")))
+    }
+
     /// A page embedding an HLS stream plays it, as ffmpeg decodes the playlist.
     @Test func aPageEmbeddingHLSPlays() async throws {
         let server = try TestHTTPServer()
