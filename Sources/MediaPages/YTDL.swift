@@ -46,7 +46,7 @@ public struct YTDL: PageResolver {
         guard PageRules.isWeb(page) else { throw .refused("only http and https pages are resolved: \(page.absoluteString.redactingUserinfo)") }
         guard let path = executable else { throw .noResolver }
         let output = try run(path, arguments: [
-            "--no-warnings", "--ignore-config", "-J", "--flat-playlist", "--no-playlist",
+            "--no-warnings", "-J", "--flat-playlist", "--no-playlist",
             "--write-subs", "--sub-langs", "all", "--sub-format", "ass/srt/vtt/best",
             "-f", format, "--", page.absoluteString,
         ], page: page)
