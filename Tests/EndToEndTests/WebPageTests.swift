@@ -223,6 +223,38 @@ import TestKit
         #expect(try Recorded.hashes(frames) == (try await Fixtures.referenceFrameHashes(clip, filters: "subtitles=\(subtitles)")))
     }
 
+    /// A master HLS playlist of two variants (160×120 at 100 kb/s, 320×240
+    /// at 400 kb/s): the highest bandwidth plays, or the best within
+    /// `[playback] max-height`; its frames as ffmpeg decodes that variant.
+    @Test(arguments: [nil, 150] as [Int?])
+    func aMasterPlaylistPlaysTheVariantTheCapsAllow(_ maximumHeight: Int?) async throws {
+        let clip = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.path + "/var", withIntermediateDirectories: true)
+        let made = try await Fixtures.run("/usr/bin/ffmpeg", [
+            "-v", "error", "-nostdin", "-y", "-i", clip, "-filter_complex", "[0:v]split=2[low][high0];[high0]scale=320:240[high]",
+            "-map", "[low]", "-map", "[high]", "-map", "0:a", "-map", "0:a", "-c:v", "libx264", "-preset", "veryfast", "-b:v:0", "100k", "-b:v:1", "400k",
+            "-c:a", "aac", "-f", "hls", "-var_stream_map", "v:0,a:0 v:1,a:1", "-master_pl_name", "master.m3u8", "-hls_time", "1", "-hls_playlist_type", "vod",
+            folder.path + "/var/out_%v.m3u8",
+        ])
+        #expect(made.status == 0, "\(String(decoding: made.stderr, as: UTF8.self))")
+        let server = try TestHTTPServer()
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path + "/var") {
+            let type = name.hasSuffix(".m3u8") ? "application/vnd.apple.mpegurl" : "video/mp2t"
+            server.serve("/var/\(name)", bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder.path + "/var/\(name)"))), contentType: type)
+        }
+        try FileManager.default.createDirectory(atPath: folder.path + "/config/mediaplay", withIntermediateDirectories: true)
+        try (maximumHeight.map { "[playback]\nmax-height = \($0)\n" } ?? "").write(toFile: folder.path + "/config/mediaplay/config.toml", atomically: true, encoding: .utf8)
+        let frames = folder.path + "/frames.txt"
+        let played = try await Mediaplay.run(
+            ["play", server.url("/var/master.m3u8").absoluteString, "--cache-dir", folder.path + "/cache", "--no-audio", "--video-out", frames, "--untimed"],
+            environment: ["XDG_CONFIG_HOME": folder.path + "/config"]
+        )
+        #expect(played.status == 0, "\(played.stderr)")
+        let variant = folder.path + (maximumHeight == nil ? "/var/out_1.m3u8" : "/var/out_0.m3u8")
+        #expect(try Recorded.hashes(frames) == (try await Fixtures.referenceFrameHashes(variant)))
+    }
+
     /// A page embedding an HLS stream plays it, as ffmpeg decodes the playlist.
     @Test func aPageEmbeddingHLSPlays() async throws {
         let server = try TestHTTPServer()
