@@ -170,7 +170,7 @@ package struct FetchCommand: AsyncParsableCommand {
         }
         // A web page resolved before: its media, yt-dlp not asked again
         // unless that address fails (they expire).
-        if source.isRemote, let kept = cache.keptPage(for: url) {
+        if source.isRemote, let kept = await offPool({ cache.keptPage(for: url) }) {
             if let streamed = await streamed(kept, item: item, display: display) { return streamed }
             if await downloadFiles(kept, item: item, source: source, cache: cache, refresh: refresh, display: display) == nil { return nil }
         }
@@ -179,10 +179,12 @@ package struct FetchCommand: AsyncParsableCommand {
             if failure == .webPage { await display.update(item, .failed(PageError.noResolver.description)) }
             return failure
         }
-        let result: Result<ResolvedPage, PageError> = await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: Result { () throws(PageError) in try pages.resolve(url) }) }
-            thread.name = "mediaplay.page"
-            thread.start()
+        let result: Result<ResolvedPage, PageError> = await offPool {
+            Result { () throws(PageError) in
+                let page = try pages.resolve(url)
+                if !page.isLive { cache.keep(page, for: url) }
+                return page
+            }
         }
         let page: ResolvedPage
         switch result {
@@ -192,7 +194,6 @@ package struct FetchCommand: AsyncParsableCommand {
             return error == .noResolver ? .unsupported(error.description) : .network(error.description)
         }
         if let streamed = await streamed(page, item: item, display: display) { return streamed }
-        cache.keep(page, for: url)
         return await downloadFiles(page, item: item, source: source, cache: cache, refresh: refresh, display: display)
     }
 
@@ -204,6 +205,16 @@ package struct FetchCommand: AsyncParsableCommand {
             if let failure = await download(media.url, headers: media.headers, item: item, source: source, cache: cache, refresh: refresh, display: display) { return failure }
         }
         return nil
+    }
+
+    /// Blocking work (yt-dlp, the cache's index) on a thread of its own,
+    /// never on Swift's cooperative pool.
+    private static func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: body()) }
+            thread.name = "mediaplay.page"
+            thread.start()
+        }
     }
 
     /// A page whose media is a stream (HLS, DASH, live): played, never

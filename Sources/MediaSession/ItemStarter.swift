@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MediaFeed
 import MediaInterfaces
 import MediaModel
@@ -15,6 +16,9 @@ struct ItemStarter: Sendable {
     var documents: (any DocumentFetcher)? = nil
     /// What finds the media in a web page (yt-dlp); nil: pages do not play.
     var pages: (any PageResolver)? = nil
+    /// The files each page's media comes from, once known: a stop cancels
+    /// their downloads under the session's lock, where nothing is read.
+    let pageFiles = PageFiles()
 
     /// What a whole-file download does while the item starts.
     enum Download: Sendable {
@@ -61,7 +65,7 @@ struct ItemStarter: Sendable {
             if item.kind != .image {
                 // A page resolved before: its media, yt-dlp not asked again
                 // unless the media's address no longer answers (they expire).
-                if let kept = store.keptPage(for: url), let input = try? await open(kept, from: store) {
+                if let kept = await Self.offPool({ store.keptPage(for: url) }), let input = try? await open(kept, from: store, for: url) {
                     return Started(input: input, page: kept)
                 }
                 do {
@@ -94,24 +98,36 @@ struct ItemStarter: Sendable {
     /// that takes seconds), its resolution kept, its media opened.
     private func resolve(_ url: URL, store: any MediaStore) async throws(Failure) -> Started {
         guard let pages else { throw .page(.noResolver) }
-        let result: Result<ResolvedPage, PageError> = await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: Result { () throws(PageError) in try pages.resolve(url) }) }
-            thread.name = "mediaplay.page"
-            thread.start()
+        let result: Result<ResolvedPage, PageError> = await Self.offPool {
+            Result { () throws(PageError) in
+                let page = try pages.resolve(url)
+                // Kept at once (a live page's media has no end to keep).
+                if !page.isLive { store.keep(page, for: url) }
+                return page
+            }
         }
         let page: ResolvedPage
         do { page = try result.get() } catch { throw .page(error) }
         let input: MediaInput
-        do { input = try await open(page, from: store) } catch { throw .download(reason: "\(error)") }
-        // A live page's media has no end to keep.
-        if !page.isLive { store.keep(page, for: url) }
+        do { input = try await open(page, from: store, for: url) } catch { throw .download(reason: "\(error)") }
         return Started(input: input, page: page)
+    }
+
+    /// Blocking work (yt-dlp, the cache's index) on a thread of its own,
+    /// never on Swift's cooperative pool.
+    private static func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: body()) }
+            thread.name = "mediaplay.page"
+            thread.start()
+        }
     }
 
     /// The input of a page's media: a manifest as a stream, a live stream
     /// live, a file through the cache (downloaded once, played meanwhile);
     /// the sound apart beside the pictures.
-    private func open(_ page: ResolvedPage, from store: any MediaStore) async throws(CacheError) -> MediaInput {
+    private func open(_ page: ResolvedPage, from store: any MediaStore, for url: URL) async throws(CacheError) -> MediaInput {
+        pageFiles.set(page.files.map(\.url), for: url)
         let media = page.media
         if media.isManifest { return .stream(media.stream) }
         if page.isLive { return .source(store.openLiveStream(media.url)) }
@@ -157,7 +173,7 @@ struct ItemStarter: Sendable {
     func cancel(_ item: FeedItem) {
         guard case let .remote(url)? = item.source else { return }
         store?.cancel(url)
-        for media in store?.keptPage(for: url)?.files ?? [] { store?.cancel(media.url) }
+        for file in pageFiles.files(for: url) { store?.cancel(file) }
     }
 
     /// Whether the item's media is at hand without a download.
@@ -169,5 +185,18 @@ struct ItemStarter: Sendable {
         case .file?: return true
         case nil: return false
         }
+    }
+}
+
+/// The files each web page's media comes from, as this process learnt them.
+final class PageFiles: Sendable {
+    private let files = Mutex<[URL: [URL]]>([:])
+
+    func set(_ media: [URL], for page: URL) {
+        files.withLock { $0[page] = media }
+    }
+
+    func files(for page: URL) -> [URL] {
+        files.withLock { $0[page] ?? [] }
     }
 }

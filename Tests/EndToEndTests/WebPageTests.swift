@@ -7,7 +7,7 @@ import TestKit
 /// DASH in a page) and pages of our own on loopback: a page plays as mpv
 /// plays it, downloaded once; DASH and HLS play as ffmpeg decodes them;
 /// nothing local is read because of a page.
-@Suite struct WebPageTests {
+@Suite(.serialized) struct WebPageTests {
     static func page(title: String, body: String) -> [UInt8] {
         Array("<!doctype html>\n<html><head><title>\(title)</title></head>\n<body>\(body)</body></html>\n".utf8)
     }
