@@ -358,7 +358,8 @@ struct PlayCommand: AsyncParsableCommand {
         if let scheme = FeedDecoder.schemeOf(target), scheme == "http" || scheme == "https" {
             guard let url = URL(string: target) else { throw CLIError("\"\(target)\" is not a valid URL", exitCode: .usage) }
             // A playlist or feed on the web (radio.pls, a podcast) lists items.
-            if ["m3u", "pls", "xml", "rss", "atom", "json"].contains(url.pathExtension.lowercased()) {
+            // (An HLS playlist reads as one item, the stream.)
+            if ["m3u", "m3u8", "pls", "xml", "rss", "atom", "json"].contains(url.pathExtension.lowercased()) {
                 var options = global
                 options.feed = target
                 return try FeedLoading.load(options).feed
