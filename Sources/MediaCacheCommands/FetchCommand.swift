@@ -176,7 +176,7 @@ package struct FetchCommand: AsyncParsableCommand {
         }
         let failure = await download(url, item: item, source: source, cache: cache, refresh: refresh, display: display)
         guard failure == .webPage, let pages = pageResolver.withLock({ $0 }) else {
-            if failure == .webPage { await display.update(item, .failed(PageError.noResolver.description)) }
+            if failure == .webPage { await display.update(item, .failed(PageError.off.description)) }
             return failure
         }
         let result: Result<ResolvedPage, PageError> = await offPool {

@@ -92,6 +92,8 @@ public struct RemoteStream: Sendable, Equatable {
 public enum PageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No yt-dlp to ask (exit 69).
     case noResolver
+    /// Pages are turned off (`--no-ytdl`, `ytdl = false`).
+    case off
     /// yt-dlp failed or found nothing, in its words.
     case failed(String)
     /// It named something mediaplay refuses (a local file, another scheme).
@@ -102,6 +104,7 @@ public enum PageError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noResolver: return Self.noResolverText
+        case .off: return "this is a web page, not a media file, and web pages are off here (--no-ytdl, or [playback] ytdl = false)"
         case let .failed(message): return message
         case let .refused(message): return message
         }

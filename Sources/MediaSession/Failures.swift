@@ -39,7 +39,7 @@ public struct Failures: Sendable {
         case let .page(error):
             let code: CommandError.Code = switch error {
             case .noResolver: .unavailable
-            case .refused: .invalidItem
+            case .refused, .off: .invalidItem
             case .failed: .downloadFailed
             }
             return (CommandError(code, error.description), CommandError(code, "item \(item.position) \"\(item.title)\": \(error)"))

@@ -97,7 +97,7 @@ struct ItemStarter: Sendable {
     /// A web page through yt-dlp (off Swift's pool: it is a child process
     /// that takes seconds), its resolution kept, its media opened.
     private func resolve(_ url: URL, store: any MediaStore) async throws(Failure) -> Started {
-        guard let pages else { throw .page(.noResolver) }
+        guard let pages else { throw .page(.off) }
         let result: Result<ResolvedPage, PageError> = await Self.offPool {
             Result { () throws(PageError) in
                 let page = try pages.resolve(url)

@@ -296,5 +296,8 @@ import TestKit
         #expect(played.status == 69, "\(played.stderr)")
         let lines = Self.errorLines(played.stderr)
         #expect(lines.count == 1 && lines[0].hasSuffix("this is a web page; install yt-dlp to play it (apt install yt-dlp, or pip install yt-dlp)"), "\(played.stderr)")
+        // Turned off, a page is no media file: said so, exit 65, nothing asked of yt-dlp.
+        let off = try await Mediaplay.run(["play", server.url("/page.html").absoluteString, "--cache-dir", folder.path + "/cache", "--no-video", "--no-audio", "--untimed", "--no-ytdl"])
+        #expect(off.status == 65 && Self.errorLines(off.stderr).count == 1 && off.stderr.contains("web pages are off"), "\(off.stderr)")
     }
 }
