@@ -135,6 +135,7 @@ bench: test-deps
 	.build/release/mediaplay-bench subtitles --runs 3
 	.build/release/mediaplay-bench search --runs 3
 	.build/release/mediaplay-bench loudness --runs 3
+	.build/release/mediaplay-bench page --runs 3
 	.build/release/mediaplay-bench mpd --count 1000 --clients 100 --rounds 20
 	.build/release/mediaplay-bench memory --count 1000
 	.build/release/mediaplay-bench observers --seconds 60

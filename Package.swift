@@ -119,9 +119,11 @@ let package = Package(
         // the engine's probes and loudness kept in the cache's index.
         .target(
             name: "MediaWiring",
-            dependencies: ["MediaInterfaces", "MediaModel", "MediaFeed", "MediaCacheFolder", "MediaCache", "MediaEngine", "MediaSession"],
+            dependencies: ["MediaInterfaces", "MediaModel", "MediaFeed", "MediaCacheFolder", "MediaCache", "MediaEngine", "MediaSession", "MediaPages"],
             swiftSettings: swiftSettings
         ),
+        // Web pages resolved through yt-dlp (a child process), as mpv does.
+        .target(name: "MediaPages", dependencies: ["MediaInterfaces", "MediaModel", "MediaFeed", "MediaTerminal"], swiftSettings: swiftSettings),
         .target(
             name: "MediaControl",
             dependencies: ["MediaModel", "MediaFeed", "CLinux"],
@@ -217,7 +219,7 @@ let package = Package(
         // before a download could start).
         .executableTarget(
             name: "mediaplay-cache",
-            dependencies: ["MediaCache", "MediaCacheCommands", "MediaplayCommon", "MediaplayCommandLine", "MediaConfig", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["MediaCache", "MediaCacheCommands", "MediaplayCommon", "MediaplayCommandLine", "MediaConfig", "MediaPages", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings,
             linkerSettings: staticSwift(positionIndependent: true)
         ),
@@ -225,7 +227,7 @@ let package = Package(
             name: "mediaplay-core",
             dependencies: [
                 "MediaModel", "MediaFeed", "MediaTerminal", "MediaInterfaces", "MediaCache", "MediaEngine", "MediaSession", "MediaWiring", "MediaControl", "MediaDaemon",
-                "MediaMPRIS", "MediaMPD", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommon", "MediaplayCommandLine", "MediaListing", "MediaFeedLoading", "MediaCacheCommands", "MediaConfig", "CLinux",
+                "MediaMPRIS", "MediaMPD", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommon", "MediaplayCommandLine", "MediaListing", "MediaFeedLoading", "MediaCacheCommands", "MediaConfig", "MediaPages", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -265,7 +267,7 @@ let package = Package(
         ),
 
         .testTarget(name: "MediaModelTests", dependencies: ["MediaModel"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaFeedTests", dependencies: ["MediaFeed", "MediaModel", "MediaTerminal"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaFeedTests", dependencies: ["MediaFeed", "MediaModel", "MediaTerminal", "MediaPages", "MediaInterfaces"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaTerminalTests", dependencies: ["MediaModel", "MediaTerminal"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaConfigTests", dependencies: ["MediaConfig", "MediaModel"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaBrowseTests", dependencies: ["MediaModel", "MediaBrowse", "MediaTerminal", "MediaFeed", "MediaEngine"], swiftSettings: swiftSettings),

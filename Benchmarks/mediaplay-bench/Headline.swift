@@ -41,7 +41,7 @@ func headline(_ measure: String, mediaplay: String, anchor: String, ratio: Doubl
 func writeTable(results: String, document: String) throws {
     // In `make bench`'s order, whatever order they were recorded in (one
     // benchmark run again replaces its rows in place).
-    let order = ["download", "playback", "control", "progressive", "feeds", "podcast", "folder", "resume", "controls", "terminal", "subtitles", "search", "loudness", "mpd"]
+    let order = ["download", "playback", "control", "progressive", "feeds", "podcast", "folder", "resume", "controls", "terminal", "subtitles", "search", "loudness", "page", "mpd"]
     func benchmark(_ row: Headline) -> String { row.command.split(separator: " ").dropFirst().first.map(String.init) ?? "" }
     func rank(_ row: Headline) -> Int { order.firstIndex(of: benchmark(row)) ?? order.count }
     let fresh = try String(contentsOfFile: results, encoding: .utf8).split(separator: "\n").map { line in

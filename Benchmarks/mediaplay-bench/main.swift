@@ -18,6 +18,7 @@ import TestKit
 //   mediaplay-bench subtitles [--runs 3]
 //   mediaplay-bench search [--runs 3]
 //   mediaplay-bench loudness [--runs 3]
+//   mediaplay-bench page [--runs 3]
 //   mediaplay-bench mpd [--count 1000] [--clients 100] [--rounds 20]
 
 
@@ -27,7 +28,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 // benchmark measures it in the foreground).
 setenv("MEDIAPLAY_MEASURE_LOUDNESS", "0", 1)
 guard let command = arguments.first else {
-    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N] | feeds [--runs N] | podcast [--runs N] | folder [--runs N] | resume [--runs N] | controls [--runs N] | terminal [--runs N] | subtitles [--runs N] | loudness [--runs N] | memory [--count N] | mpd [--count N] [--clients N] [--rounds N]")
+    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N] | feeds [--runs N] | podcast [--runs N] | folder [--runs N] | resume [--runs N] | controls [--runs N] | terminal [--runs N] | subtitles [--runs N] | loudness [--runs N] | page [--runs N] | memory [--count N] | mpd [--count N] [--clients N] [--rounds N]")
     exit(64)
 }
 
@@ -167,6 +168,8 @@ case "search":
     try searchBenchmark(runs: option("--runs", default: 3))
 case "observers":
     try await observersBenchmark(seconds: option("--seconds", default: 60))
+case "page":
+    try await pageBenchmark(runs: option("--runs", default: 3))
 case "mpd":
     try await mpdBenchmark(count: option("--count", default: 1000), clients: option("--clients", default: 100), rounds: option("--rounds", default: 20))
 default:

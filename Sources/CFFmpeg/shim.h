@@ -19,6 +19,7 @@
 #include <libswscale/swscale.h>
 
 #include <string.h>
+#include <strings.h>
 #include <stdio.h>
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -167,13 +168,61 @@ static inline void mp_ass_silence(const mp_ass_api *api, void *library) {
 typedef struct {
     /// The one URL that may be opened again, or NULL: none.
     const char *allowed;
+    /// An adaptive stream (HLS, DASH) from the web: its manifest may open
+    /// http(s) URLs (and HLS's crypto over them), nothing else; the
+    /// headers a page's site asked for go to `host` only.
+    int remote;
+    const char *host;
     /// Set when an open was refused, with the URL it asked for.
     int refused;
     char refusedURL[512];
 } mp_io_policy;
 
+/// Whether `url` starts with `prefix`, ignoring case.
+static inline int mp_has_prefix(const char *url, const char *prefix) {
+    return strncasecmp(url, prefix, strlen(prefix)) == 0;
+}
+
+/// An http(s) URL (or HLS's crypto+http(s)) on the web: the only opens an
+/// adaptive stream's manifest may make.
+static inline int mp_is_web_url(const char *url) {
+    if (mp_has_prefix(url, "crypto+")) url += 7;
+    else if (mp_has_prefix(url, "crypto:")) url += 7;
+    return mp_has_prefix(url, "http://") || mp_has_prefix(url, "https://");
+}
+
+/// Whether `url`'s host is `host` (the part after "://" up to '/', '?', '#' or ':').
+static inline int mp_url_on_host(const char *url, const char *host) {
+    if (host == NULL) return 0;
+    const char *start = strstr(url, "://");
+    if (start == NULL) return 0;
+    start += 3;
+    const char *at = strpbrk(start, "@/?#");
+    if (at != NULL && *at == '@') start = at + 1;
+    size_t length = strlen(host);
+    if (strncasecmp(start, host, length) != 0) return 0;
+    char next = start[length];
+    return next == 0 || next == '/' || next == ':' || next == '?' || next == '#';
+}
+
+static inline int mp_io_open_remote(struct AVFormatContext *s, AVIOContext **pb, const char *url, int flags, AVDictionary **options, mp_io_policy *policy) {
+    AVDictionary *local = NULL;
+    if (options != NULL && *options != NULL) av_dict_copy(&local, *options, 0);
+    av_dict_set(&local, "protocol_whitelist", "http,https,tcp,tls,crypto", 0);
+    if (!mp_url_on_host(mp_has_prefix(url, "crypto") ? url + 7 : url, policy->host)) {
+        av_dict_set(&local, "headers", NULL, 0);
+        av_dict_set(&local, "cookies", NULL, 0);
+    }
+    int result = avio_open2(pb, url, flags, &s->interrupt_callback, &local);
+    av_dict_free(&local);
+    return result;
+}
+
 static inline int mp_io_open_guarded(struct AVFormatContext *s, AVIOContext **pb, const char *url, int flags, AVDictionary **options) {
     mp_io_policy *policy = (mp_io_policy *)s->opaque;
+    if (policy != NULL && policy->remote && url != NULL && !(flags & AVIO_FLAG_WRITE) && mp_is_web_url(url)) {
+        return mp_io_open_remote(s, pb, url, flags, options, policy);
+    }
     if (policy == NULL || policy->allowed == NULL || url == NULL || strcmp(url, policy->allowed) != 0 || (flags & AVIO_FLAG_WRITE)) {
         if (policy != NULL && !policy->refused) {
             policy->refused = 1;
@@ -188,6 +237,17 @@ static inline int mp_io_open_guarded(struct AVFormatContext *s, AVIOContext **pb
     int result = avio_open2(pb, url, flags, &s->interrupt_callback, &local);
     av_dict_free(&local);
     return result;
+}
+
+/// A stop flag an adaptive stream's reads check (libavformat's interrupt
+/// callback): set, a blocked network read ends.
+static inline int mp_interrupt_check(void *opaque) {
+    return opaque != NULL && __atomic_load_n((int *)opaque, __ATOMIC_RELAXED) != 0;
+}
+static inline void mp_interrupt_set(int *flag) { __atomic_store_n(flag, 1, __ATOMIC_RELAXED); }
+static inline void mp_interrupt_install(AVFormatContext *context, int *flag) {
+    context->interrupt_callback.callback = mp_interrupt_check;
+    context->interrupt_callback.opaque = flag;
 }
 
 /// Installs the guard on a context before it is opened.

@@ -7,6 +7,14 @@ extension MediaCache: MediaStore {
         try await openWhenAnswered(url)
     }
 
+    public func openReader(_ url: URL, headers: [String: String]) async throws(CacheError) -> any ByteSource {
+        try await openWhenAnswered(url, headers: headers)
+    }
+
+    public func keptPage(for url: URL) -> ResolvedPage? { folder.keptPage(for: url) }
+
+    public func keep(_ page: ResolvedPage, for url: URL) { folder.keep(page, for: url) }
+
     public func downloadWhole(_ url: URL) -> AsyncStream<DownloadEvent> { download(url) }
 
     public func fetchDocument(_ url: URL, maximumBytes: Int64) throws(TransferError) -> [UInt8] {

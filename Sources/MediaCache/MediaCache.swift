@@ -171,7 +171,7 @@ public final class MediaCache: Sendable {
     /// cached file is revalidated with the server and replaced if it changed.
     /// `deadline`: seconds the download may take in all, in one try (a
     /// picture for a cell: `NetworkLimits.timeout`), where a media file has none.
-    public func download(_ url: URL, refresh: Bool = false, deadline: Int? = nil) -> AsyncStream<DownloadEvent> {
+    public func download(_ url: URL, refresh: Bool = false, deadline: Int? = nil, headers: [String: String] = [:]) -> AsyncStream<DownloadEvent> {
         /// A stream of one event: the answer is known now.
         func answered(_ event: DownloadEvent) -> AsyncStream<DownloadEvent> {
             let (stream, continuation) = AsyncStream.makeStream(of: DownloadEvent.self)
@@ -193,14 +193,14 @@ public final class MediaCache: Sendable {
         let (flight, isNew) = join(url, paths: paths)
         // Subscribed before it starts: no event is missed.
         let events = flight.events()
-        if isNew { launch(flight, url: url, paths: paths, refresh: refresh, deadline: deadline) }
+        if isNew { launch(flight, url: url, paths: paths, refresh: refresh, deadline: deadline, headers: headers) }
         return events
     }
 
     /// A reader of `url`'s bytes: the cached file, or the entry as it
     /// downloads (starting the download, or joining the one under way), so
     /// that playback can begin at once. Reads block; see `CacheReader`.
-    public func open(_ url: URL) throws(CacheError) -> CacheReader {
+    public func open(_ url: URL, headers: [String: String] = [:]) throws(CacheError) -> CacheReader {
         let name = url.lastPathComponent.isEmpty ? (url.host ?? url.absoluteString.redactingUserinfo) : url.lastPathComponent
         if url.isFileURL {
             guard LocalFile.isReadable(url.path) else { throw .missingFile(url.path) }
@@ -215,7 +215,7 @@ public final class MediaCache: Sendable {
             return CacheReader(name: name, path: paths.data)
         }
         let (flight, isNew) = join(url, paths: paths)
-        if isNew { launch(flight, url: url, paths: paths, refresh: false) }
+        if isNew { launch(flight, url: url, paths: paths, refresh: false, headers: headers) }
         return CacheReader(name: name, entry: flight.entry)
     }
 
@@ -223,11 +223,11 @@ public final class MediaCache: Sendable {
     /// first bytes too, so waiting costs nothing): a missing file fails here,
     /// as a download error, before anyone tries to decode it. The wait runs
     /// on a thread of its own, never on Swift's cooperative pool.
-    public func openWhenAnswered(_ url: URL) async throws(CacheError) -> CacheReader {
+    public func openWhenAnswered(_ url: URL, headers: [String: String] = [:]) async throws(CacheError) -> CacheReader {
         let result: Result<CacheReader, CacheError> = await withCheckedContinuation { continuation in
             Thread {
                 continuation.resume(returning: Result { () throws(CacheError) in
-                    let reader = try self.open(url)
+                    let reader = try self.open(url, headers: headers)
                     _ = try reader.size()
                     return reader
                 })
@@ -254,7 +254,7 @@ public final class MediaCache: Sendable {
         transfers.wake()
     }
 
-    private func launch(_ flight: InFlight, url: URL, paths: CacheFolder.EntryPaths, refresh: Bool, deadline: Int? = nil) {
+    private func launch(_ flight: InFlight, url: URL, paths: CacheFolder.EntryPaths, refresh: Bool, deadline: Int? = nil, headers: [String: String] = [:]) {
         let key = url.absoluteString
         let finish: @Sendable (DownloadEvent) -> Void = { [self] event in
             self.inFlight.withLock { _ = $0.removeValue(forKey: key) }
@@ -286,14 +286,14 @@ public final class MediaCache: Sendable {
                 finish(.finished(path: paths.data, alreadyCached: true))
                 return
             }
-            startTransfer(flight: flight, url: url, paths: paths, lock: lock, revalidate: haveData && refresh, deadline: deadline, finish: finish)
+            startTransfer(flight: flight, url: url, paths: paths, lock: lock, revalidate: haveData && refresh, deadline: deadline, headers: headers, finish: finish)
         }
         thread.name = "mediaplay.entry-lock"
         thread.start()
     }
 
     private func startTransfer(
-        flight: InFlight, url: URL, paths: CacheFolder.EntryPaths, lock: EntryLock, revalidate: Bool, deadline: Int? = nil,
+        flight: InFlight, url: URL, paths: CacheFolder.EntryPaths, lock: EntryLock, revalidate: Bool, deadline: Int? = nil, headers: [String: String] = [:],
         finish: @escaping @Sendable (DownloadEvent) -> Void
     ) {
         var configuration = self.configuration
@@ -355,11 +355,11 @@ public final class MediaCache: Sendable {
                     if revalidate { _ = unlink(paths.part) }
                     lock.unlock()
                     finish(.finished(path: path, alreadyCached: false))
-                case .failure(.liveStream) where !revalidate:
-                    // Nothing of a live stream is kept, not even its name.
+                case let .failure(error) where !revalidate && (error == .liveStream || error == .webPage):
+                    // Nothing of a live stream or a web page is kept, not even its name.
                     try? index.delete(key)
                     lock.unlock()
-                    finish(.failed(.liveStream))
+                    finish(.failed(error))
                 case let .failure(error):
                     _ = try? index.update(key, makeDefault: makeRecord) { record in
                         if revalidate {
@@ -375,6 +375,7 @@ public final class MediaCache: Sendable {
                 }
             }
         )
+        job.extraHeaders = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
         if !revalidate, previous?.state != .complete {
             job.resumeValidator = previous?.etag ?? previous?.lastModified
             job.knownTotal = previous?.size

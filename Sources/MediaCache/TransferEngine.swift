@@ -273,6 +273,7 @@ final class TransferEngine: @unchecked Sendable {
             if let etag { headerLines.append("If-None-Match: \(etag)") }
             if let lastModified { headerLines.append("If-Modified-Since: \(lastModified)") }
         }
+        headerLines += job.extraHeaders
         for line in headerLines { job.requestHeaders = curl_slist_append(job.requestHeaders, line) }
         if let headers = job.requestHeaders { _ = mp_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headers) }
 
@@ -428,6 +429,9 @@ final class TransferEngine: @unchecked Sendable {
             case .liveStream?:
                 _ = unlink(job.partPath)
                 conclude(job, .failure(.liveStream))
+            case .webPage?:
+                _ = unlink(job.partPath)
+                conclude(job, .failure(.webPage))
             case nil:
                 conclude(job, .failure(Self.ioError(job.writeErrno, path: job.partPath)))
             }

@@ -71,6 +71,10 @@ final class TransferJob: @unchecked Sendable {
         String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
     var requestHeaders: UnsafeMutablePointer<curl_slist>?
+    /// Headers a page's site asks for ("Name: value" lines), sent to this
+    /// URL's host only (libcurl keeps cookies and credentials from other
+    /// hosts on a redirect).
+    var extraHeaders: [String] = []
     var rangeText: [CChar]?
     /// Where this attempt's asked-for bytes end, when held bytes lie ahead:
     /// the request names the gap only, so nothing held is sent again.
@@ -115,6 +119,8 @@ final class TransferJob: @unchecked Sendable {
         case rangeRefused
         /// A whole answer with no length: a live stream, not a file.
         case liveStream
+        /// An HTML page, not media (yt-dlp may find the media in it).
+        case webPage
     }
 
     init(
@@ -149,6 +155,7 @@ final class TransferJob: @unchecked Sendable {
         )
         job.offset = start
         job.resumeValidator = resumeValidator
+        job.extraHeaders = extraHeaders
         job.main = self
         return job
     }
@@ -300,6 +307,11 @@ final class TransferJob: @unchecked Sendable {
                 offset = 0
             }
             rangeEnd = nil  // the whole entity comes
+            // A web page is not downloaded as media: nothing is kept.
+            if status == 200, Self.isWebPage(contentType: headers["content-type"]) {
+                abortReason = .webPage
+                return false
+            }
             expectedTotal = headers["content-length"].flatMap { Int64($0) }
             // No length (or a radio server's icy- headers): a stream with no
             // end, played live and never kept.
@@ -320,6 +332,12 @@ final class TransferJob: @unchecked Sendable {
         entry.setTotal(expectedTotal, rangesAllowed: ranges)
         publishProgress(force: true)
         return true
+    }
+
+    /// HTML or XHTML by its Content-Type: a page, never a media file.
+    static func isWebPage(contentType: String?) -> Bool {
+        guard let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
+        return type == "text/html" || type == "application/xhtml+xml"
     }
 
     func publishProgress(force: Bool = false) {

@@ -44,6 +44,8 @@ package struct CacheCommand: ParsableCommand {
                 let cache = try CacheAccess.open(global)
                 let entries = cache.entries()
                 let owners = Self.owners(global)
+                // Media a web page resolved to: named by the page's title.
+                let pages = cache.folder.pageTitles()
                 if json {
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -53,6 +55,8 @@ package struct CacheCommand: ParsableCommand {
                             line.item = owner.item.position
                             line.title = owner.item.title
                             line.thumbnail = owner.isThumbnail
+                        } else if let title = pages[entry.url] {
+                            line.title = title
                         }
                         if let data = try? encoder.encode(line) { StandardStream.output(data + Data("\n".utf8)) }
                     }
@@ -73,7 +77,7 @@ package struct CacheCommand: ParsableCommand {
                     table.append([
                         Table.Cell(owner.map { "\($0.item.position)" } ?? ""),
                         // Not in the feed (any more): the URL says what it is.
-                        Table.Cell(owner.map { $0.isThumbnail ? "\($0.item.title) (thumbnail)" : $0.item.title } ?? entry.url.redactingUserinfo),
+                        Table.Cell(owner.map { $0.isThumbnail ? "\($0.item.title) (thumbnail)" : $0.item.title } ?? pages[entry.url] ?? entry.url.redactingUserinfo),
                         Table.Cell(state), Table.Cell(size), Table.Cell(FeedLoading.localTime(entry.lastAccess.timeIntervalSince1970)),
                     ])
                 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import MediaModel
 import MediaplayCommandLine
 import MediaCache
@@ -152,6 +153,14 @@ package struct FetchCommand: AsyncParsableCommand {
         }
     }
 
+    /// What finds the media in a web page (yt-dlp), set as the program
+    /// starts from config.toml; nil: pages are not resolved.
+    private static let pageResolver = Mutex<(any PageResolver)?>(nil)
+
+    package static func usePages(_ resolver: (any PageResolver)?) {
+        pageResolver.withLock { $0 = resolver }
+    }
+
     private static func fetchOne(_ item: FeedItem, cache: MediaCache, refresh: Bool, display: FetchDisplay) async -> CacheError? {
         guard let source = item.source else { return .unsupported("item \(item.position) is text only: nothing to download") }
         let url: URL
@@ -159,7 +168,68 @@ package struct FetchCommand: AsyncParsableCommand {
         case let .remote(remote): url = remote
         case let .file(path): url = URL(fileURLWithPath: path)
         }
-        for await event in cache.download(url, refresh: refresh) {
+        // A web page resolved before: its media, yt-dlp not asked again
+        // unless that address fails (they expire).
+        if source.isRemote, let kept = await offPool({ cache.keptPage(for: url) }) {
+            if let streamed = await streamed(kept, item: item, display: display) { return streamed }
+            if await downloadFiles(kept, item: item, source: source, cache: cache, refresh: refresh, display: display) == nil { return nil }
+        }
+        let failure = await download(url, item: item, source: source, cache: cache, refresh: refresh, display: display)
+        guard failure == .webPage, let pages = pageResolver.withLock({ $0 }) else {
+            if failure == .webPage { await display.update(item, .failed(PageError.off.description)) }
+            return failure
+        }
+        let result: Result<ResolvedPage, PageError> = await offPool {
+            Result { () throws(PageError) in
+                let page = try pages.resolve(url)
+                if !page.isLive { cache.keep(page, for: url) }
+                return page
+            }
+        }
+        let page: ResolvedPage
+        switch result {
+        case let .success(resolved): page = resolved
+        case let .failure(error):
+            await display.update(item, .failed(error.description))
+            return error == .noResolver ? .unsupported(error.description) : .network(error.description)
+        }
+        if let streamed = await streamed(page, item: item, display: display) { return streamed }
+        return await downloadFiles(page, item: item, source: source, cache: cache, refresh: refresh, display: display)
+    }
+
+    /// A page's files (the pictures', the sound's when apart), in turn.
+    private static func downloadFiles(
+        _ page: ResolvedPage, item: FeedItem, source: MediaSource, cache: MediaCache, refresh: Bool, display: FetchDisplay
+    ) async -> CacheError? {
+        for media in page.files {
+            if let failure = await download(media.url, headers: media.headers, item: item, source: source, cache: cache, refresh: refresh, display: display) { return failure }
+        }
+        return nil
+    }
+
+    /// Blocking work (yt-dlp, the cache's index) on a thread of its own,
+    /// never on Swift's cooperative pool.
+    private static func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: body()) }
+            thread.name = "mediaplay.page"
+            thread.start()
+        }
+    }
+
+    /// A page whose media is a stream (HLS, DASH, live): played, never
+    /// downloaded, said as that item's failure.
+    private static func streamed(_ page: ResolvedPage, item: FeedItem, display: FetchDisplay) async -> CacheError? {
+        guard page.media.isManifest || page.isLive else { return nil }
+        let reason = "the page's media is a stream (HLS, DASH or live): it is played, never downloaded"
+        await display.update(item, .failed(reason))
+        return .unsupported(reason)
+    }
+
+    private static func download(
+        _ url: URL, headers: [String: String] = [:], item: FeedItem, source: MediaSource, cache: MediaCache, refresh: Bool, display: FetchDisplay
+    ) async -> CacheError? {
+        for await event in cache.download(url, refresh: refresh, headers: headers) {
             switch event {
             case let .progress(progress):
                 await display.update(item, .active(progress))
@@ -168,7 +238,8 @@ package struct FetchCommand: AsyncParsableCommand {
                 await display.update(item, .done(size: size, alreadyCached: alreadyCached && !refresh, local: !source.isRemote))
                 return nil
             case let .failed(error):
-                await display.update(item, .failed(error.description))
+                // A web page is no failure yet: yt-dlp may find its media.
+                if error != .webPage { await display.update(item, .failed(error.description)) }
                 return error
             }
         }

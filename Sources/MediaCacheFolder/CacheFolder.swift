@@ -136,6 +136,27 @@ public final class CacheFolder: Sendable {
         try? index.confirm(feed: url.absoluteString, at: time.timeIntervalSince1970)
     }
 
+    // MARK: - Web pages
+
+    /// What the page at `url` resolved to, when it was kept.
+    public func keptPage(for url: URL) -> ResolvedPage? {
+        guard let text = index.pageResolution(url.absoluteString) else { return nil }
+        return try? JSONDecoder().decode(ResolvedPage.self, from: Data(text.utf8))
+    }
+
+    /// Keeps a page's resolution (a failure to keep it costs a second
+    /// resolution, nothing more).
+    public func keep(_ page: ResolvedPage, for url: URL) {
+        guard let data = try? JSONEncoder().encode(page) else { return }
+        try? index.keep(
+            page: url.absoluteString, resolution: String(decoding: data, as: UTF8.self), mediaURL: page.media.url.absoluteString,
+            audioURL: page.audio?.url.absoluteString, title: page.title, at: clock.wallTime.timeIntervalSince1970
+        )
+    }
+
+    /// The pages' titles, by the URL of the media each resolved to.
+    public func pageTitles() -> [String: String] { index.pageTitles() }
+
     // MARK: - Probed details
 
     /// Every file's probed details, by URL (`file://` for local files).
@@ -245,7 +266,7 @@ public final class CacheFolder: Sendable {
         let all: [IndexRecord]
         do { all = try index.allRecords() } catch { throw CacheError.io("cannot read the cache index in \(directory): \(error)") }
         let records = Dictionary(all.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
-        return CacheSnapshot(folder: self, files: Set(names), records: records, details: index.allDetails())
+        return CacheSnapshot(folder: self, files: Set(names), records: records, details: index.allDetails(), pages: index.pageMedia())
     }
 
     /// What a part file holds: the ranges the index recorded (a ranged
@@ -275,8 +296,15 @@ public struct CacheSnapshot: Sendable {
     let unindexed: Set<String>
     /// Every probed file's details, by URL.
     let details: [String: StoredDetails]
+    /// The media each resolved web page plays, by the page's URL: a page's
+    /// item is as cached as its media.
+    let pages: [String: (media: URL, title: String?)]
 
-    init(folder: CacheFolder, files: Set<String>, records: [String: IndexRecord], details: [String: StoredDetails]) {
+    init(
+        folder: CacheFolder, files: Set<String>, records: [String: IndexRecord], details: [String: StoredDetails],
+        pages: [String: (media: URL, title: String?)] = [:]
+    ) {
+        self.pages = pages
         self.folder = folder
         self.records = records
         self.details = details
@@ -296,8 +324,12 @@ public struct CacheSnapshot: Sendable {
         return unindexed.contains(paths.name) || unindexed.contains(paths.name + ".part") ? paths : nil
     }
 
+    /// The title yt-dlp gave the web page at `url`, once resolved.
+    public func pageTitle(for url: URL) -> String? { pages[url.absoluteString]?.title }
+
     /// What the cache holds for `url` (as `CacheFolder.status(for:)`).
     public func status(for url: URL) -> EntryStatus {
+        if records[url.absoluteString] == nil, let media = pages[url.absoluteString]?.media { return status(for: media) }
         guard let paths = paths(for: url) else { return .notDownloaded }
         return folder.status(for: url, paths: paths) { records[url.absoluteString] }
     }
@@ -305,6 +337,7 @@ public struct CacheSnapshot: Sendable {
     /// The complete file for `url`, if cached (or the path of a readable `file` URL).
     public func cachedFile(for url: URL) -> String? {
         if url.isFileURL { return folder.cachedFile(for: url) }
+        if records[url.absoluteString] == nil, let media = pages[url.absoluteString]?.media { return cachedFile(for: media) }
         guard let paths = paths(for: url) else { return nil }
         return CacheFolder.fileSize(paths.data) != nil ? paths.data : nil
     }

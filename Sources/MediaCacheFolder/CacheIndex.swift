@@ -206,6 +206,19 @@ package final class CacheIndex: Sendable {
                 // keeps what was measured (the same file, see `store`).
                 try db.alter(table: "media") { table in table.add(column: "tracks", .text) }
             }
+            migrator.registerMigration("v8-pages") { db in
+                // What a web page resolved to through yt-dlp (JSON of a
+                // `ResolvedPage`), so a second play asks yt-dlp nothing; the
+                // media's URL, for naming its entry by the page's title.
+                try db.create(table: "page") { table in
+                    table.primaryKey("url", .text)
+                    table.column("resolution", .text).notNull()
+                    table.column("mediaURL", .text).notNull()
+                    table.column("audioURL", .text)
+                    table.column("title", .text)
+                    table.column("resolved", .double).notNull()
+                }
+            }
         return migrator
     }
 
@@ -347,6 +360,42 @@ package final class CacheIndex: Sendable {
     private static func chaptersJSON(_ chapters: [Chapter]) -> String? {
         guard !chapters.isEmpty, let data = try? JSONEncoder().encode(chapters) else { return nil }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A page's kept resolution (JSON), if any.
+    package func pageResolution(_ url: String) -> String? {
+        try? pool.read { db in try String.fetchOne(db, sql: "SELECT resolution FROM page WHERE url = ?", arguments: [url]) }
+    }
+
+    package func keep(page url: String, resolution: String, mediaURL: String, audioURL: String?, title: String?, at time: Double) throws {
+        try pool.write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO page (url, resolution, mediaURL, audioURL, title, resolved) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [url, resolution, mediaURL, audioURL, title, time]
+            )
+        }
+    }
+
+    /// The media URL of every resolved page, by the page's URL.
+    package func pageMedia() -> [String: (media: URL, title: String?)] {
+        let rows = (try? pool.read { db in try Row.fetchAll(db, sql: "SELECT url, mediaURL, title FROM page") }) ?? []
+        var media: [String: (media: URL, title: String?)] = [:]
+        for row in rows {
+            if let page = row["url"] as String?, let text = row["mediaURL"] as String?, let url = URL(string: text) { media[page] = (url, row["title"]) }
+        }
+        return media
+    }
+
+    /// The titles of the pages whose media are these URLs.
+    package func pageTitles() -> [String: String] {
+        let rows = (try? pool.read { db in try Row.fetchAll(db, sql: "SELECT mediaURL, audioURL, title FROM page WHERE title IS NOT NULL") }) ?? []
+        var titles: [String: String] = [:]
+        for row in rows {
+            guard let title = row["title"] as String? else { continue }
+            if let url = row["mediaURL"] as String? { titles[url] = title }
+            if let url = row["audioURL"] as String? { titles[url] = title + " (sound)" }
+        }
+        return titles
     }
 
     package func keptFeed(_ url: String) -> KeptFeed? {

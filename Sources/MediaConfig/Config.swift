@@ -46,6 +46,15 @@ public struct Config: Sendable, Equatable {
     public var subtitleLanguages: [String]?
     public var audioLanguages: [String]?
     public var subtitleDelay: Double?
+    /// Web pages (`ytdl`, `ytdl-format`, `ytdl-path`): whether a page plays
+    /// through yt-dlp, the format it picks, where the program is.
+    public var ytdl: Bool?
+    public var ytdlFormat: String?
+    public var ytdlPath: String?
+    /// An adaptive stream's caps (`max-height` in lines, `max-bitrate` in
+    /// bits per second, "5M" or a number).
+    public var maxHeight: Int?
+    public var maxBitrate: Int64?
     /// `[feed] default`: a path or URL (or the name of one of `feeds`).
     public var feed: String?
     /// `[feeds]`: names for feeds (`news = "https://…/rss"`), for `--feed NAME`.
@@ -129,7 +138,7 @@ public struct Config: Sendable, Equatable {
         "playback": [
             "volume", "speed", "mute", "autoplay", "repeat", "shuffle", "video-output", "images", "start",
             "loudness", "replaygain", "replaygain-preamp", "replaygain-clip", "loudness-target", "measure-loudness", "af",
-            "sid", "aid", "slang", "alang", "sub-delay",
+            "sid", "aid", "slang", "alang", "sub-delay", "ytdl", "ytdl-format", "ytdl-path", "max-height", "max-bitrate",
         ],
         "feed": ["default"],
         "cache": ["folder", "max-size"],
@@ -266,6 +275,22 @@ public struct Config: Sendable, Equatable {
         case ("playback", "sub-delay"):
             guard let value = entry.double ?? entry.int.map(Double.init), TrackSettings.delayRange.contains(value) else { try fail("sub-delay takes seconds from -600 to 600") }
             subtitleDelay = value
+        case ("playback", "ytdl"): ytdl = try bool()
+        case ("playback", "ytdl-format"):
+            let format = try string()
+            if format.isEmpty || format.hasPrefix("-") || format.count > 500 { try fail("ytdl-format takes a yt-dlp format, like \"bestvideo[height<=720]+bestaudio/best\"") }
+            ytdlFormat = format
+        case ("playback", "ytdl-path"):
+            let path = try string()
+            if path.isEmpty { try fail("ytdl-path takes the yt-dlp program's path or name") }
+            ytdlPath = (path as NSString).expandingTildeInPath
+        case ("playback", "max-height"):
+            guard let value = entry.int, (1...100_000).contains(value) else { try fail("max-height takes lines from 1 to 100000, like 720") }
+            maxHeight = value
+        case ("playback", "max-bitrate"):
+            let text = entry.string ?? entry.int.map(String.init) ?? ""
+            guard let bits = Self.bitrate(text) else { try fail("max-bitrate takes bits per second, like \"5M\" or 800000") }
+            maxBitrate = bits
         case ("feed", "default"): feed = try string()
         case ("network", "timeout"):
             guard let seconds = entry.int, Self.networkTimeoutRange.contains(seconds) else {
@@ -285,6 +310,25 @@ public struct Config: Sendable, Equatable {
             maxSize = text
         default: try fail("unknown key \"\(key)\"")
         }
+    }
+}
+
+extension Config {
+    /// "5M", "800k" or "800000" as bits per second (1 kbit/s to 10 Gbit/s).
+    static func bitrate(_ text: String) -> Int64? {
+        var digits = text.trimmingCharacters(in: .whitespaces)
+        var factor: Int64 = 1
+        switch digits.last.map({ Character($0.lowercased()) }) {
+        case "k"?: factor = 1_000
+        case "m"?: factor = 1_000_000
+        case "g"?: factor = 1_000_000_000
+        default: break
+        }
+        if factor > 1 { digits.removeLast() }
+        guard let number = Double(digits), number.isFinite, number > 0 else { return nil }
+        let bits = number * Double(factor)
+        guard bits >= 1_000, bits <= 1e10 else { return nil }
+        return Int64(bits)
     }
 }
 

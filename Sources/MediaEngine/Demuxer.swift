@@ -11,8 +11,9 @@ public final class Demuxer: @unchecked Sendable {
     private let owner: FormatContext
     var context: UnsafeMutablePointer<AVFormatContext> { owner.pointer }
     public let path: String
-    /// The audio stream to play, if any (attached cover art never counts as video).
-    public let audioStreamIndex: Int32?
+    /// The audio stream to play, if any (attached cover art never counts as
+    /// video); one of the sound's own input when it comes apart (`addAudio`).
+    public private(set) var audioStreamIndex: Int32?
     public let videoStreamIndex: Int32?
 
     /// Custom I/O over a byte source (nil for a file libavformat opens).
@@ -41,12 +42,26 @@ public final class Demuxer: @unchecked Sendable {
         try self.init(path: source.name, io: ByteSourceIO(source: source))
     }
 
-    private init(path: String, io: ByteSourceIO?) throws(FFmpegError) {
+    /// An adaptive stream (HLS, DASH) libavformat fetches from its
+    /// manifest: http(s) only, the page's headers to its own host only; the
+    /// variant the best under `limits`, the others never fetched.
+    /// `interruption` ends a blocked read (a stop).
+    /// Without `video`, the picture's segments are not fetched at all (and
+    /// the sound plays to its own end: libavformat's DASH reader ends with
+    /// the stream it reads first).
+    public convenience init(stream: RemoteStream, limits: VariantLimits = VariantLimits(), video: Bool = true, interruption: StreamInterruption? = nil) throws(FFmpegError) {
+        try self.init(path: stream.url.absoluteString, io: nil, remote: (stream, limits, video, interruption))
+    }
+
+    private init(
+        path: String, io: ByteSourceIO?, remote: (stream: RemoteStream, limits: VariantLimits, video: Bool, interruption: StreamInterruption?)? = nil
+    ) throws(FFmpegError) {
         // FFmpeg's own log lines would land on the user's screen; our errors say it in one line.
         av_log_set_level(AV_LOG_FATAL)
         self.path = path
         self.io = io
-        let name = (path as String).split(separator: "/").last.map(String.init) ?? path
+        let name = remote.map { $0.stream.url.lastPathComponent.isEmpty ? ($0.stream.url.host ?? "stream") : $0.stream.url.lastPathComponent }
+            ?? (path as String).split(separator: "/").last.map(String.init) ?? path
         self.name = name
         var context: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
         if let io {
@@ -61,11 +76,20 @@ public final class Demuxer: @unchecked Sendable {
         // FFmpeg opens nothing by itself: a local file may be reopened (the
         // image2 demuxer does, per frame), a download nothing at all; only
         // the file protocol exists for it.
-        let policy = IOPolicy(allowed: io == nil ? path : nil)
+        let policy = IOPolicy(allowed: io == nil && remote == nil ? path : nil, remoteHost: remote?.stream.url.host)
         self.policy = policy
         if let context { mp_guard_io(context, policy.pointer) }
+        if let context, let interruption = remote?.interruption { mp_interrupt_install(context, interruption.flag) }
         var options: OpaquePointer?
-        av_dict_set(&options, "protocol_whitelist", "file", 0)
+        if let remote {
+            av_dict_set(&options, "protocol_whitelist", "http,https,tcp,tls,crypto", 0)
+            // A stalled server fails the read instead of holding it forever.
+            av_dict_set(&options, "rw_timeout", "30000000", 0)
+            let headers = remote.stream.headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\r\n" }.joined()
+            if !headers.isEmpty { av_dict_set(&options, "headers", headers, 0) }
+        } else {
+            av_dict_set(&options, "protocol_whitelist", "file", 0)
+        }
         defer { av_dict_free(&options) }
         // A failed open frees the context (but never our I/O context).
         let opened = avformat_open_input(&context, path, nil, &options)
@@ -81,6 +105,13 @@ public final class Demuxer: @unchecked Sendable {
         let found = avformat_find_stream_info(context, nil)
         try policy.check(name: name)
         try Self.check(found, io: io, name: name, "cannot read the streams of \(name)")
+        if let remote {
+            (audioStreamIndex, videoStreamIndex) = Self.chooseVariant(context, limits: remote.limits, video: remote.video)
+            if audioStreamIndex == nil && videoStreamIndex == nil {
+                throw FFmpegError(context: "cannot play \(name)", message: "no audio or video stream")
+            }
+            return
+        }
         let audio = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
         audioStreamIndex = audio >= 0 ? audio : nil
         var video: Int32 = -1
@@ -98,6 +129,34 @@ public final class Demuxer: @unchecked Sendable {
         }
     }
 
+    /// An adaptive stream's variant: the video of the highest bandwidth
+    /// within the limits (else the lowest there is), the best audio with
+    /// it; every other stream discarded, so its segments are never fetched.
+    private static func chooseVariant(_ context: UnsafeMutablePointer<AVFormatContext>, limits: VariantLimits, video wanted: Bool) -> (audio: Int32?, video: Int32?) {
+        var videos: [(index: Int32, bandwidth: Int64, height: Int)] = []
+        for index in 0..<Int32(context.pointee.nb_streams) {
+            let stream = context.pointee.streams[Int(index)]!
+            let parameters = stream.pointee.codecpar.pointee
+            guard parameters.codec_type == AVMEDIA_TYPE_VIDEO, stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0 else { continue }
+            // HLS says a variant's bandwidth in its metadata, DASH in the bit rate.
+            let stated = StreamTags.value("variant_bitrate", of: stream).flatMap { Int64($0) }
+            videos.append((index, max(stated ?? 0, parameters.bit_rate), Int(parameters.height)))
+        }
+        let fitting = videos.filter { limits.allows(bandwidth: $0.bandwidth, height: $0.height) }
+        let chosen: Int32? = if fitting.isEmpty {
+            videos.min { ($0.bandwidth, $0.height) < ($1.bandwidth, $1.height) }?.index
+        } else {
+            fitting.max { ($0.bandwidth, $0.height) < ($1.bandwidth, $1.height) }?.index
+        }
+        let audio = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, chosen ?? -1, nil, 0)
+        let audioIndex: Int32? = audio >= 0 ? audio : nil
+        let playedVideo = wanted || audioIndex == nil ? chosen : nil
+        for index in 0..<Int32(context.pointee.nb_streams) where index != playedVideo && index != audioIndex {
+            context.pointee.streams[Int(index)]!.pointee.discard = AVDISCARD_ALL
+        }
+        return (audioIndex, playedVideo)
+    }
+
     /// `check`, except that a failed read of a byte source is reported in
     /// the source's words (a download error), not as FFmpeg's "I/O error".
     private static func check(_ code: Int32, io: ByteSourceIO?, name: String, _ context: @autoclosure () -> String) throws(FFmpegError) {
@@ -106,9 +165,11 @@ public final class Demuxer: @unchecked Sendable {
     }
 
 
-    /// The audio streams, in the file's order (cover art aside).
+    /// The audio streams, in the file's order (cover art aside); with the
+    /// sound apart, its input's.
     var audioStreams: [(index: Int32, language: String?, title: String?, codec: String)] {
-        (0..<Int32(context.pointee.nb_streams)).compactMap { index in
+        if let apart { return apart.sound.audioStreams.map { ($0.index + Self.apartBase, $0.language, $0.title, $0.codec) } }
+        return (0..<Int32(context.pointee.nb_streams)).compactMap { index in
             let stream = stream(index)
             guard stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO else { return nil }
             return (
@@ -119,11 +180,17 @@ public final class Demuxer: @unchecked Sendable {
     }
 
     func stream(_ index: Int32) -> UnsafeMutablePointer<AVStream> {
-        context.pointee.streams[Int(index)]!
+        if index >= Self.apartBase, let apart { return apart.sound.stream(index - Self.apartBase) }
+        return context.pointee.streams[Int(index)]!
     }
 
     /// Duration in seconds, when the container says.
     public var duration: Double? {
+        if let apart, let own = ownDuration, let sound = apart.sound.duration { return max(own, sound) }
+        return ownDuration ?? apart?.sound.duration
+    }
+
+    private var ownDuration: Double? {
         let value = context.pointee.duration
         // A container's claim is checked: 2^63 µs is no length (it trapped
         // every conversion after it).
@@ -147,8 +214,38 @@ public final class Demuxer: @unchecked Sendable {
         return chapters.sorted { $0.start < $1.start }
     }
 
-    /// Reads the next packet into `packet`; false at the end of the file.
+    /// Reads the next packet into `packet`; false at the end of the file
+    /// (of both inputs, with the sound apart: their packets interleaved by
+    /// time, the sound's streams numbered from `apartBase`).
     func readPacket(into packet: Packet) throws(FFmpegError) -> Bool {
+        guard let apart else { return try readOwnPacket(into: packet) }
+        if apart.ownNext == nil, !apart.ownEnded {
+            let next = Packet()
+            if try readOwnPacket(into: next) { apart.ownNext = next } else { apart.ownEnded = true }
+        }
+        if apart.soundNext == nil, !apart.soundEnded {
+            let next = Packet()
+            if try apart.sound.readOwnPacket(into: next) { apart.soundNext = next } else { apart.soundEnded = true }
+        }
+        let takeSound: Bool
+        switch (apart.ownNext, apart.soundNext) {
+        case (nil, nil): return false
+        case (nil, _?): takeSound = true
+        case (_?, nil): takeSound = false
+        case let (own?, sound?): takeSound = apart.sound.seconds(of: sound) < seconds(of: own)
+        }
+        let taken = takeSound ? apart.soundNext! : apart.ownNext!
+        av_packet_move_ref(packet.pointer, taken.pointer)
+        if takeSound {
+            packet.pointer.pointee.stream_index += Self.apartBase
+            apart.soundNext = nil
+        } else {
+            apart.ownNext = nil
+        }
+        return true
+    }
+
+    private func readOwnPacket(into packet: Packet) throws(FFmpegError) -> Bool {
         let result = av_read_frame(context, packet.pointer)
         try policy.check(name: name)
         if result == FFmpegError.eof, io?.failure == nil { return false }
@@ -156,11 +253,52 @@ public final class Demuxer: @unchecked Sendable {
         return true
     }
 
+    /// A packet's media time in its own input (its decoding time, else
+    /// its presentation time; none: at once).
+    private func seconds(of packet: Packet) -> Double {
+        let pointer = packet.pointer.pointee
+        let stamp = pointer.dts != mp_av_nopts_value() ? pointer.dts : pointer.pts
+        guard stamp != mp_av_nopts_value(), pointer.stream_index >= 0, pointer.stream_index < Int32(context.pointee.nb_streams) else { return -.infinity }
+        let base = stream(pointer.stream_index).pointee.time_base
+        guard base.den != 0 else { return -.infinity }
+        return Double(stamp) * Double(base.num) / Double(base.den) - startTime
+    }
+
     /// Where media time 0 is in the file's timestamps, in seconds (as
     /// `ffmpeg` does, output times count from the container's start time).
     var startTime: Double {
         let value = context.pointee.start_time
         return value == mp_av_nopts_value() ? 0 : Double(value) / Double(AV_TIME_BASE)
+    }
+
+    /// The sound's own start time: its input's, when it comes apart (as
+    /// `ffmpeg -i video -i audio` counts each input from its own start).
+    var audioStartTime: Double { apart?.sound.startTime ?? startTime }
+
+    /// The sound from an input of its own (a site's best video and best
+    /// audio as two files), played with this one's pictures as one item.
+    private final class Apart {
+        let sound: Demuxer
+        var ownNext: Packet?
+        var soundNext: Packet?
+        var ownEnded = false
+        var soundEnded = false
+
+        init(sound: Demuxer) {
+            self.sound = sound
+        }
+    }
+
+    private var apart: Apart?
+    /// Stream numbers from here on are the sound input's.
+    static let apartBase: Int32 = 1 << 16
+
+    /// Plays the sound of `sound` (its best audio stream) with this input's
+    /// pictures; this input's own sound, if any, is left aside.
+    public func addAudio(from sound: Demuxer) {
+        guard let index = sound.audioStreamIndex else { return }
+        apart = Apart(sound: sound)
+        audioStreamIndex = index + Self.apartBase
     }
 
     /// A single picture rather than a video: an image demuxer (PNG, JPEG,
@@ -190,6 +328,13 @@ public final class Demuxer: @unchecked Sendable {
         let micro = (seconds + startTime) * Double(AV_TIME_BASE)
         let target = micro.isNaN ? 0 : Int64(min(max(micro, -9.0e18), 9.0e18))
         try Self.check(avformat_seek_file(context, -1, Int64.min, target, target, 0), io: io, name: name, "cannot seek in \(name)")
+        if let apart {
+            apart.ownNext = nil
+            apart.soundNext = nil
+            apart.ownEnded = false
+            apart.soundEnded = false
+            try apart.sound.seek(to: seconds)
+        }
     }
 }
 
@@ -218,15 +363,21 @@ final class IOPolicy: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<mp_io_policy>
     private let allowed: UnsafeMutablePointer<CChar>?
 
-    init(allowed path: String?) {
+    private let host: UnsafeMutablePointer<CChar>?
+
+    init(allowed path: String?, remoteHost: String? = nil) {
         pointer = .allocate(capacity: 1)
         pointer.initialize(to: mp_io_policy())
         allowed = path.map { strdup($0) }
+        host = remoteHost.map { strdup($0) }
         pointer.pointee.allowed = UnsafePointer(allowed)
+        pointer.pointee.remote = remoteHost == nil ? 0 : 1
+        pointer.pointee.host = UnsafePointer(host)
     }
 
     deinit {
         free(allowed)
+        free(host)
         pointer.deallocate()
     }
 
@@ -235,9 +386,50 @@ final class IOPolicy: @unchecked Sendable {
     func check(name: String) throws(FFmpegError) {
         guard pointer.pointee.refused != 0 else { return }
         let url = withUnsafeBytes(of: pointer.pointee.refusedURL) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if pointer.pointee.remote != 0 {
+            throw FFmpegError(
+                context: "cannot play \(name)",
+                message: "the stream asked for \(url.isEmpty ? "another file" : url.redactingUserinfo), which is not an http or https URL; an adaptive stream's parts come from the web only"
+            )
+        }
         throw FFmpegError(
             context: "cannot play \(name)",
             message: "it is a playlist or a reference to other media (it asked for \(url.isEmpty ? "another file" : url.redactingUserinfo)), which mediaplay does not follow; point the feed at the media itself"
         )
     }
+}
+
+/// The caps on an adaptive stream's variant (`[playback] max-height`,
+/// `max-bitrate`): nil, none.
+public struct VariantLimits: Sendable, Equatable {
+    public var maximumHeight: Int?
+    /// Bits per second.
+    public var maximumBitrate: Int64?
+
+    public init(maximumHeight: Int? = nil, maximumBitrate: Int64? = nil) {
+        self.maximumHeight = maximumHeight
+        self.maximumBitrate = maximumBitrate
+    }
+
+    /// A variant that does not say its height or bandwidth passes that cap.
+    func allows(bandwidth: Int64, height: Int) -> Bool {
+        if let maximumHeight, height > 0, height > maximumHeight { return false }
+        if let maximumBitrate, bandwidth > 0, bandwidth > maximumBitrate { return false }
+        return true
+    }
+}
+
+/// A stop for an adaptive stream's network reads: set once, libavformat's
+/// interrupt callback ends every read after it.
+public final class StreamInterruption: @unchecked Sendable {
+    let flag: UnsafeMutablePointer<Int32>
+
+    public init() {
+        flag = .allocate(capacity: 1)
+        flag.initialize(to: 0)
+    }
+
+    deinit { flag.deallocate() }
+
+    public func interrupt() { mp_interrupt_set(flag) }
 }

@@ -22,5 +22,7 @@ public struct PlaybackOptions: Sendable {
     public var tracks = TrackSettings()
     /// Subtitle files beside the item, and `--sub-file`s: tracks after the file's own.
     public var subtitleFiles: [SidecarSubtitles.File] = []
+    /// An adaptive stream's caps on the variant it plays.
+    public var variantLimits = VariantLimits()
     public init() {}
 }

@@ -10,9 +10,22 @@ extension Player {
     func runReader() {
         var demuxer: Demuxer?
         source?.onWait = { [weak self] waiting in self?.setInputWaiting(waiting) }
+        if case let .source(sound)? = separateAudio { sound.onWait = { [weak self] waiting in self?.setInputWaiting(waiting) } }
         do throws(FFmpegError) {
             let opened: Demuxer
-            if let source { opened = try Demuxer(source: source) } else { opened = try Demuxer(path: path) }
+            if let source {
+                opened = try Demuxer(source: source)
+            } else if let stream {
+                opened = try Demuxer(stream: stream, limits: options.variantLimits, video: options.video, interruption: streamInterruption)
+            } else {
+                opened = try Demuxer(path: path)
+            }
+            // The sound apart, when it plays: its own input, read beside the pictures'.
+            switch options.audio ? separateAudio : nil {
+            case let .file(path)?: opened.addAudio(from: try Demuxer(path: path))
+            case let .source(sound)?: opened.addAudio(from: try Demuxer(source: sound))
+            default: break
+            }
             demuxer = opened
             try startPipeline(opened)
             try readPackets(opened)
@@ -73,7 +86,8 @@ extension Player {
             if serialStart > 0 { pendingSeek = serialStart }
             runningWorkers = (audioDecoder == nil ? 0 : 1) + (videoDecoder == nil ? 0 : 2)
         }
-        if let audioDecoder { spawn("mediaplay.audio") { [self] in runAudioDecoder(audioDecoder, startTime: start) } }
+        let audioStart = demuxer.audioStartTime
+        if let audioDecoder { spawn("mediaplay.audio") { [self] in runAudioDecoder(audioDecoder, startTime: audioStart) } }
         if let videoDecoder {
             spawn("mediaplay.video") { [self] in runVideoDecoder(videoDecoder, startTime: start) }
             spawn("mediaplay.present") { [self] in runPresenter() }

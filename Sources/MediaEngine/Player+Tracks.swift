@@ -115,7 +115,7 @@ extension Player {
             AudioTrackStream(streamIndex: stream.index, track: MediaTrack(kind: .audio, number: number + 1, language: stream.language, title: stream.title, codec: stream.codec))
         }
         // The file's own subtitles are read from the file again: a file, not a download in progress.
-        var subtitles = source == nil ? SubtitleStreams.list(demuxer.context, path: path, offset: demuxer.startTime, first: 1, file: nil) : []
+        var subtitles = source == nil && stream == nil ? SubtitleStreams.list(demuxer.context, path: path, offset: demuxer.startTime, first: 1, file: nil) : []
         for file in options.subtitleFiles {
             // A sidecar that cannot be read is left out (the rest play), and said.
             do {

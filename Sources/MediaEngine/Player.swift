@@ -19,6 +19,12 @@ public final class Player: @unchecked Sendable {
     public let path: String
     /// Where the bytes come from when not a file (a download in progress).
     let source: (any ByteSource)?
+    /// An adaptive stream libavformat fetches itself, and its stop.
+    let stream: RemoteStream?
+    let streamInterruption = StreamInterruption()
+    /// The sound from an input of its own (a file or a download), when
+    /// pictures and sound come apart.
+    let separateAudio: MediaInput?
     let options: PlaybackOptions
     let audioSink: (any AudioSink)?
     /// Set once on the reader thread, before the presenter starts.
@@ -147,13 +153,31 @@ public final class Player: @unchecked Sendable {
         input: MediaInput, audioSink: (any AudioSink)?, options: PlaybackOptions = PlaybackOptions(),
         makeVideoSink: (@Sendable (MediaInfo, Player) -> (any VideoSink)?)?
     ) {
-        switch input {
+        var main = input
+        if case let .separate(video, audio) = input {
+            main = video
+            separateAudio = audio
+        } else {
+            separateAudio = nil
+        }
+        switch main {
         case let .file(path):
             self.path = path
             source = nil
+            stream = nil
         case let .source(source):
             path = source.name
             self.source = source
+            stream = nil
+        case let .stream(remote):
+            path = remote.url.absoluteString
+            source = nil
+            stream = remote
+        case .separate:
+            // Never nested: the pictures' input alone is read.
+            path = "media"
+            source = nil
+            stream = nil
         }
         self.audioSink = audioSink
         self.makeVideoSink = makeVideoSink
@@ -275,6 +299,8 @@ public final class Player: @unchecked Sendable {
         // After the flag: the reader's cancelled wait then reads as this
         // stop, not as a failed download.
         source?.interrupt()
+        if case let .source(sound)? = separateAudio { sound.interrupt() }
+        streamInterruption.interrupt()
         videoSink?.dismiss()
     }
 

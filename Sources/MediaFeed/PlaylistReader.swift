@@ -20,6 +20,9 @@ enum PlaylistReader {
                 } else if upper.hasPrefix("#PLAYLIST:") {
                     title = String(text.dropFirst(10)).trimmedOfWhitespace
                 } else if upper.hasPrefix("#EXT-X-TARGETDURATION") || upper.hasPrefix("#EXT-X-STREAM-INF") || upper.hasPrefix("#EXT-X-MEDIA-SEQUENCE") {
+                    // An HLS playlist from the network is one item: the
+                    // stream, played from its manifest (its parts over http(s) only).
+                    if case let .remote(url) = origin { return Feed.single(.remote(url)) }
                     throw FeedError(position: SourcePosition(line: index + 1, column: 1), message: "an HLS stream's playlist (#EXT-X-…), not a list of items: play its URL instead")
                 }
                 continue

@@ -23,6 +23,8 @@ public enum CacheError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A stream with no end (internet radio: no length): played live,
     /// never kept.
     case liveStream
+    /// A web page (HTML), not media: yt-dlp may find the media in it.
+    case webPage
 
     public var description: String {
         switch self {
@@ -37,6 +39,7 @@ public enum CacheError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .missingFile(path): return "no readable file at \(path)"
         case .cancelled: return "cancelled"
         case .liveStream: return "a live stream (no length): it is played live, never downloaded"
+        case .webPage: return "a web page, not a media file"
         }
     }
 

@@ -16,10 +16,20 @@ public protocol MediaStore: DocumentFetcher {
     func openLiveStream(_ url: URL) -> any LiveByteSource
     /// The clock its downloads and live streams wait on.
     var clock: any MediaClock { get }
+    /// `openReader`, sending `headers` (a page's site asks for them) to
+    /// the URL's own host.
+    func openReader(_ url: URL, headers: [String: String]) async throws(CacheError) -> any ByteSource
+    /// What the web page at `url` resolved to, when it was kept.
+    func keptPage(for url: URL) -> ResolvedPage?
+    /// Keeps a page's resolution (a second play asks yt-dlp nothing).
+    func keep(_ page: ResolvedPage, for url: URL)
 }
 
 extension MediaStore {
     public var clock: any MediaClock { SystemClock.shared }
+    public func openReader(_ url: URL, headers: [String: String]) async throws(CacheError) -> any ByteSource { try await openReader(url) }
+    public func keptPage(for url: URL) -> ResolvedPage? { nil }
+    public func keep(_ page: ResolvedPage, for url: URL) {}
 }
 
 /// A small remote document read whole into memory, never kept (a podcast's

@@ -28,6 +28,8 @@ public struct ItemRow: Sendable {
     public private(set) var playback: ItemStatus?
     /// Duration, tags and format of its file, once probed.
     public var details: MediaDetails?
+    /// A web page's title, as yt-dlp said it when the page was resolved.
+    public var pageTitle: String?
     /// Played to (nearly) its end.
     public var played = false
     /// Appeared in the feed since it was first read, and not played yet.
@@ -37,6 +39,7 @@ public struct ItemRow: Sendable {
     public var resumeAt: Double?
 
     public init(_ item: FeedItem, cache: CacheSnapshot?) {
+        if case let .remote(url)? = item.source { pageTitle = cache?.pageTitle(for: url) }
         var entry = EntryStatus.notDownloaded
         // A local file is looked at once: readable, a regular file, its size.
         var localSize: Int64?
@@ -73,9 +76,12 @@ public struct ItemRow: Sendable {
         }
     }
 
-    /// The feed's title, or the file's title tag where the feed gave none.
+    /// The feed's title, or where the feed gave none, the page's or the
+    /// file's title tag.
     func title(of item: FeedItem) -> String {
-        guard item.titleIsDerived, let tag = details?.title, !tag.isEmpty else { return item.title }
+        guard item.titleIsDerived else { return item.title }
+        if let pageTitle, !pageTitle.isEmpty { return pageTitle }
+        guard let tag = details?.title, !tag.isEmpty else { return item.title }
         return tag
     }
 

@@ -12,6 +12,8 @@ public struct CommandError: Error, Codable, Sendable, Equatable, CustomStringCon
         case forbidden
         case wrongFeed = "wrong-feed"
         case shuttingDown = "shutting-down"
+        /// A program mediaplay needs is not there (yt-dlp, for a web page).
+        case unavailable
     }
 
     public var code: Code

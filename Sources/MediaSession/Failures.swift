@@ -36,6 +36,13 @@ public struct Failures: Sendable {
             return (nil, CommandError(.downloadFailed, "item \(item.position) needs a download and no cache is open"))
         case .textOnly:
             return (nil, CommandError(.invalidItem, "item \(item.position) \"\(item.title)\" is text only: it has no media to play"))
+        case let .page(error):
+            let code: CommandError.Code = switch error {
+            case .noResolver: .unavailable
+            case .refused, .off: .invalidItem
+            case .failed: .downloadFailed
+            }
+            return (CommandError(code, error.description), CommandError(code, "item \(item.position) \"\(item.title)\": \(error)"))
         }
     }
 

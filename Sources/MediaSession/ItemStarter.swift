@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MediaFeed
 import MediaInterfaces
 import MediaModel
@@ -13,6 +14,11 @@ struct ItemStarter: Sendable {
     let store: (any MediaStore)?
     /// Where small documents (a chapters file) come from when no store is open.
     var documents: (any DocumentFetcher)? = nil
+    /// What finds the media in a web page (yt-dlp); nil: pages do not play.
+    var pages: (any PageResolver)? = nil
+    /// The files each page's media comes from, once known: a stop cancels
+    /// their downloads under the session's lock, where nothing is read.
+    let pageFiles = PageFiles()
 
     /// What a whole-file download does while the item starts.
     enum Download: Sendable {
@@ -31,26 +37,44 @@ struct ItemStarter: Sendable {
         case noCache
         /// An item with no media at all.
         case textOnly
+        /// A web page that gave nothing to play (or no yt-dlp to ask).
+        case page(PageError)
+    }
+
+    /// Where an item's bytes come from, and the web page it came through.
+    struct Started: Sendable {
+        var input: MediaInput
+        /// What yt-dlp made of the item's page (its title, chapters, subtitles).
+        var page: ResolvedPage?
     }
 
     /// The input to play `item` from, once it can be opened.
-    func input(for item: FeedItem, onDownload: @Sendable (Download) -> Void) async throws(Failure) -> MediaInput {
+    func input(for item: FeedItem, onDownload: @Sendable (Download) -> Void) async throws(Failure) -> Started {
         switch item.source {
         case let .file(path)?:
             guard LocalFile.isReadable(path) else { throw .missing(path: path) }
-            return .file(path)
+            return Started(input: .file(path))
         case let .remote(url)?:
             guard let store else { throw .noCache }
-            if let path = store.cachedFile(for: url) { return .file(path) }
+            if let path = store.cachedFile(for: url) { return Started(input: .file(path)) }
+            // An adaptive stream plays from its manifest (never cached).
+            if item.kind != .image, RemoteStream.isManifest(url) { return Started(input: .stream(RemoteStream(url: url))) }
             // Audio and video play while they download (a 404 is a download
             // error, said once the server answered); a picture is shown
             // whole, so it downloads first.
             if item.kind != .image {
+                // A page resolved before: its media, yt-dlp not asked again
+                // unless the media's address no longer answers (they expire).
+                if let kept = await Self.offPool({ store.keptPage(for: url) }), let input = try? await open(kept, from: store, for: url) {
+                    return Started(input: input, page: kept)
+                }
                 do {
-                    return .source(try await store.openReader(url))
+                    return Started(input: .source(try await store.openReader(url)))
                 } catch .liveStream {
                     // No length: internet radio, played live, never kept.
-                    return .source(store.openLiveStream(url))
+                    return Started(input: .source(store.openLiveStream(url)))
+                } catch .webPage {
+                    return try await resolve(url, store: store)
                 } catch {
                     throw .download(reason: "\(error)")
                 }
@@ -60,13 +84,64 @@ struct ItemStarter: Sendable {
             for await event in store.downloadWhole(url) {
                 switch event {
                 case let .progress(progress): onDownload(.progress(progress.fraction))
-                case let .finished(path, _): return .file(path)
+                case let .finished(path, _): return Started(input: .file(path))
                 case let .failed(error): throw .download(reason: "\(error)")
                 }
             }
             throw .download(reason: "stopped")
         case nil:
             throw .textOnly
+        }
+    }
+
+    /// A web page through yt-dlp (off Swift's pool: it is a child process
+    /// that takes seconds), its resolution kept, its media opened.
+    private func resolve(_ url: URL, store: any MediaStore) async throws(Failure) -> Started {
+        guard let pages else { throw .page(.off) }
+        let result: Result<ResolvedPage, PageError> = await Self.offPool {
+            Result { () throws(PageError) in
+                let page = try pages.resolve(url)
+                // Kept at once (a live page's media has no end to keep).
+                if !page.isLive { store.keep(page, for: url) }
+                return page
+            }
+        }
+        let page: ResolvedPage
+        do { page = try result.get() } catch { throw .page(error) }
+        let input: MediaInput
+        do { input = try await open(page, from: store, for: url) } catch { throw .download(reason: "\(error)") }
+        return Started(input: input, page: page)
+    }
+
+    /// Blocking work (yt-dlp, the cache's index) on a thread of its own,
+    /// never on Swift's cooperative pool.
+    private static func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: body()) }
+            thread.name = "mediaplay.page"
+            thread.start()
+        }
+    }
+
+    /// The input of a page's media: a manifest as a stream, a live stream
+    /// live, a file through the cache (downloaded once, played meanwhile);
+    /// the sound apart beside the pictures.
+    private func open(_ page: ResolvedPage, from store: any MediaStore, for url: URL) async throws(CacheError) -> MediaInput {
+        pageFiles.set(page.files.map(\.url), for: url)
+        let media = page.media
+        if media.isManifest { return .stream(media.stream) }
+        if page.isLive { return .source(store.openLiveStream(media.url)) }
+        let pictures = try await openFile(media, from: store)
+        guard let audio = page.audio else { return pictures }
+        return .separate(video: pictures, audio: try await openFile(audio, from: store))
+    }
+
+    private func openFile(_ media: ResolvedMedia, from store: any MediaStore) async throws(CacheError) -> MediaInput {
+        if let path = store.cachedFile(for: media.url) { return .file(path) }
+        do {
+            return .source(try await store.openReader(media.url, headers: media.headers))
+        } catch .liveStream {
+            return .source(store.openLiveStream(media.url))
         }
     }
 
@@ -96,15 +171,32 @@ struct ItemStarter: Sendable {
     /// Stops the in-process download of the item's media (the part
     /// downloaded stays for the next start).
     func cancel(_ item: FeedItem) {
-        if case let .remote(url)? = item.source { store?.cancel(url) }
+        guard case let .remote(url)? = item.source else { return }
+        store?.cancel(url)
+        for file in pageFiles.files(for: url) { store?.cancel(file) }
     }
 
     /// Whether the item's media is at hand without a download.
     func isCached(_ item: FeedItem) -> Bool {
         switch item.source {
-        case let .remote(url)?: return store?.cachedFile(for: url) != nil
+        case let .remote(url)?:
+            if store?.cachedFile(for: url) != nil { return true }
+            return store?.keptPage(for: url).map { $0.files.allSatisfy { store?.cachedFile(for: $0.url) != nil } } ?? false
         case .file?: return true
         case nil: return false
         }
+    }
+}
+
+/// The files each web page's media comes from, as this process learnt them.
+final class PageFiles: Sendable {
+    private let files = Mutex<[URL: [URL]]>([:])
+
+    func set(_ media: [URL], for page: URL) {
+        files.withLock { $0[page] = media }
+    }
+
+    func files(for page: URL) -> [URL] {
+        files.withLock { $0[page] ?? [] }
     }
 }

@@ -18,24 +18,27 @@ extension MediaSession {
     /// Downloads what must come first, then starts a player; returns once
     /// its file is open (so the status has the duration) or it failed. A
     /// stop meanwhile cancels it: it returns the item's status, not playing.
-    func start(_ item: FeedItem, at position: Double, onProgress: (@Sendable (ItemStatus) -> Void)?) async throws(CommandError) -> ItemStatus {
-        let key = item.key
+    func start(_ requested: FeedItem, at position: Double, onProgress: (@Sendable (ItemStatus) -> Void)?) async throws(CommandError) -> ItemStatus {
+        let key = requested.key
         lock.withLock { starts.begin(key) }
         // However it ends, the toggles that joined it hear the outcome.
         defer { lock.withLock { starts.finished(key) }.resume() }
         let input: MediaInput
+        let item: FeedItem
         do throws(ItemStarter.Failure) {
-            input = try await starter.input(for: item) { [weak self] download in
-                self?.downloadWent(download, item: item, onProgress: onProgress)
+            let started = try await starter.input(for: requested) { [weak self] download in
+                self?.downloadWent(download, item: requested, onProgress: onProgress)
             }
+            input = started.input
+            item = started.page.map { pageResolved($0, for: requested) } ?? requested
         } catch {
             // A stop came: the start ends without playing (no failure).
             if lock.withLock({ starts.end(key) }) {
                 announce(key, .state)
-                return status(of: item)
+                return status(of: requested)
             }
             // Listeners heard "buffering" while it started: the start is over.
-            throw failedStart(item, error)
+            throw failedStart(requested, error)
         }
         // A live stream: its titles and notices are the item's.
         let live: (any LiveByteSource)? = if case let .source(source) = input { source as? any LiveByteSource } else { nil }
@@ -149,6 +152,31 @@ extension MediaSession {
             }
             announce(key, .state)
         }
+    }
+
+    /// What a web page said of its media becomes the item's: its title,
+    /// length, picture, chapters and subtitles (the feed's own win where it
+    /// has them). Kept in the session's feed, so status, MPRIS and `play`
+    /// show it; the item as it now is.
+    private func pageResolved(_ page: ResolvedPage, for item: FeedItem) -> FeedItem {
+        var resolved = item
+        if let title = page.title, item.titleIsDerived || item.title.isEmpty || item.title == item.source?.description.redactingUserinfo {
+            resolved.title = title
+            resolved.titleIsDerived = false
+        }
+        resolved.duration = item.duration ?? page.duration
+        resolved.thumbnail = item.thumbnail ?? page.thumbnail.map(MediaSource.remote)
+        if item.chapters.isEmpty { resolved.chapters = page.chapters }
+        let linked = Set(item.subtitles.map(\.source))
+        resolved.subtitles += page.subtitles.filter { !linked.contains(.remote($0.url)) }.map { SubtitleLink(source: .remote($0.url), language: $0.language) }
+        let changed = lock.withLock { () -> Bool in
+            guard let index = index[item.key], currentFeed.items[index].source == item.source else { return false }
+            currentFeed.items[index] = resolved
+            if let one = oneOffs.firstIndex(where: { $0.key == item.key }) { oneOffs[one] = resolved }
+            return true
+        }
+        if changed { announce(item.key, .metadata) }
+        return resolved
     }
 
     /// A live stream's now-playing line or notice changed: kept, and said.

@@ -84,14 +84,14 @@ public final class MediaSession: @unchecked Sendable {
     public init(
         feed: Feed, store: (any MediaStore)?, documents: (any DocumentFetcher)? = nil, positions: StateStore?, engine: any PlayerFactory,
         settings: AudioSettings = AudioSettings(), playlist: PlaylistMode = PlaylistMode(autoplay: false), tracks: TrackSettings = TrackSettings(),
-        problems: (@Sendable (String) -> Void)? = nil
+        pages: (any PageResolver)? = nil, problems: (@Sendable (String) -> Void)? = nil
     ) {
         self.problems = problems
         currentFeed = feed
         self.settings = settings
         self.tracks = tracks
         self.playlist = Playlist(items: feed.items, mode: playlist)
-        starter = ItemStarter(store: store, documents: documents)
+        starter = ItemStarter(store: store, documents: documents, pages: pages)
         self.positions = ResumePositions(store: positions)
         self.engine = engine
         index = Self.index(feed)

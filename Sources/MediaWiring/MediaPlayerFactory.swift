@@ -68,13 +68,16 @@ public struct MediaPlayerFactory: PlayerFactory {
     let measured: @Sendable (FeedItem) -> Loudness?
     /// Subtitle files for every item (`--sub-file`), after those beside it.
     let subtitleFiles: [String]
+    /// An adaptive stream's caps (`[playback] max-height`, `max-bitrate`).
+    let variantLimits: VariantLimits
 
     public init(
         clock: PlaybackClock = .realTime, audio: Audio = .device, video: Video = .window(),
         loudness: LoudnessOptions = LoudnessOptions(), filters: String? = nil, measured: @escaping @Sendable (FeedItem) -> Loudness? = { _ in nil },
-        subtitleFiles: [String] = [], report: @escaping @Sendable (Shortfall) -> Void
+        subtitleFiles: [String] = [], variantLimits: VariantLimits = VariantLimits(), report: @escaping @Sendable (Shortfall) -> Void
     ) {
         self.subtitleFiles = subtitleFiles
+        self.variantLimits = variantLimits
         self.clock = clock
         self.audio = audio
         self.video = video
@@ -93,6 +96,7 @@ public struct MediaPlayerFactory: PlayerFactory {
         // Beside the file, then the feed's, then the command line's.
         options.subtitleFiles = Self.subtitleFiles(for: item, input: input) + linked + subtitleFiles.map { SidecarSubtitles.File(path: $0, language: SidecarSubtitles.language(of: $0)) }
         options.clock = clock
+        options.variantLimits = variantLimits
         options.settings = settings
         options.loudness = loudness
         options.filters = filters
@@ -151,7 +155,7 @@ public struct MediaPlayerFactory: PlayerFactory {
             // probes nothing).
             switch input {
             case let .file(path): hasSound = item.kind != .image && (try? Demuxer(path: path))?.audioStreamIndex != nil
-            case .source: hasSound = item.kind != .image
+            case .source, .stream, .separate: hasSound = item.kind != .image
             }
             do {
                 return try SDLAudioSink(probe: hasSound, handoff: handoff)

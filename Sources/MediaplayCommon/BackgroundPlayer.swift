@@ -146,7 +146,7 @@ public enum BackgroundPlayer {
             switch refusal.code {
             case .noSuchItem: return CLIError(refusal.message, exitCode: .noInput)
             case .invalidItem: return CLIError(refusal.message + " (fix the feed, see docs/FEED.md)", exitCode: .dataError)
-            case .downloadFailed, .wrongFeed, .forbidden, .shuttingDown: return CLIError(refusal.message, exitCode: .unavailable)
+            case .downloadFailed, .wrongFeed, .forbidden, .shuttingDown, .unavailable: return CLIError(refusal.message, exitCode: .unavailable)
             case .badRequest, .unknownCommand, .lineTooLong: return CLIError(refusal.message, exitCode: .usage)
             case .playbackFailed: return CLIError(refusal.message, exitCode: .failure)
             }

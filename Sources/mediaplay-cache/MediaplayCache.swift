@@ -4,6 +4,7 @@ import MediaTerminal
 import MediaCache
 import MediaCacheCommands
 import MediaConfig
+import MediaPages
 import MediaplayCommandLine
 import MediaplayCommon
 
@@ -28,6 +29,8 @@ struct MediaplayCache: AsyncParsableCommand {
             audio: config.audioSettings(kept: nil), playlist: config.playlistMode(kept: nil), measureLoudness: config.measureLoudness ?? true
         ))
         if let seconds = config.networkTimeout { NetworkLimits.set(timeout: seconds) }
+        // `fetch` of a web page: its media, found by yt-dlp as `play` finds it.
+        if config.ytdl != false { FetchCommand.usePages(YTDL(program: config.ytdlPath ?? "yt-dlp", format: config.ytdlFormat ?? YTDL.videoFormat)) }
         // A write over a file size limit must fail with EFBIG (reported as a
         // full disk, partial file kept), not kill the process.
         signal(SIGXFSZ, SIG_IGN)

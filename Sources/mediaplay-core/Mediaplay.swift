@@ -60,6 +60,7 @@ struct Mediaplay: AsyncParsableCommand {
             audio: config.audioSettings(kept: nil), playlist: config.playlistMode(kept: nil), measureLoudness: config.measureLoudness ?? true
         ))
         if let seconds = config.networkTimeout { NetworkLimits.set(timeout: seconds) }
+        FetchCommand.usePages(PageOptions.resolver(audioOnly: false, config: config))
         // A folder's files are probed as it loads (their track tags order
         // its albums), and kept in the cache's index for the next list.
         FeedLoading.useDetails { items, cacheDirectory in

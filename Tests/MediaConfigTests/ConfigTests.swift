@@ -98,6 +98,24 @@ import Testing
         #expect(throws: ConfigError.self) { try Config.parse("[playback]\nslang = \"\"", path: "config.toml") }
     }
 
+    @Test func webPageKeysRead() throws {
+        let config = try Config.parse("""
+            [playback]
+            ytdl = true
+            ytdl-format = "bestvideo[height<=720]+bestaudio/best"
+            ytdl-path = "/opt/yt-dlp/yt-dlp"
+            max-height = 720
+            max-bitrate = "2.5M"
+            """, path: "config.toml")
+        #expect(config.ytdl == true && config.ytdlFormat == "bestvideo[height<=720]+bestaudio/best" && config.ytdlPath == "/opt/yt-dlp/yt-dlp")
+        #expect(config.maxHeight == 720 && config.maxBitrate == 2_500_000)
+        #expect(try Config.parse("[playback]\nmax-bitrate = 800000", path: "config.toml").maxBitrate == 800_000)
+        #expect(try Config.parse("[playback]\nmax-bitrate = \"800k\"", path: "config.toml").maxBitrate == 800_000)
+        for bad in ["ytdl = \"yes\"", "ytdl-format = \"--exec rm\"", "ytdl-format = \"\"", "ytdl-path = \"\"", "max-height = 0", "max-bitrate = \"fast\"", "max-bitrate = \"1e400\"", "max-bitrate = -5"] {
+            #expect(throws: ConfigError.self, "\(bad)") { try Config.parse("[playback]\n\(bad)", path: "config.toml") }
+        }
+    }
+
     @Test func noFileIsTheDefaults() throws {
         let config = try Config.load(["XDG_CONFIG_HOME": "/nonexistent-\(UInt32.random(in: 0...UInt32.max))"])
         #expect(config == Config())

@@ -107,10 +107,11 @@ struct BrowseCommand: AsyncParsableCommand {
             feed: feed, store: cache, positions: positions,
             engine: MediaPlayerFactory(
                 video: .window(fallback: video.terminalSink), loudness: LoadedConfig.current.loudnessOptions, filters: try LoudnessFlags.configuredFilters(LoadedConfig.current),
-                measured: MeasuredLoudness.lookup(global)
+                measured: MeasuredLoudness.lookup(global), variantLimits: PageOptions.variantLimits()
             ) { relay.post("\($0)") },
             settings: LoadedConfig.current.audioSettings(kept: positions?.audioSettings()),
-            playlist: LoadedConfig.current.playlistMode(kept: positions?.playlistMode()), tracks: LoadedConfig.current.trackSettings
+            playlist: LoadedConfig.current.playlistMode(kept: positions?.playlistMode()), tracks: LoadedConfig.current.trackSettings,
+            pages: PageOptions.resolver(audioOnly: false)
         )
         session.keymap = LoadedConfig.current.keymap
         session.resumesItems = LoadedConfig.current.resumes

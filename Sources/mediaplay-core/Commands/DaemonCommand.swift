@@ -158,12 +158,15 @@ struct DaemonCommand: AsyncParsableCommand {
         }
         let config = LoadedConfig.current
         let engine = MediaPlayerFactory(
-            loudness: config.loudnessOptions, filters: try LoudnessFlags.configuredFilters(config), measured: MeasuredLoudness.lookup(feed: feed, cacheDirectory: global.cacheDirectory, folder: cache?.folder)
+            loudness: config.loudnessOptions, filters: try LoudnessFlags.configuredFilters(config), measured: MeasuredLoudness.lookup(feed: feed, cacheDirectory: global.cacheDirectory, folder: cache?.folder),
+            variantLimits: PageOptions.variantLimits(config)
         ) { logger.warning("\($0)") }
         let session = MediaSession(
             feed: loaded.feed, store: cache, documents: HTTPDocuments(), positions: positions, engine: engine,
             settings: LoadedConfig.current.audioSettings(kept: positions.audioSettings()),
             playlist: LoadedConfig.current.playlistMode(kept: positions.playlistMode()), tracks: config.trackSettings,
+            // Without a display no window opens: a page's audio alone, as mpv picks it.
+            pages: PageOptions.resolver(audioOnly: !PageOptions.hasDisplay, config: config),
             problems: { logger.warning("\($0)") }
         )
         // The keys of its windows, and where items start: config.toml's.

@@ -58,6 +58,12 @@ struct PlayCommand: AsyncParsableCommand {
             play then ends with the worst failure's exit status: 65 a file that \
             cannot be decoded, 66 a missing file, 69 a failed download.
 
+            A web page's media plays through yt-dlp, as in mpv: its title, chapters and \
+            subtitles become the item's, and its file is downloaded once like any other \
+            (--ytdl-format, --no-ytdl; docs/FEED.md). An HLS (.m3u8) or DASH (.mpd) URL \
+            plays from its manifest, the variant chosen by [playback] max-height and \
+            max-bitrate.
+
             An item starts where it was left, in play or any other player of yours \
             (the background player, browse), unless it was nearly finished; one \
             played to its end, or into its last seconds, is marked played (list \
@@ -75,6 +81,7 @@ struct PlayCommand: AsyncParsableCommand {
               mediaplay play clip.mp4 --vo terminal
               mediaplay play song.flac --replaygain album
               mediaplay play talk.mp3 --af 'equalizer=f=100:t=q:w=1:g=-6'
+              mediaplay play https://example.org/talks/42 --ytdl-format bestaudio
             """
     )
 
@@ -89,6 +96,7 @@ struct PlayCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Loudness and filters") var loudness: LoudnessFlags
     @OptionGroup(title: "Tracks and subtitles") var tracks: TrackFlags
+    @OptionGroup(title: "Web pages") var pages: PageOptions
 
     @Flag(name: .long, help: "Decode as fast as possible (only with --audio-out/--video-out or --no-audio).")
     var untimed = false
@@ -202,7 +210,9 @@ struct PlayCommand: AsyncParsableCommand {
             let session = MediaSession(
                 feed: feed, store: store, documents: HTTPDocuments(), positions: state, engine: engine,
                 settings: loudness.settings(AudioSettings(volume: volume, muted: mute, speed: speed), recording: recordsSound, config: config),
-                playlist: PlaylistMode(autoplay: inTurn && feed.items.count > 1), tracks: tracks.settings(config: config)
+                playlist: PlaylistMode(autoplay: inTurn && feed.items.count > 1), tracks: tracks.settings(config: config),
+                // No picture will show: a page's audio alone, as mpv picks it.
+                pages: pages.resolver(audioOnly: noVideo || (vo == .none && recording.videoOut == nil))
             )
             // The keys of the terminal and the window: config.toml's [keys];
             // where items start: config.toml's `start` (a recording from the top).
@@ -261,6 +271,8 @@ struct PlayCommand: AsyncParsableCommand {
             return CLIError("\(named) (\(kept ? "the part downloaded is kept; " : "")retry: \(retry))", exitCode: .unavailable)
         case .noSuchItem:
             return CLIError(named, exitCode: .noInput)
+        case .unavailable:
+            return CLIError(named, exitCode: .unavailable)
         default:
             if displayMissing, item.kind != .audio {
                 return CLIError("cannot show item \(item.position) \"\(item.title)\": no display (set DISPLAY, use --vo terminal, or record frames with --video-out)", exitCode: .unavailable)
@@ -347,6 +359,7 @@ struct PlayCommand: AsyncParsableCommand {
         if let scheme = FeedDecoder.schemeOf(target), scheme == "http" || scheme == "https" {
             guard let url = URL(string: target) else { throw CLIError("\"\(target)\" is not a valid URL", exitCode: .usage) }
             // A playlist or feed on the web (radio.pls, a podcast) lists items.
+            // (An HLS playlist reads as one item, the stream.)
             if ["m3u", "m3u8", "pls", "xml", "rss", "atom", "json"].contains(url.pathExtension.lowercased()) {
                 var options = global
                 options.feed = target

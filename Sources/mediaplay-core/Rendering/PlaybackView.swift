@@ -245,10 +245,9 @@ enum PlaybackView {
                 return finished
             case let .event(event):
                 status = event.status
-                if status.id != item.key {
-                    item = session.item(for: status.id) ?? item
-                    lastState = nil
-                }
+                if status.id != item.key { lastState = nil }
+                // The session's item: a web page's title once yt-dlp said it.
+                item = session.item(for: status.id) ?? item
                 lookUpDetails(item)
                 // A subtitle track left out or refused: said once, in one line.
                 if let problem = status.tracks?.subtitleError, problem != subtitleErrorSaid {

@@ -88,7 +88,7 @@ struct LoudnessFlags: ParsableArguments {
         if !exact || asksForGain { measured = MeasuredLoudness.lookup(global) }
         return MediaPlayerFactory(
             clock: clock, audio: audio, video: video, loudness: options(config: config), filters: try chain(config: config), measured: measured,
-            subtitleFiles: subtitleFiles, report: report
+            subtitleFiles: subtitleFiles, variantLimits: PageOptions.variantLimits(), report: report
         )
     }
 }

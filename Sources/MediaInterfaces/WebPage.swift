@@ -1,0 +1,136 @@
+import Foundation
+import MediaModel
+
+/// What a web page holds for a player, as yt-dlp read it: the media to play
+/// (one stream, or a manifest libavformat plays) and what it says about
+/// them. Kept in the cache's index, so a page is resolved once; its URLs
+/// may expire, and then it is resolved again.
+public struct ResolvedPage: Sendable, Equatable, Codable {
+    /// The page's title, made safe for a terminal (nil: it gave none).
+    public var title: String?
+    public var duration: Double?
+    public var thumbnail: URL?
+    public var chapters: [Chapter]
+    public var subtitles: [Subtitle]
+    /// What plays: one stream (a file, or an HLS or DASH manifest with every
+    /// track in it), or the pictures when the sound comes apart.
+    public var media: ResolvedMedia
+    /// The sound as a file of its own (a site's best video and best audio
+    /// apart), played with `media` in sync as one item.
+    public var audio: ResolvedMedia?
+    /// A live stream: played, never downloaded.
+    public var isLive: Bool
+
+    /// Every file it plays (the pictures', then the sound's when apart).
+    public var files: [ResolvedMedia] { [media] + (audio.map { [$0] } ?? []) }
+
+    public struct Subtitle: Sendable, Equatable, Codable {
+        public var url: URL
+        public var language: String?
+
+        public init(url: URL, language: String?) {
+            self.url = url
+            self.language = language
+        }
+    }
+
+    public init(
+        title: String?, duration: Double? = nil, thumbnail: URL? = nil, chapters: [Chapter] = [], subtitles: [Subtitle] = [],
+        media: ResolvedMedia, audio: ResolvedMedia? = nil, isLive: Bool = false
+    ) {
+        self.audio = audio
+        self.title = title
+        self.duration = duration
+        self.thumbnail = thumbnail
+        self.chapters = chapters
+        self.subtitles = subtitles
+        self.media = media
+        self.isLive = isLive
+    }
+}
+
+/// One stream a page resolved to.
+public struct ResolvedMedia: Sendable, Equatable, Codable {
+    /// Always http or https (`PageRules.check`).
+    public var url: URL
+    /// The headers the page's site asks for (User-Agent, Referer, cookies),
+    /// sent to the stream's own host only.
+    public var headers: [String: String]
+    /// An HLS or DASH manifest: libavformat plays it (segments over
+    /// http(s) only), never the cache.
+    public var isManifest: Bool
+
+    public init(url: URL, headers: [String: String] = [:], isManifest: Bool = false) {
+        self.url = url
+        self.headers = headers
+        self.isManifest = isManifest
+    }
+
+    /// The stream the engine reads a manifest from.
+    public var stream: RemoteStream { RemoteStream(url: url, headers: headers) }
+}
+
+/// An HLS or DASH stream libavformat plays from its manifest's URL.
+public struct RemoteStream: Sendable, Equatable {
+    public var url: URL
+    public var headers: [String: String]
+
+    public init(url: URL, headers: [String: String] = [:]) {
+        self.url = url
+        self.headers = headers
+    }
+
+    /// An adaptive stream by its name: a DASH manifest (.mpd) or an HLS
+    /// playlist (.m3u8), over http(s).
+    public static func isManifest(_ url: URL) -> Bool {
+        guard PageRules.isWeb(url) else { return false }
+        return ["mpd", "m3u8"].contains(url.pathExtension.lowercased())
+    }
+}
+
+/// Why a page gave nothing to play, in one line.
+public enum PageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No yt-dlp to ask (exit 69).
+    case noResolver
+    /// Pages are turned off (`--no-ytdl`, `ytdl = false`).
+    case off
+    /// yt-dlp failed or found nothing, in its words.
+    case failed(String)
+    /// It named something mediaplay refuses (a local file, another scheme).
+    case refused(String)
+
+    public static let noResolverText = "this is a web page; install yt-dlp to play it (apt install yt-dlp, or pip install yt-dlp)"
+
+    public var description: String {
+        switch self {
+        case .noResolver: return Self.noResolverText
+        case .off: return "this is a web page, not a media file, and web pages are off here (--no-ytdl, or [playback] ytdl = false)"
+        case let .failed(message): return message
+        case let .refused(message): return message
+        }
+    }
+}
+
+/// Turns a web page into what plays (yt-dlp, or a test's stand-in). It
+/// blocks (a child process): call it off Swift's cooperative pool.
+public protocol PageResolver: Sendable {
+    func resolve(_ page: URL) throws(PageError) -> ResolvedPage
+}
+
+/// The one rule for what a page may name: http or https, never a local file
+/// or another scheme.
+public enum PageRules {
+    public static func isWeb(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false else { return false }
+        return true
+    }
+
+    /// `url` when it is http(s); else the one line that refuses it.
+    public static func check(_ text: String, page: URL) throws(PageError) -> URL {
+        guard let url = URL(string: text), isWeb(url) else {
+            let shown = String(text.redactingUserinfo.prefix(200))
+            throw .refused("the page \(page.absoluteString.redactingUserinfo) names \(shown), which is not an http or https URL; mediaplay plays nothing local or of another kind from a page")
+        }
+        return url
+    }
+}
