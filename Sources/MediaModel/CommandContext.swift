@@ -55,11 +55,15 @@ public struct CommandContext: Sendable {
     public var environmentSource: Environment
     /// Relative paths start here; nil: the process's working folder.
     public var workingDirectory: String?
+    /// The program a user ran, which a command starts again (the
+    /// background player: `mediaplay daemon`); nil: this process's own.
+    public var program: String?
 
     public init(
         output: Sink = .descriptor(STDOUT_FILENO), error: Sink = .descriptor(STDERR_FILENO), input: Source = .descriptor(STDIN_FILENO),
-        environment: Environment = .process, workingDirectory: String? = nil
+        environment: Environment = .process, workingDirectory: String? = nil, program: String? = nil
     ) {
+        self.program = program
         self.output = output
         self.error = error
         self.input = input
@@ -86,6 +90,22 @@ public struct CommandContext: Sendable {
         switch environmentSource {
         case .process: ProcessInfo.processInfo.environment
         case let .given(values): values
+        }
+    }
+
+    /// This context with `name` set to `value` in its environment, for the
+    /// programs it starts. The process's own environment is changed in
+    /// place (a program runs one command); a given one is copied.
+    public func setting(_ name: String, to value: String) -> CommandContext {
+        switch environmentSource {
+        case .process:
+            setenv(name, value, 1)
+            return self
+        case var .given(values):
+            values[name] = value
+            var changed = self
+            changed.environmentSource = .given(values)
+            return changed
         }
     }
 

@@ -124,6 +124,7 @@ public enum XDG {
 
 /// The running program's absolute path (a symlink such as /usr/bin/mediaplay resolved).
 public func runningExecutable() -> String {
+    if let program = CommandContext.current.program { return program }
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
     guard count > 0 else { return absolutePath(CommandLine.arguments[0]) }

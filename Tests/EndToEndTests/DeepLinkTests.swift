@@ -31,7 +31,7 @@ import TestKit
         let key = try home.folder.write("id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----\nDEEP-LINK-SECRET-4242\n-----END OPENSSH PRIVATE KEY-----\n")
         let environment = home.environment.merging(["DEEP_LINK_MARKER": "ENV-SECRET-4343"]) { $1 }
         for file in [key, "/proc/self/environ"] {
-            let opened = try await Mediaplay.runInProcess(["open", "mediaplay://item/first?feed=\(file)"], environment: environment)
+            let opened = try await Mediaplay.run(["open", "mediaplay://item/first?feed=\(file)"], environment: environment)
             #expect(opened.status == 77, "\(file): \(opened.stderr)")
             #expect(opened.stderr.hasPrefix("mediaplay: refusing \"mediaplay://item/first?feed=\(file)\": its feed \(file) is not one of yours"), "\(opened.stderr)")
             #expect(opened.stderr.split(separator: "\n").count == 1, "one line: \(opened.stderr)")

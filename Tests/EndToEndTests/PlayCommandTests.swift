@@ -11,7 +11,7 @@ import TestKit
         let fixture = Fixtures.audioCodecs[0]
         let path = try await Fixtures.make(fixture.name, fixture.arguments)
         let folder = try TemporaryDirectory()
-        let result = try await Mediaplay.runInProcess(["play", path, "--audio-out", folder.path + "/out.wav", "--untimed"])
+        let result = try await Mediaplay.run(["play", path, "--audio-out", folder.path + "/out.wav", "--untimed"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr == "playing \"tone.mp3\"\nended \"tone.mp3\"\n")
         let wav = try Data(contentsOf: URL(fileURLWithPath: folder.path + "/out.wav"))
@@ -118,7 +118,7 @@ import TestKit
     @Test func withoutADisplayAVideoPlaysItsAudio() async throws {
         let path = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
         let folder = try TemporaryDirectory()
-        let result = try await Mediaplay.runInProcess(["play", path, "--audio-out", folder.path + "/out.wav", "--untimed"])
+        let result = try await Mediaplay.run(["play", path, "--audio-out", folder.path + "/out.wav", "--untimed"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("mediaplay: no display"), "\(result.stderr)")
         let wav = try Data(contentsOf: URL(fileURLWithPath: folder.path + "/out.wav"))

@@ -37,7 +37,10 @@ public enum InProcess {
     public static func run(_ arguments: [String], environment: [String: String], stdin: String = "") async -> RunResult {
         let output = CommandContext.Capture()
         let error = CommandContext.Capture()
-        let context = CommandContext(output: .capture(output), error: .capture(error), input: .bytes(Array(stdin.utf8)), environment: .given(environment))
+        let context = CommandContext(
+            output: .capture(output), error: .capture(error), input: .bytes(Array(stdin.utf8)), environment: .given(environment),
+            program: Mediaplay.executable
+        )
         let thread = CommandThread()
         defer { thread.finish() }
         let status = await Task(executorPreference: thread) {
@@ -60,6 +63,8 @@ final class CommandThread: TaskExecutor, @unchecked Sendable {
     init() {
         let thread = Thread { [self] in work() }
         thread.name = "mediaplay.in-process"
+        // A program's main thread's stack.
+        thread.stackSize = 8 << 20
         thread.start()
     }
 
