@@ -28,7 +28,7 @@ import TestKit
         let home = try await Self.home()
         try home.writeConfig("[playback]\nvolume = 80\n  volum = 3\n")
         for command in [["list"], ["toggle", "1"], ["fetch", "1"], ["play", "1"]] {
-            let result = try await Mediaplay.run(command, environment: home.environment)
+            let result = try await Mediaplay.runInProcess(command, environment: home.environment)
             #expect(result.status == 78, "\(command): \(result.stderr)")
             #expect(result.stderr.hasPrefix(#"mediaplay: config.toml:3:3: unknown key "volum" in [playback] (did you mean "volume"?)"#), "\(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 1)
@@ -41,19 +41,19 @@ import TestKit
     /// changes still stop with 78.
     @Test func aMistakeLocksNoOneOut() async throws {
         let home = try await Self.home()
-        #expect(try await home.run("toggle", "1").status == 0)
-        defer { Task { _ = try? await home.run("quit") } }
+        #expect(try await home.runInProcess("toggle", "1").status == 0)
+        defer { Task { _ = try? await home.runInProcess("quit") } }
         try home.writeConfig("[playback]\nvolum = 60\n")
         let warning = #"mediaplay: config.toml:2:1: unknown key "volum" in [playback] (did you mean "volume"?)"#
         for command in [["status"], ["status", "--runtime-dir", home.folder.path + "/run/mediaplay"], ["config"], ["--help"], ["play", "--help"], ["stop"]] {
-            let result = try await Mediaplay.run(command, environment: home.environment)
+            let result = try await Mediaplay.runInProcess(command, environment: home.environment)
             #expect(result.status == 0, "\(command): \(result.stderr)")
             #expect(result.stderr.hasPrefix(warning) && result.stderr.split(separator: "\n").count == 1, "\(command): one line naming the file, line and key: \(result.stderr)")
         }
-        #expect(try await home.run("toggle", "1").status == 78, "what the file changes still stops")
-        let quit = try await home.run("quit")
+        #expect(try await home.runInProcess("toggle", "1").status == 78, "what the file changes still stops")
+        let quit = try await home.runInProcess("quit")
         #expect(quit.status == 0 && quit.stderr.hasPrefix(warning), "\(quit.stderr)")
-        #expect(try await home.run("status").status == 69, "it quit")
+        #expect(try await home.runInProcess("status").status == 69, "it quit")
     }
 
     /// `mediaplay config` prints the settings' names whole, at any width:

@@ -34,7 +34,7 @@ import TestKit
     @Test func aFileURIPlaysHere() async throws {
         let tone = try await Fixtures.make("tone-half.wav", ["-f", "lavfi", "-i", "sine=duration=0.5", "-c:a", "pcm_s16le"])
         let folder = try TemporaryDirectory()
-        let result = try await Mediaplay.runInProcess(["open", URL(fileURLWithPath: tone).absoluteString], environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": folder.path + "/device.raw"])
+        let result = try await Mediaplay.run(["open", URL(fileURLWithPath: tone).absoluteString], environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": folder.path + "/device.raw"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("ended \"tone-half.wav\""), "\(result.stderr)")
         #expect(try DeviceRecording.holds(folder.path + "/device.raw", exactly: try await Fixtures.referencePCM(tone)), "the device got ffmpeg's decoding")

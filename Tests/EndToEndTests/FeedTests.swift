@@ -77,7 +77,7 @@ import TestKit
               {"title": null, "description": "Only words here.", "imageHref": null}
             ]}
             """)
-        let result = try await Mediaplay.run(["list", "--json", "--feed", feed])
+        let result = try await Mediaplay.runInProcess(["list", "--json", "--feed", feed])
         #expect(result.status == 0, "\(result.stderr)")
         let document = try JSONDecoder().decode(ListJSON.self, from: Data(result.stdout.utf8))
         #expect(document.feed.title == "About Canada")
@@ -87,7 +87,7 @@ import TestKit
         #expect(document.items.map(\.state) == ["not-downloaded", "not-downloaded", "text-only", "text-only"])
         #expect(document.items[1].description == nil && document.items[0].url == "http://example.org/beaver.jpg")
         #expect(result.stderr == "mediaplay: note: row 4 at line 5 has no title, description or image; skipped\n")
-        let play = try await Mediaplay.run(["play", "3", "--feed", feed])
+        let play = try await Mediaplay.runInProcess(["play", "3", "--feed", feed])
         #expect(play.status == 65 && play.stderr.contains("text only"), "\(play.stderr)")
     }
 

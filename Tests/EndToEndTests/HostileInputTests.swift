@@ -97,10 +97,10 @@ import TestKit
     @Test func errorsSayWhatIsWrong() async throws {
         let folder = try TemporaryDirectory()
         let text = try folder.write("notes.mp3", String(repeating: "This is text, not sound.\n", count: 200))
-        let notMedia = try await Mediaplay.run(["play", text])
+        let notMedia = try await Mediaplay.runInProcess(["play", text])
         #expect(notMedia.status == 65 && notMedia.stderr == "mediaplay: item 1 \"notes.mp3\": it is not a media file FFmpeg can read (no known audio, video or picture format)\n", "\(notMedia.stderr)")
         let feed = try folder.write("feed.json", "[]")
-        let missing = try await Mediaplay.run(["play", "nope.mp3", "--feed", feed])
+        let missing = try await Mediaplay.runInProcess(["play", "nope.mp3", "--feed", feed])
         #expect(missing.status == 66 && missing.stderr.hasPrefix("mediaplay: file not found: ") && missing.stderr.contains("nope.mp3"), "\(missing.stderr)")
     }
 

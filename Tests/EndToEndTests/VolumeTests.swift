@@ -61,7 +61,7 @@ import TestKit
     }
 
     @Test func aVolumeOutsideTheRangeIsAUsageError() async throws {
-        let result = try await Mediaplay.run(["play", "x.wav", "--volume", "200"])
+        let result = try await Mediaplay.runInProcess(["play", "x.wav", "--volume", "200"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("--volume takes a percentage from 0 to 150"), "\(result.stderr)")
     }
