@@ -254,7 +254,7 @@ import TestKit
         // Linearly, 50 s in would take 10 s to arrive.
         server.throttle("/episode.mp3", bytesPerSecond: 20_000)
         let out = folder.path + "/tail.wav"
-        let result = try await Mediaplay.runInProcess([
+        let result = try await Mediaplay.run([
             "play", server.url("/episode.mp3").absoluteString, "--start", "50", "--audio-out", out, "--untimed", "--cache-dir", folder.path + "/cache",
         ])
         #expect(result.status == 0, "\(result.stderr)")
