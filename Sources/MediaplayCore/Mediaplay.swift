@@ -13,7 +13,6 @@ import MediaWiring
 import MediaplayCommon
 import MediaListing
 import MediaModel
-import Synchronization
 
 /// mediaplay-core's commands; `MediaplayProgram` runs them.
 struct Mediaplay: AsyncParsableCommand {
@@ -133,7 +132,7 @@ public enum MediaplayProgram {
     /// help and version on stdout, an error's message on stderr.
     private static func parseAndRun(_ arguments: [String]) async -> Int32 {
         do {
-            var command = try argumentParser.withLock { _ in try Mediaplay.parseAsRoot(arguments) }
+            var command = try Mediaplay.parseAsRoot(arguments)
             if var command = command as? AsyncParsableCommand {
                 try await command.run()
             } else {
@@ -141,7 +140,8 @@ public enum MediaplayProgram {
             }
             return ExitCode.success.rawValue
         } catch {
-            let (code, message) = argumentParser.withLock { _ in (Mediaplay.exitCode(for: error), Mediaplay.fullMessage(for: error)) }
+            let code = Mediaplay.exitCode(for: error)
+            let message = Mediaplay.fullMessage(for: error)
             if !message.isEmpty {
                 if code == .success {
                     StandardStream.line(message)
@@ -152,10 +152,6 @@ public enum MediaplayProgram {
             return code.rawValue
         }
     }
-
-    /// ArgumentParser's parsing and its messages, one at a time: runs side
-    /// by side in one process (a test's) crashed in it.
-    private static let argumentParser = Mutex(())
 
     /// The message for a first word that names no command, or nil.
     private static func unknownCommand(_ word: String) -> String? {
