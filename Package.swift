@@ -223,14 +223,22 @@ let package = Package(
             swiftSettings: swiftSettings,
             linkerSettings: staticSwift(positionIndependent: true)
         ),
-        .executableTarget(
-            name: "mediaplay-core",
+        // Every command of mediaplay-core, and `MediaplayProgram`: its `main`,
+        // and the same commands run inside a test's process with the streams
+        // and environment the test gives (CommandContext).
+        .target(
+            name: "MediaplayCore",
             dependencies: [
                 "MediaModel", "MediaFeed", "MediaTerminal", "MediaInterfaces", "MediaCache", "MediaEngine", "MediaSession", "MediaWiring", "MediaControl", "MediaDaemon",
                 "MediaMPRIS", "MediaMPD", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommon", "MediaplayCommandLine", "MediaListing", "MediaFeedLoading", "MediaCacheCommands", "MediaConfig", "MediaPages", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "mediaplay-core",
+            dependencies: ["MediaplayCore"],
             swiftSettings: swiftSettings,
             linkerSettings: staticSwift(positionIndependent: true)
         ),
@@ -310,7 +318,10 @@ let package = Package(
         .testTarget(name: "CModulesTests", dependencies: ["CFFmpeg", "CSDL2", "CCurl"], swiftSettings: swiftSettings),
         // The end-to-end tests run the three programs, which `make test` builds
         // first (a test target cannot depend on statically linked programs).
-        .testTarget(name: "EndToEndTests", dependencies: ["MediaModel", "MediaplayCommandLine", "MediaFeed", "MediaControl", "TestKit"], swiftSettings: swiftSettings),
+        // `runInProcess`: a command run in the test's own process, its
+        // streams captured, its environment its own (CommandContext).
+        .target(name: "InProcessRunner", dependencies: ["MediaplayCore", "MediaModel", "TestKit"], path: "Tests/InProcessRunner", swiftSettings: swiftSettings),
+        .testTarget(name: "EndToEndTests", dependencies: ["MediaModel", "MediaplayCommandLine", "MediaFeed", "MediaControl", "TestKit", "InProcessRunner"], swiftSettings: swiftSettings),
         // The end-to-end tests that play to a device in real time (positions
         // against the wall clock, every sample on time): `make test` runs
         // them alone, one at a time, after everything else.

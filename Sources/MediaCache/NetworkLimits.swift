@@ -14,9 +14,18 @@ public enum NetworkLimits {
     private static let current = Atomic<Int>(defaultTimeout)
 
     /// Seconds a one-shot fetch may take.
-    public static var timeout: Int { current.load(ordering: .relaxed) }
+    public static var timeout: Int { scoped ?? current.load(ordering: .relaxed) }
+
+    /// The timeout of a command run inside another process (a test's
+    /// in-process run), over the process's own.
+    @TaskLocal public static var scoped: Int?
+
+    /// `seconds` within the range `[network] timeout` takes.
+    public static func bounded(_ seconds: Int) -> Int {
+        min(max(seconds, timeoutRange.lowerBound), timeoutRange.upperBound)
+    }
 
     public static func set(timeout seconds: Int) {
-        current.store(min(max(seconds, timeoutRange.lowerBound), timeoutRange.upperBound), ordering: .relaxed)
+        current.store(bounded(seconds), ordering: .relaxed)
     }
 }

@@ -63,10 +63,10 @@ package struct CacheCommand: ParsableCommand {
                     return
                 }
                 if entries.isEmpty {
-                    print("The cache in \(cache.directory) is empty.")
+                    StandardStream.line("The cache in \(cache.directory) is empty.")
                     return
                 }
-                let terminal = TerminalInfo.detect(fd: STDOUT_FILENO, environment: ProcessInfo.processInfo.environment)
+                let terminal = TerminalInfo.standardOutput()
                 var table = Table(columns: [
                     .init("#", alignRight: true), .init("TITLE", minimumWidth: 12, shrinkWeight: 3), .init("STATE", minimumWidth: 10),
                     .init("SIZE", alignRight: true), .init("LAST USED"),
@@ -81,7 +81,7 @@ package struct CacheCommand: ParsableCommand {
                         Table.Cell(state), Table.Cell(size), Table.Cell(FeedLoading.localTime(entry.lastAccess.timeIntervalSince1970)),
                     ])
                 }
-                print(table.render(maximumWidth: terminal.width, colors: terminal.colors).joined(separator: "\n"))
+                StandardStream.line(table.render(maximumWidth: terminal.width, colors: terminal.colors).joined(separator: "\n"))
             }
         }
 
@@ -125,14 +125,14 @@ package struct CacheCommand: ParsableCommand {
                 for item in chosen {
                     let label = "\(item.position) \"\(DisplayWidth.singleLine(item.title))\""
                     guard case let .remote(url)? = item.source else {
-                        print("\(label): \(item.source == nil ? "no media" : "a local file"); nothing cached")
+                        StandardStream.line("\(label): \(item.source == nil ? "no media" : "a local file"); nothing cached")
                         continue
                     }
                     let removal: MediaCache.Removal
                     do throws(CacheError) { removal = try cache.removeEntry(for: url) } catch { throw CLIError(error.description, exitCode: .ioError) }
                     switch removal {
-                    case let .removed(bytes): print("\(label): removed, \(formatByteCount(bytes)) freed")
-                    case .absent: print("\(label): not in the cache")
+                    case let .removed(bytes): StandardStream.line("\(label): removed, \(formatByteCount(bytes)) freed")
+                    case .absent: StandardStream.line("\(label): not in the cache")
                     case .busy: busy.append(item)
                     }
                 }
@@ -158,7 +158,7 @@ package struct CacheCommand: ParsableCommand {
             try runReportingErrors {
                 let cache = try CacheAccess.open(global)
                 let total = cache.totalSize()
-                print(bytes ? "\(total)" : "\(formatByteCount(total))  \(cache.directory)")
+                StandardStream.line(bytes ? "\(total)" : "\(formatByteCount(total))  \(cache.directory)")
             }
         }
     }
@@ -175,7 +175,7 @@ package struct CacheCommand: ParsableCommand {
                 do throws(CacheError) { result = try cache.clear() } catch { throw CLIError(error.description, exitCode: .ioError) }
                 var text = "Removed \(result.removed) entr\(result.removed == 1 ? "y" : "ies"), \(formatByteCount(result.bytes)) freed."
                 if result.busy > 0 { text += " \(result.busy) in use by a running download kept." }
-                print(text)
+                StandardStream.line(text)
             }
         }
     }

@@ -96,7 +96,7 @@ package struct FetchCommand: AsyncParsableCommand {
             var configuration = CacheConfiguration()
             configuration.maximumSize = ByteSize.parse(maxSize)!
             let cache = try CacheAccess.open(global, configuration: configuration)
-            let terminal = TerminalInfo.detect(fd: STDERR_FILENO, environment: ProcessInfo.processInfo.environment)
+            let terminal = TerminalInfo.standardError()
             let display = FetchDisplay(items: selected, terminal: terminal)
             // Ctrl-C or SIGTERM: every transfer stops and writes what it
             // gathered, so the next fetch resumes from there.

@@ -8,7 +8,11 @@ import Synchronization
 public enum LoadedConfig {
     private static let loaded = Mutex(Config())
 
-    public static var current: Config { loaded.withLock { $0 } }
+    /// The config of a command run inside another process (a test's
+    /// in-process run), over the process's own.
+    @TaskLocal public static var scoped: Config?
+
+    public static var current: Config { scoped ?? loaded.withLock { $0 } }
 
     /// The commands a bad file never stops: they only ask or stop the
     /// background player (already running with the settings it read), show
@@ -21,19 +25,25 @@ public enum LoadedConfig {
     /// and the key) and go on with the built-in defaults, so a mistake never
     /// locks anyone out of a running player.
     @discardableResult
-    public static func loadOrExit(_ environment: [String: String] = ProcessInfo.processInfo.environment, arguments: [String] = CommandLine.arguments) -> Config {
+    public static func loadOrExit(_ environment: [String: String] = CommandContext.current.environment, arguments: [String] = CommandLine.arguments) -> Config {
+        guard let config = load(environment, arguments: arguments) else { exit(78) }
+        loaded.withLock { $0 = config }
+        return config
+    }
+
+    /// Reads config.toml for a command (`arguments` with the program's name
+    /// first): nil after the line saying why it cannot run (exit 78).
+    public static func load(_ environment: [String: String], arguments: [String]) -> Config? {
         do {
-            let config = try Config.load(environment)
-            loaded.withLock { $0 = config }
-            return config
+            return try Config.load(environment)
         } catch {
             let text = DisplayWidth.escaped(error.description.redactingUserinfo)
             if goesOnDespiteMistakes(arguments) {
                 StandardStream.error("mediaplay: \(text) (ignored for this command: built-in defaults; fix it, see docs/CONFIG.md)\n")
-                return current
+                return Config()
             }
             StandardStream.error("mediaplay: \(text) (fix it, or move it aside; see docs/CONFIG.md)\n")
-            exit(78)
+            return nil
         }
     }
 

@@ -93,7 +93,7 @@ public enum RuntimeLock {
 public enum ClientTimeout {
     public static let standard: Double = 10
 
-    public static func seconds(_ environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }) -> Double {
+    public static func seconds(_ environment: (String) -> String? = { CommandContext.current.variable($0) }) -> Double {
         guard let text = environment("MEDIAPLAY_CLIENT_TIMEOUT"), let value = Double(text), value.isFinite, value > 0 else { return standard }
         return min(value, 3600)
     }

@@ -128,7 +128,7 @@ public enum DaemonLauncher {
         var pid: pid_t = 0
         let argv = command.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        let result = posix_spawn(&pid, command[0], &actions, &attributes, argv, Glibc.environ)
+        let result = withEnvironment { posix_spawn(&pid, command[0], &actions, &attributes, argv, $0) }
         guard result == 0 else {
             throw .unreachable("cannot start the background player \(command[0]): \(String(cString: strerror(result)))")
         }
@@ -154,7 +154,7 @@ public enum DaemonLauncher {
         var pid: pid_t = 0
         let argv = command.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        guard posix_spawn(&pid, command[0], &actions, &attributes, argv, Glibc.environ) == 0 else { return nil }
+        guard withEnvironment({ posix_spawn(&pid, command[0], &actions, &attributes, argv, $0) }) == 0 else { return nil }
         let child = pid
         let reaper = Thread {
             var status: Int32 = 0
@@ -163,6 +163,19 @@ public enum DaemonLauncher {
         reaper.name = "mediaplay.reap"
         reaper.start()
         return pid
+    }
+
+    /// The environment a child starts with: the running command's
+    /// (`CommandContext.current`), the process's own unless a test gave one.
+    private static func withEnvironment<T>(_ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> T) -> T {
+        switch CommandContext.current.environmentSource {
+        case .process:
+            return body(Glibc.environ)
+        case let .given(values):
+            let pointers = values.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { for pointer in pointers { free(pointer) } }
+            return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+        }
     }
 
     private static func lastLine(of path: String) -> String? {

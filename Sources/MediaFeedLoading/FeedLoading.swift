@@ -42,7 +42,7 @@ package enum FeedLoading {
             throw CLIError(error)
         }
         if loaded.wantsFileDetails {
-            let lookup = fileDetails.withLock { $0 }
+            let lookup = scopedDetails ?? fileDetails.withLock { $0 }
             loaded.applyFileDetails(lookup(loaded.feed.items, cacheDirectory))
         }
         return loaded
@@ -55,15 +55,22 @@ package enum FeedLoading {
     /// without FFmpeg, reads only what the index knows.
     package typealias DetailsLookup = @Sendable (_ items: [FeedItem], _ cacheDirectory: String?) -> [MediaDetails?]
 
-    private static let fileDetails = Mutex<DetailsLookup>({ items, cacheDirectory in
+    /// What the index knows, nothing probed: mediaplay-cache's lookup.
+    package static let indexedDetails: DetailsLookup = { items, cacheDirectory in
         let folder = cacheDirectory.flatMap { try? CacheFolder.forViewing(directory: $0) }
         return KnownDetails(items, snapshot: try? folder?.snapshot()).details
-    })
+    }
+
+    private static let fileDetails = Mutex<DetailsLookup>(indexedDetails)
 
     /// Set once, as the program starts.
     package static func useDetails(_ lookup: @escaping DetailsLookup) {
         fileDetails.withLock { $0 = lookup }
     }
+
+    /// The lookup of a command run inside another process (a test's
+    /// in-process run of mediaplay-core's commands), over the process's own.
+    @TaskLocal package static var scopedDetails: DetailsLookup?
 
     private static func loadRemote(_ location: String, cacheDirectory: String?, refresh: Bool) throws(CLIError) -> LoadedFeed {
         // How the feed is named in messages and as a list's source: without a password.

@@ -133,7 +133,7 @@ public enum Listing {
             // Straight from the bytes: a copy into Data cost a tenth of a large list.
             ListDocument.write(loaded, rows: rows, to: output)
         } else {
-            let terminal = TerminalInfo.detect(fd: STDOUT_FILENO, environment: ProcessInfo.processInfo.environment)
+            let terminal = TerminalInfo.standardOutput()
             let shown = options.grep != nil || options.kind != nil || options.unplayed ? items.count : nil
             _ = output(Array(ListRenderer.render(feed: loaded.feed, rows: rows, width: terminal.width, colors: terminal.colors, columns: options.columns?.names, of: shown).utf8))
         }
@@ -164,10 +164,15 @@ public enum Listing {
 
     /// Writes all of `bytes` to stdout: 0, or the errno that stopped it.
     private static func writeAll(_ bytes: [UInt8]) -> Int32 {
-        bytes.withUnsafeBytes { buffer in
+        let sink = CommandContext.current.output
+        guard case let .descriptor(descriptor) = sink else {
+            StandardStream.write(bytes, to: sink)
+            return 0
+        }
+        return bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let written = write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 && errno == EINTR { continue }
                 guard written > 0 else { return written < 0 ? errno : EIO }
                 offset += written

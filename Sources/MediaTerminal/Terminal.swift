@@ -4,6 +4,8 @@ import Glibc
 import Darwin
 #endif
 
+import MediaModel
+
 /// What an output stream is connected to, and so how to write to it
 /// (colour and animation only on a real terminal).
 public struct TerminalInfo: Sendable, Equatable {
@@ -25,7 +27,28 @@ public struct TerminalInfo: Sendable, Equatable {
 
     /// Looks at file descriptor `fd` and the environment.
     public static func detect(fd: Int32, environment: [String: String]) -> TerminalInfo {
-        let tty = isatty(fd) == 1
+        detect(fd: fd, isTerminal: isatty(fd) == 1, environment: environment)
+    }
+
+    /// The running command's standard output (`CommandContext.current`):
+    /// a captured stream is no terminal.
+    public static func standardOutput(_ context: CommandContext = .current) -> TerminalInfo {
+        detect(context.output, context)
+    }
+
+    /// The running command's standard error.
+    public static func standardError(_ context: CommandContext = .current) -> TerminalInfo {
+        detect(context.error, context)
+    }
+
+    private static func detect(_ sink: CommandContext.Sink, _ context: CommandContext) -> TerminalInfo {
+        switch sink {
+        case let .descriptor(fd): detect(fd: fd, environment: context.environment)
+        case .capture: detect(fd: -1, isTerminal: false, environment: context.environment)
+        }
+    }
+
+    private static func detect(fd: Int32, isTerminal tty: Bool, environment: [String: String]) -> TerminalInfo {
         let term = environment["TERM"] ?? ""
         let dumb = term == "dumb" || term.isEmpty
         var width: Int?

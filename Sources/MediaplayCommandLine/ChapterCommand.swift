@@ -35,7 +35,7 @@ public struct ChapterCommand: ParsableCommand {
     public func run() throws {
         try runReportingErrors {
             let status = try BackgroundPlayer.itemStatus(after: try ControlLine.command("chapter", step), global)
-            print(StatusText.line(status))
+            StandardStream.line(StatusText.line(status))
         }
     }
 }

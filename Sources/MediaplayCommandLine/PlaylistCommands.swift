@@ -136,7 +136,7 @@ public enum ControlLine {
 
 enum PlaylistText {
     static func step(_ command: PlayerCommand, global: GlobalOptions) throws(CLIError) {
-        print(StatusText.line(try BackgroundPlayer.itemStatus(after: command, global)))
+        StandardStream.line(StatusText.line(try BackgroundPlayer.itemStatus(after: command, global)))
     }
 
     /// `command` (nil: only asks). With no background player running, the
@@ -149,14 +149,14 @@ enum PlaylistText {
                 mode = changed
                 try KeptSettings.save(changed, in: store)
             }
-            print(json ? ModelJSON.text(mode) : mode.line + KeptSettings.notice(changed: command != nil))
+            StandardStream.line(json ? ModelJSON.text(mode) : mode.line + KeptSettings.notice(changed: command != nil))
             return
         }
         // Only asking is a request of its own, answered in a command's shape.
         let request = command.map(ControlRequest.init) ?? ControlRequest(id: nil, cmd: .playlist)
         do {
             guard let mode = try client.perform(request, reply: .playlist).playlist else { return }
-            print(json ? ModelJSON.text(mode) : mode.line)
+            StandardStream.line(json ? ModelJSON.text(mode) : mode.line)
         } catch {
             throw BackgroundPlayer.cliError(error)
         }

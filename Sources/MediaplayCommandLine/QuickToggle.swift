@@ -22,7 +22,7 @@ public enum QuickToggle {
     /// The exit status, or nil: run the full command. `environment` looks
     /// a variable up (the process's own, from libc: building the whole
     /// dictionary would cost a conformance scan).
-    public static func run(_ arguments: [String], environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }) -> Int32? {
+    public static func run(_ arguments: [String], environment: (String) -> String? = { CommandContext.current.variable($0) }) -> Int32? {
         guard arguments.count >= 3, arguments[1] == "toggle" else { return nil }
         var item: String?
         var noWait = false
@@ -86,7 +86,7 @@ public enum QuickToggle {
                 guard let reply = try? JSONParser.parse(line).value else { throw unreadable(line) }
                 if reply["event"] != nil {
                     if case .string("progress")? = reply["event"]?.value, let status = itemStatus(reply) {
-                        if progress == nil { progress = ProgressLine(terminal: TerminalInfo.detect(fd: 2, environment: ProcessInfo.processInfo.environment)) }
+                        if progress == nil { progress = ProgressLine(terminal: TerminalInfo.standardError()) }
                         progress?.show(status)
                     }
                     continue

@@ -39,7 +39,7 @@ public struct SeekCommand: ParsableCommand {
                 throw CLIError("seek takes one time: SECONDS, MM:SS, +N, -N or N%", exitCode: .usage)
             }
             let status = try BackgroundPlayer.itemStatus(after: try ControlLine.command(["seek"] + time), global)
-            print(StatusText.line(status))
+            StandardStream.line(StatusText.line(status))
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import MediaControl
 import MediaModel
+import MediaTerminal
 import MediaplayCommon
 
 /// `mediaplay sleep 30m|1h|end|off`: the background player's sleep timer.
@@ -41,7 +42,7 @@ public struct SleepCommand: ParsableCommand {
             } else {
                 status = try BackgroundPlayer.call(ControlRequest(id: nil, cmd: .status), as: DaemonStatus.self, global).sleep ?? .off
             }
-            print(json ? ModelJSON.text(status) : status.line)
+            StandardStream.line(json ? ModelJSON.text(status) : status.line)
         }
     }
 }

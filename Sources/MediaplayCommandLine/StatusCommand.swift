@@ -46,7 +46,7 @@ public struct StatusCommand: ParsableCommand {
                 throw BackgroundPlayer.cliError(error)
             }
             if json && !follow {
-                print(ModelJSON.text(status))
+                StandardStream.line(ModelJSON.text(status))
                 return
             }
             if !json { printSummary(status) }
@@ -62,29 +62,29 @@ public struct StatusCommand: ParsableCommand {
         // A failure is its item's row, not what the player is doing.
         let current = status.current.flatMap { $0.state == .failed ? nil : $0 }
         if let current {
-            print(StatusText.line(current))
-            if let line = status.media?.line { print("  " + line) }
-            if let gain = current.gain { print("  " + gain.text) }
-            if let tracks = current.tracks, !tracks.line.isEmpty { print("  " + tracks.line) }
-            if let subtitle = current.subtitle { print("  " + SubtitleLine.text(subtitle)) }
+            StandardStream.line(StatusText.line(current))
+            if let line = status.media?.line { StandardStream.line("  " + line) }
+            if let gain = current.gain { StandardStream.line("  " + gain.text) }
+            if let tracks = current.tracks, !tracks.line.isEmpty { StandardStream.line("  " + tracks.line) }
+            if let subtitle = current.subtitle { StandardStream.line("  " + SubtitleLine.text(subtitle)) }
         } else {
-            print("■ nothing playing")
+            StandardStream.line("■ nothing playing")
         }
         var others = status.items.filter { $0.item != current?.item }
         if let failed = status.current, current == nil, !others.contains(where: { $0.item == failed.item }) { others.insert(failed, at: 0) }
         for item in others {
-            print("  " + StatusText.line(item))
+            StandardStream.line("  " + StatusText.line(item))
         }
-        if let audio = status.audio, !audio.isIdentity || audio.loudness != .on { print(audio.line) }
-        if let playlist = status.playlist, playlist != PlaylistMode() { print(playlist.line) }
-        if let sleep = status.sleep { print(sleep.line) }
+        if let audio = status.audio, !audio.isIdentity || audio.loudness != .on { StandardStream.line(audio.line) }
+        if let playlist = status.playlist, playlist != PlaylistMode() { StandardStream.line(playlist.line) }
+        if let sleep = status.sleep { StandardStream.line(sleep.line) }
         // Which feed its numbers are of (another than the one this command names, said so).
         let asked = (try? global.namedFeed())?.map(BackgroundPlayer.feedIdentity(of:))
         let feed = DisplayWidth.escaped(status.feed.redactingUserinfo)
         if let asked, asked != status.feed {
-            print("feed: \(feed) (not \(DisplayWidth.escaped(asked.redactingUserinfo)): 'mediaplay toggle N --replace' switches)")
+            StandardStream.line("feed: \(feed) (not \(DisplayWidth.escaped(asked.redactingUserinfo)): 'mediaplay toggle N --replace' switches)")
         } else {
-            print("feed: \(feed)")
+            StandardStream.line("feed: \(feed)")
         }
     }
 
@@ -92,7 +92,7 @@ public struct StatusCommand: ParsableCommand {
     /// text, a line per change of state and, while playing, a line per
     /// second of media (on a terminal, one line redrawn in place).
     private func followEvents(_ client: ControlClient, shown: [ItemKey: Int]) throws(CLIError) {
-        let terminal = TerminalInfo.detect(fd: 1, environment: global.environment)
+        let terminal = TerminalInfo.standardOutput()
         let encoder = ModelJSON.encoder()
         let live = terminal.animates && !json ? LiveRegion(output: STDOUT_FILENO, width: terminal.width) : nil
         var shownSecond = shown

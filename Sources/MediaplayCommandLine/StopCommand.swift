@@ -20,7 +20,7 @@ public struct StopCommand: ParsableCommand {
     public func run() throws {
         try runReportingErrors {
             guard let client = try BackgroundPlayer.connect(global, start: false) else {
-                print("■ nothing playing")
+                StandardStream.line("■ nothing playing")
                 return
             }
             let stopped: ItemStatus?
@@ -29,7 +29,7 @@ public struct StopCommand: ParsableCommand {
             } catch {
                 throw BackgroundPlayer.cliError(error)
             }
-            print(stopped.map(StatusText.line) ?? "■ nothing playing")
+            StandardStream.line(stopped.map(StatusText.line) ?? "■ nothing playing")
         }
     }
 }

@@ -67,7 +67,7 @@ public struct ToggleCommand: ParsableCommand {
                 started = true
             }
             guard var client else { return }
-            let terminal = TerminalInfo.detect(fd: 2, environment: global.environment)
+            let terminal = TerminalInfo.standardError()
             let progress = ProgressLine(terminal: terminal)
             var request = ControlRequest(.toggle(ItemSelector(item)))
             // A file or URL plays by itself, after the feed's items.
@@ -124,8 +124,8 @@ public struct ToggleCommand: ParsableCommand {
             throw CLIError("item \(status.item) \"\(status.title)\": \(status.error ?? "playback failed")", exitCode: .failure)
         }
         // Not print: it casts its argument at run time (see QuickToggle).
-        var line = StatusText.line(status) + "\n"
-        _ = line.withUTF8 { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        let line = StatusText.line(status) + "\n"
+        StandardStream.output(Array(line.utf8))
         // A video in a background player with no display: its sound only. Say so, and how to watch.
         if status.kind == .video, [.playing, .downloading, .buffering].contains(status.state), let problem = display() {
             StandardStream.error("mediaplay: the background player shows no pictures: \(problem); it plays the sound (to watch here: mediaplay play \(status.item))\n")

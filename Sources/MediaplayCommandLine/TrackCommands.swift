@@ -103,7 +103,7 @@ public struct SubtitleDelayCommand: ParsableCommand {
 enum TrackCommandLine {
     static func send(_ name: String, _ argument: String, _ global: GlobalOptions) throws(CLIError) {
         let status = try BackgroundPlayer.itemStatus(after: try ControlLine.command(name, argument), global)
-        print(StatusText.line(status))
-        if let tracks = status.tracks, !tracks.line.isEmpty { print(tracks.line) }
+        StandardStream.line(StatusText.line(status))
+        if let tracks = status.tracks, !tracks.line.isEmpty { StandardStream.line(tracks.line) }
     }
 }

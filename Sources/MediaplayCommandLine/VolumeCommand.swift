@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MediaControl
 import MediaModel
+import MediaTerminal
 import MediaplayCommon
 
 public struct VolumeCommand: ParsableCommand {
@@ -117,7 +118,7 @@ enum AudioSettingsText {
                 settings = changed
                 try KeptSettings.save(changed, in: store)
             }
-            print(json ? ModelJSON.text(settings) : settings.line + KeptSettings.notice(changed: command != nil))
+            StandardStream.line(json ? ModelJSON.text(settings) : settings.line + KeptSettings.notice(changed: command != nil))
             return
         }
         // Only asking is a request of its own, answered in a command's shape.
@@ -129,7 +130,7 @@ enum AudioSettingsText {
             throw BackgroundPlayer.cliError(error)
         }
         guard let settings = outcome.audio else { return }
-        print(json ? ModelJSON.text(settings) : settings.line)
+        StandardStream.line(json ? ModelJSON.text(settings) : settings.line)
     }
 
 }

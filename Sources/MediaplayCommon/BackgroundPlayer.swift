@@ -37,8 +37,9 @@ public enum BackgroundPlayer {
                 let feed = try feedIdentity(global)
                 let command = daemonCommand(global, feed: feed, options: daemonOptions)
                 // The daemon inherits this environment, readable by its user alone.
-                if !command.contains("--feed") { setenv("MEDIAPLAY_FEED", feed, 1) }
-                return try DaemonLauncher.connect(paths(global), starting: command, logPath: logPath(global))
+                var context = CommandContext.current
+                if !command.contains("--feed") { context = context.setting("MEDIAPLAY_FEED", to: feed) }
+                return try context.bind { try DaemonLauncher.connect(paths(global), starting: command, logPath: logPath(global)) }
             }
             return try ControlClient.connect(paths(global))
         } catch let error as ControlClientError {

@@ -35,7 +35,11 @@ public enum ConfiguredDefaults {
 
     private static let current = Mutex(Values())
 
-    public static var values: Values { current.withLock { $0 } }
+    /// The values of a command run inside another process (a test's
+    /// in-process run), over the process's own.
+    @TaskLocal public static var scoped: Values?
+
+    public static var values: Values { scoped ?? current.withLock { $0 } }
 
     public static func set(_ values: Values) {
         current.withLock { $0 = values }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaModel
 
 /// Options every command understands (the README lists them). Each falls back to an
 /// environment variable, then to an XDG default.
@@ -15,7 +16,8 @@ public struct GlobalOptions: ParsableArguments {
     @Option(name: .customLong("runtime-dir"), help: ArgumentHelp("Socket folder of the background player (env MEDIAPLAY_RUNTIME_DIR; default $XDG_RUNTIME_DIR/mediaplay).", valueName: "dir"))
     public var runtimeDir: String?
 
-    public var environment: [String: String] { ProcessInfo.processInfo.environment }
+    /// The running command's environment (`CommandContext.current`).
+    public var environment: [String: String] { CommandContext.current.environment }
 
     /// The options as given, for a hint to run again (`mediaplay fetch 3 --feed
     /// typo.json`): what the user typed, each word quoted when the shell needs it.
@@ -122,6 +124,7 @@ public enum XDG {
 
 /// The running program's absolute path (a symlink such as /usr/bin/mediaplay resolved).
 public func runningExecutable() -> String {
+    if let program = CommandContext.current.program { return program }
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
     guard count > 0 else { return absolutePath(CommandLine.arguments[0]) }
@@ -132,12 +135,23 @@ public func runningExecutable() -> String {
 /// symbolic links, `.` and `..` resolved; a path that does not exist yet is
 /// tidied as written.
 public func absolutePath(_ path: String, resolvingLast: Bool = true) -> String {
-    let expanded = path.hasPrefix("~") ? (path as NSString).expandingTildeInPath : path
+    // The running command's home and folder (`CommandContext.current`).
+    let context = CommandContext.current
+    var expanded = path
+    if path == "~" || path.hasPrefix("~/"), let home = context.variable("HOME"), !home.isEmpty {
+        expanded = home + path.dropFirst()
+    } else if path.hasPrefix("~") {
+        expanded = (path as NSString).expandingTildeInPath
+    }
     var absolute = expanded
     if !expanded.hasPrefix("/") {
-        guard let folder = getcwd(nil, 0) else { return (expanded as NSString).standardizingPath }
-        defer { free(folder) }
-        absolute = String(cString: folder) + "/" + expanded
+        if let folder = context.workingDirectory {
+            absolute = folder + "/" + expanded
+        } else {
+            guard let folder = getcwd(nil, 0) else { return (expanded as NSString).standardizingPath }
+            defer { free(folder) }
+            absolute = String(cString: folder) + "/" + expanded
+        }
     }
     if !resolvingLast {
         // The folder above resolved; the last name kept as it is.

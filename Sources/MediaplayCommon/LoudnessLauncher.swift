@@ -1,4 +1,5 @@
 import Foundation
+import MediaModel
 import MediaControl
 import MediaFeed
 import Synchronization
@@ -19,7 +20,7 @@ public enum LoudnessLauncher {
 
     /// The same for a feed option as given (nil: the default feed) and a cache.
     public static func start(feed: String?, cacheDirectory: String, targets: [String]? = nil) {
-        guard isEnabled(ProcessInfo.processInfo.environment), let program = measurerPath() else { return }
+        guard isEnabled(CommandContext.current.environment), let program = measurerPath() else { return }
         var command = [program, "measure", "--background"]
         if let feed { command += ["--feed", feed] }
         command += ["--cache-dir", cacheDirectory]

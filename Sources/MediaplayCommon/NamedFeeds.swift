@@ -17,10 +17,11 @@ public enum NamedFeeds {
         }
     }
 
-    /// `$XDG_CONFIG_HOME/mediaplay/feeds.toml` (libc's environment: this
-    /// runs before the small client's commands).
+    /// `$XDG_CONFIG_HOME/mediaplay/feeds.toml` (one variable at a time:
+    /// this runs before the small client's commands).
     public static var path: String {
-        func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+        let context = CommandContext.current
+        func variable(_ name: String) -> String? { context.variable(name) }
         let home = variable("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         let base = variable("XDG_CONFIG_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
         return base + "/mediaplay/feeds.toml"

@@ -8,6 +8,13 @@ public struct RunResult: Sendable {
     public var killedBySignal: Bool
     public var stdout: String
     public var stderr: String
+
+    public init(status: Int32, killedBySignal: Bool = false, stdout: String, stderr: String) {
+        self.status = status
+        self.killedBySignal = killedBySignal
+        self.stdout = stdout
+        self.stderr = stderr
+    }
 }
 
 /// Runs the built `mediaplay` executable, the way a user or script would.
@@ -37,21 +44,31 @@ public enum Mediaplay {
         _ arguments: [String], environment: [String: String] = [:], executable: String = Mediaplay.executable
     ) throws -> RunningProcess {
         let scratch = try TemporaryDirectory()
-        var env: [String: String] = [
-            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-            "HOME": scratch.path,
-            "XDG_CACHE_HOME": scratch.path + "/cache",
-            "XDG_RUNTIME_DIR": scratch.path + "/run",
-            "XDG_STATE_HOME": scratch.path + "/state",
-            "LANG": "C.UTF-8",
-        ]
-        env.merge(Mediaplay.quietBackground) { $1 }
-        env.merge(environment) { $1 }
+        let env = Self.environment(home: scratch.path, environment)
         let child = try ChildProcess(
             executable, arguments, environment: env,
             stdin: "/dev/null", stdout: scratch.path + "/stdout", stderr: scratch.path + "/stderr"
         )
         return RunningProcess(child: child, scratch: scratch)
+    }
+}
+
+extension Mediaplay {
+    /// The environment a test's run of mediaplay has: a clean one, with
+    /// `home` as HOME and its XDG folders, plus `environment`. (The same
+    /// for a process and for a run in this process: `runInProcess`.)
+    public static func environment(home: String, _ environment: [String: String]) -> [String: String] {
+        var env: [String: String] = [
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            "HOME": home,
+            "XDG_CACHE_HOME": home + "/cache",
+            "XDG_RUNTIME_DIR": home + "/run",
+            "XDG_STATE_HOME": home + "/state",
+            "LANG": "C.UTF-8",
+        ]
+        env.merge(Mediaplay.quietBackground) { $1 }
+        env.merge(environment) { $1 }
+        return env
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InProcessRunner
 import TestKit
 
 /// mediaplay deletes only what it wrote (issue #41, round 4): `cache clear`
@@ -38,7 +39,7 @@ import TestKit
         try setup.folder.write("Documents/entries/my-thesis.docx", "chapter one")
         try setup.folder.write("Documents/entries/holiday.jpg", "jpeg")
         for how in [["--cache-dir", documents], []] {
-            let result = try await Mediaplay.run(["cache", "clear", "--feed", setup.feed] + how, environment: how.isEmpty ? ["MEDIAPLAY_CACHE_DIR": documents] : [:])
+            let result = try await Mediaplay.runInProcess(["cache", "clear", "--feed", setup.feed] + how, environment: how.isEmpty ? ["MEDIAPLAY_CACHE_DIR": documents] : [:])
             #expect(result.status == 74 && !result.killedBySignal, "\(how): \(result.status) \(result.stderr)")
             #expect(Self.lines(result.stderr).count == 1, "\(result.stderr)")
             #expect(result.stderr.hasPrefix("mediaplay: not clearing \(documents): it is not a cache folder mediaplay made"), "\(result.stderr)")
@@ -47,7 +48,7 @@ import TestKit
             #expect(Self.files(documents + "/entries") == ["holiday.jpg", "my-thesis.docx"])
             #expect(!FileManager.default.fileExists(atPath: documents + "/CACHEDIR.TAG"), "the user's folder is not marked")
         }
-        let removed = try await Mediaplay.run(["cache", "remove", "1", "--feed", setup.feed, "--cache-dir", documents])
+        let removed = try await Mediaplay.runInProcess(["cache", "remove", "1", "--feed", setup.feed, "--cache-dir", documents])
         #expect(removed.status == 74, "\(removed.stderr)")
         #expect(removed.stderr.hasPrefix("mediaplay: not removing from \(documents): "), "\(removed.stderr)")
         #expect(Self.files(documents + "/entries") == ["holiday.jpg", "my-thesis.docx"])
@@ -57,11 +58,11 @@ import TestKit
     @Test func aCacheMediaplayMadeClears() async throws {
         let setup = try Setup()
         let cache = setup.folder.path + "/cache"
-        let fetched = try await Mediaplay.run(["fetch", "1", "--feed", setup.feed, "--cache-dir", cache])
+        let fetched = try await Mediaplay.runInProcess(["fetch", "1", "--feed", setup.feed, "--cache-dir", cache])
         #expect(fetched.status == 0, "\(fetched.stderr)")
         let tag = try String(contentsOfFile: cache + "/CACHEDIR.TAG", encoding: .utf8)
         #expect(tag.hasPrefix("Signature: 8a477f597d28d172789f06886806bc55\n"), "\(tag)")
-        let cleared = try await Mediaplay.run(["cache", "clear", "--feed", setup.feed, "--cache-dir", cache])
+        let cleared = try await Mediaplay.runInProcess(["cache", "clear", "--feed", setup.feed, "--cache-dir", cache])
         #expect(cleared.status == 0, "\(cleared.stderr)")
         #expect(cleared.stdout.hasPrefix("Removed 1 entry, "), "\(cleared.stdout)")
         #expect(Self.files(cache + "/entries").isEmpty)
@@ -73,16 +74,16 @@ import TestKit
     @Test func anEarlierCacheIsAdoptedUnlessItHoldsOtherFiles() async throws {
         let setup = try Setup()
         let cache = setup.folder.path + "/cache"
-        #expect(try await Mediaplay.run(["fetch", "1", "--feed", setup.feed, "--cache-dir", cache]).status == 0)
+        #expect(try await Mediaplay.runInProcess(["fetch", "1", "--feed", setup.feed, "--cache-dir", cache]).status == 0)
         unlink(cache + "/CACHEDIR.TAG")
         try setup.folder.write("cache/entries/notes.txt", "mine")
-        let refused = try await Mediaplay.run(["cache", "clear", "--feed", setup.feed, "--cache-dir", cache])
+        let refused = try await Mediaplay.runInProcess(["cache", "clear", "--feed", setup.feed, "--cache-dir", cache])
         #expect(refused.status == 74, "\(refused.stderr)")
         let kept = Self.files(cache + "/entries")
         #expect(kept.contains("notes.txt") && kept.contains { $0.hasSuffix(".mp3") }, "\(kept)")
 
         unlink(cache + "/entries/notes.txt")
-        let cleared = try await Mediaplay.run(["cache", "clear", "--feed", setup.feed, "--cache-dir", cache])
+        let cleared = try await Mediaplay.runInProcess(["cache", "clear", "--feed", setup.feed, "--cache-dir", cache])
         #expect(cleared.status == 0, "\(cleared.stderr)")
         #expect(cleared.stdout.hasPrefix("Removed 1 entry, "), "\(cleared.stdout)")
         #expect(FileManager.default.fileExists(atPath: cache + "/CACHEDIR.TAG"))

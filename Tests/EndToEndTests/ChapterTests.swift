@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InProcessRunner
 import TestKit
 
 /// Chapters: from a file's container (FFMETADATA chapters in an m4a made by
@@ -52,7 +53,7 @@ import TestKit
         let file = try await Self.chaptered()
         let folder = try TemporaryDirectory()
         let feed = try folder.write("feed.json", #"[{"type": "audio", "title": "Talk", "url": "file://\#(file)"}]"#)
-        let list = try await Mediaplay.run(["list", "--json", "--feed", feed, "--cache-dir", folder.path + "/cache"])
+        let list = try await Mediaplay.runInProcess(["list", "--json", "--feed", feed, "--cache-dir", folder.path + "/cache"])
         #expect(list.status == 0, "\(list.stderr)")
         let document = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any]
         let item = (document?["items"] as? [[String: Any]])?.first
@@ -67,7 +68,7 @@ import TestKit
             wait-until ended 1 30s
             """)
         let out = folder.path + "/out.wav"
-        let result = try await Mediaplay.run(["script", script, "--feed", feed, "--audio-out", out])
+        let result = try await Mediaplay.runInProcess(["script", script, "--feed", feed, "--audio-out", out])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(try await Fixtures.referencePCM(out) == (try await Fixtures.referencePCM(file, start: 10)), "from chapter 2's first sample, as ffmpeg -ss 10 decodes it")
         let last = try folder.write("last.txt", """
@@ -75,7 +76,7 @@ import TestKit
             chapter 3
             chapter next
             """)
-        let refused = try await Mediaplay.run(["script", last, "--feed", feed, "--audio-out", out])
+        let refused = try await Mediaplay.runInProcess(["script", last, "--feed", feed, "--audio-out", out])
         #expect(refused.status != 0 && refused.stderr.contains("last.txt:3: already in the last chapter"), "\(refused.stderr)")
     }
 
@@ -100,18 +101,18 @@ import TestKit
             </rss>
             """)
         try await Self.pausedAtTheStart(world, "1")
-        let next = try await world.run("chapter", "next")
+        let next = try await world.runInProcess("chapter", "next")
         #expect(next.status == 0, "\(next.stderr)")
         #expect(next.stdout.contains("chapter 2/3 Part Two"), "\(next.stdout)")
-        #expect(try await world.run("status").stdout.contains("chapter 2/3 Part Two"))
-        let listed = try JSONSerialization.jsonObject(with: Data(try await world.run("list", "--json").stdout.utf8)) as? [String: Any]
+        #expect(try await world.runInProcess("status").stdout.contains("chapter 2/3 Part Two"))
+        let listed = try JSONSerialization.jsonObject(with: Data(try await world.runInProcess("list", "--json").stdout.utf8)) as? [String: Any]
         let show = (listed?["items"] as? [[String: Any]])?.last
         #expect((show?["chapters"] as? [[String: Any]])?.map { $0["title"] as? String } == ["Welcome", "Goodbye"], "the feed's chapters")
         try await Self.pausedAtTheStart(world, "2")
-        let podcast = try await world.run("chapter", "2")
+        let podcast = try await world.runInProcess("chapter", "2")
         #expect(podcast.stdout.contains("chapter 2/2 Goodbye"), "\(podcast.stdout)\(podcast.stderr)")
-        #expect(try await world.run("chapter", "9").status == 66)
-        _ = try await world.run("quit")
+        #expect(try await world.runInProcess("chapter", "9").status == 66)
+        _ = try await world.runInProcess("quit")
     }
 
     /// Podcasting 2.0: the episode names a chapters file; the background
@@ -135,11 +136,11 @@ import TestKit
         try await Self.pausedAtTheStart(world, "1")
         // The chapters file read, the player says so (a metadata event).
         _ = try await world.waitForPlayer { ($0["chapter"] as? [String: Any])?["title"] as? String == "Cold open" }
-        let status = try await world.run("status").stdout
+        let status = try await world.runInProcess("status").stdout
         #expect(status.contains("chapter 1/2 Cold open"), "\(status)")
-        let second = try await world.run("chapter", "2")
+        let second = try await world.runInProcess("chapter", "2")
         #expect(second.stdout.contains("chapter 2/2 Interview"), "\(second.stdout)\(second.stderr)")
         #expect(server.getCount("/ep/chapters.json") == 1, "read once")
-        _ = try await world.run("quit")
+        _ = try await world.runInProcess("quit")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InProcessRunner
 import TestKit
 
 /// config.toml: its defaults and keys apply, `mediaplay config` says where
@@ -27,7 +28,7 @@ import TestKit
         let home = try await Self.home()
         try home.writeConfig("[playback]\nvolume = 80\n  volum = 3\n")
         for command in [["list"], ["toggle", "1"], ["fetch", "1"], ["play", "1"]] {
-            let result = try await Mediaplay.run(command, environment: home.environment)
+            let result = try await Mediaplay.runInProcess(command, environment: home.environment)
             #expect(result.status == 78, "\(command): \(result.stderr)")
             #expect(result.stderr.hasPrefix(#"mediaplay: config.toml:3:3: unknown key "volum" in [playback] (did you mean "volume"?)"#), "\(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 1)
@@ -40,26 +41,26 @@ import TestKit
     /// changes still stop with 78.
     @Test func aMistakeLocksNoOneOut() async throws {
         let home = try await Self.home()
-        #expect(try await home.run("toggle", "1").status == 0)
-        defer { Task { _ = try? await home.run("quit") } }
+        #expect(try await home.runInProcess("toggle", "1").status == 0)
+        defer { Task { _ = try? await home.runInProcess("quit") } }
         try home.writeConfig("[playback]\nvolum = 60\n")
         let warning = #"mediaplay: config.toml:2:1: unknown key "volum" in [playback] (did you mean "volume"?)"#
         for command in [["status"], ["status", "--runtime-dir", home.folder.path + "/run/mediaplay"], ["config"], ["--help"], ["play", "--help"], ["stop"]] {
-            let result = try await Mediaplay.run(command, environment: home.environment)
+            let result = try await Mediaplay.runInProcess(command, environment: home.environment)
             #expect(result.status == 0, "\(command): \(result.stderr)")
             #expect(result.stderr.hasPrefix(warning) && result.stderr.split(separator: "\n").count == 1, "\(command): one line naming the file, line and key: \(result.stderr)")
         }
-        #expect(try await home.run("toggle", "1").status == 78, "what the file changes still stops")
-        let quit = try await home.run("quit")
+        #expect(try await home.runInProcess("toggle", "1").status == 78, "what the file changes still stops")
+        let quit = try await home.runInProcess("quit")
         #expect(quit.status == 0 && quit.stderr.hasPrefix(warning), "\(quit.stderr)")
-        #expect(try await home.run("status").status == 69, "it quit")
+        #expect(try await home.runInProcess("status").status == 69, "it quit")
     }
 
     /// `mediaplay config` prints the settings' names whole, at any width:
     /// they are what one types into config.toml.
     @Test func configNeverCutsANameShort() async throws {
         let home = try await Self.home()
-        let result = try await Mediaplay.run(["config"], environment: home.environment.merging(["COLUMNS": "40"]) { $1 })
+        let result = try await Mediaplay.runInProcess(["config"], environment: home.environment.merging(["COLUMNS": "40"]) { $1 })
         #expect(result.status == 0, "\(result.stderr)")
         for name in ["replaygain-preamp", "measure-loudness", "loudness-target", "replaygain-clip"] {
             #expect(result.stdout.contains("  \(name) "), "\(name): \(result.stdout)")
@@ -69,7 +70,7 @@ import TestKit
     @Test func configShowsEachValueWithItsSource() async throws {
         let home = try await Self.home()
         try home.writeConfig("[playback]\nvolume = 80\n[keys]\nx = \"seek +20\"\n\"ctrl+right\" = \"seek +60\"\nm = \"\"\n")
-        let result = try await Mediaplay.run(["config", "--json"], environment: home.environment)
+        let result = try await Mediaplay.runInProcess(["config", "--json"], environment: home.environment)
         #expect(result.status == 0, "\(result.stderr)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let settings = document["settings"] as? [[String: String]] ?? []
@@ -81,7 +82,7 @@ import TestKit
         #expect(keys.contains { $0["key"] == "ctrl+right" && $0["command"] == "seek +60" })
         #expect(keys.contains { $0["key"] == "m" && $0["command"] == "" && $0["source"] == "config.toml" }, "unbound")
         #expect(keys.contains { $0["key"] == "space" && $0["command"] == "toggle" && $0["source"] == "default" })
-        let text = try await Mediaplay.run(["config"], environment: home.environment)
+        let text = try await Mediaplay.runInProcess(["config"], environment: home.environment)
         #expect(text.stdout.split(separator: "\n").contains { $0.hasPrefix("  volume ") && $0.contains(" 80 ") && $0.hasSuffix(" config.toml") }, "\(text.stdout)")
     }
 
@@ -89,10 +90,10 @@ import TestKit
     @Test func theBackgroundPlayerStartsWithTheFilesDefaults() async throws {
         let home = try await Self.home()
         try home.writeConfig("[playback]\nvolume = 70\nrepeat = \"all\"\n")
-        #expect(try await home.run("toggle", "1").status == 0)
-        #expect(try await home.run("volume").stdout == "🔊 volume 70 %\n")
-        #expect(try await home.run("repeat").stdout.contains("repeat all"))
-        _ = try await home.run("quit")
+        #expect(try await home.runInProcess("toggle", "1").status == 0)
+        #expect(try await home.runInProcess("volume").stdout == "🔊 volume 70 %\n")
+        #expect(try await home.runInProcess("repeat").stdout.contains("repeat all"))
+        _ = try await home.runInProcess("quit")
     }
 
     /// A key bound in the file works in browse.
@@ -125,25 +126,25 @@ import TestKit
               <outline type="rss" text="Tones" xmlUrl="\(server.url("/tones.xml").absoluteString)"/>
             </body></opml>
             """)
-        let imported = try await Mediaplay.run(["feeds", "import", opml], environment: home.environment)
+        let imported = try await Mediaplay.runInProcess(["feeds", "import", opml], environment: home.environment)
         #expect(imported.status == 0 && imported.stdout.contains("Added 2 feeds") && imported.stdout.contains("my-pod, tones"), "\(imported.stdout) \(imported.stderr)")
         let config = try String(contentsOfFile: home.folder.path + "/config/mediaplay/config.toml", encoding: .utf8)
         #expect(config == "# my settings\n[playback]\nvolume = 80\n", "\(config)")
         let text = try String(contentsOfFile: home.folder.path + "/config/mediaplay/feeds.toml", encoding: .utf8)
         #expect(text.contains("\nmy-pod = \"\(podcast)\"\n"), "\(text)")
-        let again = try await Mediaplay.run(["feeds", "import", opml], environment: home.environment)
+        let again = try await Mediaplay.runInProcess(["feeds", "import", opml], environment: home.environment)
         #expect(again.status == 0 && again.stdout.contains("named already"), "\(again.stdout)")
 
-        let list = try await Mediaplay.run(["list", "--feed", "my-pod"], environment: home.environment)
+        let list = try await Mediaplay.runInProcess(["list", "--feed", "my-pod"], environment: home.environment)
         #expect(list.status == 0 && list.stdout.hasPrefix("Pod · 1 item"), "\(list.stdout) \(list.stderr)")
-        let feeds = try await Mediaplay.run(["feeds", "--json"], environment: home.environment)
+        let feeds = try await Mediaplay.runInProcess(["feeds", "--json"], environment: home.environment)
         let rows = feeds.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(rows.map { $0["name"] as? String } == ["my-pod", "tones"] && rows.map { $0["items"] as? Int } == [1, 1], "\(feeds.stdout)")
-        let typo = try await Mediaplay.run(["list", "--feed", "my-pdo"], environment: home.environment)
+        let typo = try await Mediaplay.runInProcess(["list", "--feed", "my-pdo"], environment: home.environment)
         #expect(typo.status == 66 && typo.stderr.contains(#"did you mean "my-pod"?"#), "\(typo.stderr)")
 
         try home.writeConfig("[feeds]\n\"12\" = \"x.xml\"\n")
-        let bad = try await Mediaplay.run(["list"], environment: home.environment)
+        let bad = try await Mediaplay.runInProcess(["list"], environment: home.environment)
         #expect(bad.status == 78 && bad.stderr.contains("config.toml:2:1:") && bad.stderr.contains("not a usable feed name"), "\(bad.stderr)")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InProcessRunner
 import TestKit
 
 /// Daily use without surprises (issue 43), as processes: a playlist plays
@@ -38,21 +39,21 @@ import TestKit
         let folder = try TemporaryDirectory()
         let (root, good) = try await Self.brokenFolder(in: folder)
         let out = folder.path + "/out.wav"
-        let played = try await Mediaplay.run(["play", root, "--audio-out", out, "--untimed"])
+        let played = try await Mediaplay.runInProcess(["play", root, "--audio-out", out, "--untimed"])
         #expect(played.status == 65, "\(played.stderr)")
         #expect(Self.errorLines(played.stderr) == [#"mediaplay: item 2 "2 broken": it is not a media file FFmpeg can read (no known audio, video or picture format)"#], "\(played.stderr)")
         #expect(played.stderr.contains("ended \"3 three\""), "the third plays: \(played.stderr)")
         #expect(try await Fixtures.referencePCM(out) == (try await Self.joinedPCM(good)))
 
         let playlist = try folder.write("mix.m3u", "#EXTM3U\n\(good[0])\n\(folder.path)/missing.wav\n\(good[1])\n")
-        let mix = try await Mediaplay.run(["play", playlist, "--audio-out", out, "--untimed"])
+        let mix = try await Mediaplay.runInProcess(["play", playlist, "--audio-out", out, "--untimed"])
         #expect(mix.status == 66, "\(mix.stderr)")
         #expect(Self.errorLines(mix.stderr) == ["mediaplay: item 2 \"missing\": no readable file at \(folder.path)/missing.wav"], "\(mix.stderr)")
         #expect(try await Fixtures.referencePCM(out) == (try await Self.joinedPCM(good)))
 
         // A missing first entry, the folder after it: the worst status is the missing file's.
         let first = try folder.write("first.m3u", "\(folder.path)/missing.wav\n")
-        let both = try await Mediaplay.run(["play", first, root, "--audio-out", out, "--untimed"])
+        let both = try await Mediaplay.runInProcess(["play", first, root, "--audio-out", out, "--untimed"])
         #expect(both.status == 66, "\(both.stderr)")
         #expect(Self.errorLines(both.stderr).count == 2, "one line each: \(both.stderr)")
         #expect(try await Fixtures.referencePCM(out) == (try await Self.joinedPCM(good)))
@@ -69,15 +70,15 @@ import TestKit
             ]}
             """)
         let environment = ["TZ": "UTC", "COLUMNS": "100"]
-        let listed = try await Mediaplay.run(["list", "--feed", feed, "--cache-dir", folder.path + "/cache", "--columns", "title,date,position", "--sort", "date", "--reverse"], environment: environment)
+        let listed = try await Mediaplay.runInProcess(["list", "--feed", feed, "--cache-dir", folder.path + "/cache", "--columns", "title,date,position", "--sort", "date", "--reverse"], environment: environment)
         #expect(listed.status == 0, "\(listed.stderr)")
         let lines = listed.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         #expect(lines.dropFirst().first?.hasPrefix("TITLE") == true && lines.dropFirst().first?.contains("DATE") == true && lines.dropFirst().first?.contains("POSITION") == true, "\(listed.stdout)")
         #expect(lines.dropFirst(2).first == "Newer  2025-11-10", "newest first: \(listed.stdout)")
         #expect(lines.dropFirst(3).first == "Older  2025-11-03", "\(listed.stdout)")
-        let plain = try await Mediaplay.run(["list", "--feed", feed, "--cache-dir", folder.path + "/cache"], environment: environment)
+        let plain = try await Mediaplay.runInProcess(["list", "--feed", feed, "--cache-dir", folder.path + "/cache"], environment: environment)
         #expect(plain.stdout.contains("DATE") && plain.stdout.contains("2025-11-03"), "dated items show their date by default: \(plain.stdout)")
-        let bad = try await Mediaplay.run(["list", "--feed", feed, "--columns", "title,when"], environment: environment)
+        let bad = try await Mediaplay.runInProcess(["list", "--feed", feed, "--columns", "title,when"], environment: environment)
         #expect(bad.status == 64, "\(bad.stderr)")
     }
 
@@ -94,53 +95,53 @@ import TestKit
             """)
         let other = try home.folder.write("other.json", #"[{"type": 1, "title": "Other", "url": "file://\#(tone)"}]"#)
         let environment = home.environment.filter { $0.key != "MEDIAPLAY_FEED" }
-        defer { Task { _ = try? await Mediaplay.run(["quit"], environment: environment) } }
-        let first = try await Mediaplay.run(["toggle", "1", "--feed", talks], environment: environment)
+        defer { Task { _ = try? await Mediaplay.runInProcess(["quit"], environment: environment) } }
+        let first = try await Mediaplay.runInProcess(["toggle", "1", "--feed", talks], environment: environment)
         #expect(first.status == 0 && first.stdout.hasPrefix("▶ playing 1 \"Talk one\""), "\(first.stdout)\(first.stderr)")
         // No feed named: item 2 of what it plays (the quick path and the full command alike).
         // (Playing or paused: on a busy machine autoplay may have reached it.)
-        let second = try await Mediaplay.run(["toggle", "2"], environment: environment)
+        let second = try await Mediaplay.runInProcess(["toggle", "2"], environment: environment)
         #expect(second.status == 0 && second.stdout.contains(" 2 \"Talk two\""), "\(second.stdout)\(second.stderr)")
-        let full = try await Mediaplay.run(["toggle", "2", "--no-wait"], environment: environment)
+        let full = try await Mediaplay.runInProcess(["toggle", "2", "--no-wait"], environment: environment)
         #expect(full.status == 0 && full.stdout.contains(" 2 \"Talk two\""), "\(full.stdout)\(full.stderr)")
         // Another feed named: said, nothing done; --replace switches.
-        let refused = try await Mediaplay.run(["toggle", "1", "--feed", other], environment: environment)
+        let refused = try await Mediaplay.runInProcess(["toggle", "1", "--feed", other], environment: environment)
         #expect(refused.status == 69 && refused.stderr.contains("plays the feed \(talks), not \(other)") && refused.stderr.contains("--replace"), "\(refused.stderr)")
-        let replaced = try await Mediaplay.run(["toggle", "1", "--feed", other, "--replace"], environment: environment)
+        let replaced = try await Mediaplay.runInProcess(["toggle", "1", "--feed", other, "--replace"], environment: environment)
         #expect(replaced.status == 0 && replaced.stdout.hasPrefix("▶ playing 1 \"Other\""), "\(replaced.stdout)\(replaced.stderr)")
-        let status = try await Mediaplay.run(["status"], environment: environment)
+        let status = try await Mediaplay.runInProcess(["status"], environment: environment)
         #expect(status.stdout.contains("feed: \(other)"), "\(status.stdout)")
-        _ = try await Mediaplay.run(["quit"], environment: environment)
+        _ = try await Mediaplay.runInProcess(["quit"], environment: environment)
     }
 
     /// `toggle 99` names no item: it says so and leaves no background
     /// player running (it started one and left it, playing nothing).
     @Test func aToggleOfNoSuchItemLeavesNoPlayerBehind() async throws {
         let home = try await ToneFeedHome()
-        let result = try await home.run("toggle", "99")
+        let result = try await home.runInProcess("toggle", "99")
         #expect(result.status == 66 && result.stderr.contains("no item \"99\""), "\(result.stderr)")
-        #expect(try await home.run("status").status == 69, "nobody home")
+        #expect(try await home.runInProcess("status").status == 69, "nobody home")
         #expect(!FileManager.default.fileExists(atPath: home.socket))
     }
 
     /// A negative value after `--`, as `sub-delay -- -1.2` takes it.
     @Test func negativeValuesAfterADoubleDash() async throws {
         let home = try await UserHome()
-        let volume = try await home.run("volume", "--", "-10")
+        let volume = try await home.runInProcess("volume", "--", "-10")
         #expect(volume.status == 0 && volume.stdout.contains("90"), "\(volume.stdout)\(volume.stderr)")
-        let seek = try await home.run("seek", "--", "-10")
+        let seek = try await home.runInProcess("seek", "--", "-10")
         #expect(seek.status == 69, "read, and no player to seek in: \(seek.stderr)")
-        #expect(try await home.run("seek", "--", "-x").status == 64)
+        #expect(try await home.runInProcess("seek", "--", "-x").status == 64)
     }
 
     /// A URL played directly is no feed's: a 404 says to check the URL, and
     /// a refused connection, which downloaded nothing, says nothing is kept.
     @Test func aDirectURLsFailureSaysWhatHappened() async throws {
         let server = try TestHTTPServer()
-        let gone = try await Mediaplay.run(["play", server.url("/gone.mp3").absoluteString, "--no-audio", "--untimed"])
+        let gone = try await Mediaplay.runInProcess(["play", server.url("/gone.mp3").absoluteString, "--no-audio", "--untimed"])
         #expect(gone.status == 69, "\(gone.stderr)")
         #expect(gone.stderr.contains("check the URL") && !gone.stderr.contains("feed"), "\(gone.stderr)")
-        let refused = try await Mediaplay.run(["play", "http://127.0.0.1:1/song.mp3", "--no-audio", "--untimed"])
+        let refused = try await Mediaplay.runInProcess(["play", "http://127.0.0.1:1/song.mp3", "--no-audio", "--untimed"])
         #expect(refused.status == 69, "\(refused.stderr)")
         #expect(!refused.stderr.contains("part downloaded is kept") && refused.stderr.contains("retry: mediaplay play http://127.0.0.1:1/song.mp3"), "\(refused.stderr)")
         #expect(Self.errorLines(refused.stderr).count == 1 && refused.stderr.components(separatedBy: "item 1").count == 2, "named once: \(refused.stderr)")
@@ -180,7 +181,7 @@ import TestKit
         let home = try await UserHome()
         var environment = home.environment
         environment["XDG_CONFIG_HOME"] = home.folder.path + "/config"
-        func run(_ arguments: String...) async throws -> RunResult { try await Mediaplay.run(arguments, environment: environment) }
+        func run(_ arguments: String...) async throws -> RunResult { try await Mediaplay.runInProcess(arguments, environment: environment) }
         let feedsFile = home.folder.path + "/config/mediaplay/feeds.toml"
 
         let added = try await run("feeds", "add", "pod", url)

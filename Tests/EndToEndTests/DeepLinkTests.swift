@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InProcessRunner
 import TestKit
 
 /// A mediaplay:// link can come from any web page (xdg-open hands it to the
@@ -46,7 +47,7 @@ import TestKit
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: try await HostileRoundThreeTests.tone(), toPath: folder + "/tone.wav")
         for link in ["mediaplay://item/tone?feed=\(folder)", "mediaplay://item/tone?feed=/"] {
-            let opened = try await home.run("open", link)
+            let opened = try await home.runInProcess("open", link)
             #expect(opened.status == 77, "\(link): \(opened.stderr)")
             Self.expectNothingStarted(home, link)
         }
@@ -57,7 +58,7 @@ import TestKit
         let server = try TestHTTPServer()
         server.serve("/feed.json", bytes: Array(#"[{"id": "far", "type": "audio", "url": "\#(server.url("/far.wav").absoluteString)"}]"#.utf8))
         server.serve("/far.wav", bytes: Array(try Data(contentsOf: URL(fileURLWithPath: try await HostileRoundThreeTests.tone()))))
-        let opened = try await home.run("open", "mediaplay://item/far?feed=\(server.url("/feed.json").absoluteString)")
+        let opened = try await home.runInProcess("open", "mediaplay://item/far?feed=\(server.url("/feed.json").absoluteString)")
         #expect(opened.status == 77, "\(opened.stderr)")
         #expect(server.requests("/feed.json").isEmpty && server.requests("/far.wav").isEmpty, "nothing was fetched")
         Self.expectNothingStarted(home, "a remote feed")
@@ -68,7 +69,7 @@ import TestKit
     @Test func optionLookingValuesAreRefusedAsValues() async throws {
         let home = try await Self.home()
         for value in ["--cache-dir=/", "--help", "-h", "--feed"] {
-            let opened = try await home.run("open", "mediaplay://item/first?feed=\(value)")
+            let opened = try await home.runInProcess("open", "mediaplay://item/first?feed=\(value)")
             #expect(opened.status == 77, "\(value): \(opened.stderr)")
             #expect(opened.stderr.contains("its feed \(value) is not one of yours"), "\(opened.stderr)")
             #expect(!opened.stderr.contains("Missing value") && !opened.stderr.contains("USAGE") && opened.stdout.isEmpty, "\(opened.stdout)\(opened.stderr)")
@@ -81,7 +82,7 @@ import TestKit
     @Test func controlCharactersAreRefused() async throws {
         let home = try await Self.home()
         for link in ["mediaplay://item/first?feed=\(home.feed)%00.evil", "mediaplay://item/first?feed=a%0Ab", "mediaplay://item/fir%0Ast", "mediaplay://item/first%00"] {
-            let opened = try await home.run("open", link)
+            let opened = try await home.runInProcess("open", link)
             #expect(opened.status == 64, "\(link): \(opened.stderr)")
             #expect(opened.stderr.contains("holds a control character"), "\(opened.stderr)")
             Self.expectNothingStarted(home, link)
@@ -105,18 +106,18 @@ import TestKit
         ]
         for (link, title) in own {
             // The player refuses another feed's item: each feed gets one of its own.
-            if link.hasSuffix("=mine") { _ = try await home.run("quit") }
-            let opened = try await home.run("open", link)
+            if link.hasSuffix("=mine") { _ = try await home.runInProcess("quit") }
+            let opened = try await home.runInProcess("open", link)
             #expect(opened.status == 0 && opened.stdout.contains(" 1 \"\(title)\""), "\(link): \(opened.stdout)\(opened.stderr)")
         }
-        _ = try await home.run("quit")
+        _ = try await home.runInProcess("quit")
 
         // Neither named nor the default: the background player's own feed.
-        let started = try await home.run("toggle", "1", "--feed", other)
+        let started = try await home.runInProcess("toggle", "1", "--feed", other)
         #expect(started.status == 0, "\(started.stderr)")
-        let opened = try await home.run("open", "mediaplay://item/other?feed=\(other)")
+        let opened = try await home.runInProcess("open", "mediaplay://item/other?feed=\(other)")
         #expect(opened.status == 0 && opened.stdout.contains(" 1 \"Other\""), "\(opened.stdout)\(opened.stderr)")
-        _ = try await home.run("quit")
-        #expect(try await home.run("open", "mediaplay://item/other?feed=\(other)").status == 77, "once it has quit, that feed is no longer one of the user's")
+        _ = try await home.runInProcess("quit")
+        #expect(try await home.runInProcess("open", "mediaplay://item/other?feed=\(other)").status == 77, "once it has quit, that feed is no longer one of the user's")
     }
 }

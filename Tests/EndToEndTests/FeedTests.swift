@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InProcessRunner
 import TestKit
 
 /// Feeds as a user meets them: a remote feed kept for offline use and
@@ -22,12 +23,12 @@ import TestKit
         server.serve("/feed.json", bytes: Self.feedJSON(["one", "two"]), etag: "\"v1\"", contentType: "application/json")
         let arguments = ["list", "--json", "--feed", server.url("/feed.json").absoluteString, "--cache-dir", folder.path + "/cache"]
 
-        let first = try await Mediaplay.run(arguments)
+        let first = try await Mediaplay.runInProcess(arguments)
         #expect(first.status == 0 && first.stderr == "", "\(first.stderr)")
         #expect(try Self.titles(first.stdout) == ["one", "two"])
 
         // The next read revalidates: a 304 and no body.
-        let second = try await Mediaplay.run(arguments)
+        let second = try await Mediaplay.runInProcess(arguments)
         #expect(second.status == 0 && second.stderr == "", "\(second.stderr)")
         #expect(try Self.titles(second.stdout) == ["one", "two"])
         let requests = server.requests("/feed.json")
@@ -35,23 +36,23 @@ import TestKit
 
         // The server goes away: the kept copy, said so once, exit 0.
         server.goAway()
-        let offline = try await Mediaplay.run(arguments)
+        let offline = try await Mediaplay.runInProcess(arguments)
         #expect(offline.status == 0, "\(offline.stderr)")
         #expect(try Self.titles(offline.stdout) == ["one", "two"])
         let notices = offline.stderr.split(separator: "\n")
         #expect(notices.count == 1 && notices[0].hasPrefix("mediaplay: offline: showing the feed as of 20") && notices[0].contains("(could not reach 127.0.0.1: "), "\(offline.stderr)")
         // --refresh wants the server's copy: unreachable is an error.
-        let refresh = try await Mediaplay.run(arguments + ["--refresh"])
+        let refresh = try await Mediaplay.runInProcess(arguments + ["--refresh"])
         #expect(refresh.status == 69, "\(refresh.stderr)")
 
         // Back with a changed feed: a 200 with the new one, kept in turn.
         server.serve("/feed.json", bytes: Self.feedJSON(["one", "two", "three"]), etag: "\"v2\"", contentType: "application/json")
         server.comeBack()
-        let changed = try await Mediaplay.run(arguments)
+        let changed = try await Mediaplay.runInProcess(arguments)
         #expect(changed.status == 0 && changed.stderr == "", "\(changed.stderr)")
         #expect(try Self.titles(changed.stdout) == ["one", "two", "three"])
         server.goAway()
-        let keptNew = try await Mediaplay.run(arguments)
+        let keptNew = try await Mediaplay.runInProcess(arguments)
         #expect(try Self.titles(keptNew.stdout) == ["one", "two", "three"], "the new copy replaced the old")
     }
 
@@ -59,7 +60,7 @@ import TestKit
         let server = try TestHTTPServer()
         let folder = try TemporaryDirectory()
         server.goAway()
-        let result = try await Mediaplay.run(["list", "--feed", server.url("/feed.json").absoluteString, "--cache-dir", folder.path + "/cache"])
+        let result = try await Mediaplay.runInProcess(["list", "--feed", server.url("/feed.json").absoluteString, "--cache-dir", folder.path + "/cache"])
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("mediaplay: cannot fetch feed "), "\(result.stderr)")
     }
@@ -76,7 +77,7 @@ import TestKit
               {"title": null, "description": "Only words here.", "imageHref": null}
             ]}
             """)
-        let result = try await Mediaplay.run(["list", "--json", "--feed", feed])
+        let result = try await Mediaplay.runInProcess(["list", "--json", "--feed", feed])
         #expect(result.status == 0, "\(result.stderr)")
         let document = try JSONDecoder().decode(ListJSON.self, from: Data(result.stdout.utf8))
         #expect(document.feed.title == "About Canada")
@@ -86,7 +87,7 @@ import TestKit
         #expect(document.items.map(\.state) == ["not-downloaded", "not-downloaded", "text-only", "text-only"])
         #expect(document.items[1].description == nil && document.items[0].url == "http://example.org/beaver.jpg")
         #expect(result.stderr == "mediaplay: note: row 4 at line 5 has no title, description or image; skipped\n")
-        let play = try await Mediaplay.run(["play", "3", "--feed", feed])
+        let play = try await Mediaplay.runInProcess(["play", "3", "--feed", feed])
         #expect(play.status == 65 && play.stderr.contains("text only"), "\(play.stderr)")
     }
 
@@ -101,22 +102,22 @@ import TestKit
              {"type": 1, "title": "Remote", "url": "\(server.url("/tagged.mp3").absoluteString)"}]
             """)
         let arguments = ["--feed", feed, "--cache-dir", folder.path + "/cache"]
-        let before = try JSONDecoder().decode(ListJSON.self, from: Data(try await Mediaplay.run(["list", "--json"] + arguments).stdout.utf8))
+        let before = try JSONDecoder().decode(ListJSON.self, from: Data(try await Mediaplay.runInProcess(["list", "--json"] + arguments).stdout.utf8))
         #expect(before.items[0].media?.artist == "The Artist")
         #expect(before.items[1].media == nil, "not cached: not probed")
-        #expect(try await Mediaplay.run(["fetch", "2"] + arguments).status == 0)
-        let after = try JSONDecoder().decode(ListJSON.self, from: Data(try await Mediaplay.run(["list", "--json"] + arguments).stdout.utf8))
+        #expect(try await Mediaplay.runInProcess(["fetch", "2"] + arguments).status == 0)
+        let after = try JSONDecoder().decode(ListJSON.self, from: Data(try await Mediaplay.runInProcess(["list", "--json"] + arguments).stdout.utf8))
         for item in after.items {
             let media = try #require(item.media, "\(item.title) probed")
             #expect(media.title == "Song Title" && media.artist == "The Artist" && media.album == "An Album")
             #expect(media.codec == "mp3" && media.sampleRate == 44100 && media.width == nil)
             #expect(abs((media.duration ?? 0) - 3) < 0.1, "\(media.duration ?? -1)")
         }
-        let table = try await Mediaplay.run(["list"] + arguments, environment: ["COLUMNS": "100"])
+        let table = try await Mediaplay.runInProcess(["list"] + arguments, environment: ["COLUMNS": "100"])
         #expect(table.stdout.contains("DURATION") && table.stdout.contains("00:03"), "\(table.stdout)")
         // Kept: removing the cached entry forgets them with it.
-        #expect(try await Mediaplay.run(["cache", "remove", "2"] + arguments).status == 0)
-        let removed = try JSONDecoder().decode(ListJSON.self, from: Data(try await Mediaplay.run(["list", "--json"] + arguments).stdout.utf8))
+        #expect(try await Mediaplay.runInProcess(["cache", "remove", "2"] + arguments).status == 0)
+        let removed = try JSONDecoder().decode(ListJSON.self, from: Data(try await Mediaplay.runInProcess(["list", "--json"] + arguments).stdout.utf8))
         #expect(removed.items[1].media == nil && removed.items[1].state == "not-downloaded")
     }
 
@@ -191,27 +192,27 @@ import TestKit
              {"type": 1, "id": "second", "title": "Second", "url": "\(server.url("/b.mp3").absoluteString)"}]
             """)
         let arguments = ["--feed", feed, "--cache-dir", folder.path + "/cache"]
-        #expect(try await Mediaplay.run(["fetch", "--all"] + arguments).status == 0)
+        #expect(try await Mediaplay.runInProcess(["fetch", "--all"] + arguments).status == 0)
         // An interrupted download that got nothing leaves an empty part: cleaned, not listed.
         let entries = folder.path + "/cache/entries"
         try Data().write(to: URL(fileURLWithPath: entries + "/0000-empty.mp3.part"))
 
-        let listed = try await Mediaplay.run(["cache", "list"] + arguments, environment: ["COLUMNS": "100"])
+        let listed = try await Mediaplay.runInProcess(["cache", "list"] + arguments, environment: ["COLUMNS": "100"])
         #expect(listed.status == 0, "\(listed.stderr)")
         let lines = listed.stdout.split(separator: "\n")
         #expect(lines.first?.contains("#") == true && lines.first?.contains("TITLE") == true && lines.first?.contains("LAST USED") == true, "\(listed.stdout)")
         #expect(lines.contains { $0.contains("1") && $0.contains("First") && $0.contains("cached") }, "\(listed.stdout)")
         #expect(lines.contains { $0.contains("2") && $0.contains("Second") && $0.contains("cached") }, "\(listed.stdout)")
-        let json = try await Mediaplay.run(["cache", "list", "--json"] + arguments)
+        let json = try await Mediaplay.runInProcess(["cache", "list", "--json"] + arguments)
         #expect(json.stdout.contains(#""item":2"#) && json.stdout.contains(#""title":"Second""#), "\(json.stdout)")
 
-        let removed = try await Mediaplay.run(["cache", "remove", "second"] + arguments)
+        let removed = try await Mediaplay.runInProcess(["cache", "remove", "second"] + arguments)
         #expect(removed.status == 0 && removed.stdout.hasPrefix("2 \"Second\": removed, "), "\(removed.stdout)\(removed.stderr)")
-        let again = try await Mediaplay.run(["cache", "remove", "2"] + arguments)
+        let again = try await Mediaplay.runInProcess(["cache", "remove", "2"] + arguments)
         #expect(again.stdout == "2 \"Second\": not in the cache\n")
-        let list = try JSONDecoder().decode(ListJSON.self, from: Data(try await Mediaplay.run(["list", "--json"] + arguments).stdout.utf8))
+        let list = try JSONDecoder().decode(ListJSON.self, from: Data(try await Mediaplay.runInProcess(["list", "--json"] + arguments).stdout.utf8))
         #expect(list.items.map(\.state) == ["cached", "not-downloaded"])
-        let missing = try await Mediaplay.run(["cache", "remove", "9"] + arguments)
+        let missing = try await Mediaplay.runInProcess(["cache", "remove", "9"] + arguments)
         #expect(missing.status == 66, "\(missing.stderr)")
     }
 }

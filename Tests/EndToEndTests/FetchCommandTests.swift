@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InProcessRunner
 import TestKit
 
 /// `mediaplay fetch`, `list` and `cache` as processes against the loopback
@@ -47,7 +48,7 @@ import TestKit
 
     @Test func fetchPrintsOneLinePerStateChangeOffATerminal() async throws {
         let setup = try await LoopbackClipFeed()
-        let result = try await Mediaplay.run(["fetch", "1"] + setup.arguments)
+        let result = try await Mediaplay.runInProcess(["fetch", "1"] + setup.arguments)
         #expect(result.status == 0)
         #expect(result.stdout == "")
         let lines = result.stderr.split(separator: "\n")
@@ -56,18 +57,18 @@ import TestKit
         #expect(lines.count == 2)
         #expect(try await sha256(ofFile: try #require(setup.dataFile())) == sha256(setup.bytes))
 
-        let again = try await Mediaplay.run(["fetch", "1"] + setup.arguments)
+        let again = try await Mediaplay.runInProcess(["fetch", "1"] + setup.arguments)
         #expect(again.stderr == "1 \"Clip\": already cached 977 KiB\n")
         #expect(setup.server.getCount("/clip.mp4") == 1)
 
-        let list = try await Mediaplay.run(["list"] + setup.arguments)
+        let list = try await Mediaplay.runInProcess(["list"] + setup.arguments)
         #expect(list.stdout.contains("cached"))
         #expect(list.stdout.contains("977 KiB"))
     }
 
     @Test func failedDownloadIsExit69WithTheReasonAndTheRetryCommand() async throws {
         let setup = try await LoopbackClipFeed()
-        let result = try await Mediaplay.run(["fetch", "2"] + setup.arguments)
+        let result = try await Mediaplay.runInProcess(["fetch", "2"] + setup.arguments)
         #expect(result.status == 69)
         #expect(result.stderr.contains("2 \"Gone\": failed: HTTP 404 from 127.0.0.1"))
         // A 404 will not mend by retrying: the address is what is wrong.
@@ -75,14 +76,14 @@ import TestKit
         // A server that fails (5xx after retries) is worth a retry, with the options given.
         setup.server.serve("/clip.mp4", bytes: [1, 2, 3])
         setup.server.inject("/clip.mp4", Array(repeating: .status(403), count: 8))
-        let failing = try await Mediaplay.run(["fetch", "1"] + setup.arguments)
+        let failing = try await Mediaplay.runInProcess(["fetch", "1"] + setup.arguments)
         #expect(failing.status == 69)
         #expect(failing.stderr.hasSuffix("(retry: mediaplay fetch 1 --feed \(setup.feed) --cache-dir \(setup.cacheDir))\n"), "\(failing.stderr)")
-        let list = try await Mediaplay.run(["list", "--json"] + setup.arguments)
+        let list = try await Mediaplay.runInProcess(["list", "--json"] + setup.arguments)
         #expect(list.stdout.contains("\"state\" : \"failed\""))
         #expect(list.stdout.contains("\"error\" : \"HTTP 404 from 127.0.0.1\""))
-        #expect(try await Mediaplay.run(["fetch", "9"] + setup.arguments).status == 66)
-        #expect(try await Mediaplay.run(["fetch"] + setup.arguments).status == 64)
+        #expect(try await Mediaplay.runInProcess(["fetch", "9"] + setup.arguments).status == 66)
+        #expect(try await Mediaplay.runInProcess(["fetch"] + setup.arguments).status == 64)
     }
 
     @Test func killNineMidDownloadLeavesAResumablePartialEntry() async throws {
@@ -143,20 +144,20 @@ import TestKit
     /// downloaded"), and nothing is fetched again.
     @Test func aCorruptIndexIsRebuiltAndCachedItemsStayCached() async throws {
         let setup = try await LoopbackClipFeed(size: 50_000)
-        #expect(try await Mediaplay.run(["fetch", "1"] + setup.arguments).status == 0)
+        #expect(try await Mediaplay.runInProcess(["fetch", "1"] + setup.arguments).status == 0)
         // A part file whose ranges only the index knew.
         try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: setup.cacheDir + "/entries/" + String(repeating: "a", count: 64) + ".mp3.part"))
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: setup.cacheDir + "/index.sqlite" + suffix) }
         try Data(String(repeating: "not a database ", count: 500).utf8).write(to: URL(fileURLWithPath: setup.cacheDir + "/index.sqlite"))
 
-        let list = try await Mediaplay.run(["list", "--json"] + setup.arguments)
+        let list = try await Mediaplay.runInProcess(["list", "--json"] + setup.arguments)
         #expect(list.status == 0)
         #expect(list.stderr.contains("the cache index was damaged and has been rebuilt"), "\(list.stderr)")
         #expect(list.stdout.contains("\"state\" : \"cached\""), "\(list.stdout)")
         let files = try FileManager.default.contentsOfDirectory(atPath: setup.cacheDir)
         #expect(files.contains { $0.hasPrefix("index.sqlite.corrupt-") }, "the damaged index is kept aside: \(files)")
         #expect(!setup.entryFiles().contains { $0.hasSuffix(".part") }, "parts of unknown shape are dropped")
-        let again = try await Mediaplay.run(["fetch", "1"] + setup.arguments)
+        let again = try await Mediaplay.runInProcess(["fetch", "1"] + setup.arguments)
         #expect(again.stderr.contains("already cached"), "\(again.stderr)")
         #expect(setup.server.getCount("/clip.mp4") == 1)
     }
@@ -180,16 +181,16 @@ import TestKit
 
     @Test func cacheListSizeAndClear() async throws {
         let setup = try await LoopbackClipFeed(size: 10_000)
-        _ = try await Mediaplay.run(["fetch", "1"] + setup.arguments)
-        let list = try await Mediaplay.run(["cache", "list"] + setup.arguments)
+        _ = try await Mediaplay.runInProcess(["fetch", "1"] + setup.arguments)
+        let list = try await Mediaplay.runInProcess(["cache", "list"] + setup.arguments)
         #expect(list.stdout.contains("cached"))
         #expect(list.stdout.contains("1  Clip"), "listed by item: \(list.stdout)")
-        let json = try await Mediaplay.run(["cache", "list", "--json"] + setup.arguments)
+        let json = try await Mediaplay.runInProcess(["cache", "list", "--json"] + setup.arguments)
         #expect(json.stdout.contains("\"state\":\"cached\"") && json.stdout.contains("/clip.mp4"))
-        #expect(try await Mediaplay.run(["cache", "size", "--bytes"] + setup.arguments).stdout == "10000\n")
-        let clear = try await Mediaplay.run(["cache", "clear"] + setup.arguments)
+        #expect(try await Mediaplay.runInProcess(["cache", "size", "--bytes"] + setup.arguments).stdout == "10000\n")
+        let clear = try await Mediaplay.runInProcess(["cache", "clear"] + setup.arguments)
         #expect(clear.stdout == "Removed 1 entry, 9.8 KiB freed.\n")
-        #expect(try await Mediaplay.run(["cache", "size", "--bytes"] + setup.arguments).stdout == "0\n")
-        #expect(try await Mediaplay.run(["list", "--json"] + setup.arguments).stdout.contains("\"state\" : \"not-downloaded\""))
+        #expect(try await Mediaplay.runInProcess(["cache", "size", "--bytes"] + setup.arguments).stdout == "0\n")
+        #expect(try await Mediaplay.runInProcess(["list", "--json"] + setup.arguments).stdout.contains("\"state\" : \"not-downloaded\""))
     }
 }

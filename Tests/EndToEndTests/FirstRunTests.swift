@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InProcessRunner
 import TestKit
 
 /// A newcomer's first minutes: the bundled media play offline, the README
@@ -12,12 +13,12 @@ import TestKit
     @Test func theBundledTunePlaysOffline() async throws {
         let folder = try TemporaryDirectory()
         let out = folder.path + "/tune.wav"
-        let played = try await Mediaplay.run(["play", "1", "--audio-out", out, "--untimed"])
+        let played = try await Mediaplay.runInProcess(["play", "1", "--audio-out", out, "--untimed"])
         #expect(played.status == 0, "\(played.stderr)")
         #expect(try await Fixtures.referencePCM(out) == (try await Fixtures.referencePCM(Self.root + "/Media/tune.opus")))
         // The video and the pictures decode too (their frames as ffmpeg's).
         let frames = folder.path + "/zoom.txt"
-        let video = try await Mediaplay.run(["play", "2", "--no-audio", "--video-out", frames, "--untimed"])
+        let video = try await Mediaplay.runInProcess(["play", "2", "--no-audio", "--video-out", frames, "--untimed"])
         #expect(video.status == 0, "\(video.stderr)")
         let lines = try String(contentsOfFile: frames, encoding: .utf8).split(separator: "\n")
         #expect(lines.map { String($0.split(separator: " ")[1]) } == (try await Fixtures.referenceFrameHashes(Self.root + "/Media/zoom.mp4")))
@@ -71,13 +72,13 @@ import TestKit
             try FileManager.default.createDirectory(atPath: ((folder.path + "/" + url) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: Self.root + shipped, toPath: folder.path + "/" + url)
         }
-        let list = try await Mediaplay.run(["list", "--json", "--feed", feed])
+        let list = try await Mediaplay.runInProcess(["list", "--json", "--feed", feed])
         #expect(list.status == 0, "\(list.stderr)")
         let document = try JSONDecoder().decode(ListJSON.self, from: Data(list.stdout.utf8))
         #expect(document.items.count == records.count)
         #expect(document.items.allSatisfy { $0.state != "invalid" }, "\(list.stdout)")
         let out = folder.path + "/out.wav"
-        let played = try await Mediaplay.run(["play", "1", "--feed", feed, "--audio-out", out, "--untimed"])
+        let played = try await Mediaplay.runInProcess(["play", "1", "--feed", feed, "--audio-out", out, "--untimed"])
         #expect(played.status == 0, "\(played.stderr)")
         #expect(try await Fixtures.referencePCM(out) == (try await Fixtures.referencePCM(Self.root + "/Media/tune.opus")))
         // "mediaplay play song.mp3", "mediaplay play ~/Music".
@@ -85,7 +86,7 @@ import TestKit
         let music = folder.path + "/Music"
         try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Self.root + "/Media/tune.opus", toPath: music + "/song.opus")
-        let folderPlay = try await Mediaplay.run(["play", music, "--audio-out", out, "--untimed"])
+        let folderPlay = try await Mediaplay.runInProcess(["play", music, "--audio-out", out, "--untimed"])
         #expect(folderPlay.status == 0, "\(folderPlay.stderr)")
         #expect(try await Fixtures.referencePCM(out) == (try await Fixtures.referencePCM(Self.root + "/Media/tune.opus")))
     }
@@ -93,7 +94,7 @@ import TestKit
     /// Every command's examples read whole at 80 columns: each example line
     /// of a wide help is in the 80-column help as it is, and fits.
     @Test func helpExamplesFitEightyColumns() async throws {
-        let top = try await Mediaplay.run(["--help"], environment: ["COLUMNS": "250"])
+        let top = try await Mediaplay.runInProcess(["--help"], environment: ["COLUMNS": "250"])
         let commands = top.stdout.split(separator: "\n").drop { !$0.hasPrefix("SUBCOMMANDS:") }.dropFirst()
             .compactMap { line -> String? in
                 guard line.hasPrefix("  "), let word = line.split(separator: " ").first, !line.hasPrefix("   ") else { return nil }
@@ -102,8 +103,8 @@ import TestKit
         #expect(commands.count >= 15, "\(commands)")
         for command in [""] + commands {
             let arguments = command.isEmpty ? ["--help"] : [command, "--help"]
-            let wide = try await Mediaplay.run(arguments, environment: ["COLUMNS": "250"])
-            let narrow = try await Mediaplay.run(arguments, environment: ["COLUMNS": "80"])
+            let wide = try await Mediaplay.runInProcess(arguments, environment: ["COLUMNS": "250"])
+            let narrow = try await Mediaplay.runInProcess(arguments, environment: ["COLUMNS": "80"])
             let narrowLines = Set(narrow.stdout.split(separator: "\n").map(String.init))
             for line in wide.stdout.split(separator: "\n") where line.hasPrefix("  mediaplay") {
                 #expect(narrowLines.contains(String(line)), "mediaplay \(command) --help breaks \"\(line)\" at 80 columns")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InProcessRunner
 import TestKit
 
 /// The media people keep, as a user meets it: a folder of music, a podcast
@@ -41,7 +42,7 @@ import TestKit
     @Test func aFolderListsItsMediaInPathOrderWithTagsAndCover() async throws {
         let folder = try TemporaryDirectory()
         let (root, _) = try await Self.musicFolder(in: folder)
-        let result = try await Mediaplay.run(["list", "--json", "--feed", root, "--cache-dir", folder.path + "/cache"])
+        let result = try await Mediaplay.runInProcess(["list", "--json", "--feed", root, "--cache-dir", folder.path + "/cache"])
         #expect(result.status == 0, "\(result.stderr)")
         let document = try JSONDecoder().decode(ListJSON.self, from: Data(result.stdout.utf8))
         #expect(document.feed.title == "Music")
@@ -59,11 +60,11 @@ import TestKit
         let (root, files) = try await Self.musicFolder(in: folder)
         // The FLAC is mono at 44.1 kHz like the MP3s: one recording format.
         let out = folder.path + "/out.wav"
-        let result = try await Mediaplay.run(["play", root, "--audio-out", out, "--untimed", "--cache-dir", folder.path + "/cache"])
+        let result = try await Mediaplay.runInProcess(["play", root, "--audio-out", out, "--untimed", "--cache-dir", folder.path + "/cache"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try await Fixtures.referencePCM(out) == (try await Self.joinedPCM(files)))
         // Files and a folder on one command line, in the order given.
-        let both = try await Mediaplay.run(["play", files[2], root + "/Album/10 Track.mp3", "--audio-out", out, "--untimed"])
+        let both = try await Mediaplay.runInProcess(["play", files[2], root + "/Album/10 Track.mp3", "--audio-out", out, "--untimed"])
         #expect(both.status == 0, "\(both.stderr)")
         #expect(try await Fixtures.referencePCM(out) == (try await Self.joinedPCM([files[2], files[1]])))
     }
@@ -88,15 +89,15 @@ import TestKit
             try FileManager.default.copyItem(atPath: made, toPath: files[name]!)
         }
         let cache = folder.path + "/cache"
-        let first = try await Mediaplay.run(["list", "--json", "--feed", root, "--cache-dir", cache])
+        let first = try await Mediaplay.runInProcess(["list", "--json", "--feed", root, "--cache-dir", cache])
         #expect(first.status == 0, "\(first.stderr)")
         let document = try JSONDecoder().decode(ListJSON.self, from: Data(first.stdout.utf8))
         #expect(document.items.map(\.title) == ["Tune C", "Tune B", "Tune A"], "disc 1 track 1, disc 1 track 2, disc 2")
         #expect(document.items.map(\.thumbnail) == [nil, files["b"], nil], "b's own cover art")
-        let again = try await Mediaplay.run(["list", "--json", "--feed", root, "--cache-dir", cache])
+        let again = try await Mediaplay.runInProcess(["list", "--json", "--feed", root, "--cache-dir", cache])
         #expect(again.stdout == first.stdout, "the second list (from the index alone) numbers the same")
         let out = folder.path + "/out.wav"
-        let played = try await Mediaplay.run(["play", root, "--audio-out", out, "--untimed", "--cache-dir", cache])
+        let played = try await Mediaplay.runInProcess(["play", root, "--audio-out", out, "--untimed", "--cache-dir", cache])
         #expect(played.status == 0, "\(played.stderr)")
         #expect(try await Fixtures.referencePCM(out) == (try await Self.joinedPCM([files["c"]!, files["b"]!, files["a"]!])))
         #expect(played.stderr.contains("\"Tune C\"") && !played.stderr.contains("\"c\""), "called by its tag: \(played.stderr)")
@@ -131,7 +132,7 @@ import TestKit
         server.serve("/ep1.mp3", bytes: Array(try Data(contentsOf: URL(fileURLWithPath: episode))), contentType: "audio/mpeg")
         server.serve("/podcast", bytes: Array(Self.podcast(server).utf8), contentType: "application/rss+xml")
         let feed = server.url("/podcast").absoluteString
-        let list = try await Mediaplay.run(["list", "--json", "--feed", feed, "--cache-dir", folder.path + "/cache"])
+        let list = try await Mediaplay.runInProcess(["list", "--json", "--feed", feed, "--cache-dir", folder.path + "/cache"])
         #expect(list.status == 0, "\(list.stderr)")
         let document = try JSONDecoder().decode(ListJSON.self, from: Data(list.stdout.utf8))
         #expect(document.feed.title == "Loopback Radio")
@@ -140,7 +141,7 @@ import TestKit
         #expect(document.items[0].id == "ep1" && document.items[0].duration == 1 && document.items[0].published == "2025-11-03T06:00:00Z")
         #expect(document.items[0].description == "Notes")
         let out = folder.path + "/episode.wav"
-        let played = try await Mediaplay.run(["play", "1", "--feed", feed, "--audio-out", out, "--untimed", "--cache-dir", folder.path + "/cache"])
+        let played = try await Mediaplay.runInProcess(["play", "1", "--feed", feed, "--audio-out", out, "--untimed", "--cache-dir", folder.path + "/cache"])
         #expect(played.status == 0, "\(played.stderr)")
         #expect(try await Fixtures.referencePCM(out) == (try await Fixtures.referencePCM(episode)))
     }
@@ -151,14 +152,14 @@ import TestKit
         let folder = try TemporaryDirectory()
         let secret = try folder.write("secret.mp3", "not for the network")
         server.serve("/lists/mix.m3u", bytes: Array("#EXTM3U\n\(secret)\nfile://\(secret)\n../../secret.mp3\n#EXTINF:5,Fine\nok.mp3\n".utf8), contentType: "audio/x-mpegurl")
-        let result = try await Mediaplay.run(["list", "--json", "--feed", server.url("/lists/mix.m3u").absoluteString, "--cache-dir", folder.path + "/cache"])
+        let result = try await Mediaplay.runInProcess(["list", "--json", "--feed", server.url("/lists/mix.m3u").absoluteString, "--cache-dir", folder.path + "/cache"])
         #expect(result.status == 0, "\(result.stderr)")
         let document = try JSONDecoder().decode(ListJSON.self, from: Data(result.stdout.utf8))
         #expect(document.items.map(\.state) == ["invalid", "invalid", "invalid", "not-downloaded"])
         #expect(document.items[0].error == "a playlist from the network cannot name local files (\(secret))")
         #expect(document.items[3].url == server.url("/lists/ok.mp3").absoluteString && document.items[3].title == "Fine")
         #expect(document.items.allSatisfy { $0.url?.hasPrefix("/") != true })
-        let play = try await Mediaplay.run(["play", "1", "--feed", server.url("/lists/mix.m3u").absoluteString, "--no-audio", "--untimed", "--cache-dir", folder.path + "/cache"])
+        let play = try await Mediaplay.runInProcess(["play", "1", "--feed", server.url("/lists/mix.m3u").absoluteString, "--no-audio", "--untimed", "--cache-dir", folder.path + "/cache"])
         #expect(play.status != 0 && play.stderr.contains("cannot name local files"), "\(play.stderr)")
     }
 
@@ -181,35 +182,35 @@ import TestKit
         ]
         try FileManager.default.createDirectory(atPath: folder.path + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         func list(_ extra: [String] = []) async throws -> ListJSON {
-            let result = try await Mediaplay.run(["list", "--json", "--feed", feed] + extra, environment: environment)
+            let result = try await Mediaplay.runInProcess(["list", "--json", "--feed", feed] + extra, environment: environment)
             #expect(result.status == 0, "\(result.stderr)")
             return try JSONDecoder().decode(ListJSON.self, from: Data(result.stdout.utf8))
         }
         #expect(try await list().items.map(\.new) == [false], "a feed's first read makes nothing new")
         _ = try folder.write("podcast.xml", rss(2))
         #expect(try await list().items.map(\.new) == [false, true])
-        let table = try await Mediaplay.run(["list", "--feed", feed], environment: environment)
+        let table = try await Mediaplay.runInProcess(["list", "--feed", feed], environment: environment)
         #expect(table.stdout.contains("• Ep 2") && table.stdout.contains("1 new"), "\(table.stdout)")
 
         // Played to its end in the background player (it says so), which
         // then quits: a quit writes what the player has queued (the mark
         // among it) before it answers.
-        let toggle = try await Mediaplay.run(["toggle", "2", "--feed", feed], environment: environment)
+        let toggle = try await Mediaplay.runInProcess(["toggle", "2", "--feed", feed], environment: environment)
         #expect(toggle.status == 0, "\(toggle.stderr)")
         let ended = try await PlayerObserver(socket: folder.path + "/run/mediaplay/mediaplay.sock").waitFor { $0["item"] as? Int == 2 && PlayerObserver.state($0) == "ended" }
         #expect(ended != nil, "item 2 played to its end")
-        _ = try await Mediaplay.run(["quit"], environment: environment)
+        _ = try await Mediaplay.runInProcess(["quit"], environment: environment)
         let marks = try await list()
         #expect(marks.items.map(\.played) == [false, true] && marks.items.map(\.new) == [false, false])
         #expect(try await list(["--unplayed"]).items.map(\.position) == [1], "numbers stay the feed's")
 
         // By hand.
-        let unmark = try await Mediaplay.run(["mark", "2", "unplayed", "--feed", feed], environment: environment)
+        let unmark = try await Mediaplay.runInProcess(["mark", "2", "unplayed", "--feed", feed], environment: environment)
         #expect(unmark.status == 0 && unmark.stdout == "2 Ep 2: unplayed\n", "\(unmark.stderr)")
-        let mark = try await Mediaplay.run(["mark", "1", "played", "--feed", feed], environment: environment)
+        let mark = try await Mediaplay.runInProcess(["mark", "1", "played", "--feed", feed], environment: environment)
         #expect(mark.status == 0, "\(mark.stderr)")
         #expect(try await list().items.map(\.played) == [true, false])
-        let bad = try await Mediaplay.run(["mark", "1", "heard", "--feed", feed], environment: environment)
+        let bad = try await Mediaplay.runInProcess(["mark", "1", "heard", "--feed", feed], environment: environment)
         #expect(bad.status == 64 && bad.stderr.contains("played, unplayed or old"), "\(bad.stderr)")
     }
 
@@ -229,17 +230,17 @@ import TestKit
             "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": "/dev/null", "MEDIAPLAY_FEED": feed,
         ]
         try FileManager.default.createDirectory(atPath: folder.path + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let alone = try await Mediaplay.run(["toggle", files[1]], environment: environment)
+        let alone = try await Mediaplay.runInProcess(["toggle", files[1]], environment: environment)
         #expect(alone.status == 0 && alone.stdout.hasPrefix("▶ playing 2 \"alone.wav\""), "\(alone.stdout) \(alone.stderr)")
-        let inFeed = try await Mediaplay.run(["toggle", root + "/Album/../Album/in-feed.wav"], environment: environment)
+        let inFeed = try await Mediaplay.runInProcess(["toggle", root + "/Album/../Album/in-feed.wav"], environment: environment)
         #expect(inFeed.status == 0 && inFeed.stdout.hasPrefix("▶ playing 1 \"In the feed\""), "\(inFeed.stdout) \(inFeed.stderr)")
-        let status = try await Mediaplay.run(["status"], environment: environment)
+        let status = try await Mediaplay.runInProcess(["status"], environment: environment)
         #expect(status.stdout.contains("⏸ paused 2 \"alone.wav\""), "\(status.stdout)")
-        let missing = try await Mediaplay.run(["toggle", folder.path + "/nope.mp3"], environment: environment)
+        let missing = try await Mediaplay.runInProcess(["toggle", folder.path + "/nope.mp3"], environment: environment)
         #expect(missing.status == 66 && missing.stderr.contains("file not found"), "\(missing.stderr)")
-        let folderGiven = try await Mediaplay.run(["toggle", root], environment: environment)
+        let folderGiven = try await Mediaplay.runInProcess(["toggle", root], environment: environment)
         #expect(folderGiven.status == 66 && folderGiven.stderr.contains("not a readable media file"), "\(folderGiven.stderr)")
-        _ = try await Mediaplay.run(["quit"], environment: environment)
+        _ = try await Mediaplay.runInProcess(["quit"], environment: environment)
     }
 
     /// Resuming far into an episode not downloaded yet asks the server for

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InProcessRunner
 import TestKit
 
 /// The fourth probe's feeds and folders (issue #41), through the built
@@ -13,12 +14,12 @@ import TestKit
     func aFeedInAnEncodingLibxmlCannotReadIsOneLine(encoding: String) async throws {
         let folder = try TemporaryDirectory()
         let feed = try folder.write("feed.xml", #"<?xml version="1.0" encoding="\#(encoding)"?><rss version="2.0"><channel><title>T</title><item><title>Ep</title></item></channel></rss>"#)
-        let result = try await Mediaplay.run(["list", "--feed", feed, "--cache-dir", folder.path + "/cache"])
+        let result = try await Mediaplay.runInProcess(["list", "--feed", feed, "--cache-dir", folder.path + "/cache"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 1 && lines[0].hasPrefix("mediaplay: note: \(feed) is not well-formed; read by mending it: its declared encoding \"\(encoding.lowercased())\""), "\(result.stderr)")
         #expect(result.stdout.contains("Ep"))
-        let json = try await Mediaplay.run(["list", "--json", "--feed", feed, "--cache-dir", folder.path + "/cache"])
+        let json = try await Mediaplay.runInProcess(["list", "--json", "--feed", feed, "--cache-dir", folder.path + "/cache"])
         let document = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         let repaired = (document?["feed"] as? [String: Any])?["repaired"] as? [String]
         #expect(repaired?.count == 1 && repaired?[0].hasPrefix("its declared encoding") == true, "\(json.stdout)")
@@ -59,7 +60,7 @@ import TestKit
         defer { unlink(badName) }
 
         let out = folder.path + "/out.wav"
-        let result = try await Mediaplay.run(["play", root, "--audio-out", out, "--untimed", "--cache-dir", folder.path + "/cache"])
+        let result = try await Mediaplay.runInProcess(["play", root, "--audio-out", out, "--untimed", "--cache-dir", folder.path + "/cache"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("note: 1 file or folder is left out: its name is not UTF-8"), "\(result.stderr)")
         #expect(try await Fixtures.referencePCM(out) == (try await Fixtures.referencePCM(tone)))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InProcessRunner
 import TestKit
 
 /// What a feed, a file or a neighbour sends cannot make mediaplay open what
@@ -20,7 +21,7 @@ import TestKit
         let folder = try TemporaryDirectory()
         let feed = try folder.write("feed.json", #"[{"type": 1, "title": "Playlist", "url": "\#(server.url("/list.m3u8").absoluteString)"}]"#)
         let out = folder.path + "/out.wav"
-        let result = try await Mediaplay.run(["play", "1", "--feed", feed, "--cache-dir", folder.path + "/cache", "--no-video", "--audio-out", out, "--untimed"])
+        let result = try await Mediaplay.runInProcess(["play", "1", "--feed", feed, "--cache-dir", folder.path + "/cache", "--no-video", "--audio-out", out, "--untimed"])
         let written = (try? Data(contentsOf: URL(fileURLWithPath: out)))?.count ?? 0
         if localSegment {
             #expect(result.status == 65, "\(result.stderr)")
@@ -39,7 +40,7 @@ import TestKit
         let tone = try await Fixtures.make(toneFixture.name, toneFixture.arguments)
         let folder = try TemporaryDirectory()
         let playlist = try folder.write("list.m3u8", "#EXTM3U\n#EXT-X-TARGETDURATION:3\n#EXTINF:2.0,\n\(tone)\n#EXT-X-ENDLIST\n")
-        let result = try await Mediaplay.run(["play", playlist, "--no-video", "--audio-out", folder.path + "/out.wav", "--untimed"])
+        let result = try await Mediaplay.runInProcess(["play", playlist, "--no-video", "--audio-out", folder.path + "/out.wav", "--untimed"])
         #expect(result.status == 65 && result.stderr.contains("playlist"), "\(result.stderr)")
     }
 
@@ -52,19 +53,19 @@ import TestKit
         let tone = try await Fixtures.make(toneFixture.name, toneFixture.arguments)
         let home = try await UserHome()
         home.feed = try home.folder.write("feed.json", #"[{"type": 1, "title": "\#(Self.hostileTitle)", "url": "file://\#(tone)"}]"#)
-        let play = try await Mediaplay.run(["play", "1", "--no-video", "--audio-out", home.folder.path + "/out.wav", "--untimed"], environment: home.environment)
+        let play = try await Mediaplay.runInProcess(["play", "1", "--no-video", "--audio-out", home.folder.path + "/out.wav", "--untimed"], environment: home.environment)
         #expect(play.status == 0, "\(play.stderr)")
         #expect(!play.stderr.contains("\u{1B}") && !play.stderr.contains("\u{7}") && !play.stderr.contains("\u{202E}"), "\(play.stderr)")
         // Its state lines name it escaped (an untimed tone may end before its
         // "playing" is heard: the line may be "ended" alone).
         #expect(play.stderr.contains(#" "\e]0;PWNED\u{7}\e[2J\u{202E}evil""#), "\(play.stderr)")
-        let toggle = try await home.run("toggle", "1")
-        let status = try await home.run("status")
+        let toggle = try await home.runInProcess("toggle", "1")
+        let status = try await home.runInProcess("status")
         for output in [toggle.stdout + toggle.stderr, status.stdout + status.stderr] {
             #expect(!output.contains("\u{1B}") && !output.contains("\u{7}"), "\(output)")
             #expect(output.contains(#"\e]0;PWNED"#), "\(output)")
         }
-        _ = try await home.run("quit")
+        _ = try await home.runInProcess("quit")
     }
 
     /// A syntax error quotes a member name: escaped, on one line, bounded
@@ -101,10 +102,10 @@ import TestKit
     @Test func errorsSayWhatIsWrong() async throws {
         let folder = try TemporaryDirectory()
         let text = try folder.write("notes.mp3", String(repeating: "This is text, not sound.\n", count: 200))
-        let notMedia = try await Mediaplay.run(["play", text])
+        let notMedia = try await Mediaplay.runInProcess(["play", text])
         #expect(notMedia.status == 65 && notMedia.stderr == "mediaplay: item 1 \"notes.mp3\": it is not a media file FFmpeg can read (no known audio, video or picture format)\n", "\(notMedia.stderr)")
         let feed = try folder.write("feed.json", "[]")
-        let missing = try await Mediaplay.run(["play", "nope.mp3", "--feed", feed])
+        let missing = try await Mediaplay.runInProcess(["play", "nope.mp3", "--feed", feed])
         #expect(missing.status == 66 && missing.stderr.hasPrefix("mediaplay: file not found: ") && missing.stderr.contains("nope.mp3"), "\(missing.stderr)")
     }
 
@@ -117,7 +118,7 @@ import TestKit
         home.feed = try home.folder.write("feed.json", #"[{"type": 1, "title": "Tone", "url": "file://\#(tone)"}]"#)
         var environment = home.environment
         environment["XDG_STATE_HOME"] = "/proc/mediaplay-no-such-folder"  // not even root can write there
-        let result = try await Mediaplay.run(["toggle", "1"], environment: environment)
+        let result = try await Mediaplay.runInProcess(["toggle", "1"], environment: environment)
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("cannot use the state folder /proc/mediaplay-no-such-folder/mediaplay"), "\(result.stderr)")
     }

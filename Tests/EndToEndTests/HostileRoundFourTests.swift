@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InProcessRunner
 import TestKit
 
 /// The fourth probe's smaller findings, through the built programs: each
@@ -10,7 +11,7 @@ import TestKit
     @Test func aConfigFileThatIsAFolderIsSaidToBe() async throws {
         let home = try await UserHome()
         try FileManager.default.createDirectory(atPath: home.folder.path + "/config/mediaplay/config.toml", withIntermediateDirectories: true)
-        let result = try await Mediaplay.run(["list", "--feed", home.folder.path], environment: home.environment.merging(["XDG_CONFIG_HOME": home.folder.path + "/config"]) { $1 })
+        let result = try await Mediaplay.runInProcess(["list", "--feed", home.folder.path], environment: home.environment.merging(["XDG_CONFIG_HOME": home.folder.path + "/config"]) { $1 })
         #expect(result.status == 78, "\(result.stderr)")
         #expect(result.stderr.contains("config.toml:1:1: cannot be read: it is a folder"), "\(result.stderr)")
         #expect(!result.stderr.contains("NSCocoaErrorDomain"))
@@ -22,7 +23,7 @@ import TestKit
         let fixture = Fixtures.audioCodecs.first { $0.name == "tone.wav" }!
         let tone = try await Fixtures.make(fixture.name, fixture.arguments)
         try FileManager.default.createDirectory(atPath: folder.path + "/out.txt", withIntermediateDirectories: true)
-        let result = try await Mediaplay.run(["play", tone, "--untimed", "--audio-out", folder.path + "/out.txt"])
+        let result = try await Mediaplay.runInProcess(["play", tone, "--untimed", "--audio-out", folder.path + "/out.txt"])
         #expect(result.status == 74, "\(result.stderr)")
         #expect(result.stderr.contains("cannot write \(folder.path)/out.txt: it is a folder"), "\(result.stderr)")
     }
@@ -34,7 +35,7 @@ import TestKit
         server.redirect("/song.mp3", to: "file:///etc/passwd")
         let home = try await UserHome()
         home.feed = try home.folder.write("feed.json", #"[{"type": "audio", "title": "Song", "url": "\#(server.url("/song.mp3"))"}]"#)
-        let result = try await home.run("fetch", "1")
+        let result = try await home.runInProcess("fetch", "1")
         #expect(result.status != 0, "\(result.stderr)")
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: home.folder.path + "/cache/mediaplay/entries")) ?? []
         #expect(entries.allSatisfy { !$0.hasSuffix(".part") }, "\(entries)")
@@ -48,7 +49,7 @@ import TestKit
         server.throttle("/feed.xml", bytesPerSecond: 20)
         let home = try await UserHome()
         _ = try home.folder.write("config/mediaplay/config.toml", "[network]\ntimeout = 2\n")
-        let result = try await Mediaplay.run(
+        let result = try await Mediaplay.runInProcess(
             ["list", "--feed", server.url("/feed.xml").absoluteString], environment: home.environment.merging(["XDG_CONFIG_HOME": home.folder.path + "/config"]) { $1 }
         )
         #expect(result.status == 69, "\(result.stderr)")

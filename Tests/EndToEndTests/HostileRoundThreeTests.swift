@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InProcessRunner
 import TestKit
 
 /// The third probe's inputs (hostile files, feeds, a stopped daemon, a
@@ -52,20 +53,20 @@ import TestKit
         let file = home.folder.path + "/odd.wav"
         try Data(Self.wav(channels: 256, rate: 44100, frames: 16)).write(to: URL(fileURLWithPath: file))
         home.feed = try home.folder.write("feed.json", #"[{"type": 1, "title": "Odd", "url": "file://\#(file)"}]"#)
-        let toggled = try await home.run("toggle", "1")
+        let toggled = try await home.runInProcess("toggle", "1")
         var said = toggled.stdout + toggled.stderr
         // The file opens; its first audio frame is refused (toggle may have
         // answered before): the item fails (the player says so), the player
         // answers on.
         if !said.contains("unsupported audio format") {
             _ = try await home.waitForPlayer { ($0["error"] as? String)?.contains("unsupported audio format") == true }
-            let status = try await home.run("status")
+            let status = try await home.runInProcess("status")
             #expect(status.status == 0, "\(status.stderr)")
             said = status.stdout
         }
         #expect(said.contains("unsupported audio format: 256 channels at 44100 Hz"), "\(said)")
-        #expect(try await home.run("status").status == 0, "the background player lives on")
-        _ = try await home.run("quit")
+        #expect(try await home.runInProcess("status").status == 0, "the background player lives on")
+        _ = try await home.runInProcess("quit")
     }
 
     /// A failed write to stderr (full, closed) is no crash: the playback's
@@ -99,22 +100,22 @@ import TestKit
         let folder = try TemporaryDirectory()
         let fifo = folder.path + "/fifo.wav"
         mkfifo(fifo, 0o600)
-        let local = try await Mediaplay.run(["play", fifo, "--no-video", "--audio-out", folder.path + "/out.wav", "--untimed"])
+        let local = try await Mediaplay.runInProcess(["play", fifo, "--no-video", "--audio-out", folder.path + "/out.wav", "--untimed"])
         #expect(local.status != 0 && !local.killedBySignal, "\(local.stderr)")
 
         let server = try TestHTTPServer()
         server.serve("/tone.wav", bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: tone))))
         let feed = try folder.write("feed.json", #"[{"type": 1, "title": "Tone", "url": "\#(server.url("/tone.wav").absoluteString)"}]"#)
         let cache = folder.path + "/cache"
-        #expect(try await Mediaplay.run(["fetch", "1", "--feed", feed, "--cache-dir", cache]).status == 0)
+        #expect(try await Mediaplay.runInProcess(["fetch", "1", "--feed", feed, "--cache-dir", cache]).status == 0)
         let entries = cache + "/entries"
         let data = try #require(try FileManager.default.contentsOfDirectory(atPath: entries).first { !$0.hasSuffix(".lock") && !$0.hasSuffix(".part") })
         unlink(entries + "/" + data)
         mkfifo(entries + "/" + data, 0o600)
-        let played = try await Mediaplay.run(["play", "1", "--feed", feed, "--cache-dir", cache, "--no-video", "--audio-out", folder.path + "/again.wav", "--untimed"])
+        let played = try await Mediaplay.runInProcess(["play", "1", "--feed", feed, "--cache-dir", cache, "--no-video", "--audio-out", folder.path + "/again.wav", "--untimed"])
         #expect(played.status == 0, "\(played.stderr)")
         // The play may end before its download does: fetch finishes it.
-        #expect(try await Mediaplay.run(["fetch", "1", "--feed", feed, "--cache-dir", cache]).status == 0)
+        #expect(try await Mediaplay.runInProcess(["fetch", "1", "--feed", feed, "--cache-dir", cache]).status == 0)
         var info = stat()
         #expect(lstat(entries + "/" + data, &info) == 0 && info.st_mode & S_IFMT == S_IFREG, "fetched anew as a file")
     }
@@ -128,7 +129,7 @@ import TestKit
         server.serve("/a.bin", bytes: body)
         let feed = try folder.write("feed.json", #"[{"type": 1, "title": "A", "url": "\#(server.url("/a.bin").absoluteString)"}]"#)
         let cache = folder.path + "/cache"
-        #expect(try await Mediaplay.run(["fetch", "1", "--feed", feed, "--cache-dir", cache]).status == 0)
+        #expect(try await Mediaplay.runInProcess(["fetch", "1", "--feed", feed, "--cache-dir", cache]).status == 0)
         let entries = cache + "/entries"
         let data = try #require(try FileManager.default.contentsOfDirectory(atPath: entries).first { !$0.hasSuffix(".lock") && !$0.hasSuffix(".part") })
         let victim = try folder.write("victim.txt", "precious\n")
@@ -138,7 +139,7 @@ import TestKit
         for suffix in ["", "-wal", "-shm"] { unlink(index + suffix) }
         let otherVictim = try folder.write("other.txt", "also precious\n")
         symlink(otherVictim, index)
-        let fetched = try await Mediaplay.run(["fetch", "1", "--feed", feed, "--cache-dir", cache])
+        let fetched = try await Mediaplay.runInProcess(["fetch", "1", "--feed", feed, "--cache-dir", cache])
         #expect(fetched.status == 0, "\(fetched.stderr)")
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")
         #expect(try String(contentsOfFile: otherVictim, encoding: .utf8) == "also precious\n")
@@ -151,10 +152,10 @@ import TestKit
         let tone = try await Self.tone()
         let home = try await UserHome()
         home.feed = try home.folder.write("feed.json", #"[{"type": 1, "title": "abc\u202Edef\u2066x", "url": "file://\#(tone)"}]"#)
-        let list = try await home.run("list")
+        let list = try await home.runInProcess("list")
         #expect(!list.stdout.contains("\u{202E}") && !list.stdout.contains("\u{2066}"), "\(list.stdout)")
         #expect(list.stdout.contains(#"abc\u{202E}def\u{2066}x"#), "\(list.stdout)")
-        let json = try await home.run("list", "--json")
+        let json = try await home.runInProcess("list", "--json")
         #expect(json.status == 0)
     }
 
@@ -166,10 +167,10 @@ import TestKit
         server.serve("/song.mp3", bytes: [UInt8](repeating: 1, count: 4000), contentEncoding: "gzip")
         let feed = try folder.write("feed.json", #"[{"type": 1, "title": "Song", "url": "\#(server.url("/song.mp3").absoluteString)"}]"#)
         let cache = folder.path + "/cache"
-        let fetched = try await Mediaplay.run(["fetch", "1", "--feed", feed, "--cache-dir", cache])
+        let fetched = try await Mediaplay.runInProcess(["fetch", "1", "--feed", feed, "--cache-dir", cache])
         #expect(fetched.status != 0 && fetched.stderr.contains("Content-Encoding: gzip"), "\(fetched.stderr)")
         #expect(server.requests("/song.mp3").first?.headers["accept-encoding"] == "identity")
-        let list = try await Mediaplay.run(["list", "--feed", feed, "--cache-dir", cache])
+        let list = try await Mediaplay.runInProcess(["list", "--feed", feed, "--cache-dir", cache])
         #expect(!list.stdout.contains("cached"), "\(list.stdout)")
     }
 
@@ -180,7 +181,7 @@ import TestKit
         let home = try await UserHome.withFeed(playing: tone)
         let environment = home.environment
         let results = try await withThrowingTaskGroup(of: RunResult.self) { group in
-            for _ in 0..<20 { group.addTask { try await Mediaplay.run(["toggle", "1"], environment: environment) } }
+            for _ in 0..<20 { group.addTask { try await Mediaplay.runInProcess(["toggle", "1"], environment: environment) } }
             var all: [RunResult] = []
             for try await result in group { all.append(result) }
             return all
@@ -188,7 +189,7 @@ import TestKit
         for result in results {
             #expect(result.status == 0 && !result.stdout.contains("stopped"), "\(result.stdout)\(result.stderr)")
         }
-        _ = try await home.run("quit")
+        _ = try await home.runInProcess("quit")
     }
 
     /// Twenty different items toggled in a row: each plays (devices of the
@@ -207,14 +208,14 @@ import TestKit
         // Each item is toggled by hand: none may start the next by itself.
         // (Autoplay is turned off in a running player, before anything can
         // end; whatever an early end started is stopped.)
-        #expect(try await home.run("toggle", "1").status == 0)
-        #expect(try await home.run("autoplay", "off").status == 0)
-        #expect(try await home.run("stop").status == 0)
+        #expect(try await home.runInProcess("toggle", "1").status == 0)
+        #expect(try await home.runInProcess("autoplay", "off").status == 0)
+        #expect(try await home.runInProcess("stop").status == 0)
         for index in 1...20 {
-            let result = try await home.run("toggle", "\(index)")
+            let result = try await home.runInProcess("toggle", "\(index)")
             #expect(result.status == 0 && result.stdout.hasPrefix("▶ playing \(index)"), "\(index): \(result.stdout)\(result.stderr)")
         }
-        _ = try await home.run("quit")
+        _ = try await home.runInProcess("quit")
     }
 
     /// A server that answers with headers and then nothing: `--no-wait`
@@ -228,17 +229,17 @@ import TestKit
         let home = try await UserHome()
         home.feed = try home.folder.write("feed.json", #"[{"type": 1, "title": "Tone", "url": "\#(server.url("/tone.wav").absoluteString)"}]"#)
         let started = Date()
-        let toggled = try await home.run("toggle", "--no-wait", "1")
+        let toggled = try await home.runInProcess("toggle", "--no-wait", "1")
         let waited = Date().timeIntervalSince(started)
         #expect(toggled.status == 0 && toggled.stdout.hasPrefix("◌ buffering 1"), "\(toggled.stdout)\(toggled.stderr)")
         // The regression waited 93 s (for the player). A cold start of the
         // background player on two cores with four builds beside it has
         // taken 45: the bound is the regression's, not a speed.
         #expect(waited < 80, "answered without waiting for the player (a cold start included): \(waited) s")
-        let status = try await home.run("status")
+        let status = try await home.runInProcess("status")
         #expect(!status.stdout.contains("▶ playing"), "nothing decoded is not playing: \(status.stdout)")
         server.release("/tone.wav")
-        _ = try await home.run("quit")
+        _ = try await home.runInProcess("quit")
     }
 }
 

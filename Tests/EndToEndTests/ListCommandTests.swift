@@ -1,6 +1,7 @@
 import Foundation
 import MediaControl
 import Testing
+import InProcessRunner
 import TestKit
 
 /// `mediaplay list`, run as a user would run it: the built binary, its stdout,
@@ -26,7 +27,7 @@ import TestKit
 
     @Test func tableAtEightyColumns() async throws {
         let folder = try goldenFolder()
-        let result = try await Mediaplay.run(["list", "--feed", folder.path + "/golden.json"], environment: ["COLUMNS": "80"])
+        let result = try await Mediaplay.runInProcess(["list", "--feed", folder.path + "/golden.json"], environment: ["COLUMNS": "80"])
         #expect(result.status == 0)
         #expect(result.stderr == "")
         #expect(result.stdout == """
@@ -45,7 +46,7 @@ import TestKit
     @Test func noLineIsWiderThanTheTerminal() async throws {
         let folder = try goldenFolder()
         for width in [40, 60, 100, 200] {
-            let result = try await Mediaplay.run(["list", "--feed", folder.path + "/golden.json"], environment: ["COLUMNS": "\(width)"])
+            let result = try await Mediaplay.runInProcess(["list", "--feed", folder.path + "/golden.json"], environment: ["COLUMNS": "\(width)"])
             #expect(result.status == 0)
             for line in result.stdout.split(separator: "\n") {
                 #expect(Self.columns(String(line)) <= width, "COLUMNS=\(width): \(line)")
@@ -55,13 +56,13 @@ import TestKit
 
     @Test func noColorsOffATerminal() async throws {
         let folder = try goldenFolder()
-        let result = try await Mediaplay.run(["list", "--feed", folder.path + "/golden.json"])
+        let result = try await Mediaplay.runInProcess(["list", "--feed", folder.path + "/golden.json"])
         #expect(!result.stdout.contains("\u{1B}"))
     }
 
     @Test func jsonRoundTrips() async throws {
         let folder = try goldenFolder()
-        let result = try await Mediaplay.run(["list", "--json", "--feed", folder.path + "/golden.json"])
+        let result = try await Mediaplay.runInProcess(["list", "--json", "--feed", folder.path + "/golden.json"])
         #expect(result.status == 0)
         let document = try JSONDecoder().decode(ListJSON.self, from: Data(result.stdout.utf8))
         #expect(document.schema == "mediaplay.list/2")
@@ -91,7 +92,7 @@ import TestKit
     @Test func missingLocalFileIsShownAsSuch() async throws {
         let folder = try TemporaryDirectory()
         try folder.write("f.json", #"[{"type": 0, "title": "Gone", "url": "gone.png"}]"#)
-        let result = try await Mediaplay.run(["list", "--json", "--feed", folder.path + "/f.json"])
+        let result = try await Mediaplay.runInProcess(["list", "--json", "--feed", folder.path + "/f.json"])
         let document = try JSONDecoder().decode(ListJSON.self, from: Data(result.stdout.utf8))
         #expect(document.items[0].state == "missing")
         #expect(document.items[0].error == "no readable file at \(folder.path)/gone.png")
@@ -100,11 +101,11 @@ import TestKit
     @Test func emptyFeedIsFriendly() async throws {
         let folder = try TemporaryDirectory()
         try folder.write("empty.json", #"{"title": "Nothing here", "items": []}"#)
-        let result = try await Mediaplay.run(["list", "--feed", folder.path + "/empty.json"])
+        let result = try await Mediaplay.runInProcess(["list", "--feed", folder.path + "/empty.json"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("Nothing here · 0 items"))
         #expect(result.stdout.contains("Nothing to list yet"))
-        let json = try await Mediaplay.run(["list", "--json", "--feed", folder.path + "/empty.json"])
+        let json = try await Mediaplay.runInProcess(["list", "--json", "--feed", folder.path + "/empty.json"])
         #expect(try JSONDecoder().decode(ListJSON.self, from: Data(json.stdout.utf8)).items.isEmpty)
     }
 
@@ -127,24 +128,24 @@ import TestKit
     }
 
     @Test func bundledFeedByDefault() async throws {
-        let result = try await Mediaplay.run(["list", "--json"])
+        let result = try await Mediaplay.runInProcess(["list", "--json"])
         #expect(result.status == 0)
         let document = try JSONDecoder().decode(ListJSON.self, from: Data(result.stdout.utf8))
         #expect(document.feed.source.hasSuffix("/media.json"))
         #expect(document.items.count >= 15)
         // No arguments at all: off a terminal, mediaplay prints the list.
-        let bare = try await Mediaplay.run([])
+        let bare = try await Mediaplay.runInProcess([])
         #expect(bare.status == 0)
         #expect(bare.stdout.contains("Big Buck Bunny"))
     }
 
     @Test func feedFromTheEnvironment() async throws {
         let folder = try goldenFolder()
-        let result = try await Mediaplay.run(["list", "--json"], environment: ["MEDIAPLAY_FEED": folder.path + "/golden.json"])
+        let result = try await Mediaplay.runInProcess(["list", "--json"], environment: ["MEDIAPLAY_FEED": folder.path + "/golden.json"])
         #expect(try JSONDecoder().decode(ListJSON.self, from: Data(result.stdout.utf8)).feed.title == "Golden Feed")
         // --feed beats the environment.
         try folder.write("other.json", #"{"title": "Other", "items": []}"#)
-        let other = try await Mediaplay.run(["list", "--json", "--feed", folder.path + "/other.json"],
+        let other = try await Mediaplay.runInProcess(["list", "--json", "--feed", folder.path + "/other.json"],
                                       environment: ["MEDIAPLAY_FEED": folder.path + "/golden.json"])
         #expect(try JSONDecoder().decode(ListJSON.self, from: Data(other.stdout.utf8)).feed.title == "Other")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InProcessRunner
 import TestKit
 
 /// Internet radio: a stream with no length plays live in the background
@@ -72,24 +73,24 @@ import TestKit
 
     @Test func aRadioStreamPlaysLiveWithItsTitle() async throws {
         let scene = try await Self.scene()
-        let toggle = try await Mediaplay.run(["toggle", "1"], environment: scene.environment)
+        let toggle = try await Mediaplay.runInProcess(["toggle", "1"], environment: scene.environment)
         #expect(toggle.status == 0 && toggle.stdout.hasPrefix("▶ playing 1 \"Loopback FM\" live"), "\(toggle.stdout) \(toggle.stderr)")
         // Up to 20 s: in the busy test phase the stream was seen still
         // buffering after 10 (three times in about ten runs).
         let first = try await Self.waitFor(scene, seconds: 20) { $0.streamTitle == "Artist One - Song A" && $0.state == "playing" }
         #expect(first?.live == true && first?.duration == nil && first?.state == "playing", "\(String(describing: first))")
         // (On a busy machine the stream may be buffering for a moment: its line says so, with the title.)
-        let human = try await Mediaplay.run(["status"], environment: scene.environment)
+        let human = try await Mediaplay.runInProcess(["status"], environment: scene.environment)
         #expect((human.stdout.contains("live") || human.stdout.contains("buffering")) && human.stdout.contains("· Artist "), "\(human.stdout)")
         // The title follows the stream (48,000 bytes of audio: 3 s).
         let second = try await Self.waitFor(scene, seconds: 15) { $0.streamTitle == "Artist Two - Song B" }
         #expect(second?.streamTitle == "Artist Two - Song B", "\(String(describing: second))")
 
-        let seek = try await Mediaplay.run(["seek", "+10"], environment: scene.environment)
+        let seek = try await Mediaplay.runInProcess(["seek", "+10"], environment: scene.environment)
         #expect(seek.status != 0 && seek.stderr.contains("is a live stream: it cannot seek"), "\(seek.stderr)")
 
         // Nothing of it is kept: no entry, no file, and list says not downloaded.
-        let cache = try await Mediaplay.run(["cache", "list", "--json"], environment: scene.environment)
+        let cache = try await Mediaplay.runInProcess(["cache", "list", "--json"], environment: scene.environment)
         #expect(cache.stdout.isEmpty, "\(cache.stdout)")
         let folder = scene.folder.path + "/cache/mediaplay"
         let kept = ((try? FileManager.default.subpathsOfDirectory(atPath: folder)) ?? []).filter { name in
@@ -100,7 +101,7 @@ import TestKit
         }
         #expect(kept.isEmpty, "\(kept)")
 
-        let stop = try await Mediaplay.run(["stop"], environment: scene.environment)
+        let stop = try await Mediaplay.runInProcess(["stop"], environment: scene.environment)
         #expect(stop.status == 0, "\(stop.stderr)")
         let connections = scene.server.liveConnections("/radio")
         // A second of nothing: no event tells that a reconnection will not
@@ -108,7 +109,7 @@ import TestKit
         // no event for a new connection).
         try await Task.sleep(for: .seconds(1))
         #expect(scene.server.liveConnections("/radio") == connections, "a stop ends the stream: no reconnection")
-        _ = try await Mediaplay.run(["quit"], environment: scene.environment)
+        _ = try await Mediaplay.runInProcess(["quit"], environment: scene.environment)
     }
 
     @Test func aDroppedStreamIsConnectedAgain() async throws {
@@ -118,7 +119,7 @@ import TestKit
             spec.dropAfter = 24_000
             spec.drops = 2
         }
-        let toggle = try await Mediaplay.run(["toggle", "1"], environment: scene.environment)
+        let toggle = try await Mediaplay.runInProcess(["toggle", "1"], environment: scene.environment)
         #expect(toggle.status == 0, "\(toggle.stdout) \(toggle.stderr)")
         // The server's count looked at each time the player reports
         // something (the lost stream's notice, its clearing, positions).
@@ -126,8 +127,8 @@ import TestKit
         #expect(scene.server.liveConnections("/radio") >= 3)
         // Still playing after the drop, past the bytes the cut connection gave.
         let later = try await Self.waitFor(scene, seconds: 15) { $0.state == "playing" && ($0.streamTitle ?? "").isEmpty == false }
-        let said = try await Mediaplay.run(["status"], environment: scene.environment)
+        let said = try await Mediaplay.runInProcess(["status"], environment: scene.environment)
         #expect(later?.state == "playing", "\(String(describing: later)) \(said.stdout)")
-        _ = try await Mediaplay.run(["quit"], environment: scene.environment)
+        _ = try await Mediaplay.runInProcess(["quit"], environment: scene.environment)
     }
 }

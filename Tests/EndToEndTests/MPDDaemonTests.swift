@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import InProcessRunner
 import TestKit
 
 /// The background player on MPD's protocol, end to end: config.toml's
@@ -126,11 +127,11 @@ import TestKit
 
     @Test func anAddressOtherMachinesReachNeedsAPassword() async throws {
         let home = try await MPDHome(listen: "0.0.0.0:6600")
-        let fromConfig = try await home.run("daemon", "--foreground")
+        let fromConfig = try await home.runInProcess("daemon", "--foreground")
         #expect(fromConfig.status == 78)
         #expect(fromConfig.stderr.contains("without a password"))
         #expect(fromConfig.stderr.split(separator: "\n").count == 1)
-        let fromOption = try await home.run("daemon", "--foreground", "--mpd", "0.0.0.0:6601")
+        let fromOption = try await home.runInProcess("daemon", "--foreground", "--mpd", "0.0.0.0:6601")
         #expect(fromOption.status == 64)
         #expect(fromOption.stderr.hasPrefix("mediaplay: --mpd: refusing to serve MPD on 0.0.0.0:6601"))
         #expect(home.daemonPID == nil)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InProcessRunner
 import TestKit
 
 /// `mediaplay feeds import` with a hostile OPML file (issue #41, item 9):
@@ -27,7 +28,7 @@ import TestKit
             \((hostile.map { Self.outline($0.0, $0.1) } + [Self.outline("Pod", server.url("/pod.xml").absoluteString), Self.outline("Other", "https://feeds.invalid/rss")]).joined(separator: "\n"))
             </body></opml>
             """)
-        let imported = try await Mediaplay.run(["feeds", "import", opml], environment: home.environment)
+        let imported = try await Mediaplay.runInProcess(["feeds", "import", opml], environment: home.environment)
         #expect(imported.status == 0 && imported.stdout.contains("Added 2 feeds") && imported.stdout.contains("pod, other"), "\(imported.stdout) \(imported.stderr)")
         let reasons = [
             "Local": "a file on this computer", "Absolute": "a path", "Relative": "a path", "Home": "a path",
@@ -41,10 +42,10 @@ import TestKit
         #expect(text.split(separator: "\n").filter { !$0.hasPrefix("#") } == ["pod = \"\(server.url("/pod.xml").absoluteString)\"", "other = \"https://feeds.invalid/rss\""], "\(text)")
 
         // `feeds` reads only what was kept: no private key's first bytes.
-        let feeds = try await Mediaplay.run(["feeds", "--json"], environment: home.environment)
+        let feeds = try await Mediaplay.runInProcess(["feeds", "--json"], environment: home.environment)
         #expect(!feeds.stdout.contains("OPENSSH") && !feeds.stdout.contains(secret), "\(feeds.stdout)")
         #expect(feeds.stdout.split(separator: "\n").count == 2)
-        let list = try await Mediaplay.run(["list", "--feed", "pod"], environment: home.environment)
+        let list = try await Mediaplay.runInProcess(["list", "--feed", "pod"], environment: home.environment)
         #expect(list.status == 0 && list.stdout.hasPrefix("Pod · 1 item"), "\(list.stdout) \(list.stderr)")
     }
 
@@ -59,16 +60,16 @@ import TestKit
             outlines.append(Self.outline(number % 3 == 0 ? "Same" : "Pod \(number)", "https://feeds.invalid/\(number).xml"))
         }
         let opml = try home.folder.write("big.opml", "<opml version=\"2.0\"><body>\n" + outlines.joined(separator: "\n") + "\n</body></opml>\n")
-        let imported = try await Mediaplay.run(["feeds", "import", opml], environment: home.environment)
+        let imported = try await Mediaplay.runInProcess(["feeds", "import", opml], environment: home.environment)
         #expect(imported.status == 0 && imported.stdout.contains("Added 100000 feeds") && imported.stdout.contains("and 99990 more"), "\(imported.stdout.prefix(300)) \(imported.stderr)")
         let text = try String(contentsOfFile: home.folder.path + "/config/mediaplay/feeds.toml", encoding: .utf8)
         let names = text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.prefix { $0 != " " } }
         #expect(names.count == 100_000 && Set(names).count == 100_000 && names.contains("same-33334"))
         #expect(!FileManager.default.fileExists(atPath: home.folder.path + "/config/mediaplay/config.toml"), "config.toml is not made for them")
 
-        let list = try await home.run("list")
+        let list = try await home.runInProcess("list")
         #expect(list.status == 0 && list.stdout.contains("Tone"), "\(list.stdout) \(list.stderr)")
-        let named = try await Mediaplay.run(["list", "--feed", "pod-99998", "--json"], environment: home.environment)
+        let named = try await Mediaplay.runInProcess(["list", "--feed", "pod-99998", "--json"], environment: home.environment)
         #expect(named.stderr.contains("https://feeds.invalid/99998.xml"), "the name is found: \(named.stderr)")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InProcessRunner
 import TestKit
 
 /// `mediaplay play` as a process: recorded output equals ffmpeg's, and
@@ -20,7 +21,7 @@ import TestKit
     @Test func videoOutEqualsFFmpeg() async throws {
         let path = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
         let folder = try TemporaryDirectory()
-        let result = try await Mediaplay.run(["play", path, "--no-audio", "--video-out", folder.path + "/frames.txt", "--untimed"])
+        let result = try await Mediaplay.runInProcess(["play", path, "--no-audio", "--video-out", folder.path + "/frames.txt", "--untimed"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = try String(contentsOfFile: folder.path + "/frames.txt", encoding: .utf8).split(separator: "\n")
         #expect(lines.map { String($0.split(separator: " ")[1]) } == (try await Fixtures.referenceFrameHashes(path)))
@@ -132,7 +133,7 @@ import TestKit
         let folder = try TemporaryDirectory()
         try FileManager.default.createSymbolicLink(atPath: folder.path + "/frames.txt", withDestinationPath: folder.path + "/real-frames.txt")
         try FileManager.default.createSymbolicLink(atPath: folder.path + "/out.wav", withDestinationPath: folder.path + "/real.wav")
-        let result = try await Mediaplay.run(["play", path, "--video-out", folder.path + "/frames.txt", "--audio-out", folder.path + "/out.wav", "--untimed"])
+        let result = try await Mediaplay.runInProcess(["play", path, "--video-out", folder.path + "/frames.txt", "--audio-out", folder.path + "/out.wav", "--untimed"])
         #expect(result.status == 0, "\(result.stderr)")
         for link in ["frames.txt", "out.wav"] {
             let kind = try FileManager.default.attributesOfItem(atPath: folder.path + "/" + link)[.type] as? FileAttributeType
@@ -153,7 +154,7 @@ import TestKit
     @Test func startSecondsIn() async throws {
         let path = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
         let folder = try TemporaryDirectory()
-        let result = try await Mediaplay.run(["play", path, "--start", "1", "--audio-out", folder.path + "/out.wav", "--no-video", "--untimed"])
+        let result = try await Mediaplay.runInProcess(["play", path, "--start", "1", "--audio-out", folder.path + "/out.wav", "--no-video", "--untimed"])
         #expect(result.status == 0, "\(result.stderr)")
         let wav = try Data(contentsOf: URL(fileURLWithPath: folder.path + "/out.wav"))
         let matches = Array(wav.dropFirst(44)) == (try await Fixtures.referencePCM(path, start: 1))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InProcessRunner
 import TestKit
 
 /// `mediaplay script` in virtual time: the recorded audio equals the ffmpeg
@@ -39,7 +40,7 @@ import TestKit
             wait-until ended 1
             expect position 1 2 ±0.001
             """)
-        let result = try await Mediaplay.run(["script", script, "--feed", feed, "--audio-out", folder.path + "/out.wav"])
+        let result = try await Mediaplay.runInProcess(["script", script, "--feed", feed, "--audio-out", folder.path + "/out.wav"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 13)
@@ -61,7 +62,7 @@ import TestKit
     static func recorded(_ text: String, feed: String, in folder: TemporaryDirectory) async throws -> [UInt8] {
         let script = try folder.write("script.txt", text)
         let out = folder.path + "/out.wav"
-        let result = try await Mediaplay.run(["script", script, "--feed", feed, "--audio-out", out])
+        let result = try await Mediaplay.runInProcess(["script", script, "--feed", feed, "--audio-out", out])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         return Array(try Data(contentsOf: URL(fileURLWithPath: out)).dropFirst(44))
     }
@@ -125,7 +126,7 @@ import TestKit
             expect position 3 1 ±0.03
             wait-until ended 3
             """)
-        let changed = try await Mediaplay.run(["script", change, "--feed", feed, "--audio-out", folder.path + "/change.wav"])
+        let changed = try await Mediaplay.runInProcess(["script", change, "--feed", feed, "--audio-out", folder.path + "/change.wav"])
         #expect(changed.status == 0, "\(changed.stdout)\(changed.stderr)")
         // Before the change, plain decoding, sample for sample.
         let flac = Fixtures.audioCodecs.first { $0.name == "tone.flac" }!
@@ -137,7 +138,7 @@ import TestKit
         let folder = try TemporaryDirectory()
         let feed = try await Self.feed(in: folder)
         let script = try folder.write("fail.txt", "toggle 1\nwait 1s\nexpect state 1 paused\ntoggle 1\n")
-        let result = try await Mediaplay.run(["script", script, "--feed", feed, "--clock", "virtual"])
+        let result = try await Mediaplay.runInProcess(["script", script, "--feed", feed, "--clock", "virtual"])
         #expect(result.status == 1)
         #expect(result.stderr == "mediaplay: \(script):3: expected item 1 to be paused, it is playing\n")
         #expect(result.stdout.split(separator: "\n").count == 3, "no step runs after the failure")
@@ -147,7 +148,7 @@ import TestKit
         let folder = try TemporaryDirectory()
         let feed = try await Self.feed(in: folder)
         let script = try folder.write("bad.txt", "toggle 1\ndance 2\n")
-        let result = try await Mediaplay.run(["script", script, "--feed", feed])
+        let result = try await Mediaplay.runInProcess(["script", script, "--feed", feed])
         #expect(result.status == 65)
         #expect(result.stderr.hasPrefix("mediaplay: \(script):2: cannot read \"dance 2\""), "\(result.stderr)")
     }
@@ -156,7 +157,7 @@ import TestKit
         let folder = try TemporaryDirectory()
         let feed = try await Self.feed(in: folder)
         let script = try folder.write("missing.txt", "toggle 9\n")
-        let result = try await Mediaplay.run(["script", script, "--feed", feed, "--clock", "virtual"])
+        let result = try await Mediaplay.runInProcess(["script", script, "--feed", feed, "--clock", "virtual"])
         #expect(result.status == 1)
         #expect(result.stderr.contains(":1: no item \"9\""), "\(result.stderr)")
     }

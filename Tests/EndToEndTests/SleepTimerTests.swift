@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InProcessRunner
 import TestKit
 
 /// The sleep timer in virtual time: the sound fades out and playback
@@ -18,7 +19,7 @@ import TestKit
             expect position 1 2.5 ±0.001
             """)
         let out = folder.path + "/out.wav"
-        let result = try await Mediaplay.run(["script", script, "--feed", feed, "--audio-out", out])
+        let result = try await Mediaplay.runInProcess(["script", script, "--feed", feed, "--audio-out", out])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let recorded = try await Fixtures.referencePCM(out)
         // Half a second as is, then two seconds fading to silence: afade=t=out.
@@ -34,22 +35,22 @@ import TestKit
             wait 2s
             expect state 1 playing
             """)
-        let resumed = try await Mediaplay.run(["script", again, "--feed", feed, "--audio-out", out])
+        let resumed = try await Mediaplay.runInProcess(["script", again, "--feed", feed, "--audio-out", out])
         #expect(resumed.status == 0, "sleep off cancels: \(resumed.stdout)\(resumed.stderr)")
         #expect(try await Fixtures.referencePCM(out) == (try await Fixtures.referencePCM(tone, filters: "atrim=end=2")), "nothing faded")
     }
 
     @Test func sleepCommandLines() async throws {
         let world = try await ToneFeedHome(long: true)
-        let off = try await world.run("sleep", "10m")
+        let off = try await world.runInProcess("sleep", "10m")
         #expect(off.status == 69, "needs a running player: \(off.stderr)")
-        #expect(try await world.run("toggle", "1").status == 0)
-        let set = try await world.run("sleep", "10m")
+        #expect(try await world.runInProcess("toggle", "1").status == 0)
+        let set = try await world.runInProcess("sleep", "10m")
         #expect(set.stdout.hasPrefix("💤 sleep in 10:00") || set.stdout.hasPrefix("💤 sleep in 09:5"), "\(set.stdout)\(set.stderr)")
-        #expect(try await world.run("status").stdout.contains("💤 sleep in"))
-        let bad = try await world.run("sleep", "soon")
+        #expect(try await world.runInProcess("status").stdout.contains("💤 sleep in"))
+        let bad = try await world.runInProcess("sleep", "soon")
         #expect(bad.status == 64, "\(bad.stderr)")
-        #expect(try await world.run("sleep", "off").stdout == "💤 sleep off\n")
-        _ = try await world.run("quit")
+        #expect(try await world.runInProcess("sleep", "off").stdout == "💤 sleep off\n")
+        _ = try await world.runInProcess("quit")
     }
 }

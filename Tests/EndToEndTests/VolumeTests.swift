@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InProcessRunner
 import TestKit
 
 /// The audio filter stage against its oracle: `mediaplay play F --volume V`
@@ -16,7 +17,7 @@ import TestKit
         let fixture = Fixtures.audioCodecs.first { $0.name == test.file }!
         let path = try await Fixtures.make(fixture.name, fixture.arguments)
         let folder = try TemporaryDirectory()
-        let result = try await Mediaplay.run(["play", path, "--volume", String(test.volume), "--untimed", "--no-video", "--audio-out", folder.path + "/out.wav"])
+        let result = try await Mediaplay.runInProcess(["play", path, "--volume", String(test.volume), "--untimed", "--no-video", "--audio-out", folder.path + "/out.wav"])
         #expect(result.status == 0, "\(result.stderr)")
         let recorded = Array(try Data(contentsOf: URL(fileURLWithPath: folder.path + "/out.wav")).dropFirst(44))
         let gain = String(Double(test.volume) / 100)
@@ -38,7 +39,7 @@ import TestKit
         let fixture = Fixtures.audioCodecs.first { $0.name == test.file }!
         let path = try await Fixtures.make(fixture.name, fixture.arguments)
         let folder = try TemporaryDirectory()
-        let result = try await Mediaplay.run([
+        let result = try await Mediaplay.runInProcess([
             "play", path, "--volume", String(test.volume), "--speed", String(test.speed), "--untimed", "--no-video", "--audio-out", folder.path + "/out.wav",
         ])
         #expect(result.status == 0, "\(result.stderr)")
@@ -52,15 +53,15 @@ import TestKit
         let fixture = Fixtures.audioCodecs.first { $0.name == "tone.m4a" }!
         let path = try await Fixtures.make(fixture.name, fixture.arguments)
         let folder = try TemporaryDirectory()
-        _ = try await Mediaplay.run(["play", path, "--volume", "100", "--untimed", "--no-video", "--audio-out", folder.path + "/full.wav"])
+        _ = try await Mediaplay.runInProcess(["play", path, "--volume", "100", "--untimed", "--no-video", "--audio-out", folder.path + "/full.wav"])
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: folder.path + "/full.wav")).dropFirst(44)) == (try await Fixtures.referencePCM(path)))
-        _ = try await Mediaplay.run(["play", path, "--mute", "--untimed", "--no-video", "--audio-out", folder.path + "/muted.wav"])
+        _ = try await Mediaplay.runInProcess(["play", path, "--mute", "--untimed", "--no-video", "--audio-out", folder.path + "/muted.wav"])
         let muted = Array(try Data(contentsOf: URL(fileURLWithPath: folder.path + "/muted.wav")).dropFirst(44))
         #expect(!muted.isEmpty && muted.allSatisfy { $0 == 0 })
     }
 
     @Test func aVolumeOutsideTheRangeIsAUsageError() async throws {
-        let result = try await Mediaplay.run(["play", "x.wav", "--volume", "200"])
+        let result = try await Mediaplay.runInProcess(["play", "x.wav", "--volume", "200"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("--volume takes a percentage from 0 to 150"), "\(result.stderr)")
     }

@@ -124,7 +124,7 @@ struct ScriptCommand: AsyncParsableCommand {
 
     private func readScript() throws(CLIError) -> String {
         if file == "-" {
-            return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            return String(decoding: CommandContext.current.readInput(), as: UTF8.self)
         }
         guard let data = FileManager.default.contents(atPath: absolutePath(file)) else {
             throw CLIError("cannot read the script \(file)", exitCode: .noInput)

@@ -102,23 +102,23 @@ struct ConfigCommand: ParsableCommand {
             let path = config.path ?? Config.path(environment)
             let document = Document(file: path, exists: config.path != nil, settings: settings, keys: keys)
             if json {
-                print(ModelJSON.text(document))
+                StandardStream.line(ModelJSON.text(document))
                 return
             }
-            print("config file: \(DisplayWidth.escaped(path))\(config.path == nil ? " (none: built-in defaults)" : "")")
+            StandardStream.line("config file: \(DisplayWidth.escaped(path))\(config.path == nil ? " (none: built-in defaults)" : "")")
             var section = ""
             // The names are what one types into config.toml: never cut.
             let nameWidth = max(13, (settings.map(\.key) + keys.map(\.key)).map { DisplayWidth.of($0) }.max() ?? 0)
             for item in settings {
                 if item.section != section {
                     section = item.section
-                    print("[\(section)]")
+                    StandardStream.line("[\(section)]")
                 }
-                print("  " + DisplayWidth.pad(item.key, to: nameWidth) + " " + DisplayWidth.pad(DisplayWidth.escaped(item.value), to: 40) + " " + item.source)
+                StandardStream.line("  " + DisplayWidth.pad(item.key, to: nameWidth) + " " + DisplayWidth.pad(DisplayWidth.escaped(item.value), to: 40) + " " + item.source)
             }
-            print("[keys]")
+            StandardStream.line("[keys]")
             for binding in keys {
-                print("  " + DisplayWidth.pad(binding.key, to: nameWidth) + " " + DisplayWidth.pad(binding.command.isEmpty ? "(unbound)" : binding.command, to: 40) + " " + binding.source)
+                StandardStream.line("  " + DisplayWidth.pad(binding.key, to: nameWidth) + " " + DisplayWidth.pad(binding.command.isEmpty ? "(unbound)" : binding.command, to: 40) + " " + binding.source)
             }
         }
     }

@@ -70,7 +70,7 @@ struct MeasureCommand: ParsableCommand {
             // one measured before it is kept.
             let signals = background ? nil : StopOnSignals { _ in }
             defer { signals?.cancel() }
-            let terminal = TerminalInfo.detect(fd: STDERR_FILENO, environment: global.environment)
+            let terminal = TerminalInfo.standardError()
             let live = !background && terminal.animates ? LiveRegion(output: STDERR_FILENO, width: terminal.width) : nil
             var measured = 0
             var current: FeedItem?
@@ -88,7 +88,7 @@ struct MeasureCommand: ParsableCommand {
                         if let current { live?.draw(["measuring \(step) \(Self.name(current)) \(StatusText.clock(seconds))"]) }
                     case let .finished(item, loudness, failure):
                         live?.draw([])
-                        print(Self.line(item, loudness, failure))
+                        StandardStream.line(Self.line(item, loudness, failure))
                         fflush(nil)
                     }
                     return true
@@ -96,7 +96,7 @@ struct MeasureCommand: ParsableCommand {
             }
             live?.draw([])
             if let number = signals?.signalNumber { throw ExitCode(128 + number) }
-            if measured == 0 && !background { print("nothing to measure: every audio or video file at hand is measured") }
+            if measured == 0 && !background { StandardStream.line("nothing to measure: every audio or video file at hand is measured") }
         }
     }
 

@@ -60,11 +60,10 @@ enum PlaybackView {
         // Interactive means the terminal the user sees: keys whenever stdin
         // is one, and the status line on stderr's terminal, else on
         // stdout's (`play song.mp3 2>err.txt` keeps both).
-        let environment = ProcessInfo.processInfo.environment
-        let onStderr = TerminalInfo.detect(fd: STDERR_FILENO, environment: environment)
+        let onStderr = TerminalInfo.standardError()
         let (terminal, statusOutput) = onStderr.animates
-            ? (onStderr, STDERR_FILENO) : (TerminalInfo.detect(fd: STDOUT_FILENO, environment: environment), STDOUT_FILENO)
-        let keys = isatty(STDIN_FILENO) == 1
+            ? (onStderr, STDERR_FILENO) : (TerminalInfo.standardOutput(), STDOUT_FILENO)
+        let keys = CommandContext.current.inputIsTerminal
             ? KeyReader(session: session, keymap: session.keymap, current: { followed.key }) { forward in
                 Task {
                     do throws(CommandError) {

@@ -60,7 +60,7 @@ struct FeedsCommand: ParsableCommand {
                 let feeds = configured.sorted(by: { $0.key < $1.key }).map { NamedFeeds.Entry(name: $0.key, location: $0.value) } + imported
                 guard !feeds.isEmpty else {
                     if !json {
-                        print("No named feeds yet: add them to \(Config.path(ProcessInfo.processInfo.environment)) under [feeds], or import a podcast client's subscriptions with 'mediaplay feeds import FILE.opml'.")
+                        StandardStream.line("No named feeds yet: add them to \(Config.path(CommandContext.current.environment)) under [feeds], or import a podcast client's subscriptions with 'mediaplay feeds import FILE.opml'.")
                     }
                     return
                 }
@@ -99,7 +99,7 @@ struct FeedsCommand: ParsableCommand {
                 if json {
                     for var row in rows {
                         row.location = row.location.redactingUserinfo
-                        print(ModelJSON.text(row))
+                        StandardStream.line(ModelJSON.text(row))
                     }
                 } else {
                     var table = Table(columns: [.init("NAME"), .init("TITLE", minimumWidth: 10, shrinkWeight: 2), .init("ITEMS", alignRight: true), .init("NEW", alignRight: true), .init("FEED", minimumWidth: 10, shrinkWeight: 1)])
@@ -109,8 +109,8 @@ struct FeedsCommand: ParsableCommand {
                             Table.Cell(row.items.map(String.init) ?? ""), Table.Cell(row.new.map { $0 == 0 ? "" : String($0) } ?? ""), Table.Cell(row.location.redactingUserinfo),
                         ])
                     }
-                    let terminal = TerminalInfo.detect(fd: STDOUT_FILENO, environment: ProcessInfo.processInfo.environment)
-                    for line in table.render(maximumWidth: terminal.width, colors: terminal.colors) { print(line) }
+                    let terminal = TerminalInfo.standardOutput()
+                    for line in table.render(maximumWidth: terminal.width, colors: terminal.colors) { StandardStream.line(line) }
                 }
                 if let unsaved { throw CLIError(unsaved, exitCode: .ioError) }
             }
@@ -160,7 +160,7 @@ struct FeedsCommand: ParsableCommand {
                 let named = configured.map { NamedFeeds.Entry(name: $0.key, location: $0.value) } + existing
                 if let taken = named.first(where: { $0.name == name }) {
                     if taken.location == url {
-                        print("\(name) is named already (\(url.redactingUserinfo)).")
+                        StandardStream.line("\(name) is named already (\(url.redactingUserinfo)).")
                         return
                     }
                     throw CLIError("the name \(name) is taken (\(taken.location.redactingUserinfo)); choose another, or 'mediaplay feeds remove \(name)' first", exitCode: .usage)
@@ -180,7 +180,7 @@ struct FeedsCommand: ParsableCommand {
                 }
                 try FeedNames.write(text, to: feedsPath)
                 let count = loaded.feed.items.count
-                print(DisplayWidth.escaped("Added \(name): \"\(DisplayWidth.singleLine(loaded.feed.title))\", \(count) item\(count == 1 ? "" : "s") (mediaplay list --feed \(name))"))
+                StandardStream.line(DisplayWidth.escaped("Added \(name): \"\(DisplayWidth.singleLine(loaded.feed.title))\", \(count) item\(count == 1 ? "" : "s") (mediaplay list --feed \(name))"))
             }
         }
     }
@@ -222,13 +222,13 @@ struct FeedsCommand: ParsableCommand {
                 }
                 guard let removed else {
                     if LoadedConfig.current.feeds[name] != nil {
-                        throw CLIError("\(name) is named in config.toml's [feeds]: remove its line there (\(Config.path(ProcessInfo.processInfo.environment)))", exitCode: .usage)
+                        throw CLIError("\(name) is named in config.toml's [feeds]: remove its line there (\(Config.path(CommandContext.current.environment)))", exitCode: .usage)
                     }
                     throw CLIError("no feed is named \(name) (see 'mediaplay feeds')", exitCode: .noInput)
                 }
                 try FeedNames.write(kept.joined(separator: "\n"), to: feedsPath)
                 let hidden = LoadedConfig.current.feeds[name].map { " (config.toml still names \(name): \($0.redactingUserinfo))" } ?? ""
-                print(DisplayWidth.escaped("Removed \(name) (\(removed.redactingUserinfo))\(hidden)"))
+                StandardStream.line(DisplayWidth.escaped("Removed \(name) (\(removed.redactingUserinfo))\(hidden)"))
             }
         }
     }
@@ -275,10 +275,10 @@ struct FeedsCommand: ParsableCommand {
                     }
                 }
                 for (subscription, reason) in skipped {
-                    print(DisplayWidth.escaped("Skipped \"\(subscription.title)\" (\(subscription.url.redactingUserinfo)): \(reason)."))
+                    StandardStream.line(DisplayWidth.escaped("Skipped \"\(subscription.title)\" (\(subscription.url.redactingUserinfo)): \(reason)."))
                 }
                 guard !added.isEmpty else {
-                    print(subscriptions.isEmpty ? "\(file) lists no feeds." : skipped.count == subscriptions.count ? "No http(s) feed in \(file); nothing was added." : "Every feed of \(file) is named already.")
+                    StandardStream.line(subscriptions.isEmpty ? "\(file) lists no feeds." : skipped.count == subscriptions.count ? "No http(s) feed in \(file); nothing was added." : "Every feed of \(file) is named already.")
                     return
                 }
                 let text = FeedNames.appending(added, to: String(decoding: before, as: UTF8.self))
@@ -290,9 +290,9 @@ struct FeedsCommand: ParsableCommand {
                 }
                 try FeedNames.write(text, to: feedsPath)
                 let shown = added.prefix(10).map(\.name).joined(separator: ", ") + (added.count > 10 ? " and \(added.count - 10) more" : "")
-                print("Added \(added.count) feed\(added.count == 1 ? "" : "s") to \(feedsPath): \(shown)")
+                StandardStream.line("Added \(added.count) feed\(added.count == 1 ? "" : "s") to \(feedsPath): \(shown)")
                 let twice = subscriptions.count - added.count - skipped.count
-                if twice > 0 { print("\(twice) already named (or listed twice).") }
+                if twice > 0 { StandardStream.line("\(twice) already named (or listed twice).") }
             }
         }
     }

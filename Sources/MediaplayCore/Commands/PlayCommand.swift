@@ -285,8 +285,8 @@ struct PlayCommand: AsyncParsableCommand {
     /// terminal; for a recording (`--vo terminal --video-out`), a terminal of
     /// $COLUMNS × $LINES (80 × 24 when unset), nothing written to it.
     private func makeScreen(recording: Bool) -> TerminalScreen? {
-        let environment = ProcessInfo.processInfo.environment
-        let terminal = TerminalInfo.detect(fd: STDOUT_FILENO, environment: environment)
+        let environment = CommandContext.current.environment
+        let terminal = TerminalInfo.standardOutput()
         let mode = images ?? ImageMode.detect(environment: environment)
         if recording {
             guard vo == .terminal else { return nil }

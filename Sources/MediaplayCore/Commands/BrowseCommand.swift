@@ -56,7 +56,7 @@ struct BrowseCommand: AsyncParsableCommand {
             guard screen.isAvailable else {
                 throw CLIError("browse needs a terminal on its input and output (for a table use 'mediaplay list')", exitCode: .usage)
             }
-            let environment = ProcessInfo.processInfo.environment
+            let environment = CommandContext.current.environment
             let location = try global.feedLocation()
             let cacheDirectory = global.cacheDirectory
             let loaded = try FeedLoading.load(location, cacheDirectory: cacheDirectory, announce: false)
@@ -64,7 +64,7 @@ struct BrowseCommand: AsyncParsableCommand {
             let relay = MessageRelay()
             let video = VideoRelay()
             let backend = try makeBackend(feed: loaded.feed, cache: cache, relay: relay, video: video)
-            let terminal = TerminalInfo.detect(fd: STDOUT_FILENO, environment: environment)
+            let terminal = TerminalInfo.standardOutput()
             let configured = LoadedConfig.current
             // A podcast client's marks, as `list` shows them.
             let state = try? StateStore(path: BackgroundPlayer.stateDirectory(global) + "/positions.sqlite")

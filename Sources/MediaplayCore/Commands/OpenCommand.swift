@@ -37,7 +37,7 @@ struct OpenCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrorsAsync {
-            let arguments = try Self.commandLine(for: uris, onTerminal: isatty(STDOUT_FILENO) == 1, confirm: Self.askOnTheTerminal)
+            let arguments = try Self.commandLine(for: uris, onTerminal: CommandContext.current.isTerminal(CommandContext.current.output), confirm: Self.askOnTheTerminal)
             var command = try Mediaplay.parseAsRoot(arguments)
             if var asynchronous = command as? AsyncParsableCommand {
                 try await asynchronous.run()
@@ -113,9 +113,9 @@ struct OpenCommand: AsyncParsableCommand {
     /// Asks on the terminal (the desktop entry opens one) whether a link may
     /// open `feed`; no without a terminal, or without a yes.
     private static func askOnTheTerminal(_ feed: String) -> Bool {
-        guard isatty(STDIN_FILENO) == 1 else { return false }
+        guard CommandContext.current.inputIsTerminal else { return false }
         StandardStream.error("Open feed \(DisplayWidth.escaped(feed)) from a link? [y/N] ")
-        guard let answer = readLine() else { return false }
+        guard let answer = CommandContext.current.readLine() else { return false }
         return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
     }
 
@@ -153,7 +153,7 @@ enum OwnFeeds {
     /// The feed `value` names among them, as the daemon knows it (an
     /// absolute path or a URL); nil when it names none of them.
     static func location(named value: String) -> String? {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = CommandContext.current.environment
         if let location = (try? NamedFeeds.location(of: value)) ?? nil { return BackgroundPlayer.feedIdentity(of: location) }
         let wanted = BackgroundPlayer.feedIdentity(of: value)
         var own = ConfiguredDefaults.values.feeds.values.map(BackgroundPlayer.feedIdentity(of:))

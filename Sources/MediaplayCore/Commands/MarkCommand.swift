@@ -78,9 +78,9 @@ struct MarkCommand: ParsableCommand {
             }
             // One line an item; a long run (--all) in one line.
             if items.count > 20 {
-                print("\(items.count) items: \(mark)")
+                StandardStream.line("\(items.count) items: \(mark)")
             } else {
-                for item in items { print("\(item.position) \(DisplayWidth.escaped(DisplayWidth.singleLine(item.title))): \(mark)") }
+                for item in items { StandardStream.line("\(item.position) \(DisplayWidth.escaped(DisplayWidth.singleLine(item.title))): \(mark)") }
             }
         }
     }
