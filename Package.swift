@@ -181,9 +181,16 @@ let package = Package(
         // A feed loaded from a path or a URL (a remote one revalidated, and
         // kept in the cache for offline use), and the cache opened, for the
         // commands of mediaplay-core and mediaplay-cache (libcurl, no FFmpeg or SDL).
+        // Media servers as feeds: a Subsonic server's library, a DLNA/UPnP
+        // server's ContentDirectory; plays reported back (docs/FEED.md).
+        .target(
+            name: "MediaServers",
+            dependencies: ["MediaplayCommon", "MediaListing", "MediaCache", "MediaCacheFolder", "MediaFeed", "MediaInterfaces", "MediaTerminal", "MediaModel", "CXML"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "MediaFeedLoading",
-            dependencies: ["MediaplayCommon", "MediaListing", "MediaCache", "MediaCacheFolder", "MediaFeed", "MediaTerminal"],
+            dependencies: ["MediaServers", "MediaplayCommon", "MediaListing", "MediaCache", "MediaCacheFolder", "MediaFeed", "MediaTerminal"],
             swiftSettings: swiftSettings
         ),
         // `fetch` and `cache`: the commands that need the cache and libcurl
@@ -225,7 +232,7 @@ let package = Package(
             name: "mediaplay-core",
             dependencies: [
                 "MediaModel", "MediaFeed", "MediaTerminal", "MediaInterfaces", "MediaCache", "MediaEngine", "MediaSession", "MediaWiring", "MediaControl", "MediaDaemon",
-                "MediaMPRIS", "MediaMPD", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommon", "MediaplayCommandLine", "MediaListing", "MediaFeedLoading", "MediaCacheCommands", "MediaConfig", "CLinux",
+                "MediaMPRIS", "MediaMPD", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommon", "MediaplayCommandLine", "MediaListing", "MediaFeedLoading", "MediaServers", "MediaCacheCommands", "MediaConfig", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -23,10 +23,12 @@ struct MediaplayCache: AsyncParsableCommand {
     static func main() async {
         StandardStream.reserveStandardDescriptors()
         let config = LoadedConfig.loadOrExit()
-        ConfiguredDefaults.set(.init(
+        var defaults: ConfiguredDefaults.Values = .init(
             feed: config.feed, cacheFolder: config.cacheFolder, maxSize: config.maxSize, feeds: config.feeds,
             audio: config.audioSettings(kept: nil), playlist: config.playlistMode(kept: nil), measureLoudness: config.measureLoudness ?? true
-        ))
+        )
+        defaults.logins = config.feedLogins
+        ConfiguredDefaults.set(defaults)
         if let seconds = config.networkTimeout { NetworkLimits.set(timeout: seconds) }
         // A write over a file size limit must fail with EFBIG (reported as a
         // full disk, partial file kept), not kill the process.

@@ -55,10 +55,12 @@ struct Mediaplay: AsyncParsableCommand {
         // an error on a listing), not the end of a playback or the daemon.
         signal(SIGPIPE, SIG_IGN)
         let config = LoadedConfig.loadOrExit()
-        ConfiguredDefaults.set(.init(
+        var defaults: ConfiguredDefaults.Values = .init(
             feed: config.feed, cacheFolder: config.cacheFolder, maxSize: config.maxSize, feeds: config.feeds,
             audio: config.audioSettings(kept: nil), playlist: config.playlistMode(kept: nil), measureLoudness: config.measureLoudness ?? true
-        ))
+        )
+        defaults.logins = config.feedLogins
+        ConfiguredDefaults.set(defaults)
         if let seconds = config.networkTimeout { NetworkLimits.set(timeout: seconds) }
         // A folder's files are probed as it loads (their track tags order
         // its albums), and kept in the cache's index for the next list.

@@ -7,6 +7,7 @@ import MediaBrowse
 import MediaCache
 import MediaFeed
 import MediaSession
+import MediaServers
 import MediaTerminal
 import MediaplayCommandLine
 import MediaConfig
@@ -110,7 +111,8 @@ struct BrowseCommand: AsyncParsableCommand {
                 measured: MeasuredLoudness.lookup(global)
             ) { relay.post("\($0)") },
             settings: LoadedConfig.current.audioSettings(kept: positions?.audioSettings()),
-            playlist: LoadedConfig.current.playlistMode(kept: positions?.playlistMode()), tracks: LoadedConfig.current.trackSettings
+            playlist: LoadedConfig.current.playlistMode(kept: positions?.playlistMode()), tracks: LoadedConfig.current.trackSettings,
+            reports: ServerPlays.shared
         )
         session.keymap = LoadedConfig.current.keymap
         session.resumesItems = LoadedConfig.current.resumes

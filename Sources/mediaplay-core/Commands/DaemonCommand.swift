@@ -14,6 +14,7 @@ import MediaFeed
 import MediaMPD
 import MediaMPRIS
 import MediaSession
+import MediaServers
 import MediaConfig
 import MediaFeedLoading
 import MediaWiring
@@ -164,7 +165,7 @@ struct DaemonCommand: AsyncParsableCommand {
             feed: loaded.feed, store: cache, documents: HTTPDocuments(), positions: positions, engine: engine,
             settings: LoadedConfig.current.audioSettings(kept: positions.audioSettings()),
             playlist: LoadedConfig.current.playlistMode(kept: positions.playlistMode()), tracks: config.trackSettings,
-            problems: { logger.warning("\($0)") }
+            problems: { logger.warning("\($0)") }, reports: ServerPlays.shared
         )
         // The keys of its windows, and where items start: config.toml's.
         session.keymap = LoadedConfig.current.keymap

@@ -7,6 +7,7 @@ import MediaEngine
 import MediaFeed
 import MediaModel
 import MediaSession
+import MediaServers
 import MediaTerminal
 import MediaTerminalVideo
 import MediaCacheCommands
@@ -202,7 +203,7 @@ struct PlayCommand: AsyncParsableCommand {
             let session = MediaSession(
                 feed: feed, store: store, documents: HTTPDocuments(), positions: state, engine: engine,
                 settings: loudness.settings(AudioSettings(volume: volume, muted: mute, speed: speed), recording: recordsSound, config: config),
-                playlist: PlaylistMode(autoplay: inTurn && feed.items.count > 1), tracks: tracks.settings(config: config)
+                playlist: PlaylistMode(autoplay: inTurn && feed.items.count > 1), tracks: tracks.settings(config: config), reports: ServerPlays.shared
             )
             // The keys of the terminal and the window: config.toml's [keys];
             // where items start: config.toml's `start` (a recording from the top).
