@@ -344,7 +344,7 @@ struct FeedsCommand: ParsableCommand {
                     return
                 }
                 for server in servers {
-                    print(DisplayWidth.escaped("\(DisplayWidth.singleLine(server.name))\t\(server.feed)"))
+                    print(DisplayWidth.escaped("\(DisplayWidth.singleLine(server.name))  \(server.feed)"))
                 }
             }
         }
