@@ -14,8 +14,8 @@ public final class GuardedServer: @unchecked Sendable {
     /// What the server wrote (Supysonic's log of requests: one line each).
     public let log: String
 
-    /// Runs `command` (after `cd folder`) under the guard.
-    init(_ command: [String], folder: TemporaryDirectory, environment: [String: String] = [:]) throws {
+    /// Runs `command` (after `cd workingDirectory`, else `folder`) under the guard.
+    init(_ command: [String], folder: TemporaryDirectory, workingDirectory: String? = nil, environment: [String: String] = [:]) throws {
         self.folder = folder
         let fifo = folder.path + "/guard.fifo"
         guard mkfifo(fifo, 0o600) == 0 else { throw Fixtures.FixtureError(message: "mkfifo: \(String(cString: strerror(errno)))") }
@@ -26,7 +26,7 @@ public final class GuardedServer: @unchecked Sendable {
         log = folder.path + "/server.log"
         var env = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": folder.path, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"]
         env.merge(environment) { $1 }
-        child = try ChildProcess("/usr/bin/python3", [script, folder.path] + command, environment: env, stdin: fifo, stdout: log, stderr: log)
+        child = try ChildProcess("/usr/bin/python3", [script, workingDirectory ?? folder.path] + command, environment: env, stdin: fifo, stdout: log, stderr: log)
     }
 
     deinit { stop() }
@@ -70,37 +70,47 @@ public final class SupysonicServer: @unchecked Sendable {
     public static let user = "alice"
     public static let password = "secret"
 
-    public var folder: TemporaryDirectory { server.folder }
-
     /// `subsonic+http://alice:secret@127.0.0.1:PORT`.
     public var feed: String { "subsonic+http://\(Self.user):\(Self.password)@127.0.0.1:\(port)" }
 
-    /// `files`: paths under the music folder, made before the scan by `make`.
-    public static func start(make: (String) async throws -> Void) async throws -> SupysonicServer {
-        let folder = try TemporaryDirectory()
-        let music = folder.path + "/music"
-        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
-        try await make(music)
+    /// `make` writes the music into the folder it is given, before the
+    /// scan. `library`: a folder kept between runs (the benchmark's 10,000
+    /// songs): made and scanned only once, when it holds no finished scan.
+    public static func start(library: String? = nil, make: (String) async throws -> Void) async throws -> SupysonicServer {
+        let scratch = try TemporaryDirectory()
+        let path = library ?? scratch.path
+        let music = path + "/music"
+        let ready = path + "/scanned"
+        let prepared = FileManager.default.fileExists(atPath: ready)
+        if !prepared {
+            try? FileManager.default.removeItem(atPath: music)
+            try? FileManager.default.removeItem(atPath: path + "/supysonic.db")
+            try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+            try await make(music)
+        }
         // Read from the current folder by the server, from ~/.supysonic by supysonic-cli.
         let configuration = """
             [base]
-            database_uri = sqlite:///\(folder.path)/supysonic.db
+            database_uri = sqlite:///\(path)/supysonic.db
             [webapp]
-            cache_dir = \(folder.path)/cache
+            cache_dir = \(scratch.path)/cache
             mount_webui = no
             log_level = WARNING
             [daemon]
-            socket = \(folder.path)/daemon.sock
+            socket = \(scratch.path)/daemon.sock
             run_watcher = no
             """
-        _ = try folder.write("supysonic.conf", configuration)
-        _ = try folder.write(".supysonic", configuration)
-        let environment = ["HOME": folder.path, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
-        for arguments in [["user", "add", user, "-p", password], ["folder", "add", "music", music], ["folder", "scan", "music"]] {
-            let result = try await Fixtures.run("/usr/bin/supysonic-cli", arguments, environment: environment)
-            guard result.status == 0 else { throw Fixtures.FixtureError(message: "supysonic-cli \(arguments.joined(separator: " ")): \(String(decoding: result.stderr, as: UTF8.self))") }
+        _ = try scratch.write("supysonic.conf", configuration)
+        _ = try scratch.write(".supysonic", configuration)
+        let environment = ["HOME": scratch.path, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
+        if !prepared {
+            for arguments in [["user", "add", user, "-p", password], ["folder", "add", "music", music], ["folder", "scan", "music"]] {
+                let result = try await Fixtures.run("/usr/bin/supysonic-cli", arguments, environment: environment)
+                guard result.status == 0 else { throw Fixtures.FixtureError(message: "supysonic-cli \(arguments.joined(separator: " ")): \(String(decoding: result.stderr, as: UTF8.self))") }
+            }
+            _ = FileManager.default.createFile(atPath: ready, contents: nil)
         }
-        _ = try folder.write("serve.py", #"""
+        _ = try scratch.write("serve.py", #"""
             import socketserver, sys
             from wsgiref.simple_server import make_server, WSGIServer, WSGIRequestHandler
             from supysonic.web import create_application
@@ -117,8 +127,8 @@ public final class SupysonicServer: @unchecked Sendable {
             os.rename("port.txt.new", "port.txt")
             server.serve_forever()
             """#)
-        let server = try GuardedServer(["/usr/bin/python3", folder.path + "/serve.py"], folder: folder, environment: environment)
-        let portFile = folder.path + "/port.txt"
+        let server = try GuardedServer(["/usr/bin/python3", scratch.path + "/serve.py"], folder: scratch, environment: environment)
+        let portFile = scratch.path + "/port.txt"
         guard try await Wait.forFile(portFile, timeout: 60),
               let port = UInt16((try? String(contentsOfFile: portFile, encoding: .utf8)) ?? "")
         else {
