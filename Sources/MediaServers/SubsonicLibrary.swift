@@ -117,7 +117,9 @@ public struct SubsonicLibrary: Sendable {
     /// A server's text, one line, bounded: no tab or line end reaches the
     /// kept copy or a terminal.
     static func clean(_ text: String) -> String {
-        DisplayWidthSafe.line(text).trimmingCharacters(in: .whitespaces)
+        let line = DisplayWidthSafe.line(text)
+        guard line.first?.isWhitespace == true || line.last?.isWhitespace == true else { return line }
+        return line.trimmingCharacters(in: .whitespaces)
     }
 
     /// By artist, album, disc, track, then title (case ignored), as a
@@ -156,29 +158,29 @@ public struct SubsonicLibrary: Sendable {
         return Array(text.utf8)
     }
 
-    /// The kept copy read back; nil when it is not one.
+    /// The kept copy read back; nil when it is not one. By bytes: 10,000
+    /// songs in a few milliseconds.
     public init?(encoded bytes: [UInt8]) {
-        let text = String(decoding: bytes, as: UTF8.self)
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
-        guard lines.popFirst() == Substring(Self.header), let first = lines.popFirst() else { return nil }
-        let parts = first.split(separator: "\t", omittingEmptySubsequences: false)
-        guard parts.count == 2, let auth = SubsonicAuth(rawValue: String(parts[0])) else { return nil }
+        var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)[...]
+        guard let first = lines.popFirst(), String(decoding: first, as: UTF8.self) == Self.header, let second = lines.popFirst() else { return nil }
+        let parts = second.split(separator: 0x09, omittingEmptySubsequences: false)
+        guard parts.count == 2, let auth = SubsonicAuth(rawValue: String(decoding: parts[0], as: UTF8.self)) else { return nil }
         self.auth = auth
-        version = String(parts[1])
+        version = String(decoding: parts[1], as: UTF8.self)
         songs = []
         songs.reserveCapacity(lines.count)
         for line in lines where !line.isEmpty {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            let fields = line.split(separator: 0x09, omittingEmptySubsequences: false)
             guard fields.count == 9 else { return nil }
-            func text(_ index: Int) -> String? { fields[index].isEmpty ? nil : String(fields[index]) }
-            var song = SubsonicSong(id: String(fields[0]), title: String(fields[1]))
+            func text(_ index: Int) -> String? { fields[index].isEmpty ? nil : String(decoding: fields[index], as: UTF8.self) }
+            var song = SubsonicSong(id: text(0) ?? "", title: text(1) ?? "")
             song.artist = text(2)
             song.album = text(3)
             song.track = text(4).flatMap { whole($0, in: 0...99_999) }
             song.disc = text(5).flatMap { whole($0, in: 0...9_999) }
             song.duration = CheckedNumber.duration(text(6).flatMap(Double.init))
             song.coverArt = text(7)
-            song.isVideo = fields[8] == "1"
+            song.isVideo = fields[8].first == 0x31
             songs.append(song)
         }
     }

@@ -39,11 +39,13 @@ enum UPnPFeed {
             return loaded(kept.name, kept.entries, identity: identity)
         }
         do {
-            let (name, entries) = try read(server, progress: progress)
+            let (name, entries, note) = try read(server, progress: progress)
             if let keyURL {
                 try? cache?.keep(KeptFeed(url: keyURL.absoluteString, body: encode(name, entries), etag: nil, lastModified: nil, fetched: now))
             }
-            return loaded(name, entries, identity: identity)
+            var result = loaded(name, entries, identity: identity)
+            if let note { result.feed.notes.append(note) }
+            return result
         } catch {
             guard error.exitCode == .unavailable, let kept, let keptCopy else { throw error }
             var result = loaded(kept.name, kept.entries, identity: identity)
@@ -52,7 +54,9 @@ enum UPnPFeed {
         }
     }
 
-    static func read(_ server: UPnPServer, progress: (Int) -> Void) throws(CLIError) -> (String, [Entry]) {
+    /// The server's name, its items, and a note when items were left out
+    /// for being on another host.
+    static func read(_ server: UPnPServer, progress: (Int) -> Void) throws(CLIError) -> (String, [Entry], String?) {
         let timeout = SubsonicClient.defaultTimeout
         let device = try server.device(timeout: timeout)
         guard let controlURL = device.controlURL, let serviceType = device.serviceType else {
@@ -64,6 +68,8 @@ enum UPnPFeed {
         let directory = ContentDirectory(server: server, controlURL: controlURL, serviceType: serviceType, timeout: timeout)
         var entries: [Entry] = []
         var seenURLs: Set<String> = []
+        var elsewhere = 0
+        var otherHost: String?
         var visited: Set<String> = []
         // Depth first, in the server's order: a stack of containers to read.
         var pending: [(id: String, depth: Int)] = [(server.root, 0)]
@@ -78,7 +84,14 @@ enum UPnPFeed {
                         if depth + 1 < maximumDepth { children.append((entry.id, depth + 1)) }
                         continue
                     }
-                    guard let made = self.entry(entry, server: server), seenURLs.insert(made.url).inserted else { continue }
+                    guard let made = self.entry(entry, server: server) else {
+                        if let url = entry.url.flatMap(URL.init(string:)), let host = url.host, !server.allows(url) {
+                            elsewhere += 1
+                            otherHost = otherHost ?? host
+                        }
+                        continue
+                    }
+                    guard seenURLs.insert(made.url).inserted else { continue }
                     entries.append(made)
                 }
                 progress(entries.count)
@@ -88,20 +101,24 @@ enum UPnPFeed {
             }
             pending += children.reversed()
         }
-        return (device.name, entries)
+        let note = otherHost.map { host in
+            "\(elsewhere) item\(elsewhere == 1 ? " was" : "s were") left out: their media is on \(SubsonicLibrary.clean(host)), not \(server.host) (name the server by the address it gives its files)"
+        }
+        return (device.name, entries, note)
     }
 
     /// An item with media the feed may play: an http(s) URL on the server's
     /// own host; anything else is left out.
     static func entry(_ didl: DIDLEntry, server: UPnPServer) -> Entry? {
         guard let text = didl.url, let url = URL(string: text), server.allows(url) else { return nil }
+        // upnp:class (object.item.audioItem.musicTrack…), else the MIME type.
         let kind: MediaKind
-        let type = didl.upnpClass.lowercased() + " " + (didl.mime ?? "").lowercased()
-        if type.contains("imageitem") || type.contains("image/") {
+        let type = didl.upnpClass.lowercased(), mime = (didl.mime ?? "").lowercased()
+        if type.hasPrefix("object.item.imageitem") || mime.hasPrefix("image/") {
             kind = .image
-        } else if type.contains("videoitem") || type.contains("video/") {
+        } else if type.hasPrefix("object.item.videoitem") || mime.hasPrefix("video/") {
             kind = .video
-        } else if type.contains("audioitem") || type.contains("audio/") {
+        } else if type.hasPrefix("object.item.audioitem") || mime.hasPrefix("audio/") {
             kind = .audio
         } else {
             return nil
@@ -140,7 +157,9 @@ enum UPnPFeed {
             let fields = [
                 entry.id, entry.title, entry.kind.name, entry.url, entry.artist ?? "", entry.album ?? "", entry.track.map(String.init) ?? "",
                 entry.duration.map { String($0) } ?? "", entry.art ?? "",
-            ].map { $0.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ") }
+            ].map { field in
+                field.utf8.contains { $0 == 0x09 || $0 == 0x0A } ? field.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ") : field
+            }
             text += fields.joined(separator: "\t") + "\n"
         }
         return Array(text.utf8)
