@@ -50,7 +50,7 @@ struct MarkCommand: ParsableCommand {
         try runReportingErrors {
             guard let mark = words.last, ["played", "unplayed", "old", "starred", "unstarred"].contains(mark), all ? words.count == 1 : words.count >= 2 else {
                 throw CLIError(
-                    all ? "mark --all takes played, unplayed or old alone (mediaplay mark --all played)" : "mark takes items, then played, unplayed, old, starred or unstarred (mediaplay mark 3-7 played, or --all)",
+                    all ? "mark --all takes played, unplayed or old alone (mediaplay mark --all played)" : "mark takes items, then played, unplayed or old, or starred or unstarred on a Subsonic server (mediaplay mark 3-7 played, or --all)",
                     exitCode: .usage
                 )
             }
