@@ -35,6 +35,8 @@ public enum SSDPDiscovery {
             "M-SEARCH * HTTP/1.1\r\nHOST: \(group):\(port)\r\nMAN: \"ssdp:discover\"\r\nMX: 1\r\nST: \(searchTarget)\r\n"
                 + "USER-AGENT: Linux/1 UPnP/1.1 mediaplay/0.1\r\n\r\n"
         ).utf8)
+        // Twice, as UPnP advises: a datagram may be lost.
+        for socket in sockets { send(message, on: socket) }
         for socket in sockets { send(message, on: socket) }
         var locations: [(URL, String)] = []
         var seen: Set<String> = []
