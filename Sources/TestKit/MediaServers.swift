@@ -14,8 +14,12 @@ public final class GuardedServer: @unchecked Sendable {
     /// What the server wrote (Supysonic's log of requests: one line each).
     public let log: String
 
-    /// Runs `command` (after `cd workingDirectory`, else `folder`) under the guard.
-    init(_ command: [String], folder: TemporaryDirectory, workingDirectory: String? = nil, environment: [String: String] = [:]) throws {
+    /// Runs `command` (after `cd workingDirectory`, else `folder`) under the
+    /// guard; `afterwards` runs once it has ended (a namespace deleted).
+    init(
+        _ command: [String], folder: TemporaryDirectory, workingDirectory: String? = nil, environment: [String: String] = [:],
+        afterwards: [String] = []
+    ) throws {
         self.folder = folder
         let fifo = folder.path + "/guard.fifo"
         guard mkfifo(fifo, 0o600) == 0 else { throw Fixtures.FixtureError(message: "mkfifo: \(String(cString: strerror(errno)))") }
@@ -26,6 +30,7 @@ public final class GuardedServer: @unchecked Sendable {
         log = folder.path + "/server.log"
         var env = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": folder.path, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"]
         env.merge(environment) { $1 }
+        if !afterwards.isEmpty { env["GUARD_AFTERWARDS"] = afterwards.joined(separator: "\u{1F}") }
         child = try ChildProcess("/usr/bin/python3", [script, workingDirectory ?? folder.path] + command, environment: env, stdin: fifo, stdout: log, stderr: log)
     }
 
@@ -56,6 +61,10 @@ public final class GuardedServer: @unchecked Sendable {
         finally:
             if server.poll() is None:
                 server.kill()
+                server.wait()
+            afterwards = os.environ.get("GUARD_AFTERWARDS")
+            if afterwards:
+                subprocess.run(afterwards.split("\x1f"), stdin=subprocess.DEVNULL)
         """#
 }
 
@@ -159,7 +168,8 @@ public final class SupysonicServer: @unchecked Sendable {
 
 /// minidlna in a network namespace of its own (we are root): its loopback
 /// up and carrying multicast, so SSDP's M-SEARCH reaches it, and no other
-/// machine or test sees it. `run` starts a program inside it.
+/// machine or test sees it; the namespace goes with the server. `mediaplay`
+/// runs the program inside it.
 public final class MiniDLNAServer: @unchecked Sendable {
     public let server: GuardedServer
     public let namespace: String
@@ -196,7 +206,7 @@ public final class MiniDLNAServer: @unchecked Sendable {
             """)
         let server = try GuardedServer(
             ["/usr/sbin/ip", "netns", "exec", namespace, "/usr/sbin/minidlnad", "-d", "-R", "-f", folder.path + "/minidlna.conf", "-P", folder.path + "/minidlna.pid"],
-            folder: folder
+            folder: folder, afterwards: ["/usr/sbin/ip", "netns", "delete", namespace]
         )
         let dlna = MiniDLNAServer(server: server, namespace: namespace, media: media)
         // Its first scan is done when it says so (the log is written as it goes).
@@ -214,10 +224,8 @@ public final class MiniDLNAServer: @unchecked Sendable {
         self.media = media
     }
 
-    deinit {
-        server.stop()
-        _ = try? ChildProcess("/usr/sbin/ip", ["netns", "delete", namespace], environment: ["PATH": "/usr/sbin:/usr/bin"]).waitUntilExit()
-    }
+    /// Its guard deletes the namespace once minidlna has ended, however this process ends.
+    deinit { server.stop() }
 
     /// mediaplay run inside the namespace (where the server is).
     public func mediaplay(_ arguments: [String], environment: [String: String]) async throws -> RunResult {
