@@ -129,6 +129,7 @@ bench: test-deps
 	.build/release/mediaplay-bench feeds --runs 3
 	.build/release/mediaplay-bench podcast --runs 5
 	.build/release/mediaplay-bench folder --runs 3
+	.build/release/mediaplay-bench library --runs 3
 	.build/release/mediaplay-bench resume --runs 3
 	.build/release/mediaplay-bench controls --runs 3
 	.build/release/mediaplay-bench terminal --runs 3

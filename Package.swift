@@ -183,9 +183,16 @@ let package = Package(
         // A feed loaded from a path or a URL (a remote one revalidated, and
         // kept in the cache for offline use), and the cache opened, for the
         // commands of mediaplay-core and mediaplay-cache (libcurl, no FFmpeg or SDL).
+        // Media servers as feeds: a Subsonic server's library, a DLNA/UPnP
+        // server's ContentDirectory; plays reported back (docs/FEED.md).
+        .target(
+            name: "MediaServers",
+            dependencies: ["MediaplayCommon", "MediaListing", "MediaCache", "MediaCacheFolder", "MediaFeed", "MediaInterfaces", "MediaTerminal", "MediaModel", "CXML"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "MediaFeedLoading",
-            dependencies: ["MediaplayCommon", "MediaListing", "MediaCache", "MediaCacheFolder", "MediaFeed", "MediaTerminal"],
+            dependencies: ["MediaServers", "MediaplayCommon", "MediaListing", "MediaCache", "MediaCacheFolder", "MediaFeed", "MediaTerminal"],
             swiftSettings: swiftSettings
         ),
         // `fetch` and `cache`: the commands that need the cache and libcurl
@@ -230,7 +237,7 @@ let package = Package(
             name: "MediaplayCore",
             dependencies: [
                 "MediaModel", "MediaFeed", "MediaTerminal", "MediaInterfaces", "MediaCache", "MediaEngine", "MediaSession", "MediaWiring", "MediaControl", "MediaDaemon",
-                "MediaMPRIS", "MediaMPD", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommon", "MediaplayCommandLine", "MediaListing", "MediaFeedLoading", "MediaCacheCommands", "MediaConfig", "MediaPages", "CLinux",
+                "MediaMPRIS", "MediaMPD", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommon", "MediaplayCommandLine", "MediaListing", "MediaFeedLoading", "MediaServers", "MediaCacheCommands", "MediaConfig", "MediaPages", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -277,6 +284,7 @@ let package = Package(
         .testTarget(name: "MediaModelTests", dependencies: ["MediaModel"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaFeedTests", dependencies: ["MediaFeed", "MediaModel", "MediaTerminal", "MediaPages", "MediaInterfaces"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaTerminalTests", dependencies: ["MediaModel", "MediaTerminal"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaServersTests", dependencies: ["MediaServers", "MediaCache", "MediaFeed", "MediaModel"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaConfigTests", dependencies: ["MediaConfig", "MediaModel"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaBrowseTests", dependencies: ["MediaModel", "MediaBrowse", "MediaTerminal", "MediaFeed", "MediaEngine"], swiftSettings: swiftSettings),
         // What the cache's tests share (MediaCacheTests, RealTimeTests' partial reads).

@@ -20,6 +20,7 @@ import TestKit
 //   mediaplay-bench loudness [--runs 3]
 //   mediaplay-bench page [--runs 3]
 //   mediaplay-bench mpd [--count 1000] [--clients 100] [--rounds 20]
+//   mediaplay-bench library [--runs 3] [--songs 10000]
 
 
 
@@ -28,7 +29,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 // benchmark measures it in the foreground).
 setenv("MEDIAPLAY_MEASURE_LOUDNESS", "0", 1)
 guard let command = arguments.first else {
-    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N] | feeds [--runs N] | podcast [--runs N] | folder [--runs N] | resume [--runs N] | controls [--runs N] | terminal [--runs N] | subtitles [--runs N] | loudness [--runs N] | page [--runs N] | memory [--count N] | mpd [--count N] [--clients N] [--rounds N]")
+    print("usage: mediaplay-bench download [--size-mib N] [--runs N] | playback [--runs N] | control [--runs N] | progressive [--runs N] | feeds [--runs N] | podcast [--runs N] | folder [--runs N] | resume [--runs N] | controls [--runs N] | terminal [--runs N] | subtitles [--runs N] | loudness [--runs N] | page [--runs N] | memory [--count N] | mpd [--count N] [--clients N] [--rounds N] | library [--runs N] [--songs N]")
     exit(64)
 }
 
@@ -152,6 +153,8 @@ case "resume":
     try resumeBenchmark(runs: option("--runs", default: 3))
 case "folder":
     try folderBenchmark(runs: option("--runs", default: 3))
+case "library":
+    try await libraryBenchmark(runs: option("--runs", default: 3), songs: option("--songs", default: 10_000))
 case "podcast":
     try podcastBenchmark(runs: option("--runs", default: 3))
 case "controls":

@@ -35,10 +35,11 @@ public enum HTTPGet {
     public static let userAgent = "mediaplay/0.1 (+libcurl)"
 
     /// With `etag` or `lastModified`, a conditional request: a server whose
-    /// copy has not changed answers 304 without a body.
+    /// copy has not changed answers 304 without a body. With `post`, a POST
+    /// of those bytes (with `headers`).
     public static func fetch(
         _ url: URL, maximumBytes: Int64 = 16 << 20, etag: String? = nil, lastModified: String? = nil,
-        timeout: Int = NetworkLimits.timeout
+        timeout: Int = NetworkLimits.timeout, post: [UInt8]? = nil, headers: [String] = []
     ) throws(TransferError) -> HTTPResponse {
         _ = CurlGlobal.initialized
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
@@ -51,6 +52,7 @@ public enum HTTPGet {
         var requestHeaders: UnsafeMutablePointer<curl_slist>?
         if let etag { requestHeaders = curl_slist_append(requestHeaders, "If-None-Match: \(etag)") }
         if let lastModified { requestHeaders = curl_slist_append(requestHeaders, "If-Modified-Since: \(lastModified)") }
+        for header in headers { requestHeaders = curl_slist_append(requestHeaders, header) }
         defer { if let requestHeaders { curl_slist_free_all(requestHeaders) } }
 
         let sink = MemorySink(limit: maximumBytes)
@@ -59,7 +61,7 @@ public enum HTTPGet {
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE))
 
         let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errorPointer in
-            url.absoluteString.withCString { urlPointer in
+            RequestSigning.signed(url).absoluteString.withCString { urlPointer in
                 CurlOptions.applySafeDefaults(handle)
                 _ = mp_curl_easy_setopt_string(handle, CURLOPT_URL, urlPointer)
                 _ = mp_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorPointer.baseAddress)
@@ -69,6 +71,12 @@ public enum HTTPGet {
                 // A feed is text: accept any compression libcurl can undo.
                 _ = mp_curl_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
                 if let requestHeaders { _ = mp_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, requestHeaders) }
+                // A POST (a UPnP server's SOAP call): libcurl copies the body.
+                if let post {
+                    _ = mp_curl_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(post.count))
+                    var copy = post
+                    copy.withUnsafeMutableBytes { _ = mp_curl_easy_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
+                }
                 _ = mp_curl_easy_setopt_write_function(handle, memorySinkWrite)
                 _ = mp_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, unmanaged.toOpaque())
                 _ = mp_curl_easy_setopt_header_function(handle, memorySinkHeader)

@@ -143,7 +143,8 @@ final class TransferJob: @unchecked Sendable {
         self.recordHeaders = recordHeaders
         self.recordRanges = recordRanges
         self.complete = complete
-        self.urlText = Array(url.absoluteString.utf8CString)
+        // Signed for the wire only (`RequestSigning`): the entry stays keyed by `url`.
+        self.urlText = Array(RequestSigning.signed(url).absoluteString.utf8CString)
     }
 
     /// A ranged helper that fetches from `start` for a reader.

@@ -59,6 +59,9 @@ public struct Config: Sendable, Equatable {
     public var feed: String?
     /// `[feeds]`: names for feeds (`news = "https://…/rss"`), for `--feed NAME`.
     public var feeds: [String: String] = [:]
+    /// `[feeds.NAME]` tables' logins (a media server's user and password),
+    /// by the feed's location.
+    public var feedLogins: [String: ServerLogin] = [:]
     /// `[cache] folder`, and `max-size`, the largest file a download keeps.
     public var cacheFolder: String?
     public var maxSize: String?
@@ -191,6 +194,12 @@ public struct Config: Sendable, Equatable {
                     guard Self.isFeedName(key) else {
                         throw fail(section, key, "\"\(key)\" is not a usable feed name (letters, digits, - and _, not only digits)")
                     }
+                    if let server = entry.table {
+                        let (location, login) = try Self.serverFeed(server, name: key) { message throws(ConfigError) in throw fail(section, key, message) }
+                        config.feeds[key] = location
+                        config.feedLogins[location] = login
+                        continue
+                    }
                     guard let location = entry.string, !location.trimmingCharacters(in: .whitespaces).isEmpty else {
                         throw fail(section, key, "a feed's value is its path or URL in quotes, like \"https://example.org/rss\"")
                     }
@@ -222,6 +231,25 @@ public struct Config: Sendable, Equatable {
             }
         }
         return config
+    }
+
+    /// A `[feeds.NAME]` table: a media server's `url`, with `user`, and
+    /// `password` or `password-command`.
+    private static func serverFeed(_ table: TOMLTable, name: String, _ fail: (String) throws(ConfigError) -> Never) throws(ConfigError) -> (String, ServerLogin) {
+        let keys = ["url", "user", "password", "password-command"]
+        var values: [String: String] = [:]
+        for key in table.keys {
+            guard keys.contains(key) else { try fail("unknown key \"\(key)\" in [feeds.\(name)]; it takes \(keys.joined(separator: ", "))") }
+            guard let text = table[key]?.string else { try fail("[feeds.\(name)] \(key) takes a string in quotes") }
+            values[key] = text
+        }
+        guard let url = values["url"], !url.trimmingCharacters(in: .whitespaces).isEmpty else {
+            try fail("[feeds.\(name)] needs url, like url = \"subsonic+https://music.example.org\"")
+        }
+        if values["password"] != nil, values["password-command"] != nil {
+            try fail("[feeds.\(name)] takes password or password-command, not both")
+        }
+        return (url, ServerLogin(user: values["user"], password: values["password"], passwordCommand: values["password-command"]))
     }
 
     private mutating func set(_ section: String, _ key: String, _ entry: TOMLValueConvertible, _ fail: (String) throws(ConfigError) -> Never) throws(ConfigError) {

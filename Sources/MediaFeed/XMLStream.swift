@@ -5,7 +5,7 @@ import Foundation
 /// no DTD, no entity expansion): the root, then one element at a time with
 /// its subtree, never the whole document at once (a 5,000-episode podcast
 /// took 50 MB and twice the time as a tree).
-final class XMLStream {
+package final class XMLStream {
     private let reader: OpaquePointer
     /// The bytes the reader reads in place.
     private let bytes: UnsafeMutableBufferPointer<UInt8>
@@ -16,7 +16,7 @@ final class XMLStream {
     /// `ignoringDeclaredEncoding`: the bytes are UTF-8 whatever the XML
     /// declaration says (they were transcoded). `recovering`: libxml2's
     /// recovery reads a document that is not well-formed as far as it can.
-    init(_ bytes: [UInt8], ignoringDeclaredEncoding: Bool = false, recovering: Bool = false) throws(FeedError) {
+    package init(_ bytes: [UInt8], ignoringDeclaredEncoding: Bool = false, recovering: Bool = false) throws(FeedError) {
         let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
         _ = copy.initialize(from: bytes)
         var error = mp_xml_error()
@@ -45,7 +45,7 @@ final class XMLStream {
     }
 
     /// The root element: its name, namespace and line only.
-    func root() throws(FeedError) -> XMLElement? {
+    package func root() throws(FeedError) -> XMLElement? {
         var error = mp_xml_error()
         let node = mp_xml_root(reader, &error)
         if error.line != 0 {
@@ -57,7 +57,7 @@ final class XMLStream {
 
     /// The next element at `depth` below the root's level, whole; valid
     /// until the next call.
-    func next(atDepth depth: Int) throws(FeedError) -> XMLElement? {
+    package func next(atDepth depth: Int) throws(FeedError) -> XMLElement? {
         var error = mp_xml_error()
         let node = mp_xml_next(reader, Int32(depth), &error)
         if error.line != 0 {
@@ -91,25 +91,25 @@ enum XMLNamespace: Int32 {
 }
 
 /// One element of an `XMLStream`'s current subtree.
-struct XMLElement {
+package struct XMLElement {
     let node: OpaquePointer
 
     /// The local name.
-    var name: String { String(cString: mp_xml_name(node)) }
+    package var name: String { String(cString: mp_xml_name(node)) }
     /// Whether the local name is `text` (no String made).
-    func named(_ text: StaticString) -> Bool {
+    package func named(_ text: StaticString) -> Bool {
         let own = mp_xml_name(node)!
         return text.withUTF8Buffer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { strncmp(own, $0.baseAddress!, $0.count) == 0 && own[$0.count] == 0 }
         }
     }
-    var namespace: String? { mp_xml_namespace(node).map { String(cString: $0) } }
+    package var namespace: String? { mp_xml_namespace(node).map { String(cString: $0) } }
     var kind: XMLNamespace { XMLNamespace(rawValue: mp_xml_namespace_kind(node)) ?? .other }
-    var line: Int { max(1, Int(mp_xml_line(node))) }
-    var parent: XMLElement? { mp_xml_parent(node).map(XMLElement.init) }
+    package var line: Int { max(1, Int(mp_xml_line(node))) }
+    package var parent: XMLElement? { mp_xml_parent(node).map(XMLElement.init) }
 
     /// Child elements, in order.
-    var children: [XMLElement] {
+    package var children: [XMLElement] {
         var result: [XMLElement] = []
         var next = mp_xml_first_element(node)
         while let child = next {
@@ -120,7 +120,7 @@ struct XMLElement {
     }
 
     /// Each child element, in order, with no array made.
-    func forEachChild(_ body: (XMLElement) -> Void) {
+    package func forEachChild(_ body: (XMLElement) -> Void) {
         var next = mp_xml_first_element(node)
         while let child = next {
             body(XMLElement(node: child))
@@ -129,14 +129,14 @@ struct XMLElement {
     }
 
     /// The element's text (its descendants' too), trimmed; nil when empty.
-    var text: String? {
+    package var text: String? {
         guard let raw = mp_xml_text(node) else { return nil }
         defer { free(raw) }
         let text = String(cString: raw).trimmedOfWhitespace
         return text.isEmpty ? nil : text
     }
 
-    func attribute(_ name: String, namespace: String? = nil) -> String? {
+    package func attribute(_ name: String, namespace: String? = nil) -> String? {
         guard let raw = mp_xml_attribute(node, name, namespace) else { return nil }
         defer { free(raw) }
         let text = String(cString: raw).trimmedOfWhitespace

@@ -6,6 +6,7 @@ import MediaCache
 import MediaCacheFolder
 import MediaFeed
 import MediaplayCommon
+import MediaServers
 
 /// Reads a feed from a path or an http(s) URL, turning every failure into a
 /// one-line error with the right exit code (missing 66, malformed 65,
@@ -25,6 +26,13 @@ package enum FeedLoading {
     /// `refresh`: a remote feed is fetched whole and must come from the
     /// server (no conditional request, no kept copy).
     package static func load(_ location: String, cacheDirectory: String?, refresh: Bool = false, announce: Bool = true) throws(CLIError) -> LoadedFeed {
+        if ServerFeeds.isServer(location) {
+            let progress: (Int) -> Void = announce ? { Self.showProgress($0) } : { _ in }
+            let loaded = try ServerFeeds.load(location, cacheDirectory: cacheDirectory, refresh: refresh, progress: progress)
+            if announce, isatty(2) == 1 { StandardStream.error("\r\u{1B}[K") }
+            if announce, let notice = loaded.offlineNotice { StandardStream.error("mediaplay: \(DisplayWidth.escaped(notice))\n") }
+            return loaded
+        }
         let scheme = location.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() }
         if location.contains("://"), let scheme, scheme == "http" || scheme == "https" {
             let loaded = try loadRemote(location, cacheDirectory: cacheDirectory, refresh: refresh)
@@ -32,7 +40,7 @@ package enum FeedLoading {
             return loaded
         }
         if location.contains("://"), let scheme, scheme != "file" {
-            throw CLIError("unsupported feed URL \"\(location.redactingUserinfo)\" (use a file path, or an http or https URL)", exitCode: .usage)
+            throw CLIError("unsupported feed URL \"\(location.redactingUserinfo)\" (use a file path, an http or https URL, or a server: subsonic+https://USER@HOST)", exitCode: .usage)
         }
         let path = location.hasPrefix("file://") ? (URL(string: location)?.path ?? location) : location
         var loaded: LoadedFeed
@@ -46,6 +54,12 @@ package enum FeedLoading {
             loaded.applyFileDetails(lookup(loaded.feed.items, cacheDirectory))
         }
         return loaded
+    }
+
+    /// A server's library read page by page: the count so far, on a terminal.
+    private static func showProgress(_ songs: Int) {
+        guard isatty(2) == 1 else { return }
+        StandardStream.error("\rmediaplay: reading the library: \(songs) items…")
     }
 
     /// How a local feed's files' details are had as it loads (their title
@@ -161,6 +175,9 @@ package final class FeedFollower: Sendable {
             return last != stamp
         }
         guard changed, !stampOnly else { return nil }
+        if ServerFeeds.isServer(location) {
+            return try? FeedLoading.load(location, cacheDirectory: cacheDirectory, announce: false).feed
+        }
         if let url = remoteURL {
             guard let kept = cache?.keptFeed(for: url) else { return nil }
             return try? FeedDecoder.decode(kept.body, origin: .remote(url))
@@ -175,6 +192,7 @@ package final class FeedFollower: Sendable {
     }
 
     private func currentStamp() -> String? {
+        if let key = ServerFeeds.keptKey(location) { return cache?.keptFeedStamp(for: key) }
         if let url = remoteURL {
             return cache?.keptFeedStamp(for: url)
         }

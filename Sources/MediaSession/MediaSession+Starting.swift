@@ -85,6 +85,7 @@ extension MediaSession {
         registered.replaced?.stop()
         if let url = item.source?.description { positions.startsAgain(url) }
         player.play()
+        if case let .remote(url)? = item.source { reports?.started(url) }
         Task { [weak self] in
             for await event in events {
                 guard let self else { return }
@@ -126,6 +127,7 @@ extension MediaSession {
                 case .ended:
                     positions.remove(for: url)
                     if player.mediaInfo?.isImage != true { positions.markPlayed(url) }
+                    if case let .remote(remote)? = item.source, player.mediaInfo?.isImage != true { reports?.ended(remote) }
                     // `sleep end`: the item's end is where playback stops.
                     if !sleepsAtEnd(of: key) { playOn(after: item) }
                 case .paused:

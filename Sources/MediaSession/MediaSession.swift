@@ -80,13 +80,16 @@ public final class MediaSession: @unchecked Sendable {
     /// Problems no command waits for (a chapters file that cannot be had):
     /// the background player's log.
     let problems: (@Sendable (String) -> Void)?
+    /// Told of each start and each end played (a server that keeps plays).
+    let reports: (any PlayReporting)?
 
     public init(
         feed: Feed, store: (any MediaStore)?, documents: (any DocumentFetcher)? = nil, positions: StateStore?, engine: any PlayerFactory,
         settings: AudioSettings = AudioSettings(), playlist: PlaylistMode = PlaylistMode(autoplay: false), tracks: TrackSettings = TrackSettings(),
-        pages: (any PageResolver)? = nil, problems: (@Sendable (String) -> Void)? = nil
+        pages: (any PageResolver)? = nil, problems: (@Sendable (String) -> Void)? = nil, reports: (any PlayReporting)? = nil
     ) {
         self.problems = problems
+        self.reports = reports
         currentFeed = feed
         self.settings = settings
         self.tracks = tracks
@@ -324,10 +327,11 @@ public final class MediaSession: @unchecked Sendable {
             return Array(players.values)
         }
         for player in all { player.stop() }
-        await blocking { [positions, engine] in
+        await blocking { [positions, engine, reports] in
             for player in all { _ = player.waitUntilFinished() }
             engine.finish()
             positions.flush()
+            reports?.flush()
         }
     }
 

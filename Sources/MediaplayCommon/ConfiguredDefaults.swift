@@ -12,6 +12,8 @@ public enum ConfiguredDefaults {
         public var maxSize: String?
         /// `[feeds]`: name → path or URL.
         public var feeds: [String: String]
+        /// `[feeds.NAME]` tables' logins, by the feed's location.
+        public var logins: [String: ServerLogin] = [:]
         /// `[playback]`: what a background player starts with when nothing
         /// was kept from its last run.
         public var audio: AudioSettings

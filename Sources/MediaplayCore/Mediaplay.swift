@@ -161,10 +161,13 @@ public enum MediaplayProgram {
     }
 
     private static func defaults(_ config: Config) -> ConfiguredDefaults.Values {
-        .init(
+        var defaults: ConfiguredDefaults.Values = .init(
             feed: config.feed, cacheFolder: config.cacheFolder, maxSize: config.maxSize, feeds: config.feeds,
             audio: config.audioSettings(kept: nil), playlist: config.playlistMode(kept: nil), measureLoudness: config.measureLoudness ?? true
         )
+        // Named servers' logins ([feeds.NAME] user and password).
+        defaults.logins = config.feedLogins
+        return defaults
     }
 
     /// mediaplay-core's files' details: probed where the index does not know them.

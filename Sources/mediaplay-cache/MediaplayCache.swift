@@ -24,10 +24,12 @@ struct MediaplayCache: AsyncParsableCommand {
     static func main() async {
         StandardStream.reserveStandardDescriptors()
         let config = LoadedConfig.loadOrExit()
-        ConfiguredDefaults.set(.init(
+        var defaults: ConfiguredDefaults.Values = .init(
             feed: config.feed, cacheFolder: config.cacheFolder, maxSize: config.maxSize, feeds: config.feeds,
             audio: config.audioSettings(kept: nil), playlist: config.playlistMode(kept: nil), measureLoudness: config.measureLoudness ?? true
-        ))
+        )
+        defaults.logins = config.feedLogins
+        ConfiguredDefaults.set(defaults)
         if let seconds = config.networkTimeout { NetworkLimits.set(timeout: seconds) }
         // `fetch` of a web page: its media, found by yt-dlp as `play` finds it.
         if config.ytdl != false { FetchCommand.usePages(YTDL(program: config.ytdlPath ?? "yt-dlp", format: config.ytdlFormat ?? YTDL.videoFormat)) }

@@ -7,6 +7,7 @@ import MediaBrowse
 import MediaCache
 import MediaFeed
 import MediaSession
+import MediaServers
 import MediaTerminal
 import MediaplayCommandLine
 import MediaConfig
@@ -111,7 +112,8 @@ struct BrowseCommand: AsyncParsableCommand {
             ) { relay.post("\($0)") },
             settings: LoadedConfig.current.audioSettings(kept: positions?.audioSettings()),
             playlist: LoadedConfig.current.playlistMode(kept: positions?.playlistMode()), tracks: LoadedConfig.current.trackSettings,
-            pages: PageOptions.resolver(audioOnly: false)
+            pages: PageOptions.resolver(audioOnly: false),
+            reports: ServerPlays.shared
         )
         session.keymap = LoadedConfig.current.keymap
         session.resumesItems = LoadedConfig.current.resumes

@@ -14,6 +14,7 @@ import MediaFeed
 import MediaMPD
 import MediaMPRIS
 import MediaSession
+import MediaServers
 import MediaConfig
 import MediaFeedLoading
 import MediaWiring
@@ -167,7 +168,7 @@ struct DaemonCommand: AsyncParsableCommand {
             playlist: LoadedConfig.current.playlistMode(kept: positions.playlistMode()), tracks: config.trackSettings,
             // Without a display no window opens: a page's audio alone, as mpv picks it.
             pages: PageOptions.resolver(audioOnly: !PageOptions.hasDisplay, config: config),
-            problems: { logger.warning("\($0)") }
+            problems: { logger.warning("\($0)") }, reports: ServerPlays.shared
         )
         // The keys of its windows, and where items start: config.toml's.
         session.keymap = LoadedConfig.current.keymap

@@ -3,6 +3,7 @@ import Foundation
 import MediaConfig
 import MediaFeed
 import MediaFeedLoading
+import MediaServers
 import MediaListing
 import MediaModel
 import MediaplayCommandLine
@@ -16,7 +17,7 @@ import MediaplayCommon
 struct FeedsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "feeds",
-        abstract: "List the named feeds, add or remove one, or import subscriptions from OPML.",
+        abstract: "List the named feeds, add or remove one, import subscriptions from OPML, or find media servers.",
         discussion: """
             Name feeds in config.toml (docs/CONFIG.md), or with 'feeds add', then \
             pass the name to --feed:
@@ -29,9 +30,10 @@ struct FeedsCommand: ParsableCommand {
               mediaplay feeds add news https://example.org/podcast.rss
               mediaplay feeds remove news
               mediaplay feeds import subscriptions.opml
+              mediaplay feeds discover
               mediaplay list --feed news
             """,
-        subcommands: [List.self, Add.self, Remove.self, Import.self],
+        subcommands: [List.self, Add.self, Remove.self, Import.self, Discover.self],
         defaultSubcommand: List.self
     )
 
@@ -145,7 +147,10 @@ struct FeedsCommand: ParsableCommand {
                 guard Config.isFeedName(name) else {
                     throw CLIError("\"\(name)\" is not a usable feed name (letters, digits, - and _, not only digits)", exitCode: .usage)
                 }
-                if let problem = OPMLReader.problem(with: url) {
+                if SubsonicServer.isLocation(url) {
+                    throw CLIError("name a Subsonic server in config.toml, with its login: [feeds.\(name)] url, user, and password or password-command (docs/CONFIG.md)", exitCode: .usage)
+                }
+                if !UPnPServer.isLocation(url), let problem = OPMLReader.problem(with: url) {
                     throw CLIError("\(url.redactingUserinfo): \(problem) (feeds add takes http(s) URLs; name a local feed in config.toml's [feeds])", exitCode: .usage)
                 }
                 let feedsPath = NamedFeeds.path
@@ -296,6 +301,55 @@ struct FeedsCommand: ParsableCommand {
             }
         }
     }
+
+    struct Discover: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Find the DLNA/UPnP media servers on the local network.",
+            discussion: """
+                Sends SSDP's M-SEARCH for media servers on every network interface \
+                that does multicast and lists those that answer within the timeout: \
+                their name and the feed to pass to --feed (or to 'feeds add'). \
+                A server counts only if its description is on the address it \
+                answered from.
+
+                Examples:
+                  mediaplay feeds discover
+                  mediaplay feeds discover --json --timeout 5
+                  mediaplay feeds add nas "upnp+http://192.168.1.20:8200/rootDesc.xml"
+                """
+        )
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(name: .long, help: "Print JSON lines, one server per line: name, feed, address.")
+        var json = false
+
+        @Option(name: .long, help: ArgumentHelp("Seconds to wait for answers (1 to 15).", valueName: "seconds"))
+        var timeout: Int = 3
+
+        func run() throws {
+            try runReportingErrors {
+                guard (1...15).contains(timeout) else { throw CLIError("--timeout takes whole seconds from 1 to 15", exitCode: .usage) }
+                let servers = SSDPDiscovery.discover(timeout: Double(timeout))
+                if json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                    for server in servers {
+                        if let data = try? encoder.encode(server) { print(String(decoding: data, as: UTF8.self)) }
+                    }
+                    return
+                }
+                if servers.isEmpty {
+                    StandardStream.error("mediaplay: no media server answered within \(timeout) s (is one on this network? try --timeout 10)\n")
+                    return
+                }
+                for server in servers {
+                    print(DisplayWidth.escaped("\(DisplayWidth.singleLine(server.name))  \(server.feed)"))
+                }
+            }
+        }
+    }
+
 }
 
 /// Names for imported feeds, and the feeds file's text with them added.

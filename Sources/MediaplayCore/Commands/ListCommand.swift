@@ -24,11 +24,15 @@ struct ListCommand: ParsableCommand {
             Titles are cut to fit the terminal; --json prints everything, with the \
             files' tags and format, in the format described in docs/FEED.md. A \
             remote feed is revalidated with its server each time; when the server \
-            cannot be reached, the copy kept from last time is listed, with a notice.
+            cannot be reached, the copy kept from last time is listed, with a notice. \
+            A media server's library (subsonic+https://USER@HOST, \
+            upnp+http://HOST:PORT/rootDesc.xml) is kept for an hour; --refresh reads \
+            it again.
 
             Examples:
               mediaplay list
               mediaplay list --json
+              mediaplay list --feed "subsonic+https://alice@music.example.org"
               mediaplay list --columns title,date,position --sort date --reverse
               COLUMNS=60 mediaplay list --feed feed.json | less
             """

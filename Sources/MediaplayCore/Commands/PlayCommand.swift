@@ -7,6 +7,7 @@ import MediaEngine
 import MediaFeed
 import MediaModel
 import MediaSession
+import MediaServers
 import MediaTerminal
 import MediaTerminalVideo
 import MediaCacheCommands
@@ -212,7 +213,8 @@ struct PlayCommand: AsyncParsableCommand {
                 settings: loudness.settings(AudioSettings(volume: volume, muted: mute, speed: speed), recording: recordsSound, config: config),
                 playlist: PlaylistMode(autoplay: inTurn && feed.items.count > 1), tracks: tracks.settings(config: config),
                 // No picture will show: a page's audio alone, as mpv picks it.
-                pages: pages.resolver(audioOnly: noVideo || (vo == .none && recording.videoOut == nil))
+                pages: pages.resolver(audioOnly: noVideo || (vo == .none && recording.videoOut == nil)),
+                reports: ServerPlays.shared
             )
             // The keys of the terminal and the window: config.toml's [keys];
             // where items start: config.toml's `start` (a recording from the top).

@@ -8,6 +8,7 @@ import MediaListing
 import MediaplayCommandLine
 import MediaEngine
 import MediaSession
+import MediaServers
 import MediaFeedLoading
 import MediaWiring
 import MediaplayCommon
@@ -100,7 +101,7 @@ struct ScriptCommand: AsyncParsableCommand {
             let engine = try loudness.engine(clock: virtual ? .virtual : .realTime, audio: audio, video: video, config: config, exact: exact, global: global, subtitleFiles: tracks.subtitlePaths) { _ in }
             let session = MediaSession(
                 feed: loaded.feed, store: cache, positions: nil, engine: engine, settings: loudness.settings(AudioSettings(), recording: exact, config: config),
-                tracks: tracks.settings(config: config), pages: PageOptions.resolver(audioOnly: false)
+                tracks: tracks.settings(config: config), pages: PageOptions.resolver(audioOnly: false), reports: ServerPlays.shared
             )
             let runner = ScriptRunner(session: session, virtualClock: virtual) { line in
                 StandardStream.output((line + "\n").utf8)

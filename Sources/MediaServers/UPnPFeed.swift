@@ -1,0 +1,184 @@
+import Foundation
+import MediaCache
+import MediaCacheFolder
+import MediaFeed
+import MediaListing
+import MediaModel
+import MediaplayCommon
+
+/// A UPnP server's tree as a feed, read as a folder tree reads: depth
+/// first, containers in the server's order, each file once (where it is
+/// first found: a server that shows one song under Artist, Album and Genre
+/// lists it once). Kept in the cache like a Subsonic library.
+enum UPnPFeed {
+    struct Entry: Sendable {
+        var id: String
+        var title: String
+        var kind: MediaKind
+        var url: String
+        var artist: String?
+        var album: String?
+        var track: Int?
+        var duration: Double?
+        var art: String?
+    }
+
+    /// Bounds of a tree: containers visited, depth, items.
+    static let maximumContainers = 20_000
+    static let maximumDepth = 24
+
+    static func load(_ location: String, cacheDirectory: String?, refresh: Bool, progress: (Int) -> Void) throws(CLIError) -> LoadedFeed {
+        let server = try UPnPServer(location: location)
+        let identity = UPnPServer.identity(of: location)
+        let cache = cacheDirectory.flatMap { try? MediaCache(directory: $0) }
+        let keyURL = URL(string: identity)
+        let keptCopy = keyURL.flatMap { cache?.keptFeed(for: $0) }
+        let kept = keptCopy.flatMap { decode($0.body) }
+        let now = SystemClock.shared.wallTime.timeIntervalSince1970
+        if !refresh, let kept, let keptCopy, now - keptCopy.fetched < ServerFeeds.freshFor, now >= keptCopy.fetched {
+            return loaded(kept.name, kept.entries, identity: identity)
+        }
+        do {
+            let (name, entries, note) = try read(server, progress: progress)
+            if let keyURL {
+                try? cache?.keep(KeptFeed(url: keyURL.absoluteString, body: encode(name, entries), etag: nil, lastModified: nil, fetched: now))
+            }
+            var result = loaded(name, entries, identity: identity)
+            if let note { result.feed.notes.append(note) }
+            return result
+        } catch {
+            guard error.exitCode == .unavailable, let kept, let keptCopy else { throw error }
+            var result = loaded(kept.name, kept.entries, identity: identity)
+            result.offlineNotice = "offline: showing the server's items as of \(ServerFeeds.localTime(keptCopy.fetched)) (\(error.message))"
+            return result
+        }
+    }
+
+    /// The server's name, its items, and a note when items were left out
+    /// for being on another host.
+    static func read(_ server: UPnPServer, progress: (Int) -> Void) throws(CLIError) -> (String, [Entry], String?) {
+        let timeout = SubsonicClient.defaultTimeout
+        let device = try server.device(timeout: timeout)
+        guard let controlURL = device.controlURL, let serviceType = device.serviceType else {
+            throw CLIError("\(device.name) (\(server.host)) is no media server: its description has no ContentDirectory service", exitCode: .unavailable)
+        }
+        guard server.allows(controlURL) else {
+            throw CLIError("the UPnP server \(server.host) names a control URL on another host; refused", exitCode: .unavailable)
+        }
+        let directory = ContentDirectory(server: server, controlURL: controlURL, serviceType: serviceType, timeout: timeout)
+        var entries: [Entry] = []
+        var seenURLs: Set<String> = []
+        var elsewhere = 0
+        var otherHost: String?
+        var visited: Set<String> = []
+        // Depth first, in the server's order: a stack of containers to read.
+        var pending: [(id: String, depth: Int)] = [(server.root, 0)]
+        while let (container, depth) = pending.popLast(), visited.count < maximumContainers, entries.count < FeedDecoder.maximumItems {
+            guard visited.insert(container).inserted else { continue }
+            var children: [(id: String, depth: Int)] = []
+            var start = 0
+            while entries.count < FeedDecoder.maximumItems {
+                let page = try directory.browse(container, from: start)
+                for entry in page.entries {
+                    if entry.isContainer {
+                        if depth + 1 < maximumDepth { children.append((entry.id, depth + 1)) }
+                        continue
+                    }
+                    guard let made = self.entry(entry, server: server) else {
+                        if let url = entry.url.flatMap(URL.init(string:)), let host = url.host, !server.allows(url) {
+                            elsewhere += 1
+                            otherHost = otherHost ?? host
+                        }
+                        continue
+                    }
+                    guard seenURLs.insert(made.url).inserted else { continue }
+                    entries.append(made)
+                }
+                progress(entries.count)
+                start += page.returned
+                if page.returned == 0 || page.entries.isEmpty { break }
+                if let total = page.total, total > 0, start >= total { break }
+            }
+            pending += children.reversed()
+        }
+        let note = otherHost.map { host in
+            "\(elsewhere) item\(elsewhere == 1 ? " was" : "s were") left out: their media is on \(SubsonicLibrary.clean(host)), not \(server.host) (name the server by the address it gives its files)"
+        }
+        return (device.name, entries, note)
+    }
+
+    /// An item with media the feed may play: an http(s) URL on the server's
+    /// own host; anything else is left out.
+    static func entry(_ didl: DIDLEntry, server: UPnPServer) -> Entry? {
+        guard let text = didl.url, let url = URL(string: text), server.allows(url) else { return nil }
+        // upnp:class (object.item.audioItem.musicTrack…), else the MIME type.
+        let kind: MediaKind
+        let type = didl.upnpClass.lowercased(), mime = (didl.mime ?? "").lowercased()
+        if type.hasPrefix("object.item.imageitem") || mime.hasPrefix("image/") {
+            kind = .image
+        } else if type.hasPrefix("object.item.videoitem") || mime.hasPrefix("video/") {
+            kind = .video
+        } else if type.hasPrefix("object.item.audioitem") || mime.hasPrefix("audio/") {
+            kind = .audio
+        } else {
+            return nil
+        }
+        let art = didl.albumArt.flatMap { URL(string: $0) }.flatMap { server.allows($0) ? $0.absoluteString : nil }
+        return Entry(
+            id: didl.id, title: didl.title, kind: kind, url: url.absoluteString, artist: didl.artist, album: didl.album, track: didl.track,
+            duration: didl.duration, art: art
+        )
+    }
+
+    static func loaded(_ name: String, _ entries: [Entry], identity: String) -> LoadedFeed {
+        var items: [FeedItem] = []
+        var details: [MediaDetails?] = []
+        for entry in entries {
+            guard let url = URL(string: entry.url) else { continue }
+            let id = entry.id.allSatisfy(\.isNumber) ? "upnp-" + entry.id : entry.id
+            items.append(FeedItem(
+                position: items.count + 1, id: id, title: entry.title, kind: entry.kind, source: .remote(url),
+                thumbnail: entry.kind == .image ? .remote(url) : entry.art.flatMap(URL.init(string:)).map { .remote($0) }, duration: entry.duration
+            ))
+            details.append(MediaDetails(duration: entry.duration, title: entry.title, artist: entry.artist, album: entry.album, track: entry.track))
+        }
+        var loaded = LoadedFeed(feed: Feed(title: name, items: items), source: identity, identity: identity)
+        loaded.details = details
+        return loaded
+    }
+
+    // MARK: - The kept copy
+
+    static let header = "mediaplay-upnp-items 1"
+
+    static func encode(_ name: String, _ entries: [Entry]) -> [UInt8] {
+        var text = header + "\n" + SubsonicLibrary.clean(name) + "\n"
+        for entry in entries {
+            let fields = [
+                entry.id, entry.title, entry.kind.name, entry.url, entry.artist ?? "", entry.album ?? "", entry.track.map(String.init) ?? "",
+                entry.duration.map { String($0) } ?? "", entry.art ?? "",
+            ].map { field in
+                field.utf8.contains { $0 == 0x09 || $0 == 0x0A } ? field.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ") : field
+            }
+            text += fields.joined(separator: "\t") + "\n"
+        }
+        return Array(text.utf8)
+    }
+
+    static func decode(_ bytes: [UInt8]) -> (name: String, entries: [Entry])? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
+        guard lines.popFirst() == Substring(header), let name = lines.popFirst() else { return nil }
+        var entries: [Entry] = []
+        for line in lines where !line.isEmpty {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 9, let kind = MediaKind(name: fields[2]) else { return nil }
+            entries.append(Entry(
+                id: fields[0], title: fields[1], kind: kind, url: fields[3], artist: fields[4].isEmpty ? nil : fields[4],
+                album: fields[5].isEmpty ? nil : fields[5], track: whole(fields[6], in: 0...99_999), duration: CheckedNumber.duration(Double(fields[7])),
+                art: fields[8].isEmpty ? nil : fields[8]
+            ))
+        }
+        return (String(name), entries)
+    }
+}

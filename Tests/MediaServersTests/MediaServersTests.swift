@@ -1,0 +1,114 @@
+import Foundation
+import MediaCache
+import MediaFeed
+import MediaModel
+import Testing
+
+@testable import MediaServers
+
+/// The pieces of the server feeds that need no server: the token's MD5,
+/// the kept library, DIDL-Lite and SSDP answers read, the login added on
+/// the wire only. (Against real servers: EndToEndTests' SubsonicFeedTests
+/// and DLNAFeedTests.)
+@Suite struct MediaServersTests {
+    @Test(arguments: [
+        ("", "d41d8cd98f00b204e9800998ecf8427e"),
+        ("abc", "900150983cd24fb0d6963f7d28e17f72"),
+        ("message digest", "f96b697d7cb7938d525a2f31aaf161d0"),
+        ("12345678901234567890123456789012345678901234567890123456789012345678901234567890", "57edf4a22be3c955ac49da2e2107b67a"),
+        // The Subsonic API's own example: md5("sesame" + "c19b2d").
+        ("sesamec19b2d", "26719a1196d2a940705a59634eb18eab"),
+    ])
+    func md5MatchesRFC1321(_ text: String, _ digest: String) {
+        #expect(MD5.hex(of: text) == digest)
+    }
+
+    @Test func theKeptLibraryReadsBackInArtistAndAlbumOrder() throws {
+        var a = SubsonicSong(id: "2", title: "Two\tTabs")
+        a.artist = "zebra"
+        a.album = "Stripes"
+        a.track = 2
+        a.duration = 61.5
+        var b = SubsonicSong(id: "1", title: "One")
+        b.artist = "Zebra"
+        b.album = "Stripes"
+        b.track = 1
+        b.coverArt = "al-1"
+        var c = SubsonicSong(id: "x", title: "Aardvark song")
+        c.artist = "Aardvark"
+        c.isVideo = true
+        let ordered = SubsonicLibrary.ordered([a, b, c])
+        #expect(ordered.map(\.id) == ["x", "1", "2"])
+        // A tab from a server is cleaned before it is kept.
+        let page = try JSONParser.parse(Array(#"{"song": [{"id": "2", "title": "Two\tTabs"}]}"#.utf8)).value
+        let cleaned = SubsonicLibrary.songs(in: page["song"]?.value)
+        #expect(cleaned.first?.title == "Two Tabs")
+        let library = SubsonicLibrary(auth: .hex, version: "1.10.2", songs: ordered.map { var song = $0; song.title = SubsonicLibrary.clean(song.title); return song })
+        let back = try #require(SubsonicLibrary(encoded: library.encoded))
+        #expect(back.songs == library.songs)
+        #expect(back.auth == .hex && back.version == "1.10.2")
+        #expect(SubsonicLibrary(encoded: Array("not a library".utf8)) == nil)
+    }
+
+    @Test func itemsCarryNoLoginAndTheWireDoes() throws {
+        let server = try SubsonicServer(location: "subsonic+http://bob:p%40ss@music.example:4533/sub/", login: nil)
+        #expect(server.identity == "subsonic+http://bob@music.example:4533/sub")
+        let library = SubsonicLibrary(auth: .token, version: "1.16.1", songs: [SubsonicSong(id: "42", title: "Answer")])
+        let loaded = library.loaded(server: server, shownAs: server.identity)
+        let url = try #require(loaded.feed.items.first?.source?.description)
+        #expect(url == "http://music.example:4533/sub/rest/stream.view?id=42&format=raw")
+        #expect(loaded.feed.items.first?.id == "song-42")
+        _ = SubsonicClient(server: server, auth: .token, version: "1.16.1")
+        let signed = RequestSigning.signed(try #require(URL(string: url))).absoluteString
+        #expect(signed.hasPrefix(url + "&u=bob&t="))
+        #expect(!signed.contains("p@ss") && !signed.contains("p%40ss"))
+        // The token is md5(password + salt).
+        let query = try #require(URLComponents(string: signed)?.queryItems)
+        let salt = try #require(query.first { $0.name == "s" }?.value)
+        #expect(query.first { $0.name == "t" }?.value == MD5.hex(of: "p@ss" + salt))
+        // Another server's URLs are left alone.
+        #expect(RequestSigning.signed(try #require(URL(string: "http://other.example/rest/stream.view?id=1"))).absoluteString == "http://other.example/rest/stream.view?id=1")
+    }
+
+    @Test func didlLiteItemsAndTheirSafety() throws {
+        let didl = """
+            <DIDL-Lite xmlns="urn:schemas-upnp-org:metadata-1-0/DIDL-Lite/" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:upnp="urn:schemas-upnp-org:metadata-1-0/upnp/">
+            <container id="7" parentID="0" restricted="1"><dc:title>Albums</dc:title><upnp:class>object.container</upnp:class></container>
+            <item id="8" parentID="7"><dc:title>Song &amp; Dance</dc:title><upnp:class>object.item.audioItem.musicTrack</upnp:class><upnp:artist>Band</upnp:artist>\
+            <upnp:album>Record</upnp:album><upnp:originalTrackNumber>3</upnp:originalTrackNumber>\
+            <res protocolInfo="http-get:*:audio/mpeg:*" duration="0:01:02.500">http://10.0.0.2:8200/MediaItems/8.mp3</res></item>
+            <item id="9" parentID="7"><dc:title>Elsewhere</dc:title><upnp:class>object.item.audioItem</upnp:class><res protocolInfo="http-get:*:audio/mpeg:*">http://evil.example/x.mp3</res></item>
+            <item id="10" parentID="7"><dc:title>Local</dc:title><upnp:class>object.item.imageItem</upnp:class><res protocolInfo="http-get:*:image/jpeg:*">file:///etc/passwd</res></item>
+            </DIDL-Lite>
+            """
+        let entries = try ContentDirectory.entries(inDIDL: Array(didl.utf8), host: "10.0.0.2")
+        #expect(entries.map(\.id) == ["7", "8", "9", "10"])
+        #expect(entries[0].isContainer)
+        #expect(entries[1].title == "Song & Dance" && entries[1].artist == "Band" && entries[1].album == "Record" && entries[1].track == 3)
+        #expect(entries[1].duration == 62.5)
+        let server = try UPnPServer(location: "upnp+http://10.0.0.2:8200/rootDesc.xml")
+        #expect(UPnPFeed.entry(entries[1], server: server)?.kind == .audio)
+        // Another host and a local file are left out.
+        #expect(UPnPFeed.entry(entries[2], server: server) == nil)
+        #expect(UPnPFeed.entry(entries[3], server: server) == nil)
+        // A DTD's entities are never expanded.
+        let hostile = Array("""
+            <?xml version="1.0"?><!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]>\
+            <DIDL-Lite><item id="1"><dc:title>&x;</dc:title><res>http://10.0.0.2/a.mp3</res></item></DIDL-Lite>
+            """.utf8)
+        let read = (try? ContentDirectory.entries(inDIDL: hostile, host: "10.0.0.2")) ?? []
+        #expect(read.allSatisfy { !$0.title.contains("root:") })
+    }
+
+    @Test func ssdpAnswersGiveTheirLocation() {
+        #expect(SSDPDiscovery.location(in: "HTTP/1.1 200 OK\r\nCACHE-CONTROL: max-age=1800\r\nLocation: http://192.168.1.5:8200/rootDesc.xml\r\nST: x\r\n\r\n") == "http://192.168.1.5:8200/rootDesc.xml")
+        #expect(SSDPDiscovery.location(in: "M-SEARCH * HTTP/1.1\r\nLOCATION: http://a/b\r\n\r\n") == nil)
+        #expect(SSDPDiscovery.location(in: "HTTP/1.1 200 OK\r\nST: x\r\n\r\n") == nil)
+    }
+
+    @Test func versionsCompareByNumber() {
+        #expect(SubsonicClient.isOlder("1.10.2", than: "1.13.0"))
+        #expect(!SubsonicClient.isOlder("1.16.1", than: "1.13.0"))
+        #expect(!SubsonicClient.isOlder("1.13", than: "1.13.0"))
+    }
+}
