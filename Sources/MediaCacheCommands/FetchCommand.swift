@@ -169,8 +169,8 @@ package struct FetchCommand: AsyncParsableCommand {
         case let .file(path): url = URL(fileURLWithPath: path)
         }
         // A web page resolved before: its media, yt-dlp not asked again
-        // unless that address fails (they expire).
-        if source.isRemote, let kept = await offPool({ cache.keptPage(for: url) }) {
+        // unless that address fails (they expire) or it needs cookies (never kept).
+        if source.isRemote, let kept = await offPool({ cache.keptPage(for: url) }), !kept.lacksCookies {
             if let streamed = await streamed(kept, item: item, display: display) { return streamed }
             if await downloadFiles(kept, item: item, source: source, cache: cache, refresh: refresh, display: display) == nil { return nil }
         }

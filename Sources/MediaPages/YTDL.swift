@@ -163,7 +163,7 @@ public struct YTDL: PageResolver {
         if requested.count > 1 {
             let manifests = Set(requested.compactMap { string($0["manifest_url"]?.value) })
             if manifests.count == 1, requested.allSatisfy({ isAdaptive($0) }), let manifest = manifests.first {
-                return (ResolvedMedia(url: try PageRules.check(manifest, page: page), headers: headers(requested[0]), isManifest: true), nil)
+                return (ResolvedMedia(url: try PageRules.check(manifest, page: page), headers: headers(requested[0], for: manifest), isManifest: true), nil)
             }
             // Two files: the pictures' and the sound's, played together.
             let video = requested.first { string($0["vcodec"]?.value) != "none" }
@@ -189,17 +189,17 @@ public struct YTDL: PageResolver {
 
     private static func format(_ format: JSONValue, page: URL) throws(PageError) -> ResolvedMedia {
         let proto = string(format["protocol"]?.value) ?? "https"
-        let headers = headers(format)
         if proto.contains("dash") {
             guard let manifest = string(format["manifest_url"]?.value) ?? string(format["url"]?.value) else {
                 throw .failed("yt-dlp gave no address for the media of \(page.absoluteString.redactingUserinfo)")
             }
-            return ResolvedMedia(url: try PageRules.check(manifest, page: page), headers: headers, isManifest: true)
+            return ResolvedMedia(url: try PageRules.check(manifest, page: page), headers: headers(format, for: manifest), isManifest: true)
         }
         guard let text = string(format["url"]?.value) else {
             throw .failed("yt-dlp gave no address for the media of \(page.absoluteString.redactingUserinfo)")
         }
         let url = try PageRules.check(text, page: page)
+        let headers = headers(format, for: text)
         if proto.contains("m3u8") { return ResolvedMedia(url: url, headers: headers, isManifest: true) }
         guard proto == "http" || proto == "https" else {
             throw .refused("the media of \(page.absoluteString.redactingUserinfo) comes over \(DisplayWidth.singleLine(String(proto.prefix(40)))); mediaplay plays http, https, HLS and DASH")
@@ -210,18 +210,60 @@ public struct YTDL: PageResolver {
     /// The headers a format asks for, as they may go on a request: names of
     /// token characters, values without line breaks; none that would change
     /// the bytes (the cache asks for them unencoded, by range).
-    private static func headers(_ format: JSONValue) -> [String: String] {
-        guard case let .object(members)? = format["http_headers"]?.value else { return [:] }
+    /// The cookies come from its `cookies` field (yt-dlp 2023.07 and
+    /// later), those whose Domain and Path cover `media`, or from an older
+    /// yt-dlp's Cookie header.
+    private static func headers(_ format: JSONValue, for media: String) -> [String: String] {
         var headers: [String: String] = [:]
+        if let jar = string(format["cookies"]?.value), let url = URL(string: media),
+           let line = cookies(jar, for: url), line.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) {
+            headers["Cookie"] = line
+        }
+        guard case let .object(members)? = format["http_headers"]?.value else { return headers }
         let token = CharacterSet(charactersIn: "!#$%&'*+-.^_`|~").union(.alphanumerics)
         for (name, value) in members.prefix(50) {
             guard let value = string(value.value), !name.isEmpty, name.count <= 100, value.count <= 4096,
                   name.unicodeScalars.allSatisfy({ $0.isASCII && token.contains($0) }),
                   value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else { continue }
             if ["accept-encoding", "range", "if-range", "host", "content-length", "connection"].contains(name.lowercased()) { continue }
+            // The `cookies` field, when there is one, says which go where.
+            if name.lowercased() == "cookie", format["cookies"] != nil { continue }
             headers[name] = value
         }
         return headers
+    }
+
+    /// yt-dlp's `cookies` ("a=1; Domain=.example.org; Path=/; Secure;
+    /// b=2; …": each cookie followed by its attributes) as the Cookie line
+    /// for `url`: a cookie with a Domain only on that host or below it,
+    /// with a Path only under it, a Secure one only over https.
+    public static func cookies(_ text: String, for url: URL) -> String? {
+        guard let host = url.host?.lowercased(), text.utf8.count <= 65536 else { return nil }
+        struct Cookie { var pair: String; var domain: String?; var path: String?; var secure = false }
+        var parsed: [Cookie] = []
+        for part in text.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }) where !part.isEmpty {
+            let name = part.split(separator: "=", maxSplits: 1).first.map { $0.lowercased() } ?? ""
+            let value = part.split(separator: "=", maxSplits: 1).dropFirst().first.map(String.init)
+            switch name {
+            case "domain": if !parsed.isEmpty { parsed[parsed.count - 1].domain = value?.lowercased() }
+            case "path": if !parsed.isEmpty { parsed[parsed.count - 1].path = value }
+            case "secure": if !parsed.isEmpty { parsed[parsed.count - 1].secure = true }
+            case "expires", "version", "max-age", "httponly", "samesite", "comment": continue
+            default: if part.contains("=") { parsed.append(Cookie(pair: part)) }
+            }
+        }
+        let path = url.path.isEmpty ? "/" : url.path
+        let sent = parsed.filter { cookie in
+            if cookie.secure, url.scheme?.lowercased() != "https" { return false }
+            if let domain = cookie.domain.map({ $0.hasPrefix(".") ? String($0.dropFirst()) : $0 }) {
+                guard !domain.isEmpty, host == domain || host.hasSuffix("." + domain) else { return false }
+            }
+            if let prefix = cookie.path, !prefix.isEmpty, prefix != "/" {
+                guard path == prefix || path.hasPrefix(prefix.hasSuffix("/") ? prefix : prefix + "/") else { return false }
+            }
+            return true
+        }
+        return sent.isEmpty ? nil : sent.map(\.pair).joined(separator: "; ")
     }
 
     private static func string(_ value: JSONValue?) -> String? {

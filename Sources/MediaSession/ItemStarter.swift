@@ -64,8 +64,9 @@ struct ItemStarter: Sendable {
             // whole, so it downloads first.
             if item.kind != .image {
                 // A page resolved before: its media, yt-dlp not asked again
-                // unless the media's address no longer answers (they expire).
-                if let kept = await Self.offPool({ store.keptPage(for: url) }), let input = try? await open(kept, from: store, for: url) {
+                // unless the media's address no longer answers (they expire)
+                // or it needs cookies (never kept).
+                if let kept = await Self.offPool({ store.keptPage(for: url) }), !kept.lacksCookies, let input = try? await open(kept, from: store, for: url) {
                     return Started(input: input, page: kept)
                 }
                 do {
