@@ -1,4 +1,8 @@
 import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 import MediaModel
 
 /// What a web page holds for a player, as yt-dlp read it: the media to play
@@ -146,7 +150,44 @@ public enum PageError: Error, Sendable, Equatable, CustomStringConvertible {
 /// Turns a web page into what plays (yt-dlp, or a test's stand-in). It
 /// blocks (a child process): call it off Swift's cooperative pool.
 public protocol PageResolver: Sendable {
-    func resolve(_ page: URL) throws(PageError) -> ResolvedPage
+    /// `cancellation` ends the work from another thread (a stop).
+    func resolve(_ page: URL, cancellation: PageCancellation) throws(PageError) -> ResolvedPage
+}
+
+extension PageResolver {
+    public func resolve(_ page: URL) throws(PageError) -> ResolvedPage {
+        try resolve(page, cancellation: PageCancellation())
+    }
+}
+
+/// Ends a resolution under way from another thread: the resolver's child
+/// process group is killed, and a resolution not yet begun never begins.
+public final class PageCancellation: Sendable {
+    private struct State { var cancelled = false; var group: pid_t? }
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    public func cancel() {
+        state.withLock { state in
+            state.cancelled = true
+            if let group = state.group { kill(-group, SIGKILL) }
+        }
+    }
+
+    /// The resolver's process group, killed by a cancel until `finished`.
+    public func started(group: pid_t) {
+        state.withLock { state in
+            state.group = group
+            if state.cancelled { kill(-group, SIGKILL) }
+        }
+    }
+
+    public func finished() {
+        state.withLock { $0.group = nil }
+    }
 }
 
 /// The one rule for what a page may name: http or https, never a local file

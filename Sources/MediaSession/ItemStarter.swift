@@ -19,6 +19,8 @@ struct ItemStarter: Sendable {
     /// The files each page's media comes from, once known: a stop cancels
     /// their downloads under the session's lock, where nothing is read.
     let pageFiles = PageFiles()
+    /// The pages yt-dlp is reading now: a stop ends that at once.
+    let resolutions = PageResolutions()
 
     /// What a whole-file download does while the item starts.
     enum Download: Sendable {
@@ -65,8 +67,9 @@ struct ItemStarter: Sendable {
             if item.kind != .image {
                 // A page resolved before: its media, yt-dlp not asked again
                 // unless the media's address no longer answers (they expire)
-                // or it needs cookies (never kept).
-                if let kept = await Self.offPool({ store.keptPage(for: url) }), !kept.lacksCookies, let input = try? await open(kept, from: store, for: url) {
+                // or it needs cookies (never kept) for a file not yet cached.
+                if let kept = await Self.offPool({ store.keptPage(for: url) }),
+                   !kept.lacksCookies || kept.files.allSatisfy({ !$0.isManifest && store.cachedFile(for: $0.url) != nil }), let input = try? await open(kept, from: store, for: url) {
                     return Started(input: input, page: kept)
                 }
                 do {
@@ -99,9 +102,11 @@ struct ItemStarter: Sendable {
     /// that takes seconds), its resolution kept, its media opened.
     private func resolve(_ url: URL, store: any MediaStore) async throws(Failure) -> Started {
         guard let pages else { throw .page(.off) }
+        let cancellation = resolutions.begin(url)
+        defer { resolutions.end(url, cancellation) }
         let result: Result<ResolvedPage, PageError> = await Self.offPool {
             Result { () throws(PageError) in
-                let page = try pages.resolve(url)
+                let page = try pages.resolve(url, cancellation: cancellation)
                 // Kept at once (a live page's media has no end to keep).
                 if !page.isLive { store.keep(page, for: url) }
                 return page
@@ -173,6 +178,7 @@ struct ItemStarter: Sendable {
     /// downloaded stays for the next start).
     func cancel(_ item: FeedItem) {
         guard case let .remote(url)? = item.source else { return }
+        resolutions.cancel(url)
         store?.cancel(url)
         for file in pageFiles.files(for: url) { store?.cancel(file) }
     }
@@ -199,5 +205,27 @@ final class PageFiles: Sendable {
 
     func files(for page: URL) -> [URL] {
         files.withLock { $0[page] ?? [] }
+    }
+}
+
+/// The resolutions under way, by page: a stop cancels its page's.
+final class PageResolutions: Sendable {
+    private let running = Mutex<[URL: [PageCancellation]]>([:])
+
+    func begin(_ page: URL) -> PageCancellation {
+        let cancellation = PageCancellation()
+        running.withLock { $0[page, default: []].append(cancellation) }
+        return cancellation
+    }
+
+    func end(_ page: URL, _ cancellation: PageCancellation) {
+        running.withLock { running in
+            running[page]?.removeAll { $0 === cancellation }
+            if running[page]?.isEmpty == true { running[page] = nil }
+        }
+    }
+
+    func cancel(_ page: URL) {
+        for cancellation in running.withLock({ $0[page] ?? [] }) { cancellation.cancel() }
     }
 }
