@@ -69,7 +69,8 @@ struct ItemStarter: Sendable {
                 // unless the media's address no longer answers (they expire)
                 // or it needs cookies (never kept) for a file not yet cached.
                 if let kept = await Self.offPool({ store.keptPage(for: url) }),
-                   !kept.lacksCookies || kept.files.allSatisfy({ !$0.isManifest && store.cachedFile(for: $0.url) != nil }), let input = try? await open(kept, from: store, for: url) {
+                   !kept.lacksCookies || kept.files.allSatisfy({ !$0.isManifest && store.cachedFile(for: $0.url) != nil }),
+                   await Self.answers(kept, store: store), let input = try? await open(kept, from: store, for: url) {
                     return Started(input: input, page: kept)
                 }
                 do {
@@ -117,6 +118,15 @@ struct ItemStarter: Sendable {
         let input: MediaInput
         do { input = try await open(page, from: store, for: url) } catch { throw .download(reason: "\(error)") }
         return Started(input: input, page: page)
+    }
+
+    /// Whether a kept page's manifest still answers (libavformat, which
+    /// plays it, fails later than a start can resolve the page again); a
+    /// page of files or a live one needs no asking here.
+    private static func answers(_ page: ResolvedPage, store: any MediaStore) async -> Bool {
+        guard page.media.isManifest, !page.isLive else { return true }
+        let url = page.media.url
+        return await offPool { (try? store.fetchDocument(url, maximumBytes: 16 << 20)) != nil }
     }
 
     /// Blocking work (yt-dlp, the cache's index) on a thread of its own,

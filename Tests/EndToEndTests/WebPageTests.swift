@@ -267,6 +267,30 @@ import TestKit
         #expect(try await Fixtures.referencePCM(audio) == (try await Fixtures.referencePCM(hls)))
     }
 
+    /// A kept resolution whose manifest no longer answers (the addresses
+    /// sites give expire) is made again, once, as a file's is.
+    @Test func aKeptManifestThatFailsIsResolvedAgain() async throws {
+        let server = try TestHTTPServer()
+        let folder = try TemporaryDirectory()
+        let (_, hls) = try await Self.adaptiveStreams(serving: server, in: folder)
+        server.serve("/hls.html", bytes: Self.page(title: "Moving stream", body: #"<video><source src="hls/index.m3u8" type="application/x-mpegURL"></video>"#), contentType: "text/html")
+        let audio = folder.path + "/out.wav"
+        let arguments = ["play", server.url("/hls.html").absoluteString, "--cache-dir", folder.path + "/cache", "--no-video", "--audio-out", audio, "--untimed"]
+        let first = try await Mediaplay.run(arguments)
+        #expect(first.status == 0, "\(first.stderr)")
+        // The old manifest's address expires; the page names a new one.
+        server.inject("/hls/index.m3u8", Array(repeating: .status(403), count: 20))
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path + "/hls") {
+            let type = name.hasSuffix(".m3u8") ? "application/vnd.apple.mpegurl" : "video/mp2t"
+            server.serve("/hls2/\(name)", bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder.path + "/hls/\(name)"))), contentType: type)
+        }
+        server.serve("/hls.html", bytes: Self.page(title: "Moving stream", body: #"<video><source src="hls2/index.m3u8" type="application/x-mpegURL"></video>"#), contentType: "text/html")
+        let second = try await Mediaplay.run(arguments)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(server.getCount("/hls2/index.m3u8") >= 1, "resolved again: \(second.stderr)")
+        #expect(try await Fixtures.referencePCM(audio) == (try await Fixtures.referencePCM(hls)))
+    }
+
     /// A page naming a local file: refused in one line, nothing of the file played.
     @Test func aPageNamingALocalFilePlaysNothingLocal() async throws {
         let clip = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
