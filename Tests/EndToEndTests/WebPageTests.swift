@@ -306,6 +306,33 @@ import TestKit
         #expect(written <= 44, "nothing local was played: \(written) bytes")
     }
 
+    /// yt-dlp's answer itself naming a local file, a path or another
+    /// scheme (a `ytdl-path` script prints it, as a hostile extractor
+    /// would): refused in one line that says why, exit 65, nothing played.
+    @Test(arguments: ["file://CLIP", "CLIP", "ftp://127.0.0.1/clip.mp4"])
+    func anAnswerNamingSomethingLocalIsRefused(_ named: String) async throws {
+        let clip = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let target = named.replacingOccurrences(of: "CLIP", with: clip)
+        let server = try TestHTTPServer()
+        server.serve("/page.html", bytes: Self.page(title: "Page", body: "<p>nothing</p>"), contentType: "text/html")
+        let folder = try TemporaryDirectory()
+        let script = folder.path + "/yt-dlp"
+        try "#!/bin/sh\ncat <<'EOF'\n{\"title\": \"Local\", \"url\": \"\(target)\", \"protocol\": \"https\", \"ext\": \"mp4\"}\nEOF\n".write(toFile: script, atomically: true, encoding: .utf8)
+        chmod(script, 0o755)
+        try FileManager.default.createDirectory(atPath: folder.path + "/config/mediaplay", withIntermediateDirectories: true)
+        try "[playback]\nytdl-path = \"\(script)\"\n".write(toFile: folder.path + "/config/mediaplay/config.toml", atomically: true, encoding: .utf8)
+        let out = folder.path + "/out.wav"
+        let played = try await Mediaplay.run(
+            ["play", server.url("/page.html").absoluteString, "--cache-dir", folder.path + "/cache", "--no-video", "--audio-out", out, "--untimed"],
+            environment: ["XDG_CONFIG_HOME": folder.path + "/config"]
+        )
+        #expect(played.status == 65, "\(played.stderr)")
+        let lines = Self.errorLines(played.stderr)
+        #expect(lines.count == 1 && lines[0].contains("names \(target), which is not an http or https URL; mediaplay plays nothing local or of another kind from a page"), "\(played.stderr)")
+        let written = (try? Data(contentsOf: URL(fileURLWithPath: out)))?.count ?? 0
+        #expect(written <= 44, "nothing local was played: \(written) bytes")
+    }
+
     /// Without yt-dlp (ytdl-path names no program): one line, exit 69.
     @Test func withoutYTDLOneLineAndExit69() async throws {
         let server = try TestHTTPServer()
