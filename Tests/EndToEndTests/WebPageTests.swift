@@ -333,6 +333,24 @@ import TestKit
         #expect(written <= 44, "nothing local was played: \(written) bytes")
     }
 
+    /// `play URL.m3u8` of a plain M3U playlist (no #EXT-X- tags, as radio
+    /// lists are often named) lists its entries again, by what it holds,
+    /// not its name; an HLS playlist of the same name is the stream.
+    @Test func aRemotePlainM3U8ListsItsEntries() async throws {
+        let toneFixture = Fixtures.audioCodecs.first { $0.name == "tone.mp3" }!
+        let tone = try await Fixtures.make(toneFixture.name, toneFixture.arguments)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: tone)))
+        let server = try TestHTTPServer()
+        server.serve("/one.mp3", bytes: bytes, contentType: "audio/mpeg")
+        server.serve("/two.mp3", bytes: bytes, contentType: "audio/mpeg")
+        let list = "#EXTM3U\n#EXTINF:1,One\n\(server.url("/one.mp3").absoluteString)\n#EXTINF:1,Two\ntwo.mp3\n"
+        server.serve("/stations.m3u8", bytes: Array(list.utf8), contentType: "audio/x-mpegurl")
+        let folder = try TemporaryDirectory()
+        let played = try await Mediaplay.run(["play", server.url("/stations.m3u8").absoluteString, "--cache-dir", folder.path + "/cache", "--no-video", "--audio-out", folder.path + "/out.wav", "--untimed"])
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(server.getCount("/one.mp3") >= 1 && server.getCount("/two.mp3") >= 1, "both entries played: \(played.stderr)")
+    }
+
     /// Without yt-dlp (ytdl-path names no program): one line, exit 69.
     @Test func withoutYTDLOneLineAndExit69() async throws {
         let server = try TestHTTPServer()
