@@ -14,8 +14,8 @@ struct ItemStarter: Sendable {
     let store: (any MediaStore)?
     /// Where small documents (a chapters file) come from when no store is open.
     var documents: (any DocumentFetcher)? = nil
-    /// What finds the media in a web page (yt-dlp); nil: pages do not play.
-    var pages: (any PageResolver)? = nil
+    /// Web pages as inputs (yt-dlp, the kept resolutions); no resolver: pages do not play.
+    var pages = PageInputs(resolver: nil)
     /// The files each page's media comes from, once known: a stop cancels
     /// their downloads under the session's lock, where nothing is read.
     let pageFiles = PageFiles()
@@ -68,9 +68,7 @@ struct ItemStarter: Sendable {
                 // A page resolved before: its media, yt-dlp not asked again
                 // unless the media's address no longer answers (they expire)
                 // or it needs cookies (never kept) for a file not yet cached.
-                if let kept = await Self.offPool({ store.keptPage(for: url) }),
-                   !kept.lacksCookies || kept.files.allSatisfy({ !$0.isManifest && store.cachedFile(for: $0.url) != nil }),
-                   await Self.answers(kept, store: store), let input = try? await open(kept, from: store, for: url) {
+                if let kept = await pages.kept(url, in: store), await Self.answers(kept, store: store), let input = try? await open(kept, from: store, for: url) {
                     return Started(input: input, page: kept)
                 }
                 do {
@@ -102,17 +100,9 @@ struct ItemStarter: Sendable {
     /// A web page through yt-dlp (off Swift's pool: it is a child process
     /// that takes seconds), its resolution kept, its media opened.
     private func resolve(_ url: URL, store: any MediaStore) async throws(Failure) -> Started {
-        guard let pages else { throw .page(.off) }
         let cancellation = resolutions.begin(url)
         defer { resolutions.end(url, cancellation) }
-        let result: Result<ResolvedPage, PageError> = await Self.offPool {
-            Result { () throws(PageError) in
-                let page = try pages.resolve(url, cancellation: cancellation)
-                // Kept at once (a live page's media has no end to keep).
-                if !page.isLive { store.keep(page, for: url) }
-                return page
-            }
-        }
+        let result = await pages.resolve(url, keepingIn: store, cancellation: cancellation)
         let page: ResolvedPage
         do { page = try result.get() } catch { throw .page(error) }
         let input: MediaInput
@@ -126,17 +116,7 @@ struct ItemStarter: Sendable {
     private static func answers(_ page: ResolvedPage, store: any MediaStore) async -> Bool {
         guard page.media.isManifest, !page.isLive else { return true }
         let url = page.media.url
-        return await offPool { (try? store.fetchDocument(url, maximumBytes: 16 << 20)) != nil }
-    }
-
-    /// Blocking work (yt-dlp, the cache's index) on a thread of its own,
-    /// never on Swift's cooperative pool.
-    private static func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: body()) }
-            thread.name = "mediaplay.page"
-            thread.start()
-        }
+        return await PageInputs.offPool { (try? store.fetchDocument(url, maximumBytes: 16 << 20)) != nil }
     }
 
     /// The input of a page's media: a manifest as a stream, a live stream
