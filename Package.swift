@@ -123,7 +123,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Web pages resolved through yt-dlp (a child process), as mpv does.
-        .target(name: "MediaPages", dependencies: ["MediaInterfaces", "MediaModel", "MediaFeed", "MediaTerminal"], swiftSettings: swiftSettings),
+        .target(name: "MediaPages", dependencies: ["MediaInterfaces", "MediaModel", "MediaFeed", "MediaTerminal", "CLinux"], swiftSettings: swiftSettings),
         .target(
             name: "MediaControl",
             dependencies: ["MediaModel", "MediaFeed", "CLinux"],
@@ -282,7 +282,7 @@ let package = Package(
         ),
 
         .testTarget(name: "MediaModelTests", dependencies: ["MediaModel"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaFeedTests", dependencies: ["MediaFeed", "MediaModel", "MediaTerminal", "MediaPages", "MediaInterfaces"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaFeedTests", dependencies: ["MediaFeed", "MediaModel", "MediaTerminal", "MediaPages", "MediaInterfaces", "TestKit", "CLinux"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaTerminalTests", dependencies: ["MediaModel", "MediaTerminal"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaServersTests", dependencies: ["MediaServers", "MediaCache", "MediaFeed", "MediaModel"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaConfigTests", dependencies: ["MediaConfig", "MediaModel"], swiftSettings: swiftSettings),

@@ -173,6 +173,9 @@ typedef struct {
     /// headers a page's site asked for go to `host` only.
     int remote;
     const char *host;
+    /// The page's cookies ("Cookie: …\r\n"), or NULL: sent to `host` only,
+    /// never through a redirect libavformat follows by itself.
+    const char *cookie;
     /// Set when an open was refused, with the URL it asked for.
     int refused;
     char refusedURL[512];
@@ -209,11 +212,26 @@ static inline int mp_io_open_remote(struct AVFormatContext *s, AVIOContext **pb,
     AVDictionary *local = NULL;
     if (options != NULL && *options != NULL) av_dict_copy(&local, *options, 0);
     av_dict_set(&local, "protocol_whitelist", "http,https,tcp,tls,crypto", 0);
-    if (!mp_url_on_host(mp_has_prefix(url, "crypto") ? url + 7 : url, policy->host)) {
-        av_dict_set(&local, "headers", NULL, 0);
-        av_dict_set(&local, "cookies", NULL, 0);
+    av_dict_set(&local, "cookies", NULL, 0);
+    int onHost = mp_url_on_host(mp_has_prefix(url, "crypto") ? url + 7 : url, policy->host);
+    if (!onHost) av_dict_set(&local, "headers", NULL, 0);
+    int result;
+    if (onHost && policy->cookie != NULL) {
+        // libavformat's http follows a redirect itself, with the same
+        // headers, to any host: with the cookies, no redirect is followed;
+        // one that comes is opened again without them.
+        AVDictionary *withCookie = NULL;
+        av_dict_copy(&withCookie, local, 0);
+        av_dict_set(&withCookie, "headers", policy->cookie, AV_DICT_APPEND);
+        av_dict_set(&withCookie, "max_redirects", "0", 0);
+        result = avio_open2(pb, url, flags, &s->interrupt_callback, &withCookie);
+        av_dict_free(&withCookie);
+        if (result != AVERROR(EIO) || (s->interrupt_callback.callback != NULL && s->interrupt_callback.callback(s->interrupt_callback.opaque))) {
+            av_dict_free(&local);
+            return result;
+        }
     }
-    int result = avio_open2(pb, url, flags, &s->interrupt_callback, &local);
+    result = avio_open2(pb, url, flags, &s->interrupt_callback, &local);
     av_dict_free(&local);
     return result;
 }

@@ -53,6 +53,11 @@ static inline int mp_set_thread_ids(unsigned uid, unsigned gid) {
     return (int)syscall(SYS_setresuid, uid, uid, uid);
 }
 
+/// A pipe whose two ends close on exec (no other thread's child inherits them).
+static inline int mp_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
+}
+
 /// Makes a child started with `actions` close every descriptor from `lowest`
 /// up (glibc 2.34): it inherits only what the actions give it, never a
 /// descriptor another thread has open at that moment (a pipe whose reader

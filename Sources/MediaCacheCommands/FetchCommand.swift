@@ -153,12 +153,12 @@ package struct FetchCommand: AsyncParsableCommand {
         }
     }
 
-    /// What finds the media in a web page (yt-dlp), set as the program
-    /// starts from config.toml; nil: pages are not resolved.
-    private static let pageResolver = Mutex<(any PageResolver)?>(nil)
+    /// Web pages as inputs, as the player takes them; its resolver (yt-dlp)
+    /// set as the program starts from config.toml (none: pages are off).
+    private static let pages = Mutex(PageInputs(resolver: nil))
 
     package static func usePages(_ resolver: (any PageResolver)?) {
-        pageResolver.withLock { $0 = resolver }
+        pages.withLock { $0 = PageInputs(resolver: resolver) }
     }
 
     private static func fetchOne(_ item: FeedItem, cache: MediaCache, refresh: Bool, display: FetchDisplay) async -> CacheError? {
@@ -169,28 +169,22 @@ package struct FetchCommand: AsyncParsableCommand {
         case let .file(path): url = URL(fileURLWithPath: path)
         }
         // A web page resolved before: its media, yt-dlp not asked again
-        // unless that address fails (they expire).
-        if source.isRemote, let kept = await offPool({ cache.keptPage(for: url) }) {
+        // unless that address fails (they expire) or it needs cookies (never kept).
+        let pages = pages.withLock { $0 }
+        if source.isRemote, let kept = await pages.kept(url, in: cache) {
             if let streamed = await streamed(kept, item: item, display: display) { return streamed }
             if await downloadFiles(kept, item: item, source: source, cache: cache, refresh: refresh, display: display) == nil { return nil }
         }
         let failure = await download(url, item: item, source: source, cache: cache, refresh: refresh, display: display)
-        guard failure == .webPage, let pages = pageResolver.withLock({ $0 }) else {
-            if failure == .webPage { await display.update(item, .failed(PageError.off.description)) }
-            return failure
-        }
-        let result: Result<ResolvedPage, PageError> = await offPool {
-            Result { () throws(PageError) in
-                let page = try pages.resolve(url)
-                if !page.isLive { cache.keep(page, for: url) }
-                return page
-            }
-        }
+        guard failure == .webPage else { return failure }
+        let result = await pages.resolve(url, keepingIn: cache)
         let page: ResolvedPage
         switch result {
         case let .success(resolved): page = resolved
         case let .failure(error):
             await display.update(item, .failed(error.description))
+            // Pages off: the page stays what the download found, no media file.
+            if error == .off { return failure }
             return error == .noResolver ? .unsupported(error.description) : .network(error.description)
         }
         if let streamed = await streamed(page, item: item, display: display) { return streamed }
@@ -205,16 +199,6 @@ package struct FetchCommand: AsyncParsableCommand {
             if let failure = await download(media.url, headers: media.headers, item: item, source: source, cache: cache, refresh: refresh, display: display) { return failure }
         }
         return nil
-    }
-
-    /// Blocking work (yt-dlp, the cache's index) on a thread of its own,
-    /// never on Swift's cooperative pool.
-    private static func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: body()) }
-            thread.name = "mediaplay.page"
-            thread.start()
-        }
     }
 
     /// A page whose media is a stream (HLS, DASH, live): played, never

@@ -298,11 +298,11 @@ public struct CacheSnapshot: Sendable {
     let details: [String: StoredDetails]
     /// The media each resolved web page plays, by the page's URL: a page's
     /// item is as cached as its media.
-    let pages: [String: (media: URL, title: String?)]
+    let pages: [String: (media: URL, audio: URL?, title: String?)]
 
     init(
         folder: CacheFolder, files: Set<String>, records: [String: IndexRecord], details: [String: StoredDetails],
-        pages: [String: (media: URL, title: String?)] = [:]
+        pages: [String: (media: URL, audio: URL?, title: String?)] = [:]
     ) {
         self.pages = pages
         self.folder = folder
@@ -329,7 +329,17 @@ public struct CacheSnapshot: Sendable {
 
     /// What the cache holds for `url` (as `CacheFolder.status(for:)`).
     public func status(for url: URL) -> EntryStatus {
-        if records[url.absoluteString] == nil, let media = pages[url.absoluteString]?.media { return status(for: media) }
+        if records[url.absoluteString] == nil, let page = pages[url.absoluteString] {
+            let pictures = status(for: page.media)
+            guard let audio = page.audio else { return pictures }
+            // Pictures and sound apart: cached when both are, else the one not yet.
+            let sound = status(for: audio)
+            switch (pictures, sound) {
+            case let (.cached(size: one), .cached(size: other)): return .cached(size: one + other)
+            case (.cached, _): return sound
+            default: return pictures
+            }
+        }
         guard let paths = paths(for: url) else { return .notDownloaded }
         return folder.status(for: url, paths: paths) { records[url.absoluteString] }
     }
@@ -337,7 +347,10 @@ public struct CacheSnapshot: Sendable {
     /// The complete file for `url`, if cached (or the path of a readable `file` URL).
     public func cachedFile(for url: URL) -> String? {
         if url.isFileURL { return folder.cachedFile(for: url) }
-        if records[url.absoluteString] == nil, let media = pages[url.absoluteString]?.media { return cachedFile(for: media) }
+        if records[url.absoluteString] == nil, let page = pages[url.absoluteString] {
+            if let audio = page.audio, cachedFile(for: audio) == nil { return nil }
+            return cachedFile(for: page.media)
+        }
         guard let paths = paths(for: url) else { return nil }
         return CacheFolder.fileSize(paths.data) != nil ? paths.data : nil
     }

@@ -376,12 +376,14 @@ package final class CacheIndex: Sendable {
         }
     }
 
-    /// The media URL of every resolved page, by the page's URL.
-    package func pageMedia() -> [String: (media: URL, title: String?)] {
-        let rows = (try? pool.read { db in try Row.fetchAll(db, sql: "SELECT url, mediaURL, title FROM page") }) ?? []
-        var media: [String: (media: URL, title: String?)] = [:]
+    /// The media URLs of every resolved page (the sound's too when apart), by the page's URL.
+    package func pageMedia() -> [String: (media: URL, audio: URL?, title: String?)] {
+        let rows = (try? pool.read { db in try Row.fetchAll(db, sql: "SELECT url, mediaURL, audioURL, title FROM page") }) ?? []
+        var media: [String: (media: URL, audio: URL?, title: String?)] = [:]
         for row in rows {
-            if let page = row["url"] as String?, let text = row["mediaURL"] as String?, let url = URL(string: text) { media[page] = (url, row["title"]) }
+            if let page = row["url"] as String?, let text = row["mediaURL"] as String?, let url = URL(string: text) {
+                media[page] = (url, (row["audioURL"] as String?).flatMap { URL(string: $0) }, row["title"])
+            }
         }
         return media
     }

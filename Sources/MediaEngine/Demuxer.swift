@@ -76,16 +76,21 @@ public final class Demuxer: @unchecked Sendable {
         // FFmpeg opens nothing by itself: a local file may be reopened (the
         // image2 demuxer does, per frame), a download nothing at all; only
         // the file protocol exists for it.
-        let policy = IOPolicy(allowed: io == nil && remote == nil ? path : nil, remoteHost: remote?.stream.url.host)
+        let sent = remote?.stream.headers.sorted { $0.key < $1.key } ?? []
+        let cookies = sent.filter { $0.key.lowercased() == "cookie" }.map { "\($0.key): \($0.value)\r\n" }.joined()
+        let policy = IOPolicy(allowed: io == nil && remote == nil ? path : nil, remoteHost: remote?.stream.url.host, cookie: cookies.isEmpty ? nil : cookies)
         self.policy = policy
         if let context { mp_guard_io(context, policy.pointer) }
         if let context, let interruption = remote?.interruption { mp_interrupt_install(context, interruption.flag) }
         var options: OpaquePointer?
-        if let remote {
+        if remote != nil {
             av_dict_set(&options, "protocol_whitelist", "http,https,tcp,tls,crypto", 0)
             // A stalled server fails the read instead of holding it forever.
             av_dict_set(&options, "rw_timeout", "30000000", 0)
-            let headers = remote.stream.headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\r\n" }.joined()
+            // The cookies go apart (the policy adds them on the page's host,
+            // with no redirect followed): libavformat's http sends `headers`
+            // on to wherever a redirect points.
+            let headers = sent.filter { $0.key.lowercased() != "cookie" }.map { "\($0.key): \($0.value)\r\n" }.joined()
             if !headers.isEmpty { av_dict_set(&options, "headers", headers, 0) }
         } else {
             av_dict_set(&options, "protocol_whitelist", "file", 0)
@@ -364,20 +369,24 @@ final class IOPolicy: @unchecked Sendable {
     private let allowed: UnsafeMutablePointer<CChar>?
 
     private let host: UnsafeMutablePointer<CChar>?
+    private let cookie: UnsafeMutablePointer<CChar>?
 
-    init(allowed path: String?, remoteHost: String? = nil) {
+    init(allowed path: String?, remoteHost: String? = nil, cookie cookieLines: String? = nil) {
         pointer = .allocate(capacity: 1)
         pointer.initialize(to: mp_io_policy())
         allowed = path.map { strdup($0) }
         host = remoteHost.map { strdup($0) }
+        cookie = cookieLines.map { strdup($0) }
         pointer.pointee.allowed = UnsafePointer(allowed)
         pointer.pointee.remote = remoteHost == nil ? 0 : 1
         pointer.pointee.host = UnsafePointer(host)
+        pointer.pointee.cookie = UnsafePointer(cookie)
     }
 
     deinit {
         free(allowed)
         free(host)
+        free(cookie)
         pointer.deallocate()
     }
 

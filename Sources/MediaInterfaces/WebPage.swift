@@ -1,4 +1,8 @@
 import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 import MediaModel
 
 /// What a web page holds for a player, as yt-dlp read it: the media to play
@@ -23,6 +27,10 @@ public struct ResolvedPage: Sendable, Equatable, Codable {
 
     /// Every file it plays (the pictures', then the sound's when apart).
     public var files: [ResolvedMedia] { [media] + (audio.map { [$0] } ?? []) }
+
+    /// Kept without the cookies its media needs (they are never written
+    /// down): to play, the page is resolved again.
+    public var lacksCookies: Bool { files.contains { $0.lacksCookies } }
 
     public struct Subtitle: Sendable, Equatable, Codable {
         public var url: URL
@@ -60,10 +68,38 @@ public struct ResolvedMedia: Sendable, Equatable, Codable {
     /// http(s) only), never the cache.
     public var isManifest: Bool
 
+    /// Read back from the cache's index, where its Cookie header was left
+    /// out: the cookies must come from yt-dlp again.
+    public private(set) var lacksCookies = false
+
     public init(url: URL, headers: [String: String] = [:], isManifest: Bool = false) {
         self.url = url
         self.headers = headers
         self.isManifest = isManifest
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case url, headers, isManifest, hadCookies
+    }
+
+    /// A Cookie header is never written (a session's cookies in plain text
+    /// in the cache's index); that there was one is.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(url, forKey: .url)
+        try container.encode(headers.filter { $0.key.lowercased() != "cookie" }, forKey: .headers)
+        try container.encode(isManifest, forKey: .isManifest)
+        if lacksCookies || headers.keys.contains(where: { $0.lowercased() == "cookie" }) { try container.encode(true, forKey: .hadCookies) }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        url = try container.decode(URL.self, forKey: .url)
+        // (An index written before kept the header: it is dropped here too.)
+        let stored = try container.decode([String: String].self, forKey: .headers)
+        headers = stored.filter { $0.key.lowercased() != "cookie" }
+        isManifest = try container.decode(Bool.self, forKey: .isManifest)
+        lacksCookies = try container.decodeIfPresent(Bool.self, forKey: .hadCookies) ?? false || headers.count != stored.count
     }
 
     /// The stream the engine reads a manifest from.
@@ -114,7 +150,44 @@ public enum PageError: Error, Sendable, Equatable, CustomStringConvertible {
 /// Turns a web page into what plays (yt-dlp, or a test's stand-in). It
 /// blocks (a child process): call it off Swift's cooperative pool.
 public protocol PageResolver: Sendable {
-    func resolve(_ page: URL) throws(PageError) -> ResolvedPage
+    /// `cancellation` ends the work from another thread (a stop).
+    func resolve(_ page: URL, cancellation: PageCancellation) throws(PageError) -> ResolvedPage
+}
+
+extension PageResolver {
+    public func resolve(_ page: URL) throws(PageError) -> ResolvedPage {
+        try resolve(page, cancellation: PageCancellation())
+    }
+}
+
+/// Ends a resolution under way from another thread: the resolver's child
+/// process group is killed, and a resolution not yet begun never begins.
+public final class PageCancellation: Sendable {
+    private struct State { var cancelled = false; var group: pid_t? }
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    public func cancel() {
+        state.withLock { state in
+            state.cancelled = true
+            if let group = state.group { kill(-group, SIGKILL) }
+        }
+    }
+
+    /// The resolver's process group, killed by a cancel until `finished`.
+    public func started(group: pid_t) {
+        state.withLock { state in
+            state.group = group
+            if state.cancelled { kill(-group, SIGKILL) }
+        }
+    }
+
+    public func finished() {
+        state.withLock { $0.group = nil }
+    }
 }
 
 /// The one rule for what a page may name: http or https, never a local file

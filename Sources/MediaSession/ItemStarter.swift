@@ -14,11 +14,13 @@ struct ItemStarter: Sendable {
     let store: (any MediaStore)?
     /// Where small documents (a chapters file) come from when no store is open.
     var documents: (any DocumentFetcher)? = nil
-    /// What finds the media in a web page (yt-dlp); nil: pages do not play.
-    var pages: (any PageResolver)? = nil
+    /// Web pages as inputs (yt-dlp, the kept resolutions); no resolver: pages do not play.
+    var pages = PageInputs(resolver: nil)
     /// The files each page's media comes from, once known: a stop cancels
     /// their downloads under the session's lock, where nothing is read.
     let pageFiles = PageFiles()
+    /// The pages yt-dlp is reading now: a stop ends that at once.
+    let resolutions = PageResolutions()
 
     /// What a whole-file download does while the item starts.
     enum Download: Sendable {
@@ -64,8 +66,9 @@ struct ItemStarter: Sendable {
             // whole, so it downloads first.
             if item.kind != .image {
                 // A page resolved before: its media, yt-dlp not asked again
-                // unless the media's address no longer answers (they expire).
-                if let kept = await Self.offPool({ store.keptPage(for: url) }), let input = try? await open(kept, from: store, for: url) {
+                // unless the media's address no longer answers (they expire)
+                // or it needs cookies (never kept) for a file not yet cached.
+                if let kept = await pages.kept(url, in: store), await Self.answers(kept, store: store), let input = try? await open(kept, from: store, for: url) {
                     return Started(input: input, page: kept)
                 }
                 do {
@@ -97,15 +100,9 @@ struct ItemStarter: Sendable {
     /// A web page through yt-dlp (off Swift's pool: it is a child process
     /// that takes seconds), its resolution kept, its media opened.
     private func resolve(_ url: URL, store: any MediaStore) async throws(Failure) -> Started {
-        guard let pages else { throw .page(.off) }
-        let result: Result<ResolvedPage, PageError> = await Self.offPool {
-            Result { () throws(PageError) in
-                let page = try pages.resolve(url)
-                // Kept at once (a live page's media has no end to keep).
-                if !page.isLive { store.keep(page, for: url) }
-                return page
-            }
-        }
+        let cancellation = resolutions.begin(url)
+        defer { resolutions.end(url, cancellation) }
+        let result = await pages.resolve(url, keepingIn: store, cancellation: cancellation)
         let page: ResolvedPage
         do { page = try result.get() } catch { throw .page(error) }
         let input: MediaInput
@@ -113,14 +110,13 @@ struct ItemStarter: Sendable {
         return Started(input: input, page: page)
     }
 
-    /// Blocking work (yt-dlp, the cache's index) on a thread of its own,
-    /// never on Swift's cooperative pool.
-    private static func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: body()) }
-            thread.name = "mediaplay.page"
-            thread.start()
-        }
+    /// Whether a kept page's manifest still answers (libavformat, which
+    /// plays it, fails later than a start can resolve the page again); a
+    /// page of files or a live one needs no asking here.
+    private static func answers(_ page: ResolvedPage, store: any MediaStore) async -> Bool {
+        guard page.media.isManifest, !page.isLive else { return true }
+        let url = page.media.url
+        return await PageInputs.offPool { (try? store.fetchDocument(url, maximumBytes: 16 << 20)) != nil }
     }
 
     /// The input of a page's media: a manifest as a stream, a live stream
@@ -172,6 +168,7 @@ struct ItemStarter: Sendable {
     /// downloaded stays for the next start).
     func cancel(_ item: FeedItem) {
         guard case let .remote(url)? = item.source else { return }
+        resolutions.cancel(url)
         store?.cancel(url)
         for file in pageFiles.files(for: url) { store?.cancel(file) }
     }
@@ -198,5 +195,27 @@ final class PageFiles: Sendable {
 
     func files(for page: URL) -> [URL] {
         files.withLock { $0[page] ?? [] }
+    }
+}
+
+/// The resolutions under way, by page: a stop cancels its page's.
+final class PageResolutions: Sendable {
+    private let running = Mutex<[URL: [PageCancellation]]>([:])
+
+    func begin(_ page: URL) -> PageCancellation {
+        let cancellation = PageCancellation()
+        running.withLock { $0[page, default: []].append(cancellation) }
+        return cancellation
+    }
+
+    func end(_ page: URL, _ cancellation: PageCancellation) {
+        running.withLock { running in
+            running[page]?.removeAll { $0 === cancellation }
+            if running[page]?.isEmpty == true { running[page] = nil }
+        }
+    }
+
+    func cancel(_ page: URL) {
+        for cancellation in running.withLock({ $0[page] ?? [] }) { cancellation.cancel() }
     }
 }

@@ -94,7 +94,7 @@ public final class MediaSession: @unchecked Sendable {
         self.settings = settings
         self.tracks = tracks
         self.playlist = Playlist(items: feed.items, mode: playlist)
-        starter = ItemStarter(store: store, documents: documents, pages: pages)
+        starter = ItemStarter(store: store, documents: documents, pages: PageInputs(resolver: pages))
         self.positions = ResumePositions(store: positions)
         self.engine = engine
         index = Self.index(feed)

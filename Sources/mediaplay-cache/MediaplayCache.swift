@@ -32,7 +32,7 @@ struct MediaplayCache: AsyncParsableCommand {
         ConfiguredDefaults.set(defaults)
         if let seconds = config.networkTimeout { NetworkLimits.set(timeout: seconds) }
         // `fetch` of a web page: its media, found by yt-dlp as `play` finds it.
-        if config.ytdl != false { FetchCommand.usePages(YTDL(program: config.ytdlPath ?? "yt-dlp", format: config.ytdlFormat ?? YTDL.videoFormat)) }
+        if config.ytdl != false { FetchCommand.usePages(YTDL(program: config.ytdlPath ?? "yt-dlp", format: config.ytdlFormat ?? YTDL.videoFormat, socketTimeout: config.networkTimeout)) }
         // A write over a file size limit must fail with EFBIG (reported as a
         // full disk, partial file kept), not kill the process.
         signal(SIGXFSZ, SIG_IGN)

@@ -267,6 +267,30 @@ import TestKit
         #expect(try await Fixtures.referencePCM(audio) == (try await Fixtures.referencePCM(hls)))
     }
 
+    /// A kept resolution whose manifest no longer answers (the addresses
+    /// sites give expire) is made again, once, as a file's is.
+    @Test func aKeptManifestThatFailsIsResolvedAgain() async throws {
+        let server = try TestHTTPServer()
+        let folder = try TemporaryDirectory()
+        let (_, hls) = try await Self.adaptiveStreams(serving: server, in: folder)
+        server.serve("/hls.html", bytes: Self.page(title: "Moving stream", body: #"<video><source src="hls/index.m3u8" type="application/x-mpegURL"></video>"#), contentType: "text/html")
+        let audio = folder.path + "/out.wav"
+        let arguments = ["play", server.url("/hls.html").absoluteString, "--cache-dir", folder.path + "/cache", "--no-video", "--audio-out", audio, "--untimed"]
+        let first = try await Mediaplay.run(arguments)
+        #expect(first.status == 0, "\(first.stderr)")
+        // The old manifest's address expires; the page names a new one.
+        server.inject("/hls/index.m3u8", Array(repeating: .status(403), count: 20))
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path + "/hls") {
+            let type = name.hasSuffix(".m3u8") ? "application/vnd.apple.mpegurl" : "video/mp2t"
+            server.serve("/hls2/\(name)", bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder.path + "/hls/\(name)"))), contentType: type)
+        }
+        server.serve("/hls.html", bytes: Self.page(title: "Moving stream", body: #"<video><source src="hls2/index.m3u8" type="application/x-mpegURL"></video>"#), contentType: "text/html")
+        let second = try await Mediaplay.run(arguments)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(server.getCount("/hls2/index.m3u8") >= 1, "resolved again: \(second.stderr)")
+        #expect(try await Fixtures.referencePCM(audio) == (try await Fixtures.referencePCM(hls)))
+    }
+
     /// A page naming a local file: refused in one line, nothing of the file played.
     @Test func aPageNamingALocalFilePlaysNothingLocal() async throws {
         let clip = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
@@ -280,6 +304,51 @@ import TestKit
         #expect(!played.stderr.contains("FFmpeg can read"), "\(played.stderr)")
         let written = (try? Data(contentsOf: URL(fileURLWithPath: out)))?.count ?? 0
         #expect(written <= 44, "nothing local was played: \(written) bytes")
+    }
+
+    /// yt-dlp's answer itself naming a local file, a path or another
+    /// scheme (a `ytdl-path` script prints it, as a hostile extractor
+    /// would): refused in one line that says why, exit 65, nothing played.
+    @Test(arguments: ["file://CLIP", "CLIP", "ftp://127.0.0.1/clip.mp4"])
+    func anAnswerNamingSomethingLocalIsRefused(_ named: String) async throws {
+        let clip = try await Fixtures.make(Fixtures.clip.name, Fixtures.clip.arguments)
+        let target = named.replacingOccurrences(of: "CLIP", with: clip)
+        let server = try TestHTTPServer()
+        server.serve("/page.html", bytes: Self.page(title: "Page", body: "<p>nothing</p>"), contentType: "text/html")
+        let folder = try TemporaryDirectory()
+        let script = folder.path + "/yt-dlp"
+        try "#!/bin/sh\ncat <<'EOF'\n{\"title\": \"Local\", \"url\": \"\(target)\", \"protocol\": \"https\", \"ext\": \"mp4\"}\nEOF\n".write(toFile: script, atomically: true, encoding: .utf8)
+        chmod(script, 0o755)
+        try FileManager.default.createDirectory(atPath: folder.path + "/config/mediaplay", withIntermediateDirectories: true)
+        try "[playback]\nytdl-path = \"\(script)\"\n".write(toFile: folder.path + "/config/mediaplay/config.toml", atomically: true, encoding: .utf8)
+        let out = folder.path + "/out.wav"
+        let played = try await Mediaplay.run(
+            ["play", server.url("/page.html").absoluteString, "--cache-dir", folder.path + "/cache", "--no-video", "--audio-out", out, "--untimed"],
+            environment: ["XDG_CONFIG_HOME": folder.path + "/config"]
+        )
+        #expect(played.status == 65, "\(played.stderr)")
+        let lines = Self.errorLines(played.stderr)
+        #expect(lines.count == 1 && lines[0].contains("names \(target), which is not an http or https URL; mediaplay plays nothing local or of another kind from a page"), "\(played.stderr)")
+        let written = (try? Data(contentsOf: URL(fileURLWithPath: out)))?.count ?? 0
+        #expect(written <= 44, "nothing local was played: \(written) bytes")
+    }
+
+    /// `play URL.m3u8` of a plain M3U playlist (no #EXT-X- tags, as radio
+    /// lists are often named) lists its entries again, by what it holds,
+    /// not its name; an HLS playlist of the same name is the stream.
+    @Test func aRemotePlainM3U8ListsItsEntries() async throws {
+        let toneFixture = Fixtures.audioCodecs.first { $0.name == "tone.mp3" }!
+        let tone = try await Fixtures.make(toneFixture.name, toneFixture.arguments)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: tone)))
+        let server = try TestHTTPServer()
+        server.serve("/one.mp3", bytes: bytes, contentType: "audio/mpeg")
+        server.serve("/two.mp3", bytes: bytes, contentType: "audio/mpeg")
+        let list = "#EXTM3U\n#EXTINF:1,One\n\(server.url("/one.mp3").absoluteString)\n#EXTINF:1,Two\ntwo.mp3\n"
+        server.serve("/stations.m3u8", bytes: Array(list.utf8), contentType: "audio/x-mpegurl")
+        let folder = try TemporaryDirectory()
+        let played = try await Mediaplay.run(["play", server.url("/stations.m3u8").absoluteString, "--cache-dir", folder.path + "/cache", "--no-video", "--audio-out", folder.path + "/out.wav", "--untimed"])
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(server.getCount("/one.mp3") >= 1 && server.getCount("/two.mp3") >= 1, "both entries played: \(played.stderr)")
     }
 
     /// Without yt-dlp (ytdl-path names no program): one line, exit 69.

@@ -84,4 +84,18 @@ import Testing
         #expect(throws: PageError.noResolver) { try ytdl.resolve(page) }
         #expect(PageError.noResolver.description == "this is a web page; install yt-dlp to play it (apt install yt-dlp, or pip install yt-dlp)")
     }
+
+    /// yt-dlp 2023.07 and later give cookies apart (`cookies`, each followed
+    /// by its attributes): only those for the media's host and path go, a
+    /// Secure one over https only; an old Cookie header beside it is not used.
+    @Test func cookiesGoToTheMediasHostOnly() throws {
+        let resolved = try read(#"""
+            {"url": "https://cdn.example.org/videos/v.mp4", "protocol": "https",
+             "cookies": "a=1; Domain=.example.org; Path=/; b=2; Domain=other.example.com; Path=/; c=3; Domain=cdn.example.org; Path=/audio; d=4; Domain=cdn.example.org; Path=/videos; Secure; e=5; Domain=ample.org; Path=/; f=6; Domain=cdn.example.org.evil; Path=/",
+             "http_headers": {"User-Agent": "UA", "Cookie": "stale=1"}}
+            """#)
+        #expect(resolved.media.headers == ["User-Agent": "UA", "Cookie": "a=1; d=4"])
+        let plain = try #require(URL(string: "http://cdn.example.org/videos/v.mp4"))
+        #expect(YTDL.cookies("d=4; Domain=cdn.example.org; Path=/; Secure", for: plain) == nil)
+    }
 }

@@ -25,7 +25,7 @@ struct PageOptions: ParsableArguments {
 
     static func resolver(format: String? = nil, off: Bool = false, audioOnly: Bool, config: Config = LoadedConfig.current) -> YTDL? {
         if off || config.ytdl == false { return nil }
-        return YTDL(program: config.ytdlPath ?? "yt-dlp", format: format ?? config.ytdlFormat ?? (audioOnly ? YTDL.audioFormat : YTDL.videoFormat))
+        return YTDL(program: config.ytdlPath ?? "yt-dlp", format: format ?? config.ytdlFormat ?? (audioOnly ? YTDL.audioFormat : YTDL.videoFormat), socketTimeout: config.networkTimeout)
     }
 
     /// Whether a window could open (X11 or Wayland).
