@@ -67,14 +67,37 @@ final class LoopbackListener: Sendable {
     /// Stops listening and ends every connection (blocked sends and waits
     /// included), then returns once every thread has ended. Idempotent.
     func stop() {
+        guard beginStopping() else { return }
+        finishStopping()
+    }
+
+    /// The same, the port refusing connections at once, but the threads'
+    /// ends waited for on a thread of its own: a server let go in a test
+    /// runs this on Swift's cooperative pool, which must never block (two
+    /// such waits there once held both of its threads, and every other
+    /// test's tasks waited behind them for half a minute).
+    func stopWithoutWaiting() {
+        guard beginStopping() else { return }
+        Thread { [self] in finishStopping() }.start()
+    }
+
+    /// Whether this call is the first to stop.
+    private func beginStopping() -> Bool {
         let first = open.withLock { state in
             defer { state.stopping = true }
             // A shut-down socket wakes its thread's recv, send or poll at once.
             for socket in state.sockets { _ = shutdown(socket, Int32(SHUT_RDWR)) }
             return !state.stopping
         }
-        guard first else { return }
+        guard first else { return false }
+        // No new connection from here on (Linux refuses them on a listening
+        // socket shut down), and the accept thread wakes.
+        _ = shutdown(listening, Int32(SHUT_RDWR))
         stopSignal.wake()
+        return true
+    }
+
+    private func finishStopping() {
         running.wait()
         _ = close(listening)
         stopSignal.close()

@@ -69,9 +69,11 @@ public final class TestHTTPServer: Sendable {
         port = listener.port
     }
 
-    /// The port is closed and every connection ended before this returns.
+    /// The port refuses connections and every connection is ended when
+    /// this returns; their threads end on their own (never waited for on
+    /// the cooperative pool a test's deinit runs on).
     deinit {
-        listener.stop()
+        listener.stopWithoutWaiting()
     }
 
     public func url(_ path: String) -> URL {
