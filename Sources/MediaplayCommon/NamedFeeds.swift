@@ -93,6 +93,17 @@ public enum NamedFeeds {
         CLIError("feeds.toml:\(problem.line):\(problem.column): \(problem.message) (fix it, or move it aside; see docs/CONFIG.md)", exitCode: .config)
     }
 
+    /// The file as it is now (its bytes, to write it back) and its entries,
+    /// for a command that adds to it; a mistake in it is one line.
+    public static func read(_ path: String) throws(CLIError) -> (bytes: [UInt8], entries: [Entry]) {
+        let bytes = try contents(path) ?? []
+        do throws(TOMLText.Problem) {
+            return (bytes, try entries(bytes))
+        } catch {
+            throw fileError(error)
+        }
+    }
+
     /// The file's bytes; nil when there is none.
     public static func contents(_ path: String) throws(CLIError) -> [UInt8]? {
         guard access(path, F_OK) == 0 else { return nil }

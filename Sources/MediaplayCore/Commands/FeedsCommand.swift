@@ -154,13 +154,7 @@ struct FeedsCommand: ParsableCommand {
                     throw CLIError("\(url.redactingUserinfo): \(problem) (feeds add takes http(s) URLs; name a local feed in config.toml's [feeds])", exitCode: .usage)
                 }
                 let feedsPath = NamedFeeds.path
-                let before = try NamedFeeds.contents(feedsPath) ?? []
-                let existing: [NamedFeeds.Entry]
-                do throws(TOMLText.Problem) {
-                    existing = try NamedFeeds.entries(before)
-                } catch {
-                    throw NamedFeeds.fileError(error)
-                }
+                let (before, existing) = try NamedFeeds.read(feedsPath)
                 let configured = LoadedConfig.current.feeds
                 let named = configured.map { NamedFeeds.Entry(name: $0.key, location: $0.value) } + existing
                 if let taken = named.first(where: { $0.name == name }) {
@@ -260,13 +254,7 @@ struct FeedsCommand: ParsableCommand {
                     throw CLIError("\(file):\(error.position.line):\(error.position.column): \(error.message)", exitCode: .dataError)
                 }
                 let feedsPath = NamedFeeds.path
-                let before = try NamedFeeds.contents(feedsPath) ?? []
-                let existing: [NamedFeeds.Entry]
-                do throws(TOMLText.Problem) {
-                    existing = try NamedFeeds.entries(before)
-                } catch {
-                    throw NamedFeeds.fileError(error)
-                }
+                let (before, existing) = try NamedFeeds.read(feedsPath)
                 let configured = LoadedConfig.current.feeds
                 var names = FeedNames.Taken(Set(configured.keys).union(existing.map(\.name)))
                 var known = Set(configured.values).union(existing.map(\.location))
