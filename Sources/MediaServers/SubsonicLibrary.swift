@@ -1,4 +1,5 @@
 import Foundation
+import MediaCache
 import MediaFeed
 import MediaListing
 import MediaModel
@@ -208,6 +209,13 @@ public struct SubsonicLibrary: Sendable {
             items.append(item)
             details.append(MediaDetails(duration: song.duration, title: song.title, artist: song.artist, album: song.album, track: song.track, disc: song.disc))
         }
+        // These URLs, and no others, carry the login on the wire.
+        RequestSigning.allow(items.lazy.flatMap { item -> [URL] in
+            var made: [URL] = []
+            if case let .remote(url)? = item.source { made.append(url) }
+            if case let .remote(url)? = item.thumbnail { made.append(url) }
+            return made
+        })
         var loaded = LoadedFeed(feed: Feed(title: "\(server.user)@\(server.host)", items: items), source: shown, identity: server.identity)
         loaded.details = details
         return loaded

@@ -130,8 +130,9 @@ public enum SubsonicAuth: String, Sendable {
     case hex
 }
 
-/// Talks to one Subsonic server: each call signed on the wire
-/// (`RequestSigning`), read as JSON, its failures one line each.
+/// Talks to one Subsonic server: each call signed on the wire (its own
+/// calls here, its items' media through `RequestSigning`), read as JSON,
+/// its failures one line each.
 public final class SubsonicClient: Sendable {
     public let server: SubsonicServer
     public let auth: SubsonicAuth
@@ -173,23 +174,32 @@ public final class SubsonicClient: Sendable {
         return hexClient
     }
 
-    /// `RequestSigning` adds the login to every URL under the server's API.
+    /// The methods whose URLs the item maker makes (`SubsonicLibrary.loaded`):
+    /// the only ones `RequestSigning` signs for the other transfers.
+    static let mediaMethods: Set<String> = ["stream.view", "download.view", "getCoverArt.view"]
+
+    /// `RequestSigning` adds the login to the media URLs the item maker
+    /// made; the client's own calls are signed by `send`.
     private func register() {
-        let user = server.user, password = server.password, auth = auth, version = version
-        RequestSigning.register(prefix: server.restPrefix) { url in
-            var text = url.absoluteString
-            text += text.contains("?") ? "&" : "?"
-            text += "u=" + SubsonicServer.encode(user)
-            switch auth {
-            case .token:
-                let salt = Self.salt()
-                text += "&t=" + MD5.hex(of: password + salt) + "&s=" + salt
-            case .hex:
-                text += "&p=enc:" + Array(password.utf8).map { String(format: "%02x", $0) }.joined()
-            }
-            text += "&v=" + SubsonicServer.encode(version) + "&c=mediaplay"
-            return URL(string: text) ?? url
+        RequestSigning.register(prefix: server.restPrefix) { [self] url in
+            Self.mediaMethods.contains(url.lastPathComponent) ? signed(url) : url
         }
+    }
+
+    /// `url` with the login (`u`, `t` and `s`, or `p=enc:`), the version and the client.
+    func signed(_ url: URL) -> URL {
+        var text = url.absoluteString
+        text += text.contains("?") ? "&" : "?"
+        text += "u=" + SubsonicServer.encode(server.user)
+        switch auth {
+        case .token:
+            let salt = Self.salt()
+            text += "&t=" + MD5.hex(of: server.password + salt) + "&s=" + salt
+        case .hex:
+            text += "&p=enc:" + Array(server.password.utf8).map { String(format: "%02x", $0) }.joined()
+        }
+        text += "&v=" + SubsonicServer.encode(version) + "&c=mediaplay"
+        return URL(string: text) ?? url
     }
 
     private static func salt() -> String {
@@ -235,7 +245,8 @@ public final class SubsonicClient: Sendable {
         let response: HTTPResponse
         do {
             let text = url.absoluteString
-            response = try HTTPGet.fetch(URL(string: text + (text.contains("?") ? "&" : "?") + "f=json") ?? url, maximumBytes: Self.maximumAnswer, timeout: timeout)
+            let asked = URL(string: text + (text.contains("?") ? "&" : "?") + "f=json") ?? url
+            response = try HTTPGet.fetch(signed(asked), maximumBytes: Self.maximumAnswer, timeout: timeout)
         } catch {
             switch error.kind {
             case let .http(status) where status == 404:

@@ -2,6 +2,7 @@ import Foundation
 import MediaCache
 import MediaFeed
 import MediaModel
+import TestKit
 import Testing
 
 @testable import MediaServers
@@ -68,6 +69,46 @@ import Testing
         #expect(query.first { $0.name == "t" }?.value == MD5.hex(of: "p@ss" + salt))
         // Another server's URLs are left alone.
         #expect(RequestSigning.signed(try #require(URL(string: "http://other.example/rest/stream.view?id=1"))).absoluteString == "http://other.example/rest/stream.view?id=1")
+    }
+
+    /// A podcast names the server's own API (`deleteUser`, a `stream` the
+    /// item maker never made): fetched as named, with no login added. Only
+    /// the songs' own media and pictures carry it.
+    @Test func aFeedNamingTheServersAPIIsFetchedWithoutTheLogin() throws {
+        let http = try TestHTTPServer()
+        let server = try SubsonicServer(location: "subsonic+http://carol:hunter2@127.0.0.1:\(http.port)", login: nil)
+        _ = SubsonicClient(server: server, auth: .hex, version: "1.10.2")
+        var song = SubsonicSong(id: "42", title: "Answer")
+        song.coverArt = "al-42"
+        let loaded = SubsonicLibrary(auth: .hex, version: "1.10.2", songs: [song]).loaded(server: server, shownAs: server.identity)
+        for path in ["/rest/deleteUser.view", "/rest/stream.view", "/rest/getCoverArt.view"] {
+            http.serve(path, bytes: Array("ok".utf8), contentType: "audio/mpeg")
+        }
+        let base = "http://127.0.0.1:\(http.port)/rest/"
+        let rss = """
+            <rss version="2.0"><channel><title>Hostile</title>
+            <item><title>One</title><enclosure url="\(base)deleteUser.view?username=dave" type="audio/mpeg" length="2"/></item>
+            <item><title>Two</title><enclosure url="\(base)stream.view?id=7&amp;format=raw" type="audio/mpeg" length="2"/></item>
+            <item><title>Three</title><enclosure url="\(base)getCoverArt.view?id=al-42" type="audio/mpeg" length="2"/></item>
+            </channel></rss>
+            """
+        http.serve("/feed.xml", bytes: Array(rss.utf8), contentType: "application/rss+xml")
+        let feed = try FeedDecoder.decode(HTTPGet.fetch(http.url("/feed.xml")).body)
+        #expect(feed.items.count == 3)
+        for item in feed.items {
+            guard case let .remote(url)? = item.source else { Issue.record("no URL for \(item.title)"); continue }
+            _ = try HTTPGet.fetch(url)
+        }
+        let named = http.requests("/rest/deleteUser.view") + http.requests("/rest/stream.view") + http.requests("/rest/getCoverArt.view")
+        #expect(named.map(\.query).sorted() == ["id=7&format=raw", "id=al-42", "username=dave"])
+        // The songs' own URLs do carry it.
+        for url in [loaded.feed.items[0].source, loaded.feed.items[0].thumbnail].compactMap({ $0 }) {
+            guard case let .remote(url) = url else { continue }
+            _ = try HTTPGet.fetch(url)
+        }
+        let made = http.requests("/rest/stream.view").map(\.query).filter { $0.hasPrefix("id=42&") } + http.requests("/rest/getCoverArt.view").map(\.query).filter { $0.hasPrefix("id=al-42&size") }
+        #expect(made.count == 2)
+        #expect(made.allSatisfy { $0.contains("&u=carol&p=enc:") })
     }
 
     @Test func didlLiteItemsAndTheirSafety() throws {
