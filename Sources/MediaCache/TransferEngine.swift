@@ -432,6 +432,9 @@ final class TransferEngine: @unchecked Sendable {
             case .webPage?:
                 _ = unlink(job.partPath)
                 conclude(job, .failure(.webPage))
+            case let .document(type)?:
+                _ = unlink(job.partPath)
+                conclude(job, .failure(.document(type)))
             case nil:
                 conclude(job, .failure(Self.ioError(job.writeErrno, path: job.partPath)))
             }

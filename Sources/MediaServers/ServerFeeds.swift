@@ -79,6 +79,21 @@ public enum ServerFeeds {
         return formatter.string(from: Date(timeIntervalSince1970: seconds))
     }
 
+    /// Why a song's media came back as a document rather than the song (a
+    /// Subsonic server states its errors in one, as HTTP 200): the server's
+    /// answer to a `ping` in words (a changed password: exit 77); nil when
+    /// `url` is no server's song or the server answers the ping well.
+    /// Blocking: one call, within the client's timeout.
+    public static func failure(ofSong url: URL) -> CLIError? {
+        guard let (client, _) = ServerPlays.shared.song(at: url) else { return nil }
+        do {
+            _ = try client.call("ping")
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     /// `mark N starred|unstarred`: the server's star on each of the items
     /// (Subsonic `star`/`unstar`); an item of another feed is an error.
     public static func star(_ items: [FeedItem], on: Bool) throws(CLIError) {

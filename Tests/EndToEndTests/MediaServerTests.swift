@@ -156,6 +156,26 @@ private func items(_ json: String) throws -> [[String: Any]] {
         #expect(result.stderr == "mediaplay: the server 127.0.0.1 refused user alice: wrong password\n")
     }
 
+    /// The library kept with the right password, the password then wrong:
+    /// the server's error document is never kept as the song, the play is
+    /// the one line and exit 77, and the right password plays it after.
+    @Test func aPasswordChangedSinceTheListIsExit77AndNothingIsKept() async throws {
+        let server = try await Self.shared.value
+        let home = try await Home()
+        home.feed = server.feed
+        #expect(try await home.run("list").status == 0)
+        home.feed = "subsonic+http://alice:wrong@127.0.0.1:\(server.port)"
+        let out = home.folder.path + "/out.wav"
+        let refused = try await home.run("play", "1", "--audio-out", out, "--untimed")
+        #expect(refused.status == 77, "\(refused.stderr)")
+        #expect(refused.stderr == "mediaplay: the server 127.0.0.1 refused user alice: wrong password\n")
+        home.feed = server.feed
+        let played = try await home.run("play", "1", "--audio-out", out, "--untimed")
+        #expect(played.status == 0, "\(played.stderr)")
+        let wav = try Data(contentsOf: URL(fileURLWithPath: out))
+        #expect(Array(wav.dropFirst(44)) == (try await Fixtures.referencePCM(server.music + "/a/first.mp3")))
+    }
+
     @Test func aDeadServerIsOneLineAndExit69() async throws {
         let home = try await Home()
         // Port 1: nothing listens there.
