@@ -26,6 +26,9 @@ enum UPnPFeed {
     /// Bounds of a tree: containers visited, depth, items.
     static let maximumContainers = 20_000
     static let maximumDepth = 24
+    /// Browse requests in all (a whole tree of the largest size takes
+    /// fewer): a server that pages on forever is read in part.
+    static let maximumRequests = 25_000
 
     static func load(_ location: String, cacheDirectory: String?, refresh: Bool, progress: (Int) -> Void) throws(CLIError) -> LoadedFeed {
         let server = try UPnPServer(location: location)
@@ -71,17 +74,34 @@ enum UPnPFeed {
         var elsewhere = 0
         var otherHost: String?
         var visited: Set<String> = []
+        // Containers found, read or still to read: at most maximumContainers.
+        var found: Set<String> = [server.root]
+        var requests = 0
+        var cut = false
         // Depth first, in the server's order: a stack of containers to read.
         var pending: [(id: String, depth: Int)] = [(server.root, 0)]
-        while let (container, depth) = pending.popLast(), visited.count < maximumContainers, entries.count < FeedDecoder.maximumItems {
+        while !cut, let (container, depth) = pending.popLast(), visited.count < maximumContainers, entries.count < FeedDecoder.maximumItems {
             guard visited.insert(container).inserted else { continue }
             var children: [(id: String, depth: Int)] = []
+            // A container lists each of its entries once: a page with none
+            // new is a server repeating itself (ignoring the offset,
+            // claiming more than it has), and ends the container.
+            var listedHere: Set<String> = []
             var start = 0
             while entries.count < FeedDecoder.maximumItems {
+                guard requests < maximumRequests else {
+                    cut = true
+                    break
+                }
+                requests += 1
                 let page = try directory.browse(container, from: start)
-                for entry in page.entries {
+                var fresh = 0
+                for entry in page.entries where listedHere.insert(entry.id).inserted {
+                    fresh += 1
                     if entry.isContainer {
-                        if depth + 1 < maximumDepth { children.append((entry.id, depth + 1)) }
+                        if depth + 1 < maximumDepth, found.count < maximumContainers, found.insert(entry.id).inserted {
+                            children.append((entry.id, depth + 1))
+                        }
                         continue
                     }
                     guard let made = self.entry(entry, server: server) else {
@@ -96,13 +116,17 @@ enum UPnPFeed {
                 }
                 progress(entries.count)
                 start += page.returned
-                if page.returned == 0 || page.entries.isEmpty { break }
+                if page.returned == 0 || page.entries.isEmpty || fresh == 0 { break }
                 if let total = page.total, total > 0, start >= total { break }
             }
             pending += children.reversed()
         }
-        let note = otherHost.map { host in
+        var note = otherHost.map { host in
             "\(elsewhere) item\(elsewhere == 1 ? " was" : "s were") left out: their media is on \(SubsonicLibrary.clean(host)), not \(server.host) (name the server by the address it gives its files)"
+        }
+        if cut {
+            let read = "the server's tree was read in part: it took \(maximumRequests) Browse requests without an end"
+            note = note.map { $0 + "; " + read } ?? read
         }
         return (device.name, entries, note)
     }

@@ -251,6 +251,37 @@ private func items(_ json: String) throws -> [[String: Any]] {
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 
+    /// A ContentDirectory that answers every Browse with the same page, with
+    /// no TotalMatches or claiming ten million: the list is what it has,
+    /// after two requests (the second adds nothing new), never a hang.
+    @Test(arguments: ["", "<TotalMatches>10000000</TotalMatches>"])
+    func aServerRepeatingItsPageGivesAFiniteList(_ total: String) async throws {
+        let web = try TestHTTPServer()
+        web.serve("/rootDesc.xml", bytes: Array("""
+            <?xml version="1.0"?><root xmlns="urn:schemas-upnp-org:device-1-0"><device><friendlyName>Loop</friendlyName>
+            <serviceList><service><serviceType>urn:schemas-upnp-org:service:ContentDirectory:1</serviceType>
+            <controlURL>/ctl</controlURL></service></serviceList></device></root>
+            """.utf8), contentType: "text/xml")
+        let didl = """
+            <DIDL-Lite xmlns="urn:schemas-upnp-org:metadata-1-0/DIDL-Lite/" xmlns:dc="http://purl.org/dc/elements/1.1/" \
+            xmlns:upnp="urn:schemas-upnp-org:metadata-1-0/upnp/"><item id="1" parentID="0"><dc:title>Again</dc:title>\
+            <upnp:class>object.item.audioItem.musicTrack</upnp:class>\
+            <res protocolInfo="http-get:*:audio/mpeg:*">http://127.0.0.1:\(web.port)/again.mp3</res></item></DIDL-Lite>
+            """
+        let escaped = didl.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        web.serve("/ctl", bytes: Array("""
+            <?xml version="1.0"?><s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body>\
+            <u:BrowseResponse xmlns:u="urn:schemas-upnp-org:service:ContentDirectory:1"><Result>\(escaped)</Result>\
+            <NumberReturned>1</NumberReturned>\(total)<UpdateID>1</UpdateID></u:BrowseResponse></s:Body></s:Envelope>
+            """.utf8), contentType: "text/xml")
+        let home = try await UserHome()
+        home.feed = "upnp+http://127.0.0.1:\(web.port)/rootDesc.xml"
+        let result = try await home.run("list", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try items(result.stdout).map { $0["title"] as? String } == ["Again"])
+        #expect(web.requests("/ctl").count == 2)
+    }
+
     @Test func garbageIsOneLine() async throws {
         let web = try TestHTTPServer()
         web.serve("/rootDesc.xml", bytes: TestHTTPServer.bytes(count: 5000, seed: 3))
