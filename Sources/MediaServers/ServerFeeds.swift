@@ -43,8 +43,9 @@ public enum ServerFeeds {
             return kept.loaded(server: server, shownAs: shown)
         }
         do {
-            let client = try SubsonicClient.connect(server)
-            let library = try SubsonicLibrary.read(client, progress: progress)
+            let deadline = LoadDeadline()
+            let client = try SubsonicClient.connect(server, within: deadline)
+            let library = try SubsonicLibrary.read(client, within: deadline, progress: progress)
             if let keyURL {
                 try? cache?.keep(KeptFeed(url: keyURL.absoluteString, body: library.encoded, etag: nil, lastModified: nil, fetched: now))
             }

@@ -48,14 +48,14 @@ public struct SubsonicLibrary: Sendable {
     /// answer it); a server that answers it with nothing is read by
     /// albums instead (`getAlbumList2` pages, then `getAlbum` for each).
     /// `progress` hears the count so far.
-    public static func read(_ client: SubsonicClient, progress: (Int) -> Void = { _ in }) throws(CLIError) -> SubsonicLibrary {
+    static func read(_ client: SubsonicClient, within deadline: LoadDeadline, progress: (Int) -> Void = { _ in }) throws(CLIError) -> SubsonicLibrary {
         var songs: [SubsonicSong] = []
         var seen: Set<String> = []
         var offset = 0
         while songs.count < maximumSongs {
             let body = try client.call("search3", [
                 ("query", ""), ("artistCount", "0"), ("albumCount", "0"), ("songCount", String(pageSize)), ("songOffset", String(offset)),
-            ])
+            ], within: deadline)
             let page = Self.songs(in: body["searchResult3"]?.value["song"]?.value)
             let fresh = page.filter { seen.insert($0.id).inserted }
             // An empty page ends it; so does a server that ignores the offset.
@@ -64,16 +64,16 @@ public struct SubsonicLibrary: Sendable {
             offset += page.count
             progress(songs.count)
         }
-        if songs.isEmpty { songs = try readByAlbums(client, progress: progress) }
+        if songs.isEmpty { songs = try readByAlbums(client, within: deadline, progress: progress) }
         return SubsonicLibrary(auth: client.auth, version: client.version, songs: ordered(songs))
     }
 
-    static func readByAlbums(_ client: SubsonicClient, progress: (Int) -> Void) throws(CLIError) -> [SubsonicSong] {
+    static func readByAlbums(_ client: SubsonicClient, within deadline: LoadDeadline, progress: (Int) -> Void) throws(CLIError) -> [SubsonicSong] {
         var albums: [String] = []
         var seenAlbums: Set<String> = []
         var offset = 0
         while albums.count < maximumSongs {
-            let body = try client.call("getAlbumList2", [("type", "alphabeticalByArtist"), ("size", String(pageSize)), ("offset", String(offset))])
+            let body = try client.call("getAlbumList2", [("type", "alphabeticalByArtist"), ("size", String(pageSize)), ("offset", String(offset))], within: deadline)
             guard case let .array(entries)? = body["albumList2"]?.value["album"]?.value else { break }
             let fresh = entries.compactMap { SubsonicClient.string($0.value["id"]) }.filter { seenAlbums.insert($0).inserted }
             if fresh.isEmpty { break }
@@ -83,7 +83,7 @@ public struct SubsonicLibrary: Sendable {
         var songs: [SubsonicSong] = []
         var seen: Set<String> = []
         for album in albums where songs.count < maximumSongs {
-            let body = try client.call("getAlbum", [("id", album)])
+            let body = try client.call("getAlbum", [("id", album)], within: deadline)
             songs += Self.songs(in: body["album"]?.value["song"]?.value).filter { seen.insert($0.id).inserted }
             progress(songs.count)
         }

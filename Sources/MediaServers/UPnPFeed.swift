@@ -60,15 +60,15 @@ enum UPnPFeed {
     /// The server's name, its items, and a note when items were left out
     /// for being on another host.
     static func read(_ server: UPnPServer, progress: (Int) -> Void) throws(CLIError) -> (String, [Entry], String?) {
-        let timeout = SubsonicClient.defaultTimeout
-        let device = try server.device(timeout: timeout)
+        let deadline = LoadDeadline()
+        let device = try server.device(timeout: deadline.left(for: server.host))
         guard let controlURL = device.controlURL, let serviceType = device.serviceType else {
             throw CLIError("\(device.name) (\(server.host)) is no media server: its description has no ContentDirectory service", exitCode: .unavailable)
         }
         guard server.allows(controlURL) else {
             throw CLIError("the UPnP server \(server.host) names a control URL on another host; refused", exitCode: .unavailable)
         }
-        let directory = ContentDirectory(server: server, controlURL: controlURL, serviceType: serviceType, timeout: timeout)
+        let directory = ContentDirectory(server: server, controlURL: controlURL, serviceType: serviceType)
         var entries: [Entry] = []
         var seenURLs: Set<String> = []
         var elsewhere = 0
@@ -94,7 +94,7 @@ enum UPnPFeed {
                     break
                 }
                 requests += 1
-                let page = try directory.browse(container, from: start)
+                let page = try directory.browse(container, from: start, timeout: deadline.left(for: server.host))
                 var fresh = 0
                 for entry in page.entries where listedHere.insert(entry.id).inserted {
                     fresh += 1

@@ -139,11 +139,10 @@ struct ContentDirectory {
     let server: UPnPServer
     let controlURL: URL
     let serviceType: String
-    let timeout: Int
     static let pageSize = 500
 
     /// One page of `container`'s children and the total the server states.
-    func browse(_ container: String, from start: Int) throws(CLIError) -> (entries: [DIDLEntry], returned: Int, total: Int?) {
+    func browse(_ container: String, from start: Int, timeout: Int) throws(CLIError) -> (entries: [DIDLEntry], returned: Int, total: Int?) {
         let body = """
             <?xml version="1.0" encoding="utf-8"?>\
             <s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/" s:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/">\

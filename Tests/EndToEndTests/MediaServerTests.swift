@@ -135,6 +135,23 @@ private func items(_ json: String) throws -> [[String: Any]] {
         #expect(try items(result.stdout).count == 3)
     }
 
+    /// A password command that leaves a child holding its output: its
+    /// first line is the password; the child costs the list nothing.
+    @Test func aPasswordCommandLeavingAChildBehindDoesNotHang() async throws {
+        let server = try await Self.shared.value
+        let home = try await Home()
+        try home.config("""
+            [feeds.music]
+            url = "subsonic+http://127.0.0.1:\(server.port)"
+            user = "alice"
+            password-command = "sleep 600 & echo \(SupysonicServer.password)"
+            """)
+        home.feed = "music"
+        let result = try await home.run("list", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try items(result.stdout).count == 3)
+    }
+
     @Test func markStarredStarsTheSongOnTheServer() async throws {
         let server = try await Self.shared.value
         let home = try await Home()
@@ -184,6 +201,22 @@ private func items(_ json: String) throws -> [[String: Any]] {
         #expect(result.status == 69)
         #expect(result.stderr.hasPrefix("mediaplay: cannot reach the Subsonic server 127.0.0.1: "), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1 && !result.stderr.contains("secret"))
+    }
+
+    /// One bound for the whole load, not each call: two pings that each
+    /// take 1.5 s (a server refusing tokens) are past a 2 s timeout.
+    @Test func theTimeoutBoundsTheWholeLoad() async throws {
+        let web = try TestHTTPServer()
+        let answer = #"{"subsonic-response": {"status": "failed", "version": "1.13.0", "error": {"code": 41, "message": "no tokens"}}}"#
+        web.serve("/rest/ping.view", bytes: Array((answer + String(repeating: " ", count: 300 - answer.utf8.count)).utf8), contentType: "application/json")
+        web.throttle("/rest/ping.view", bytesPerSecond: 200)
+        let home = try await Home()
+        try home.config("[network]\ntimeout = 2\n")
+        home.feed = "subsonic+http://alice:pw@127.0.0.1:\(web.port)"
+        let result = try await home.run("list")
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("127.0.0.1"), "\(result.stderr)")
     }
 
     @Test func garbageAndSilenceAreOneLineEach() async throws {
