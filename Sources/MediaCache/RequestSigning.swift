@@ -32,11 +32,21 @@ public enum RequestSigning {
         }
     }
 
-    /// The item maker's own URLs, the only ones signed.
+    /// The URLs a server's item maker made (its songs' media and pictures):
+    /// the only ones signed, where a registered prefix covers them, and
+    /// fetched without following a redirect (`followsRedirects`): a server's
+    /// URLs stay on the host it answered from.
     public static func allow(_ urls: some Sequence<URL>) {
         state.withLock { state in
             for url in urls { state.made.insert(url.absoluteString) }
         }
+    }
+
+    /// Whether a transfer of `url` may follow redirects: not for a URL a
+    /// server's item maker made.
+    public static func followsRedirects(_ url: URL) -> Bool {
+        let text = url.absoluteString
+        return !state.withLock { $0.made.contains(text) }
     }
 
     /// The URL to send: signed when the item maker made it and a registered

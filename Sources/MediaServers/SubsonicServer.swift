@@ -331,7 +331,8 @@ public final class SubsonicClient: Sendable {
         do {
             let text = url.absoluteString
             let asked = URL(string: text + (text.contains("?") ? "&" : "?") + "f=json") ?? url
-            response = try HTTPGet.fetch(signed(asked), maximumBytes: Self.maximumAnswer, timeout: timeout)
+            // A redirect would take the login elsewhere: none followed.
+            response = try HTTPGet.fetch(signed(asked), maximumBytes: Self.maximumAnswer, timeout: timeout, followsRedirects: false)
         } catch {
             switch error.kind {
             case let .http(status) where status == 404:

@@ -166,6 +166,13 @@ enum UPnPFeed {
             ))
             details.append(MediaDetails(duration: entry.duration, title: entry.title, artist: entry.artist, album: entry.album, track: entry.track))
         }
+        // A server's URLs: fetched without following redirects.
+        RequestSigning.allow(items.lazy.flatMap { item -> [URL] in
+            var made: [URL] = []
+            if case let .remote(url)? = item.source { made.append(url) }
+            if case let .remote(url)? = item.thumbnail { made.append(url) }
+            return made
+        })
         var loaded = LoadedFeed(feed: Feed(title: name, items: items), source: identity, identity: identity)
         loaded.details = details
         return loaded

@@ -66,7 +66,7 @@ public struct UPnPServer: Sendable {
     public func device(timeout: Int) throws(CLIError) -> Device {
         let body: [UInt8]
         do {
-            body = try HTTPGet.fetch(description, maximumBytes: Self.maximumDescription, timeout: timeout).body
+            body = try HTTPGet.fetch(description, maximumBytes: Self.maximumDescription, timeout: timeout, followsRedirects: false).body
         } catch {
             throw Self.unreachable(host, error)
         }
@@ -154,7 +154,7 @@ struct ContentDirectory {
         do {
             response = try HTTPGet.fetch(
                 controlURL, maximumBytes: UPnPServer.maximumAnswer, timeout: timeout, post: Array(body.utf8),
-                headers: ["Content-Type: text/xml; charset=\"utf-8\"", "SOAPACTION: \"\(serviceType)#Browse\""]
+                headers: ["Content-Type: text/xml; charset=\"utf-8\"", "SOAPACTION: \"\(serviceType)#Browse\""], followsRedirects: false
             )
         } catch {
             throw UPnPServer.unreachable(server.host, error)

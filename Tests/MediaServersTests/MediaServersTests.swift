@@ -1,6 +1,7 @@
 import Foundation
 import MediaCache
 import MediaFeed
+import MediaInterfaces
 import MediaModel
 import TestKit
 import Testing
@@ -109,6 +110,31 @@ import Testing
         let made = http.requests("/rest/stream.view").map(\.query).filter { $0.hasPrefix("id=42&") } + http.requests("/rest/getCoverArt.view").map(\.query).filter { $0.hasPrefix("id=al-42&size") }
         #expect(made.count == 2)
         #expect(made.allSatisfy { $0.contains("&u=carol&p=enc:") })
+    }
+
+    /// A server's song redirected to another host is not followed (by the
+    /// cache nor a one-shot fetch): the other host hears nothing. A URL no
+    /// server made still follows its redirects.
+    @Test func aServersURLsFollowNoRedirect() async throws {
+        let http = try TestHTTPServer(), elsewhere = try TestHTTPServer()
+        elsewhere.serve("/song.mp3", bytes: TestHTTPServer.bytes(count: 5000, seed: 9), contentType: "audio/mpeg")
+        let server = try SubsonicServer(location: "subsonic+http://erin:pw@127.0.0.1:\(http.port)", login: nil)
+        _ = SubsonicClient(server: server, auth: .hex, version: "1.10.2")
+        let loaded = SubsonicLibrary(auth: .hex, version: "1.10.2", songs: [SubsonicSong(id: "5", title: "Moved")]).loaded(server: server, shownAs: server.identity)
+        guard case let .remote(song)? = loaded.feed.items.first?.source else { Issue.record("no song URL"); return }
+        http.redirect("/rest/stream.view", to: elsewhere.url("/song.mp3").absoluteString)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mediaplay-redirect-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let cache = try MediaCache(directory: folder)
+        await #expect(throws: CacheError.network("the media server 127.0.0.1 redirected its own URL; redirects of a server's URLs are not followed")) {
+            try await cache.fetch(song)
+        }
+        #expect(throws: TransferError.self) { try HTTPGet.fetch(song) }
+        #expect(elsewhere.requests("/song.mp3").isEmpty)
+        // Not a server's: followed as before.
+        http.redirect("/other.mp3", to: elsewhere.url("/song.mp3").absoluteString)
+        _ = try await cache.fetch(http.url("/other.mp3"))
+        #expect(elsewhere.requests("/song.mp3").count == 1)
     }
 
     @Test func didlLiteItemsAndTheirSafety() throws {
