@@ -137,6 +137,22 @@ import Testing
         #expect(elsewhere.requests("/song.mp3").count == 1)
     }
 
+    /// A flood of LOCATIONs: four fetched from one address, 64 in all,
+    /// none from another address than the answer's, each once.
+    @Test func discoveryTakesFewLocationsFromOneAddress() throws {
+        var locations = SSDPDiscovery.Locations()
+        var accepted = 0
+        for index in 0..<1000 where locations.accept(try #require(URL(string: "http://10.0.0.9:8200/d\(index).xml")), from: "10.0.0.9") { accepted += 1 }
+        #expect(accepted == 4)
+        #expect(!locations.accept(try #require(URL(string: "http://10.0.0.8:8200/d.xml")), from: "10.0.0.7"))
+        #expect(locations.accept(try #require(URL(string: "http://10.0.0.8:8200/d.xml")), from: "10.0.0.8"))
+        #expect(!locations.accept(try #require(URL(string: "http://10.0.0.8:8200/d.xml")), from: "10.0.0.8"))
+        for host in 1...200 {
+            for index in 0..<4 { _ = locations.accept(try #require(URL(string: "http://10.1.0.\(host):8200/\(index).xml")), from: "10.1.0.\(host)") }
+        }
+        #expect(!locations.accept(try #require(URL(string: "http://10.2.0.1:8200/d.xml")), from: "10.2.0.1"))
+    }
+
     @Test func didlLiteItemsAndTheirSafety() throws {
         let didl = """
             <DIDL-Lite xmlns="urn:schemas-upnp-org:metadata-1-0/DIDL-Lite/" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:upnp="urn:schemas-upnp-org:metadata-1-0/upnp/">
