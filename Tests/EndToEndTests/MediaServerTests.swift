@@ -245,6 +245,15 @@ private func items(_ json: String) throws -> [[String: Any]] {
 @Suite(.serialized) struct DLNAFeedTests {
     static let shared = Task { try await MiniDLNAServer.start { try await Song.make(in: $0, picture: true) } }
 
+    /// A server stopped takes its network namespace with it (its guard
+    /// deletes it once minidlna has ended).
+    @Test func theNamespaceGoesWithTheServer() async throws {
+        let dlna = try await MiniDLNAServer.start { _ in }
+        #expect(FileManager.default.fileExists(atPath: "/run/netns/" + dlna.namespace))
+        dlna.server.stop()
+        #expect(!FileManager.default.fileExists(atPath: "/run/netns/" + dlna.namespace))
+    }
+
     @Test func listShowsTheAudioAndPicturesAndPlayEqualsFFmpeg() async throws {
         let server = try await Self.shared.value
         let home = try await UserHome()
