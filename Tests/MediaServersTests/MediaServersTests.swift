@@ -179,8 +179,14 @@ import Testing
             <?xml version="1.0"?><!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]>\
             <DIDL-Lite><item id="1"><dc:title>&x;</dc:title><res>http://10.0.0.2/a.mp3</res></item></DIDL-Lite>
             """.utf8)
-        let read = (try? ContentDirectory.entries(inDIDL: hostile, host: "10.0.0.2")) ?? []
-        #expect(read.allSatisfy { !$0.title.contains("root:") })
+        // Read as one item whose title is not the file, or refused as a whole.
+        do {
+            let read = try ContentDirectory.entries(inDIDL: hostile, host: "10.0.0.2")
+            #expect(read.count == 1)
+            #expect(read.allSatisfy { !$0.title.contains("root:") }, "\(read.map(\.title))")
+        } catch {
+            #expect(error.message == "the UPnP server 10.0.0.2 sent a Browse result that is not DIDL-Lite")
+        }
     }
 
     @Test func ssdpAnswersGiveTheirLocation() {
