@@ -118,7 +118,7 @@ public struct SubsonicLibrary: Sendable {
     /// A server's text, one line, bounded: no tab or line end reaches the
     /// kept copy or a terminal.
     static func clean(_ text: String) -> String {
-        let line = DisplayWidthSafe.line(text)
+        let line = ServerText.line(text)
         guard line.first?.isWhitespace == true || line.last?.isWhitespace == true else { return line }
         return line.trimmingCharacters(in: .whitespaces)
     }

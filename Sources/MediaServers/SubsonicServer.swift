@@ -4,6 +4,7 @@ import MediaFeed
 import MediaInterfaces
 import MediaModel
 import MediaplayCommon
+import MediaTerminal
 
 /// A Subsonic server a feed names: `subsonic+https://USER[:PASSWORD]@HOST[:PORT][/PATH]`
 /// (or `subsonic+http://` on a LAN), its login from the URL or from
@@ -367,7 +368,7 @@ public final class SubsonicClient: Sendable {
     /// server lacks is said as such.
     func failure(_ answer: Answer, doing method: String) -> CLIError {
         let host = server.host
-        let said = answer.errorMessage.map { DisplayWidthSafe.line($0) } ?? "no reason given"
+        let said = answer.errorMessage.map { ServerText.line($0) } ?? "no reason given"
         switch answer.errorCode {
         case 40:
             return CLIError("the server \(host) refused user \(server.user): wrong password", exitCode: .noPermission)
@@ -421,11 +422,14 @@ func whole(_ text: some StringProtocol, in range: ClosedRange<Int>) -> Int? {
     return number
 }
 
-/// A server's text made one safe line (no control characters, no tabs).
-enum DisplayWidthSafe {
+/// A server's text made one safe line for a terminal and the kept copy:
+/// MediaTerminal's `DisplayWidth.singleLine` (controls, tabs, line and
+/// paragraph separators as spaces, direction marks inert), at most 500
+/// characters.
+enum ServerText {
     static func line(_ text: String) -> String {
         // Printable ASCII (most tags) is safe as it is.
         if text.utf8.count <= 500, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
-        return String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control || $0 == "\t" ? " " : $0 }.prefix(500)))
+        return DisplayWidth.singleLine(String(String.UnicodeScalarView(text.unicodeScalars.prefix(500))))
     }
 }

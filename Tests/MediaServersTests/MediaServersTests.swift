@@ -153,6 +153,14 @@ import Testing
         #expect(!locations.accept(try #require(URL(string: "http://10.2.0.1:8200/d.xml")), from: "10.2.0.1"))
     }
 
+    /// A server's title with a line separator and a direction override is
+    /// one inert line, as a feed's is (MediaTerminal's rule).
+    @Test func aServersTextIsOneInertLine() {
+        #expect(SubsonicLibrary.clean("Evil\u{2028}Line\u{202E}dlrow") == "Evil Line\\u{202E}dlrow")
+        #expect(SubsonicLibrary.clean("Tab\there\u{2029}") == "Tab here")
+        #expect(SubsonicLibrary.clean(String(repeating: "é", count: 600)).count == 500)
+    }
+
     @Test func didlLiteItemsAndTheirSafety() throws {
         let didl = """
             <DIDL-Lite xmlns="urn:schemas-upnp-org:metadata-1-0/DIDL-Lite/" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:upnp="urn:schemas-upnp-org:metadata-1-0/upnp/">
