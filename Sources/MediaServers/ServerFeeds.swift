@@ -73,12 +73,7 @@ public enum ServerFeeds {
     }
 
     /// `2026-11-22 14:05` in the local time zone.
-    static func localTime(_ seconds: Double) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: Date(timeIntervalSince1970: seconds))
-    }
+    static func localTime(_ seconds: Double) -> String { LocalTime.text(seconds) }
 
     /// Why a song's media came back as a document rather than the song (a
     /// Subsonic server states its errors in one, as HTTP 200): the server's
