@@ -183,33 +183,25 @@ enum UPnPFeed {
     static let header = "mediaplay-upnp-items 1"
 
     static func encode(_ name: String, _ entries: [Entry]) -> [UInt8] {
-        var text = header + "\n" + SubsonicLibrary.clean(name) + "\n"
-        for entry in entries {
-            let fields = [
+        KeptRows.encode(header: header, about: SubsonicLibrary.clean(name), rows: entries.map { entry in
+            [
                 entry.id, entry.title, entry.kind.name, entry.url, entry.artist ?? "", entry.album ?? "", entry.track.map(String.init) ?? "",
                 entry.duration.map { String($0) } ?? "", entry.art ?? "",
-            ].map { field in
-                field.utf8.contains { $0 == 0x09 || $0 == 0x0A } ? field.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ") : field
-            }
-            text += fields.joined(separator: "\t") + "\n"
-        }
-        return Array(text.utf8)
+            ]
+        })
     }
 
     static func decode(_ bytes: [UInt8]) -> (name: String, entries: [Entry])? {
-        let text = String(decoding: bytes, as: UTF8.self)
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
-        guard lines.popFirst() == Substring(header), let name = lines.popFirst() else { return nil }
+        guard let (name, rows) = KeptRows.decode(bytes, header: header, width: 9) else { return nil }
         var entries: [Entry] = []
-        for line in lines where !line.isEmpty {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count == 9, let kind = MediaKind(name: fields[2]) else { return nil }
+        entries.reserveCapacity(rows.count)
+        for fields in rows {
+            guard let kind = fields[2].flatMap(MediaKind.init(name:)) else { return nil }
             entries.append(Entry(
-                id: fields[0], title: fields[1], kind: kind, url: fields[3], artist: fields[4].isEmpty ? nil : fields[4],
-                album: fields[5].isEmpty ? nil : fields[5], track: whole(fields[6], in: 0...99_999), duration: CheckedNumber.duration(Double(fields[7])),
-                art: fields[8].isEmpty ? nil : fields[8]
+                id: fields[0] ?? "", title: fields[1] ?? "", kind: kind, url: fields[3] ?? "", artist: fields[4], album: fields[5],
+                track: fields[6].flatMap { whole($0, in: 0...99_999) }, duration: CheckedNumber.duration(fields[7].flatMap(Double.init)), art: fields[8]
             ))
         }
-        return (String(name), entries)
+        return (name, entries)
     }
 }

@@ -161,6 +161,22 @@ import Testing
         #expect(SubsonicLibrary.clean(String(repeating: "é", count: 600)).count == 500)
     }
 
+    /// A UPnP tree's kept copy reads back as written (the same codec as a
+    /// Subsonic library's); a tab in a field becomes a space.
+    @Test func theKeptUPnPTreeReadsBack() throws {
+        let entries = [
+            UPnPFeed.Entry(id: "64$1", title: "Song\tOne", kind: .audio, url: "http://10.0.0.2:8200/MediaItems/1.mp3", artist: "Band", album: nil, track: 3, duration: 61.5, art: nil),
+            UPnPFeed.Entry(id: "64$2", title: "Cover", kind: .image, url: "http://10.0.0.2:8200/MediaItems/2.jpg", artist: nil, album: "Record", track: nil, duration: nil, art: "http://10.0.0.2:8200/a.jpg"),
+        ]
+        let back = try #require(UPnPFeed.decode(UPnPFeed.encode("My\nServer", entries)))
+        #expect(back.name == "My Server")
+        #expect(back.entries.map(\.title) == ["Song One", "Cover"])
+        #expect(back.entries.map(\.kind) == [.audio, .image])
+        #expect(back.entries[0].track == 3 && back.entries[0].duration == 61.5 && back.entries[0].artist == "Band" && back.entries[0].album == nil)
+        #expect(back.entries[1].art == "http://10.0.0.2:8200/a.jpg" && back.entries[1].album == "Record")
+        #expect(UPnPFeed.decode(Array("mediaplay-subsonic-library 1\nx\n".utf8)) == nil)
+    }
+
     @Test func didlLiteItemsAndTheirSafety() throws {
         let didl = """
             <DIDL-Lite xmlns="urn:schemas-upnp-org:metadata-1-0/DIDL-Lite/" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:upnp="urn:schemas-upnp-org:metadata-1-0/upnp/">
