@@ -76,6 +76,9 @@ public struct SubsonicServer: Sendable {
         let cannot = CLIError("[feeds] password-command: cannot run it (/bin/sh)", exitCode: .config)
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { throw cannot }
+        // Close-on-exec (the child's stdout is a dup2, which keeps it open):
+        // another program this process starts does not hold the pipe open.
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
