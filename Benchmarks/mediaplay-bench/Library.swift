@@ -56,13 +56,20 @@ func libraryBenchmark(runs: Int, songs: Int) async throws {
     for page in 0...(songs + 499) / 500 {
         calls.append(rest + "search3.view?query=&artistCount=0&albumCount=0&songCount=500&songOffset=\(page * 500)&f=json&" + login)
     }
+    // The calls in a config file curl reads (-K), owner-only: the password
+    // form is never on a command line another user's `ps` shows.
+    let curlConfig = scratch.path + "/calls.curlrc"
+    let configText = calls.map { "url = \"\($0)\"\noutput = \"/dev/null\"\n" }.joined()
+    guard FileManager.default.createFile(atPath: curlConfig, contents: Data(configText.utf8), attributes: [.posixPermissions: 0o600]) else {
+        throw BenchError("cannot write \(curlConfig)")
+    }
     var cold: [Double] = [], warm: [Double] = [], curl: [Double] = []
     for run in 0..<runs {
         let cache = scratch.path + "/cache-\(run)"
         let first = measured(mediaplay, ["list", "--json", "--feed", feed, "--cache-dir", cache])
         cold.append(first.wall)
         warm.append(measured(mediaplay, ["list", "--json", "--feed", feed, "--cache-dir", cache]).wall)
-        curl.append(measured("/usr/bin/curl", ["-sS", "--fail"] + calls.flatMap { ["-o", "/dev/null", $0] }).wall)
+        curl.append(measured("/usr/bin/curl", ["-sS", "--fail", "-K", curlConfig]).wall)
     }
     server.server.stop()
 
@@ -109,7 +116,7 @@ func libraryBenchmark(runs: Int, songs: Int) async throws {
     )
     headline(
         "list --json, the same library kept (warm)", mediaplay: String(format: "%.3f s", median(warm)),
-        anchor: String(format: "curl cold %.3f s", median(curl)), ratio: median(warm) / median(curl), target: "≤ 0.1 s"
+        anchor: "the target, 0.100 s", ratio: median(warm) / 0.1, target: "≤ 1× (0.1 s)"
     )
     headline(
         "list --json, a \(grouped(songs))-item DLNA container, cold", mediaplay: String(format: "%.3f s", median(dlnaCold)),

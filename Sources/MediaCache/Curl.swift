@@ -39,7 +39,7 @@ public enum HTTPGet {
     /// of those bytes (with `headers`).
     public static func fetch(
         _ url: URL, maximumBytes: Int64 = 16 << 20, etag: String? = nil, lastModified: String? = nil,
-        timeout: Int = NetworkLimits.timeout, post: [UInt8]? = nil, headers: [String] = []
+        timeout: Int = NetworkLimits.timeout, post: [UInt8]? = nil, headers: [String] = [], followsRedirects: Bool = true
     ) throws(TransferError) -> HTTPResponse {
         _ = CurlGlobal.initialized
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
@@ -62,7 +62,7 @@ public enum HTTPGet {
 
         let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errorPointer in
             RequestSigning.signed(url).absoluteString.withCString { urlPointer in
-                CurlOptions.applySafeDefaults(handle)
+                CurlOptions.applySafeDefaults(handle, followsRedirects: followsRedirects && RequestSigning.followsRedirects(url))
                 _ = mp_curl_easy_setopt_string(handle, CURLOPT_URL, urlPointer)
                 _ = mp_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorPointer.baseAddress)
                 _ = mp_curl_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumBytes))
@@ -115,11 +115,13 @@ public enum HTTPGet {
 /// Options every transfer gets: http(s) only, bounded redirects, TLS
 /// verification on, and aborts for dead or stalled connections.
 enum CurlOptions {
-    static func applySafeDefaults(_ handle: UnsafeMutableRawPointer) {
+    /// `followsRedirects` false: any redirect fails the transfer (a media
+    /// server's URLs stay on the host it answered from).
+    static func applySafeDefaults(_ handle: UnsafeMutableRawPointer, followsRedirects: Bool = true) {
         _ = mp_curl_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
         _ = mp_curl_easy_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         _ = mp_curl_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
-        _ = mp_curl_easy_setopt_long(handle, CURLOPT_MAXREDIRS, 5)
+        _ = mp_curl_easy_setopt_long(handle, CURLOPT_MAXREDIRS, followsRedirects ? 5 : 0)
         _ = mp_curl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
         _ = mp_curl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
         _ = mp_curl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, 20)

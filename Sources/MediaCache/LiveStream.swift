@@ -140,7 +140,7 @@ public final class LiveStream: @unchecked Sendable {
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE))
         let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errorPointer in
             url.absoluteString.withCString { urlPointer in
-                CurlOptions.applySafeDefaults(handle)
+                CurlOptions.applySafeDefaults(handle, followsRedirects: RequestSigning.followsRedirects(url))
                 _ = mp_curl_easy_setopt_string(handle, CURLOPT_URL, urlPointer)
                 _ = mp_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorPointer.baseAddress)
                 _ = mp_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, requestHeaders)

@@ -4,28 +4,59 @@ import Synchronization
 /// Servers whose requests carry the user's login only on the wire: a
 /// Subsonic server's `u`, `t` and `s` (or `p`) are added to a URL as libcurl
 /// is handed it, never to the URL the cache keys its entry by, the index
-/// keeps, or a message shows. A feed source registers its server's prefix
-/// when it loads (`MediaServers`); every transfer of the process (the
-/// cache's downloads, `HTTPGet`, live streams) asks here.
+/// keeps, or a message shows. Only the exact URLs the server's item maker
+/// made (`allow`: its songs' media and pictures) are signed: a URL a feed,
+/// a page or any other remote party names is sent as it is, even when it
+/// points into the server's API (a confused deputy otherwise). Every
+/// transfer of the process (the cache's downloads, `HTTPGet`, live
+/// streams) asks here.
 public enum RequestSigning {
     public typealias Signer = @Sendable (URL) -> URL
 
-    private static let signers = Mutex<[(prefix: String, sign: Signer)]>([])
+    private struct State {
+        var signers: [(prefix: String, sign: Signer)] = []
+        /// The URLs (`absoluteString`) the item makers made.
+        var made: Set<String> = []
+    }
+
+    private static let state = Mutex(State())
 
     /// URLs that start with `prefix` (scheme, host, port and path up to a
-    /// slash) are signed by `sign`; a later registration of the same prefix
-    /// replaces the earlier one.
+    /// slash) and were made by the item maker (`allow`) are signed by
+    /// `sign`; a later registration of the same prefix replaces the
+    /// earlier one.
     public static func register(prefix: String, _ sign: @escaping Signer) {
-        signers.withLock { list in
-            list.removeAll { $0.prefix == prefix }
-            list.append((prefix, sign))
+        state.withLock { state in
+            state.signers.removeAll { $0.prefix == prefix }
+            state.signers.append((prefix, sign))
         }
     }
 
-    /// The URL to send: signed when a registered prefix covers it, else itself.
+    /// The URLs a server's item maker made (its songs' media and pictures):
+    /// the only ones signed, where a registered prefix covers them, and
+    /// fetched without following a redirect (`followsRedirects`): a server's
+    /// URLs stay on the host it answered from.
+    public static func allow(_ urls: some Sequence<URL>) {
+        state.withLock { state in
+            for url in urls { state.made.insert(url.absoluteString) }
+        }
+    }
+
+    /// Whether a transfer of `url` may follow redirects: not for a URL a
+    /// server's item maker made.
+    public static func followsRedirects(_ url: URL) -> Bool {
+        let text = url.absoluteString
+        return !state.withLock { $0.made.contains(text) }
+    }
+
+    /// The URL to send: signed when the item maker made it and a registered
+    /// prefix covers it, else itself.
     public static func signed(_ url: URL) -> URL {
         let text = url.absoluteString
-        guard let sign = signers.withLock({ list in list.last { text.hasPrefix($0.prefix) }?.sign }) else { return url }
-        return sign(url)
+        let sign = state.withLock { state -> Signer? in
+            guard state.made.contains(text) else { return nil }
+            return state.signers.last { text.hasPrefix($0.prefix) }?.sign
+        }
+        return sign.map { $0(url) } ?? url
     }
 }

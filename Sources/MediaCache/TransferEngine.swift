@@ -231,7 +231,7 @@ final class TransferEngine: @unchecked Sendable {
         job.segment = job.entry.begin(at: job.offset)
 
         // No Accept-Encoding: media bytes arrive as stored, so lengths and ranges hold.
-        CurlOptions.applySafeDefaults(easy)
+        CurlOptions.applySafeDefaults(easy, followsRedirects: RequestSigning.followsRedirects(job.url))
         _ = mp_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT, job.configuration.connectTimeout)
         _ = mp_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, job.configuration.lowSpeedTime)
         _ = mp_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, job.configuration.lowSpeedLimit)
@@ -432,6 +432,9 @@ final class TransferEngine: @unchecked Sendable {
             case .webPage?:
                 _ = unlink(job.partPath)
                 conclude(job, .failure(.webPage))
+            case let .document(type)?:
+                _ = unlink(job.partPath)
+                conclude(job, .failure(.document(type)))
             case nil:
                 conclude(job, .failure(Self.ioError(job.writeErrno, path: job.partPath)))
             }
@@ -440,6 +443,9 @@ final class TransferEngine: @unchecked Sendable {
             _ = unlink(job.partPath)
             conclude(job, .failure(.tooLarge(limit: job.configuration.maximumSize)))
 
+        case CURLE_TOO_MANY_REDIRECTS where !RequestSigning.followsRedirects(job.url):
+            _ = unlink(job.partPath)
+            conclude(job, .failure(.network("the media server \(job.host) redirected its own URL; redirects of a server's URLs are not followed")))
         case CURLE_TOO_MANY_REDIRECTS:
             conclude(job, .failure(.redirectLoop(host: job.host)))
 

@@ -121,6 +121,9 @@ final class TransferJob: @unchecked Sendable {
         case liveStream
         /// An HTML page, not media (yt-dlp may find the media in it).
         case webPage
+        /// An XML or JSON document, not media: an API's answer (a Subsonic
+        /// server's error comes as HTTP 200 with one).
+        case document(String)
     }
 
     init(
@@ -313,6 +316,11 @@ final class TransferJob: @unchecked Sendable {
                 abortReason = .webPage
                 return false
             }
+            // Nor is an API's document: never kept as the media.
+            if status == 200, let type = Self.documentType(contentType: headers["content-type"]) {
+                abortReason = .document(type)
+                return false
+            }
             expectedTotal = headers["content-length"].flatMap { Int64($0) }
             // No length (or a radio server's icy- headers): a stream with no
             // end, played live and never kept.
@@ -339,6 +347,13 @@ final class TransferJob: @unchecked Sendable {
     static func isWebPage(contentType: String?) -> Bool {
         guard let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
         return type == "text/html" || type == "application/xhtml+xml"
+    }
+
+    /// The type of an XML or JSON answer (what an API sends, an error
+    /// included), nil for anything else.
+    static func documentType(contentType: String?) -> String? {
+        guard let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() else { return nil }
+        return ["text/xml", "application/xml", "application/json", "text/json"].contains(type) ? type : nil
     }
 
     func publishProgress(force: Bool = false) {

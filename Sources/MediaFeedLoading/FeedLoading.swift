@@ -137,12 +137,7 @@ package enum FeedLoading {
     }
 
     /// `2026-11-22 14:05` in the local time zone.
-    package static func localTime(_ seconds: Double) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: Date(timeIntervalSince1970: seconds))
-    }
+    package static func localTime(_ seconds: Double) -> String { LocalTime.text(seconds) }
 }
 
 /// The background player's view of its feed file: when the file (or, for a

@@ -25,6 +25,9 @@ public enum CacheError: Error, Sendable, Equatable, CustomStringConvertible {
     case liveStream
     /// A web page (HTML), not media: yt-dlp may find the media in it.
     case webPage
+    /// An XML or JSON document (its type), not media: an API's answer,
+    /// often an error (a Subsonic server's come as HTTP 200). Never kept.
+    case document(String)
 
     public var description: String {
         switch self {
@@ -40,6 +43,7 @@ public enum CacheError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cancelled: return "cancelled"
         case .liveStream: return "a live stream (no length): it is played live, never downloaded"
         case .webPage: return "a web page, not a media file"
+        case let .document(type): return "the server answered with a document (\(type)), not a media file"
         }
     }
 

@@ -26,9 +26,31 @@ public enum SSDPDiscovery {
     /// More answers than this are a flood, not a network's servers.
     static let maximumAnswers = 1000
 
-    /// The servers that answered within `timeout` seconds, by name.
+    /// Which LOCATIONs are worth a description's fetch: http, on the
+    /// address the answer came from, new, at most `perAddress` from one
+    /// address (a host flooding LOCATIONs is one host) and `total` in all.
+    struct Locations {
+        static let perAddress = 4
+        static let total = 64
+        private var seen: Set<String> = []
+        private var byAddress: [String: Int] = [:]
+
+        mutating func accept(_ url: URL, from address: String) -> Bool {
+            guard url.scheme?.lowercased() == "http", url.host == address, seen.count < Self.total,
+                  byAddress[address, default: 0] < Self.perAddress, seen.insert(url.absoluteString).inserted
+            else { return false }
+            byAddress[address, default: 0] += 1
+            return true
+        }
+    }
+
+    /// The servers that answered within `timeout` seconds, by name: answers
+    /// are listened for until a little before the end (a server answers
+    /// within MX, a second), each description fetched as its answer comes,
+    /// all of them at once; what has not come by the end is left out.
     public static func discover(timeout: Double, clock: any MediaClock = SystemClock.shared) -> [DiscoveredServer] {
         let deadline = clock.now + timeout
+        let listenUntil = deadline - min(2, timeout / 3)
         let sockets = interfaces().compactMap(openSocket)
         defer { for socket in sockets { close(socket) } }
         let message = Array((
@@ -38,12 +60,12 @@ public enum SSDPDiscovery {
         // Twice, as UPnP advises: a datagram may be lost.
         for socket in sockets { send(message, on: socket) }
         for socket in sockets { send(message, on: socket) }
-        var locations: [(URL, String)] = []
-        var seen: Set<String> = []
+        let fetches = Fetches()
+        var locations = Locations()
         var answers = 0
         var descriptors = sockets.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         while answers < maximumAnswers, !descriptors.isEmpty {
-            let left = deadline - clock.now
+            let left = listenUntil - clock.now
             guard left > 0 else { break }
             let ready = poll(&descriptors, nfds_t(descriptors.count), Int32(min(left, 60) * 1000) + 1)
             if ready < 0, errno == EINTR { continue }
@@ -51,22 +73,51 @@ public enum SSDPDiscovery {
             for index in descriptors.indices where descriptors[index].revents & Int16(POLLIN) != 0 {
                 guard let (text, from) = receive(on: descriptors[index].fd) else { continue }
                 answers += 1
-                guard let location = Self.location(in: text), let url = URL(string: location), url.scheme?.lowercased() == "http", url.host == from,
-                      seen.insert(url.absoluteString).inserted
-                else { continue }
-                locations.append((url, from))
+                guard let location = Self.location(in: text), let url = URL(string: location), locations.accept(url, from: from) else { continue }
+                // Its description, on a thread of its own (a fetch blocks), within what is left.
+                let seconds = max(1, Int((deadline - clock.now).rounded(.down)))
+                fetches.started()
+                Thread.detachNewThread {
+                    let feed = "upnp+" + url.absoluteString
+                    var found: DiscoveredServer?
+                    if let server = try? UPnPServer(location: feed), let device = try? server.device(timeout: seconds), device.isMediaServer {
+                        found = DiscoveredServer(name: device.name, feed: feed, address: from)
+                    }
+                    fetches.ended(found)
+                }
             }
         }
-        var found: [DiscoveredServer] = []
-        for (url, from) in locations {
-            let left = deadline - clock.now
-            let feed = "upnp+" + url.absoluteString
-            guard let server = try? UPnPServer(location: feed),
-                  let device = try? server.device(timeout: max(2, Int(min(max(left, 0), 10).rounded(.up)))), device.isMediaServer
-            else { continue }
-            found.append(DiscoveredServer(name: device.name, feed: feed, address: from))
-        }
+        let found = fetches.wait(clock: clock, until: deadline)
         return found.sorted { $0.name.lowercased() != $1.name.lowercased() ? $0.name.lowercased() < $1.name.lowercased() : $0.feed < $1.feed }
+    }
+
+    /// The descriptions being fetched, and the servers found so far.
+    final class Fetches: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var pending = 0
+        private var found: [DiscoveredServer] = []
+
+        func started() {
+            condition.lock()
+            pending += 1
+            condition.unlock()
+        }
+
+        func ended(_ server: DiscoveredServer?) {
+            condition.lock()
+            pending -= 1
+            if let server { found.append(server) }
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        /// The servers found when every fetch has ended or `deadline` came.
+        func wait(clock: any MediaClock, until deadline: Double) -> [DiscoveredServer] {
+            condition.lock()
+            defer { condition.unlock() }
+            while pending > 0, clock.wait(on: condition, until: deadline) {}
+            return found
+        }
     }
 
     /// The LOCATION header of an answer (`HTTP/1.1 200 OK`) or a notice.

@@ -43,8 +43,9 @@ public enum ServerFeeds {
             return kept.loaded(server: server, shownAs: shown)
         }
         do {
-            let client = try SubsonicClient.connect(server)
-            let library = try SubsonicLibrary.read(client, progress: progress)
+            let deadline = LoadDeadline()
+            let client = try SubsonicClient.connect(server, within: deadline)
+            let library = try SubsonicLibrary.read(client, within: deadline, progress: progress)
             if let keyURL {
                 try? cache?.keep(KeptFeed(url: keyURL.absoluteString, body: library.encoded, etag: nil, lastModified: nil, fetched: now))
             }
@@ -72,11 +73,21 @@ public enum ServerFeeds {
     }
 
     /// `2026-11-22 14:05` in the local time zone.
-    static func localTime(_ seconds: Double) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: Date(timeIntervalSince1970: seconds))
+    static func localTime(_ seconds: Double) -> String { LocalTime.text(seconds) }
+
+    /// Why a song's media came back as a document rather than the song (a
+    /// Subsonic server states its errors in one, as HTTP 200): the server's
+    /// answer to a `ping` in words (a changed password: exit 77); nil when
+    /// `url` is no server's song or the server answers the ping well.
+    /// Blocking: one call, within the client's timeout.
+    public static func failure(ofSong url: URL) -> CLIError? {
+        guard let (client, _) = ServerPlays.shared.song(at: url) else { return nil }
+        do {
+            _ = try client.call("ping")
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// `mark N starred|unstarred`: the server's star on each of the items

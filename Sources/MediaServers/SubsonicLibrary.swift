@@ -1,4 +1,5 @@
 import Foundation
+import MediaCache
 import MediaFeed
 import MediaListing
 import MediaModel
@@ -47,14 +48,14 @@ public struct SubsonicLibrary: Sendable {
     /// answer it); a server that answers it with nothing is read by
     /// albums instead (`getAlbumList2` pages, then `getAlbum` for each).
     /// `progress` hears the count so far.
-    public static func read(_ client: SubsonicClient, progress: (Int) -> Void = { _ in }) throws(CLIError) -> SubsonicLibrary {
+    static func read(_ client: SubsonicClient, within deadline: LoadDeadline, progress: (Int) -> Void = { _ in }) throws(CLIError) -> SubsonicLibrary {
         var songs: [SubsonicSong] = []
         var seen: Set<String> = []
         var offset = 0
         while songs.count < maximumSongs {
             let body = try client.call("search3", [
                 ("query", ""), ("artistCount", "0"), ("albumCount", "0"), ("songCount", String(pageSize)), ("songOffset", String(offset)),
-            ])
+            ], within: deadline)
             let page = Self.songs(in: body["searchResult3"]?.value["song"]?.value)
             let fresh = page.filter { seen.insert($0.id).inserted }
             // An empty page ends it; so does a server that ignores the offset.
@@ -63,16 +64,16 @@ public struct SubsonicLibrary: Sendable {
             offset += page.count
             progress(songs.count)
         }
-        if songs.isEmpty { songs = try readByAlbums(client, progress: progress) }
+        if songs.isEmpty { songs = try readByAlbums(client, within: deadline, progress: progress) }
         return SubsonicLibrary(auth: client.auth, version: client.version, songs: ordered(songs))
     }
 
-    static func readByAlbums(_ client: SubsonicClient, progress: (Int) -> Void) throws(CLIError) -> [SubsonicSong] {
+    static func readByAlbums(_ client: SubsonicClient, within deadline: LoadDeadline, progress: (Int) -> Void) throws(CLIError) -> [SubsonicSong] {
         var albums: [String] = []
         var seenAlbums: Set<String> = []
         var offset = 0
         while albums.count < maximumSongs {
-            let body = try client.call("getAlbumList2", [("type", "alphabeticalByArtist"), ("size", String(pageSize)), ("offset", String(offset))])
+            let body = try client.call("getAlbumList2", [("type", "alphabeticalByArtist"), ("size", String(pageSize)), ("offset", String(offset))], within: deadline)
             guard case let .array(entries)? = body["albumList2"]?.value["album"]?.value else { break }
             let fresh = entries.compactMap { SubsonicClient.string($0.value["id"]) }.filter { seenAlbums.insert($0).inserted }
             if fresh.isEmpty { break }
@@ -82,7 +83,7 @@ public struct SubsonicLibrary: Sendable {
         var songs: [SubsonicSong] = []
         var seen: Set<String> = []
         for album in albums where songs.count < maximumSongs {
-            let body = try client.call("getAlbum", [("id", album)])
+            let body = try client.call("getAlbum", [("id", album)], within: deadline)
             songs += Self.songs(in: body["album"]?.value["song"]?.value).filter { seen.insert($0.id).inserted }
             progress(songs.count)
         }
@@ -117,7 +118,7 @@ public struct SubsonicLibrary: Sendable {
     /// A server's text, one line, bounded: no tab or line end reaches the
     /// kept copy or a terminal.
     static func clean(_ text: String) -> String {
-        let line = DisplayWidthSafe.line(text)
+        let line = ServerText.line(text)
         guard line.first?.isWhitespace == true || line.last?.isWhitespace == true else { return line }
         return line.trimmingCharacters(in: .whitespaces)
     }
@@ -143,45 +144,33 @@ public struct SubsonicLibrary: Sendable {
 
     static let header = "mediaplay-subsonic-library 1"
 
-    /// One line a song, fields by tab (none of them holds a tab or a line end).
+    /// One line a song (`KeptRows`).
     public var encoded: [UInt8] {
-        var text = Self.header + "\n" + auth.rawValue + "\t" + version + "\n"
-        text.reserveCapacity(songs.count * 120)
-        for song in songs {
-            let fields: [String] = [
+        KeptRows.encode(header: Self.header, about: auth.rawValue + "\t" + version, rows: songs.map { song in
+            [
                 song.id, song.title, song.artist ?? "", song.album ?? "", song.track.map(String.init) ?? "", song.disc.map(String.init) ?? "",
                 song.duration.map { String($0) } ?? "", song.coverArt ?? "", song.isVideo ? "1" : "",
             ]
-            text += fields.joined(separator: "\t")
-            text += "\n"
-        }
-        return Array(text.utf8)
+        })
     }
 
-    /// The kept copy read back; nil when it is not one. By bytes: 10,000
-    /// songs in a few milliseconds.
+    /// The kept copy read back; nil when it is not one.
     public init?(encoded bytes: [UInt8]) {
-        var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)[...]
-        guard let first = lines.popFirst(), String(decoding: first, as: UTF8.self) == Self.header, let second = lines.popFirst() else { return nil }
-        let parts = second.split(separator: 0x09, omittingEmptySubsequences: false)
-        guard parts.count == 2, let auth = SubsonicAuth(rawValue: String(decoding: parts[0], as: UTF8.self)) else { return nil }
+        guard let (about, rows) = KeptRows.decode(bytes, header: Self.header, width: 9) else { return nil }
+        let parts = about.split(separator: "\t", omittingEmptySubsequences: false)
+        guard parts.count == 2, let auth = SubsonicAuth(rawValue: String(parts[0])) else { return nil }
         self.auth = auth
-        version = String(decoding: parts[1], as: UTF8.self)
-        songs = []
-        songs.reserveCapacity(lines.count)
-        for line in lines where !line.isEmpty {
-            let fields = line.split(separator: 0x09, omittingEmptySubsequences: false)
-            guard fields.count == 9 else { return nil }
-            func text(_ index: Int) -> String? { fields[index].isEmpty ? nil : String(decoding: fields[index], as: UTF8.self) }
-            var song = SubsonicSong(id: text(0) ?? "", title: text(1) ?? "")
-            song.artist = text(2)
-            song.album = text(3)
-            song.track = text(4).flatMap { whole($0, in: 0...99_999) }
-            song.disc = text(5).flatMap { whole($0, in: 0...9_999) }
-            song.duration = CheckedNumber.duration(text(6).flatMap(Double.init))
-            song.coverArt = text(7)
-            song.isVideo = fields[8].first == 0x31
-            songs.append(song)
+        version = String(parts[1])
+        songs = rows.map { fields in
+            var song = SubsonicSong(id: fields[0] ?? "", title: fields[1] ?? "")
+            song.artist = fields[2]
+            song.album = fields[3]
+            song.track = fields[4].flatMap { whole($0, in: 0...99_999) }
+            song.disc = fields[5].flatMap { whole($0, in: 0...9_999) }
+            song.duration = CheckedNumber.duration(fields[6].flatMap(Double.init))
+            song.coverArt = fields[7]
+            song.isVideo = fields[8] == "1"
+            return song
         }
     }
 
@@ -208,6 +197,13 @@ public struct SubsonicLibrary: Sendable {
             items.append(item)
             details.append(MediaDetails(duration: song.duration, title: song.title, artist: song.artist, album: song.album, track: song.track, disc: song.disc))
         }
+        // These URLs, and no others, carry the login on the wire.
+        RequestSigning.allow(items.lazy.flatMap { item -> [URL] in
+            var made: [URL] = []
+            if case let .remote(url)? = item.source { made.append(url) }
+            if case let .remote(url)? = item.thumbnail { made.append(url) }
+            return made
+        })
         var loaded = LoadedFeed(feed: Feed(title: "\(server.user)@\(server.host)", items: items), source: shown, identity: server.identity)
         loaded.details = details
         return loaded

@@ -4,6 +4,7 @@ import MediaFeed
 import MediaInterfaces
 import MediaModel
 import MediaplayCommon
+import MediaTerminal
 
 /// A Subsonic server a feed names: `subsonic+https://USER[:PASSWORD]@HOST[:PORT][/PATH]`
 /// (or `subsonic+http://` on a LAN), its login from the URL or from
@@ -64,25 +65,109 @@ public struct SubsonicServer: Sendable {
         identity = "subsonic+\(scheme)://\(encodedUser)@\(hostText)\(port)\(path)"
     }
 
-    /// The first line `command` prints, run by /bin/sh.
-    static func run(passwordCommand command: String) throws(CLIError) -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let output = Pipe()
-        process.standardOutput = output
-        do {
-            try process.run()
-        } catch {
-            throw CLIError("[feeds] password-command: cannot run it: \(error)", exitCode: .config)
+    /// Seconds a password command may take to print its line.
+    static let passwordCommandTimeout: Double = 10
+
+    /// The first line `command` prints, run by /bin/sh in a process group
+    /// of its own: read up to its first newline (a child it leaves behind
+    /// holding the output costs nothing), given up after
+    /// `passwordCommandTimeout`; the group is killed when it is done.
+    static func run(passwordCommand command: String, clock: any MediaClock = SystemClock.shared) throws(CLIError) -> String {
+        let cannot = CLIError("[feeds] password-command: cannot run it (/bin/sh)", exitCode: .config)
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw cannot }
+        // Close-on-exec (the child's stdout is a dup2, which keeps it open):
+        // another program this process starts does not hold the pipe open.
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        posix_spawn_file_actions_addclose(&actions, fds[0])
+        posix_spawn_file_actions_addclose(&actions, fds[1])
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // A process group of its own (led by the shell), killed at the end.
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        let words: [String] = ["/bin/sh", "-c", command]
+        let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
+        defer { arguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, arguments + [nil], environ)
+        close(fds[1])
+        guard spawned == 0 else {
+            close(fds[0])
+            throw cannot
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let state = CommandState()
+        let readEnd = fds[0], shell = pid
+        // A read and a wait block: threads of their own.
+        Thread.detachNewThread {
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while bytes.count < 4096, !bytes.contains(0x0A) {
+                let count = chunk.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { break }
+                bytes += chunk[0..<count]
+            }
+            close(readEnd)
+            state.update { $0.output = bytes }
+        }
+        Thread.detachNewThread {
+            var status: Int32 = 0
+            while waitpid(shell, &status, 0) < 0, errno == EINTR {}
+            state.update { $0.exitStatus = status }
+        }
+        let finished = state.wait(clock: clock, until: clock.now + passwordCommandTimeout) { state in
+            // Its line once the shell has ended (a child it left may hold the output).
+            state.exitStatus != nil && state.output != nil
+        }
+        kill(-shell, SIGKILL)
+        guard finished else {
+            throw CLIError("[feeds] password-command printed no password within \(Int(passwordCommandTimeout)) s; check the command in config.toml", exitCode: .config)
+        }
+        let (status, data) = state.update { ($0.exitStatus ?? -1, $0.output ?? []) }
         let line = String(decoding: data.prefix(4096), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        guard process.terminationStatus == 0, !line.isEmpty else {
-            throw CLIError("[feeds] password-command printed no password (exit \(process.terminationStatus)); check the command in config.toml", exitCode: .config)
+        // Exited normally with 0 (the wait status's high byte, nothing signalled).
+        let exitCode = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : -1
+        guard exitCode == 0, !line.isEmpty else {
+            throw CLIError("[feeds] password-command printed no password (exit \(exitCode)); check the command in config.toml", exitCode: .config)
         }
         return line
+    }
+
+    /// What a password command did so far, under a condition.
+    private final class CommandState: @unchecked Sendable {
+        struct Values {
+            var exitStatus: Int32?
+            var output: [UInt8]?
+        }
+
+        private let condition = NSCondition()
+        private var values = Values()
+
+        @discardableResult
+        func update<T>(_ change: (inout Values) -> T) -> T {
+            condition.lock()
+            defer {
+                condition.broadcast()
+                condition.unlock()
+            }
+            return change(&values)
+        }
+
+        /// Whether `done` held before `deadline`.
+        func wait(clock: any MediaClock, until deadline: Double, for done: (Values) -> Bool) -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            while !done(values) {
+                if !clock.wait(on: condition, until: deadline) { return done(values) }
+            }
+            return true
+        }
     }
 
     /// Where every call of the API starts (`…/rest/`): the prefix signed.
@@ -130,8 +215,9 @@ public enum SubsonicAuth: String, Sendable {
     case hex
 }
 
-/// Talks to one Subsonic server: each call signed on the wire
-/// (`RequestSigning`), read as JSON, its failures one line each.
+/// Talks to one Subsonic server: each call signed on the wire (its own
+/// calls here, its items' media through `RequestSigning`), read as JSON,
+/// its failures one line each.
 public final class SubsonicClient: Sendable {
     public let server: SubsonicServer
     public let auth: SubsonicAuth
@@ -159,37 +245,48 @@ public final class SubsonicClient: Sendable {
 
     /// Finds how the server takes the password (one or two `ping`s) and
     /// checks the login: a wrong password is exit 77, a server down 69.
-    public static func connect(_ server: SubsonicServer, timeout: Int = defaultTimeout) throws(CLIError) -> SubsonicClient {
+    /// Within `deadline` (the load's), however many pings it takes.
+    static func connect(_ server: SubsonicServer, within deadline: LoadDeadline) throws(CLIError) -> SubsonicClient {
+        let timeout = defaultTimeout
         let tokenClient = SubsonicClient(server: server, auth: .token, version: tokenVersion, timeout: timeout)
-        let answer = try tokenClient.send(tokenClient.server.url("ping"))
+        let answer = try tokenClient.send(tokenClient.server.url("ping"), within: deadline)
         if answer.ok { return tokenClient }
         let serverVersion = answer.version ?? "1.1.0"
         // 41: no token for this user (LDAP); 10, 30, a version under 1.13: no tokens at all.
         let tokensRefused = [10, 30, 41].contains(answer.errorCode ?? 0) || Self.isOlder(serverVersion, than: tokenVersion)
         guard tokensRefused else { throw tokenClient.failure(answer, doing: "ping") }
         let hexClient = SubsonicClient(server: server, auth: .hex, version: isOlder(serverVersion, than: tokenVersion) ? serverVersion : tokenVersion, timeout: timeout)
-        let second = try hexClient.send(hexClient.server.url("ping"))
+        let second = try hexClient.send(hexClient.server.url("ping"), within: deadline)
         guard second.ok else { throw hexClient.failure(second, doing: "ping") }
         return hexClient
     }
 
-    /// `RequestSigning` adds the login to every URL under the server's API.
+    /// The methods whose URLs the item maker makes (`SubsonicLibrary.loaded`):
+    /// the only ones `RequestSigning` signs for the other transfers.
+    static let mediaMethods: Set<String> = ["stream.view", "download.view", "getCoverArt.view"]
+
+    /// `RequestSigning` adds the login to the media URLs the item maker
+    /// made; the client's own calls are signed by `send`.
     private func register() {
-        let user = server.user, password = server.password, auth = auth, version = version
-        RequestSigning.register(prefix: server.restPrefix) { url in
-            var text = url.absoluteString
-            text += text.contains("?") ? "&" : "?"
-            text += "u=" + SubsonicServer.encode(user)
-            switch auth {
-            case .token:
-                let salt = Self.salt()
-                text += "&t=" + MD5.hex(of: password + salt) + "&s=" + salt
-            case .hex:
-                text += "&p=enc:" + Array(password.utf8).map { String(format: "%02x", $0) }.joined()
-            }
-            text += "&v=" + SubsonicServer.encode(version) + "&c=mediaplay"
-            return URL(string: text) ?? url
+        RequestSigning.register(prefix: server.restPrefix) { [self] url in
+            Self.mediaMethods.contains(url.lastPathComponent) ? signed(url) : url
         }
+    }
+
+    /// `url` with the login (`u`, `t` and `s`, or `p=enc:`), the version and the client.
+    func signed(_ url: URL) -> URL {
+        var text = url.absoluteString
+        text += text.contains("?") ? "&" : "?"
+        text += "u=" + SubsonicServer.encode(server.user)
+        switch auth {
+        case .token:
+            let salt = Self.salt()
+            text += "&t=" + MD5.hex(of: server.password + salt) + "&s=" + salt
+        case .hex:
+            text += "&p=enc:" + Array(server.password.utf8).map { String(format: "%02x", $0) }.joined()
+        }
+        text += "&v=" + SubsonicServer.encode(version) + "&c=mediaplay"
+        return URL(string: text) ?? url
     }
 
     private static func salt() -> String {
@@ -219,8 +316,9 @@ public final class SubsonicClient: Sendable {
 
     /// Calls `method` and returns its answer's body; a failure the server
     /// states is a one-line error.
-    public func call(_ method: String, _ parameters: [(String, String)] = []) throws(CLIError) -> JSONValue {
-        let answer = try send(server.url(method, parameters))
+    /// `deadline`: the load's, the time left given to this call.
+    func call(_ method: String, _ parameters: [(String, String)] = [], within deadline: LoadDeadline? = nil) throws(CLIError) -> JSONValue {
+        let answer = try send(server.url(method, parameters), within: deadline)
         guard answer.ok else { throw failure(answer, doing: method) }
         return answer.body
     }
@@ -230,12 +328,15 @@ public final class SubsonicClient: Sendable {
         _ = try call(method, parameters)
     }
 
-    func send(_ url: URL) throws(CLIError) -> Answer {
+    func send(_ url: URL, within deadline: LoadDeadline? = nil) throws(CLIError) -> Answer {
         let host = server.host
         let response: HTTPResponse
+        let timeout = try deadline.map { deadline throws(CLIError) in min(self.timeout, try deadline.left(for: host)) } ?? self.timeout
         do {
             let text = url.absoluteString
-            response = try HTTPGet.fetch(URL(string: text + (text.contains("?") ? "&" : "?") + "f=json") ?? url, maximumBytes: Self.maximumAnswer, timeout: timeout)
+            let asked = URL(string: text + (text.contains("?") ? "&" : "?") + "f=json") ?? url
+            // A redirect would take the login elsewhere: none followed.
+            response = try HTTPGet.fetch(signed(asked), maximumBytes: Self.maximumAnswer, timeout: timeout, followsRedirects: false)
         } catch {
             switch error.kind {
             case let .http(status) where status == 404:
@@ -270,7 +371,7 @@ public final class SubsonicClient: Sendable {
     /// server lacks is said as such.
     func failure(_ answer: Answer, doing method: String) -> CLIError {
         let host = server.host
-        let said = answer.errorMessage.map { DisplayWidthSafe.line($0) } ?? "no reason given"
+        let said = answer.errorMessage.map { ServerText.line($0) } ?? "no reason given"
         switch answer.errorCode {
         case 40:
             return CLIError("the server \(host) refused user \(server.user): wrong password", exitCode: .noPermission)
@@ -324,11 +425,14 @@ func whole(_ text: some StringProtocol, in range: ClosedRange<Int>) -> Int? {
     return number
 }
 
-/// A server's text made one safe line (no control characters, no tabs).
-enum DisplayWidthSafe {
+/// A server's text made one safe line for a terminal and the kept copy:
+/// MediaTerminal's `DisplayWidth.singleLine` (controls, tabs, line and
+/// paragraph separators as spaces, direction marks inert), at most 500
+/// characters.
+enum ServerText {
     static func line(_ text: String) -> String {
         // Printable ASCII (most tags) is safe as it is.
         if text.utf8.count <= 500, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
-        return String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control || $0 == "\t" ? " " : $0 }.prefix(500)))
+        return DisplayWidth.singleLine(String(String.UnicodeScalarView(text.unicodeScalars.prefix(500))))
     }
 }

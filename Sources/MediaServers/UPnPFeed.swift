@@ -26,6 +26,9 @@ enum UPnPFeed {
     /// Bounds of a tree: containers visited, depth, items.
     static let maximumContainers = 20_000
     static let maximumDepth = 24
+    /// Browse requests in all (a whole tree of the largest size takes
+    /// fewer): a server that pages on forever is read in part.
+    static let maximumRequests = 25_000
 
     static func load(_ location: String, cacheDirectory: String?, refresh: Bool, progress: (Int) -> Void) throws(CLIError) -> LoadedFeed {
         let server = try UPnPServer(location: location)
@@ -57,31 +60,48 @@ enum UPnPFeed {
     /// The server's name, its items, and a note when items were left out
     /// for being on another host.
     static func read(_ server: UPnPServer, progress: (Int) -> Void) throws(CLIError) -> (String, [Entry], String?) {
-        let timeout = SubsonicClient.defaultTimeout
-        let device = try server.device(timeout: timeout)
+        let deadline = LoadDeadline()
+        let device = try server.device(timeout: deadline.left(for: server.host))
         guard let controlURL = device.controlURL, let serviceType = device.serviceType else {
             throw CLIError("\(device.name) (\(server.host)) is no media server: its description has no ContentDirectory service", exitCode: .unavailable)
         }
         guard server.allows(controlURL) else {
             throw CLIError("the UPnP server \(server.host) names a control URL on another host; refused", exitCode: .unavailable)
         }
-        let directory = ContentDirectory(server: server, controlURL: controlURL, serviceType: serviceType, timeout: timeout)
+        let directory = ContentDirectory(server: server, controlURL: controlURL, serviceType: serviceType)
         var entries: [Entry] = []
         var seenURLs: Set<String> = []
         var elsewhere = 0
         var otherHost: String?
         var visited: Set<String> = []
+        // Containers found, read or still to read: at most maximumContainers.
+        var found: Set<String> = [server.root]
+        var requests = 0
+        var cut = false
         // Depth first, in the server's order: a stack of containers to read.
         var pending: [(id: String, depth: Int)] = [(server.root, 0)]
-        while let (container, depth) = pending.popLast(), visited.count < maximumContainers, entries.count < FeedDecoder.maximumItems {
+        while !cut, let (container, depth) = pending.popLast(), visited.count < maximumContainers, entries.count < FeedDecoder.maximumItems {
             guard visited.insert(container).inserted else { continue }
             var children: [(id: String, depth: Int)] = []
+            // A container lists each of its entries once: a page with none
+            // new is a server repeating itself (ignoring the offset,
+            // claiming more than it has), and ends the container.
+            var listedHere: Set<String> = []
             var start = 0
             while entries.count < FeedDecoder.maximumItems {
-                let page = try directory.browse(container, from: start)
-                for entry in page.entries {
+                guard requests < maximumRequests else {
+                    cut = true
+                    break
+                }
+                requests += 1
+                let page = try directory.browse(container, from: start, timeout: deadline.left(for: server.host))
+                var fresh = 0
+                for entry in page.entries where listedHere.insert(entry.id).inserted {
+                    fresh += 1
                     if entry.isContainer {
-                        if depth + 1 < maximumDepth { children.append((entry.id, depth + 1)) }
+                        if depth + 1 < maximumDepth, found.count < maximumContainers, found.insert(entry.id).inserted {
+                            children.append((entry.id, depth + 1))
+                        }
                         continue
                     }
                     guard let made = self.entry(entry, server: server) else {
@@ -96,13 +116,17 @@ enum UPnPFeed {
                 }
                 progress(entries.count)
                 start += page.returned
-                if page.returned == 0 || page.entries.isEmpty { break }
+                if page.returned == 0 || page.entries.isEmpty || fresh == 0 { break }
                 if let total = page.total, total > 0, start >= total { break }
             }
             pending += children.reversed()
         }
-        let note = otherHost.map { host in
+        var note = otherHost.map { host in
             "\(elsewhere) item\(elsewhere == 1 ? " was" : "s were") left out: their media is on \(SubsonicLibrary.clean(host)), not \(server.host) (name the server by the address it gives its files)"
+        }
+        if cut {
+            let read = "the server's tree was read in part: it took \(maximumRequests) Browse requests without an end"
+            note = note.map { $0 + "; " + read } ?? read
         }
         return (device.name, entries, note)
     }
@@ -142,6 +166,13 @@ enum UPnPFeed {
             ))
             details.append(MediaDetails(duration: entry.duration, title: entry.title, artist: entry.artist, album: entry.album, track: entry.track))
         }
+        // A server's URLs: fetched without following redirects.
+        RequestSigning.allow(items.lazy.flatMap { item -> [URL] in
+            var made: [URL] = []
+            if case let .remote(url)? = item.source { made.append(url) }
+            if case let .remote(url)? = item.thumbnail { made.append(url) }
+            return made
+        })
         var loaded = LoadedFeed(feed: Feed(title: name, items: items), source: identity, identity: identity)
         loaded.details = details
         return loaded
@@ -152,33 +183,25 @@ enum UPnPFeed {
     static let header = "mediaplay-upnp-items 1"
 
     static func encode(_ name: String, _ entries: [Entry]) -> [UInt8] {
-        var text = header + "\n" + SubsonicLibrary.clean(name) + "\n"
-        for entry in entries {
-            let fields = [
+        KeptRows.encode(header: header, about: SubsonicLibrary.clean(name), rows: entries.map { entry in
+            [
                 entry.id, entry.title, entry.kind.name, entry.url, entry.artist ?? "", entry.album ?? "", entry.track.map(String.init) ?? "",
                 entry.duration.map { String($0) } ?? "", entry.art ?? "",
-            ].map { field in
-                field.utf8.contains { $0 == 0x09 || $0 == 0x0A } ? field.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ") : field
-            }
-            text += fields.joined(separator: "\t") + "\n"
-        }
-        return Array(text.utf8)
+            ]
+        })
     }
 
     static func decode(_ bytes: [UInt8]) -> (name: String, entries: [Entry])? {
-        let text = String(decoding: bytes, as: UTF8.self)
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
-        guard lines.popFirst() == Substring(header), let name = lines.popFirst() else { return nil }
+        guard let (name, rows) = KeptRows.decode(bytes, header: header, width: 9) else { return nil }
         var entries: [Entry] = []
-        for line in lines where !line.isEmpty {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count == 9, let kind = MediaKind(name: fields[2]) else { return nil }
+        entries.reserveCapacity(rows.count)
+        for fields in rows {
+            guard let kind = fields[2].flatMap(MediaKind.init(name:)) else { return nil }
             entries.append(Entry(
-                id: fields[0], title: fields[1], kind: kind, url: fields[3], artist: fields[4].isEmpty ? nil : fields[4],
-                album: fields[5].isEmpty ? nil : fields[5], track: whole(fields[6], in: 0...99_999), duration: CheckedNumber.duration(Double(fields[7])),
-                art: fields[8].isEmpty ? nil : fields[8]
+                id: fields[0] ?? "", title: fields[1] ?? "", kind: kind, url: fields[3] ?? "", artist: fields[4], album: fields[5],
+                track: fields[6].flatMap { whole($0, in: 0...99_999) }, duration: CheckedNumber.duration(fields[7].flatMap(Double.init)), art: fields[8]
             ))
         }
-        return (String(name), entries)
+        return (name, entries)
     }
 }

@@ -66,7 +66,7 @@ public struct UPnPServer: Sendable {
     public func device(timeout: Int) throws(CLIError) -> Device {
         let body: [UInt8]
         do {
-            body = try HTTPGet.fetch(description, maximumBytes: Self.maximumDescription, timeout: timeout).body
+            body = try HTTPGet.fetch(description, maximumBytes: Self.maximumDescription, timeout: timeout, followsRedirects: false).body
         } catch {
             throw Self.unreachable(host, error)
         }
@@ -139,11 +139,10 @@ struct ContentDirectory {
     let server: UPnPServer
     let controlURL: URL
     let serviceType: String
-    let timeout: Int
     static let pageSize = 500
 
     /// One page of `container`'s children and the total the server states.
-    func browse(_ container: String, from start: Int) throws(CLIError) -> (entries: [DIDLEntry], returned: Int, total: Int?) {
+    func browse(_ container: String, from start: Int, timeout: Int) throws(CLIError) -> (entries: [DIDLEntry], returned: Int, total: Int?) {
         let body = """
             <?xml version="1.0" encoding="utf-8"?>\
             <s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/" s:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/">\
@@ -155,7 +154,7 @@ struct ContentDirectory {
         do {
             response = try HTTPGet.fetch(
                 controlURL, maximumBytes: UPnPServer.maximumAnswer, timeout: timeout, post: Array(body.utf8),
-                headers: ["Content-Type: text/xml; charset=\"utf-8\"", "SOAPACTION: \"\(serviceType)#Browse\""]
+                headers: ["Content-Type: text/xml; charset=\"utf-8\"", "SOAPACTION: \"\(serviceType)#Browse\""], followsRedirects: false
             )
         } catch {
             throw UPnPServer.unreachable(server.host, error)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// Real media servers for the tests and the benchmark, each in a folder of
 /// its own: Debian's Supysonic (a Subsonic server) and minidlna (a DLNA/UPnP
@@ -10,7 +11,8 @@ import Glibc
 public final class GuardedServer: @unchecked Sendable {
     public let folder: TemporaryDirectory
     private let child: ChildProcess
-    private var writer: Int32
+    /// The FIFO's writing end; -1 once stopped.
+    private let writer: Mutex<Int32>
     /// What the server wrote (Supysonic's log of requests: one line each).
     public let log: String
 
@@ -24,23 +26,38 @@ public final class GuardedServer: @unchecked Sendable {
         let fifo = folder.path + "/guard.fifo"
         guard mkfifo(fifo, 0o600) == 0 else { throw Fixtures.FixtureError(message: "mkfifo: \(String(cString: strerror(errno)))") }
         // Read and write: the open does not wait for a reader.
-        writer = open(fifo, O_RDWR | O_CLOEXEC)
-        guard writer >= 0 else { throw Fixtures.FixtureError(message: "open \(fifo): \(String(cString: strerror(errno)))") }
-        let script = try folder.write("guard.py", Self.guardScript)
+        let end = open(fifo, O_RDWR | O_CLOEXEC)
+        guard end >= 0 else { throw Fixtures.FixtureError(message: "open \(fifo): \(String(cString: strerror(errno)))") }
+        writer = Mutex(end)
+        let script: String
+        do {
+            script = try folder.write("guard.py", Self.guardScript)
+        } catch {
+            close(end)
+            throw error
+        }
         log = folder.path + "/server.log"
         var env = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": folder.path, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"]
         env.merge(environment) { $1 }
         if !afterwards.isEmpty { env["GUARD_AFTERWARDS"] = afterwards.joined(separator: "\u{1F}") }
-        child = try ChildProcess("/usr/bin/python3", [script, workingDirectory ?? folder.path] + command, environment: env, stdin: fifo, stdout: log, stderr: log)
+        do {
+            child = try ChildProcess("/usr/bin/python3", [script, workingDirectory ?? folder.path] + command, environment: env, stdin: fifo, stdout: log, stderr: log)
+        } catch {
+            close(end)
+            throw error
+        }
     }
 
     deinit { stop() }
 
     /// Ends the server and waits for it (its guard ends it, then exits).
     public func stop() {
-        guard writer >= 0 else { return }
-        close(writer)
-        writer = -1
+        let end = writer.withLock { end in
+            defer { end = -1 }
+            return end
+        }
+        guard end >= 0 else { return }
+        close(end)
         _ = child.waitUntilExit()
     }
 
@@ -50,6 +67,11 @@ public final class GuardedServer: @unchecked Sendable {
     /// Starts the command in `argv[1]`'s folder, ends it when stdin ends.
     static let guardScript = #"""
         import os, signal, subprocess, sys, threading
+        def ended(number, frame):
+            raise SystemExit(1)
+        # Ended by a signal: the finally below still runs (the namespace deleted).
+        signal.signal(signal.SIGTERM, ended)
+        signal.signal(signal.SIGHUP, ended)
         os.chdir(sys.argv[1])
         server = subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL)
         def watch():
@@ -187,6 +209,16 @@ public final class MiniDLNAServer: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: folder.path + "/db", withIntermediateDirectories: true)
         try await make(media)
         let namespace = "mediaplay-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        do {
+            return try await start(in: namespace, folder: folder, media: media)
+        } catch {
+            // Made before the guard that deletes it: a failed setup deletes it here.
+            _ = try? await Fixtures.run("/usr/sbin/ip", ["netns", "delete", namespace])
+            throw error
+        }
+    }
+
+    private static func start(in namespace: String, folder: TemporaryDirectory, media: String) async throws -> MiniDLNAServer {
         for command in [
             ["netns", "add", namespace], ["-n", namespace, "link", "set", "lo", "up"], ["-n", namespace, "link", "set", "lo", "multicast", "on"],
             ["-n", namespace, "route", "add", "239.0.0.0/8", "dev", "lo"],

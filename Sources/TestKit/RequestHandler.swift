@@ -34,7 +34,8 @@ struct RequestHandler {
         var headerMap: [String: String] = [:]
         for (name, value) in request.headers { headerMap[name.lowercased()] = value }
         let (file, fault, throttle, redirect) = shared.state.withLock { state in
-            state.requests.append(.init(method: request.method, path: path, headers: headerMap))
+            let query = request.target.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
+            state.requests.append(.init(method: request.method, path: path, headers: headerMap, query: query))
             var fault: TestHTTPServer.Fault?
             if var queue = state.faults[path], !queue.isEmpty {
                 fault = queue.removeFirst()

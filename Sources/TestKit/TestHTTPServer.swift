@@ -29,6 +29,8 @@ public final class TestHTTPServer: Sendable {
         public var method: String
         public var path: String
         public var headers: [String: String]
+        /// What followed `?` in the request's target ("" when nothing did).
+        public var query: String = ""
     }
 
     struct File: Sendable {

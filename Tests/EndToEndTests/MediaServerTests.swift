@@ -135,6 +135,23 @@ private func items(_ json: String) throws -> [[String: Any]] {
         #expect(try items(result.stdout).count == 3)
     }
 
+    /// A password command that leaves a child holding its output: its
+    /// first line is the password; the child costs the list nothing.
+    @Test func aPasswordCommandLeavingAChildBehindDoesNotHang() async throws {
+        let server = try await Self.shared.value
+        let home = try await Home()
+        try home.config("""
+            [feeds.music]
+            url = "subsonic+http://127.0.0.1:\(server.port)"
+            user = "alice"
+            password-command = "sleep 600 & echo \(SupysonicServer.password)"
+            """)
+        home.feed = "music"
+        let result = try await home.run("list", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try items(result.stdout).count == 3)
+    }
+
     @Test func markStarredStarsTheSongOnTheServer() async throws {
         let server = try await Self.shared.value
         let home = try await Home()
@@ -156,6 +173,26 @@ private func items(_ json: String) throws -> [[String: Any]] {
         #expect(result.stderr == "mediaplay: the server 127.0.0.1 refused user alice: wrong password\n")
     }
 
+    /// The library kept with the right password, the password then wrong:
+    /// the server's error document is never kept as the song, the play is
+    /// the one line and exit 77, and the right password plays it after.
+    @Test func aPasswordChangedSinceTheListIsExit77AndNothingIsKept() async throws {
+        let server = try await Self.shared.value
+        let home = try await Home()
+        home.feed = server.feed
+        #expect(try await home.run("list").status == 0)
+        home.feed = "subsonic+http://alice:wrong@127.0.0.1:\(server.port)"
+        let out = home.folder.path + "/out.wav"
+        let refused = try await home.run("play", "1", "--audio-out", out, "--untimed")
+        #expect(refused.status == 77, "\(refused.stderr)")
+        #expect(refused.stderr == "mediaplay: the server 127.0.0.1 refused user alice: wrong password\n")
+        home.feed = server.feed
+        let played = try await home.run("play", "1", "--audio-out", out, "--untimed")
+        #expect(played.status == 0, "\(played.stderr)")
+        let wav = try Data(contentsOf: URL(fileURLWithPath: out))
+        #expect(Array(wav.dropFirst(44)) == (try await Fixtures.referencePCM(server.music + "/a/first.mp3")))
+    }
+
     @Test func aDeadServerIsOneLineAndExit69() async throws {
         let home = try await Home()
         // Port 1: nothing listens there.
@@ -164,6 +201,22 @@ private func items(_ json: String) throws -> [[String: Any]] {
         #expect(result.status == 69)
         #expect(result.stderr.hasPrefix("mediaplay: cannot reach the Subsonic server 127.0.0.1: "), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1 && !result.stderr.contains("secret"))
+    }
+
+    /// One bound for the whole load, not each call: two pings that each
+    /// take 1.5 s (a server refusing tokens) are past a 2 s timeout.
+    @Test func theTimeoutBoundsTheWholeLoad() async throws {
+        let web = try TestHTTPServer()
+        let answer = #"{"subsonic-response": {"status": "failed", "version": "1.13.0", "error": {"code": 41, "message": "no tokens"}}}"#
+        web.serve("/rest/ping.view", bytes: Array((answer + String(repeating: " ", count: 300 - answer.utf8.count)).utf8), contentType: "application/json")
+        web.throttle("/rest/ping.view", bytesPerSecond: 200)
+        let home = try await Home()
+        try home.config("[network]\ntimeout = 2\n")
+        home.feed = "subsonic+http://alice:pw@127.0.0.1:\(web.port)"
+        let result = try await home.run("list")
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("127.0.0.1"), "\(result.stderr)")
     }
 
     @Test func garbageAndSilenceAreOneLineEach() async throws {
@@ -191,6 +244,15 @@ private func items(_ json: String) throws -> [[String: Any]] {
 /// SSDP works without touching the machine's network).
 @Suite(.serialized) struct DLNAFeedTests {
     static let shared = Task { try await MiniDLNAServer.start { try await Song.make(in: $0, picture: true) } }
+
+    /// A server stopped takes its network namespace with it (its guard
+    /// deletes it once minidlna has ended).
+    @Test func theNamespaceGoesWithTheServer() async throws {
+        let dlna = try await MiniDLNAServer.start { _ in }
+        #expect(FileManager.default.fileExists(atPath: "/run/netns/" + dlna.namespace))
+        dlna.server.stop()
+        #expect(!FileManager.default.fileExists(atPath: "/run/netns/" + dlna.namespace))
+    }
 
     @Test func listShowsTheAudioAndPicturesAndPlayEqualsFFmpeg() async throws {
         let server = try await Self.shared.value
@@ -229,6 +291,37 @@ private func items(_ json: String) throws -> [[String: Any]] {
         #expect(result.status == 69)
         #expect(result.stderr.hasPrefix("mediaplay: cannot reach the UPnP server 127.0.0.1: "), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    /// A ContentDirectory that answers every Browse with the same page, with
+    /// no TotalMatches or claiming ten million: the list is what it has,
+    /// after two requests (the second adds nothing new), never a hang.
+    @Test(arguments: ["", "<TotalMatches>10000000</TotalMatches>"])
+    func aServerRepeatingItsPageGivesAFiniteList(_ total: String) async throws {
+        let web = try TestHTTPServer()
+        web.serve("/rootDesc.xml", bytes: Array("""
+            <?xml version="1.0"?><root xmlns="urn:schemas-upnp-org:device-1-0"><device><friendlyName>Loop</friendlyName>
+            <serviceList><service><serviceType>urn:schemas-upnp-org:service:ContentDirectory:1</serviceType>
+            <controlURL>/ctl</controlURL></service></serviceList></device></root>
+            """.utf8), contentType: "text/xml")
+        let didl = """
+            <DIDL-Lite xmlns="urn:schemas-upnp-org:metadata-1-0/DIDL-Lite/" xmlns:dc="http://purl.org/dc/elements/1.1/" \
+            xmlns:upnp="urn:schemas-upnp-org:metadata-1-0/upnp/"><item id="1" parentID="0"><dc:title>Again</dc:title>\
+            <upnp:class>object.item.audioItem.musicTrack</upnp:class>\
+            <res protocolInfo="http-get:*:audio/mpeg:*">http://127.0.0.1:\(web.port)/again.mp3</res></item></DIDL-Lite>
+            """
+        let escaped = didl.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        web.serve("/ctl", bytes: Array("""
+            <?xml version="1.0"?><s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body>\
+            <u:BrowseResponse xmlns:u="urn:schemas-upnp-org:service:ContentDirectory:1"><Result>\(escaped)</Result>\
+            <NumberReturned>1</NumberReturned>\(total)<UpdateID>1</UpdateID></u:BrowseResponse></s:Body></s:Envelope>
+            """.utf8), contentType: "text/xml")
+        let home = try await UserHome()
+        home.feed = "upnp+http://127.0.0.1:\(web.port)/rootDesc.xml"
+        let result = try await home.run("list", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try items(result.stdout).map { $0["title"] as? String } == ["Again"])
+        #expect(web.requests("/ctl").count == 2)
     }
 
     @Test func garbageIsOneLine() async throws {

@@ -81,6 +81,27 @@ import TestKit
         }
     }
 
+    /// An API's answer (a Subsonic server's error comes as HTTP 200 with an
+    /// XML or JSON document) is never kept as the media; the file comes
+    /// once the server sends it.
+    @Test func aDocumentIsNeverKeptAsTheMedia() async throws {
+        let server = try TestHTTPServer()
+        let fixture = try CacheFixture()
+        let url = server.url("/rest/stream.view")
+        for (type, body) in [
+            ("text/xml; charset=utf-8", #"<subsonic-response status="failed"><error code="40"/></subsonic-response>"#),
+            ("application/json", #"{"subsonic-response": {"status": "failed", "error": {"code": 40}}}"#),
+        ] {
+            server.serve("/rest/stream.view", bytes: Array(body.utf8), contentType: type)
+            await #expect(throws: CacheError.document(String(type.prefix { $0 != ";" }))) { try await fixture.cache.fetch(url) }
+            #expect(fixture.contentFiles().isEmpty)
+        }
+        let bytes = TestHTTPServer.bytes(count: 10_000, seed: 3)
+        server.serve("/rest/stream.view", bytes: bytes, contentType: "audio/mpeg")
+        let path = try await fixture.cache.fetch(url)
+        #expect(try await sha256(ofFile: path) == sha256(bytes))
+    }
+
     @Test func onlyHTTPAndHTTPSAreFetched() async throws {
         let fixture = try CacheFixture()
         await #expect(throws: CacheError.self) {

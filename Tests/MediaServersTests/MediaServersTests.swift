@@ -1,7 +1,9 @@
 import Foundation
 import MediaCache
 import MediaFeed
+import MediaInterfaces
 import MediaModel
+import TestKit
 import Testing
 
 @testable import MediaServers
@@ -70,6 +72,111 @@ import Testing
         #expect(RequestSigning.signed(try #require(URL(string: "http://other.example/rest/stream.view?id=1"))).absoluteString == "http://other.example/rest/stream.view?id=1")
     }
 
+    /// A podcast names the server's own API (`deleteUser`, a `stream` the
+    /// item maker never made): fetched as named, with no login added. Only
+    /// the songs' own media and pictures carry it.
+    @Test func aFeedNamingTheServersAPIIsFetchedWithoutTheLogin() throws {
+        let http = try TestHTTPServer()
+        let server = try SubsonicServer(location: "subsonic+http://carol:hunter2@127.0.0.1:\(http.port)", login: nil)
+        _ = SubsonicClient(server: server, auth: .hex, version: "1.10.2")
+        var song = SubsonicSong(id: "42", title: "Answer")
+        song.coverArt = "al-42"
+        let loaded = SubsonicLibrary(auth: .hex, version: "1.10.2", songs: [song]).loaded(server: server, shownAs: server.identity)
+        for path in ["/rest/deleteUser.view", "/rest/stream.view", "/rest/getCoverArt.view"] {
+            http.serve(path, bytes: Array("ok".utf8), contentType: "audio/mpeg")
+        }
+        let base = "http://127.0.0.1:\(http.port)/rest/"
+        let rss = """
+            <rss version="2.0"><channel><title>Hostile</title>
+            <item><title>One</title><enclosure url="\(base)deleteUser.view?username=dave" type="audio/mpeg" length="2"/></item>
+            <item><title>Two</title><enclosure url="\(base)stream.view?id=7&amp;format=raw" type="audio/mpeg" length="2"/></item>
+            <item><title>Three</title><enclosure url="\(base)getCoverArt.view?id=al-42" type="audio/mpeg" length="2"/></item>
+            </channel></rss>
+            """
+        http.serve("/feed.xml", bytes: Array(rss.utf8), contentType: "application/rss+xml")
+        let feed = try FeedDecoder.decode(HTTPGet.fetch(http.url("/feed.xml")).body)
+        #expect(feed.items.count == 3)
+        for item in feed.items {
+            guard case let .remote(url)? = item.source else { Issue.record("no URL for \(item.title)"); continue }
+            _ = try HTTPGet.fetch(url)
+        }
+        let named = http.requests("/rest/deleteUser.view") + http.requests("/rest/stream.view") + http.requests("/rest/getCoverArt.view")
+        #expect(named.map(\.query).sorted() == ["id=7&format=raw", "id=al-42", "username=dave"])
+        // The songs' own URLs do carry it.
+        for url in [loaded.feed.items[0].source, loaded.feed.items[0].thumbnail].compactMap({ $0 }) {
+            guard case let .remote(url) = url else { continue }
+            _ = try HTTPGet.fetch(url)
+        }
+        let made = http.requests("/rest/stream.view").map(\.query).filter { $0.hasPrefix("id=42&") } + http.requests("/rest/getCoverArt.view").map(\.query).filter { $0.hasPrefix("id=al-42&size") }
+        #expect(made.count == 2)
+        #expect(made.allSatisfy { $0.contains("&u=carol&p=enc:") })
+    }
+
+    /// A server's song redirected to another host is not followed (by the
+    /// cache nor a one-shot fetch): the other host hears nothing. A URL no
+    /// server made still follows its redirects.
+    @Test func aServersURLsFollowNoRedirect() async throws {
+        let http = try TestHTTPServer(), elsewhere = try TestHTTPServer()
+        elsewhere.serve("/song.mp3", bytes: TestHTTPServer.bytes(count: 5000, seed: 9), contentType: "audio/mpeg")
+        let server = try SubsonicServer(location: "subsonic+http://erin:pw@127.0.0.1:\(http.port)", login: nil)
+        _ = SubsonicClient(server: server, auth: .hex, version: "1.10.2")
+        let loaded = SubsonicLibrary(auth: .hex, version: "1.10.2", songs: [SubsonicSong(id: "5", title: "Moved")]).loaded(server: server, shownAs: server.identity)
+        guard case let .remote(song)? = loaded.feed.items.first?.source else { Issue.record("no song URL"); return }
+        http.redirect("/rest/stream.view", to: elsewhere.url("/song.mp3").absoluteString)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mediaplay-redirect-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let cache = try MediaCache(directory: folder)
+        await #expect(throws: CacheError.network("the media server 127.0.0.1 redirected its own URL; redirects of a server's URLs are not followed")) {
+            try await cache.fetch(song)
+        }
+        #expect(throws: TransferError.self) { try HTTPGet.fetch(song) }
+        #expect(elsewhere.requests("/song.mp3").isEmpty)
+        // Not a server's: followed as before.
+        http.redirect("/other.mp3", to: elsewhere.url("/song.mp3").absoluteString)
+        _ = try await cache.fetch(http.url("/other.mp3"))
+        #expect(elsewhere.requests("/song.mp3").count == 1)
+    }
+
+    /// A flood of LOCATIONs: four fetched from one address, 64 in all,
+    /// none from another address than the answer's, each once.
+    @Test func discoveryTakesFewLocationsFromOneAddress() throws {
+        var locations = SSDPDiscovery.Locations()
+        var accepted = 0
+        for index in 0..<1000 where locations.accept(try #require(URL(string: "http://10.0.0.9:8200/d\(index).xml")), from: "10.0.0.9") { accepted += 1 }
+        #expect(accepted == 4)
+        #expect(!locations.accept(try #require(URL(string: "http://10.0.0.8:8200/d.xml")), from: "10.0.0.7"))
+        #expect(locations.accept(try #require(URL(string: "http://10.0.0.8:8200/d.xml")), from: "10.0.0.8"))
+        #expect(!locations.accept(try #require(URL(string: "http://10.0.0.8:8200/d.xml")), from: "10.0.0.8"))
+        for host in 1...200 {
+            for index in 0..<4 { _ = locations.accept(try #require(URL(string: "http://10.1.0.\(host):8200/\(index).xml")), from: "10.1.0.\(host)") }
+        }
+        #expect(!locations.accept(try #require(URL(string: "http://10.2.0.1:8200/d.xml")), from: "10.2.0.1"))
+    }
+
+    /// A server's title with a line separator and a direction override is
+    /// one inert line, as a feed's is (MediaTerminal's rule).
+    @Test func aServersTextIsOneInertLine() {
+        #expect(SubsonicLibrary.clean("Evil\u{2028}Line\u{202E}dlrow") == "Evil Line\\u{202E}dlrow")
+        #expect(SubsonicLibrary.clean("Tab\there\u{2029}") == "Tab here")
+        #expect(SubsonicLibrary.clean(String(repeating: "é", count: 600)).count == 500)
+    }
+
+    /// A UPnP tree's kept copy reads back as written (the same codec as a
+    /// Subsonic library's); a tab in a field becomes a space.
+    @Test func theKeptUPnPTreeReadsBack() throws {
+        let entries = [
+            UPnPFeed.Entry(id: "64$1", title: "Song\tOne", kind: .audio, url: "http://10.0.0.2:8200/MediaItems/1.mp3", artist: "Band", album: nil, track: 3, duration: 61.5, art: nil),
+            UPnPFeed.Entry(id: "64$2", title: "Cover", kind: .image, url: "http://10.0.0.2:8200/MediaItems/2.jpg", artist: nil, album: "Record", track: nil, duration: nil, art: "http://10.0.0.2:8200/a.jpg"),
+        ]
+        let back = try #require(UPnPFeed.decode(UPnPFeed.encode("My\nServer", entries)))
+        #expect(back.name == "My Server")
+        #expect(back.entries.map(\.title) == ["Song One", "Cover"])
+        #expect(back.entries.map(\.kind) == [.audio, .image])
+        #expect(back.entries[0].track == 3 && back.entries[0].duration == 61.5 && back.entries[0].artist == "Band" && back.entries[0].album == nil)
+        #expect(back.entries[1].art == "http://10.0.0.2:8200/a.jpg" && back.entries[1].album == "Record")
+        #expect(UPnPFeed.decode(Array("mediaplay-subsonic-library 1\nx\n".utf8)) == nil)
+    }
+
     @Test func didlLiteItemsAndTheirSafety() throws {
         let didl = """
             <DIDL-Lite xmlns="urn:schemas-upnp-org:metadata-1-0/DIDL-Lite/" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:upnp="urn:schemas-upnp-org:metadata-1-0/upnp/">
@@ -96,8 +203,14 @@ import Testing
             <?xml version="1.0"?><!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]>\
             <DIDL-Lite><item id="1"><dc:title>&x;</dc:title><res>http://10.0.0.2/a.mp3</res></item></DIDL-Lite>
             """.utf8)
-        let read = (try? ContentDirectory.entries(inDIDL: hostile, host: "10.0.0.2")) ?? []
-        #expect(read.allSatisfy { !$0.title.contains("root:") })
+        // Read as one item whose title is not the file, or refused as a whole.
+        do {
+            let read = try ContentDirectory.entries(inDIDL: hostile, host: "10.0.0.2")
+            #expect(read.count == 1)
+            #expect(read.allSatisfy { !$0.title.contains("root:") }, "\(read.map(\.title))")
+        } catch {
+            #expect(error.message == "the UPnP server 10.0.0.2 sent a Browse result that is not DIDL-Lite")
+        }
     }
 
     @Test func ssdpAnswersGiveTheirLocation() {

@@ -256,6 +256,12 @@ struct PlayCommand: AsyncParsableCommand {
         let named = Failures.line(kept ?? error, of: item)
         switch (kept ?? error).code {
         case .downloadFailed:
+            // A server's song answered with a document: the server's error
+            // (a password changed since its library was kept: exit 77).
+            if named.contains("answered with a document"), case let .remote(address)? = item.source,
+               let refused = ServerFeeds.failure(ofSong: address) {
+                return refused
+            }
             let url = item.source?.description ?? ""
             let fromFeed = !targets.contains(url)
             if named.contains("HTTP 404") || named.contains("HTTP 410") {
