@@ -37,13 +37,13 @@ let package = Package(
     targets: [
         // C libraries from Debian's -dev packages. Each shim header wraps the
         // macros and variadic functions that Swift cannot import directly.
+        // FFmpeg and SDL2 link nothing: CMediaLoader loads each on its first call.
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libavfilter-dev", "libswresample-dev", "libswscale-dev"])]
         ),
         // No pkgConfig on purpose: sdl2.pc adds -D_REENTRANT, which SwiftPM rejects
-        // as a prohibited flag. The module map links SDL2 itself.
+        // as a prohibited flag (and -lSDL2, which CMediaLoader replaces).
         .systemLibrary(
             name: "CSDL2",
             providers: [.apt(["libsdl2-dev"])]
@@ -64,6 +64,10 @@ let package = Package(
         // XML feeds (RSS, Atom, OPML) through libxml2, loaded with dlopen when
         // the first one is read; its headers only at build time.
         .target(name: "CXML", cSettings: [.unsafeFlags(["-I/usr/include/libxml2"])]),
+
+        // The FFmpeg and SDL2 functions the programs call, each loading its
+        // library with dlopen on its first call (scripts/make-media-loader.py).
+        .target(name: "CMediaLoader"),
 
         // Linux-only calls glibc hides behind _GNU_SOURCE (header only).
         .systemLibrary(name: "CLinux"),
@@ -98,10 +102,10 @@ let package = Package(
             dependencies: ["MediaModel", "MediaFeed", "MediaInterfaces", "MediaCacheFolder", "CCurl", "CLinux", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
-        .target(name: "MediaEngine", dependencies: ["MediaModel", "MediaFeed", "MediaInterfaces", "MediaTerminal", "CFFmpeg", "CSDL2", "CLinux"], swiftSettings: swiftSettings),
+        .target(name: "MediaEngine", dependencies: ["MediaModel", "MediaFeed", "MediaInterfaces", "MediaTerminal", "CFFmpeg", "CSDL2", "CMediaLoader", "CLinux"], swiftSettings: swiftSettings),
         // Pictures in the terminal: the screen `play` draws video and its
         // status line on (SIGWINCH), and libchafa's drawing, shared with browse.
-        .target(name: "MediaTerminalVideo", dependencies: ["MediaEngine", "MediaModel", "MediaTerminal", "CFFmpeg", "CChafa"], swiftSettings: swiftSettings),
+        .target(name: "MediaTerminalVideo", dependencies: ["MediaEngine", "MediaModel", "MediaTerminal", "CFFmpeg", "CMediaLoader", "CChafa"], swiftSettings: swiftSettings),
         // What outlives a run, in the state directory's SQLite database:
         // resume positions, settings, played marks and the items seen per feed.
         .target(
@@ -323,7 +327,7 @@ let package = Package(
             dependencies: ["MediaModel", "MediaMPD", "MediaSession", "MediaFeed", "MediaEngine", "MediaWiring", "SessionFakes", "TestKit"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "CModulesTests", dependencies: ["CFFmpeg", "CSDL2", "CCurl"], swiftSettings: swiftSettings),
+        .testTarget(name: "CModulesTests", dependencies: ["CFFmpeg", "CSDL2", "CMediaLoader", "CCurl"], swiftSettings: swiftSettings),
         // The end-to-end tests run the three programs, which `make test` builds
         // first (a test target cannot depend on statically linked programs).
         // `runInProcess`: a command run in the test's own process, its

@@ -45,9 +45,9 @@ import TestKit
     }
 
     /// The three programs carry the Swift libraries in them (no symbol
-    /// lookups for them at start), mediaplay-cache maps neither FFmpeg nor
-    /// SDL, and mediaplay-core does not map libavfilter until a speed needs
-    /// it (docs/PERFORMANCE.md).
+    /// lookups for them at start), and none links FFmpeg or SDL: mediaplay-core
+    /// loads each on its first call (CMediaLoader), libavfilter when a speed
+    /// needs it (docs/PERFORMANCE.md).
     @Test func theProgramsLinkWhatTheirStartNeeds() async throws {
         let folder = (Mediaplay.executable as NSString).deletingLastPathComponent
         let client = try await Mediaplay.start([Mediaplay.executable], executable: "/usr/bin/ldd").wait()
@@ -62,8 +62,30 @@ import TestKit
         #expect(!cache.stdout.contains("libav") && !cache.stdout.contains("libSDL2"), "\(cache.stdout)")
         let core = try await Mediaplay.start([folder + "/mediaplay-core"], executable: "/usr/bin/ldd").wait()
         #expect(core.status == 0)
-        #expect(core.stdout.contains("libavcodec"))
+        #expect(core.stdout.contains("libsqlite3"), "\(core.stdout)")
         #expect(!core.stdout.contains("libswiftCore"))
-        #expect(!core.stdout.contains("libavfilter"), "\(core.stdout)")
+        #expect(!core.stdout.contains("libav") && !core.stdout.contains("libSDL2"), "\(core.stdout)")
+    }
+
+    /// FFmpeg is loaded by the first call that needs it: mediaplay-core
+    /// listing a feed with no file at hand loads none of it (nor SDL); the
+    /// same list once a file is in the folder loads it and probes the file.
+    /// (The dynamic linker's own account, LD_DEBUG=files, says what loaded.)
+    @Test func ffmpegLoadsOnItsFirstCall() async throws {
+        let core = (Mediaplay.executable as NSString).deletingLastPathComponent + "/mediaplay-core"
+        let scratch = try TemporaryDirectory()
+        let music = scratch.path + "/music"
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        let arguments = ["list", "--json", "--feed", music, "--cache-dir", scratch.path + "/cache"]
+        let empty = try await Mediaplay.start(arguments, environment: ["LD_DEBUG": "files"], executable: core).wait()
+        #expect(empty.status == 0, "\(empty.stderr)")
+        #expect(!empty.stderr.contains("libavformat") && !empty.stderr.contains("libSDL2"), "\(empty.stderr)")
+        let tone = try await Fixtures.make("loader-tone.wav", ["-f", "lavfi", "-i", "sine=frequency=440:duration=1"])
+        try FileManager.default.copyItem(atPath: tone, toPath: music + "/tone.wav")
+        let probed = try await Mediaplay.start(arguments, environment: ["LD_DEBUG": "files"], executable: core).wait()
+        #expect(probed.status == 0, "\(probed.stderr)")
+        #expect(probed.stderr.contains("file=libavformat"), "\(probed.stderr.suffix(2000))")
+        #expect(!probed.stderr.contains("libSDL2"))
+        #expect(probed.stdout.contains("\"codec\" : \"pcm_s16le\""), "\(probed.stdout)")
     }
 }
