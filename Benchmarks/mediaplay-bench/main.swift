@@ -152,7 +152,7 @@ case "feeds":
 case "resume":
     try resumeBenchmark(runs: option("--runs", default: 3))
 case "folder":
-    try folderBenchmark(runs: option("--runs", default: 3))
+    try await folderBenchmark(runs: option("--runs", default: 3))
 case "library":
     try await libraryBenchmark(runs: option("--runs", default: 3), songs: option("--songs", default: 10_000))
 case "podcast":
