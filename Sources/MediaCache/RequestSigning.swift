@@ -36,8 +36,9 @@ public enum RequestSigning {
     /// the only ones signed, where a registered prefix covers them, and
     /// fetched without following a redirect (`followsRedirects`): a server's
     /// URLs stay on the host it answered from.
-    public static func allow(_ urls: some Sequence<URL>) {
+    public static func allow(_ urls: [URL]) {
         state.withLock { state in
+            state.made.reserveCapacity(state.made.count + urls.count)
             for url in urls { state.made.insert(url.absoluteString) }
         }
     }

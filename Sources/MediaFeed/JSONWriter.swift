@@ -45,20 +45,25 @@ public struct JSONWriter: Sendable {
     /// for documents that write the same names for every item (a name's
     /// scan, copy and separator were most of the cost of a large list).
     public struct Key: Sendable {
-        /// `"name" : ` (pretty) and `"name":` (compact).
-        let pretty: [UInt8]
-        let compact: [UInt8]
+        /// A name in the program's text: written from there, with no
+        /// reference counting (two threads writing a list's pieces retained
+        /// the same key arrays on every row, a cache line shared by both).
+        let name: StaticString
 
         /// `name` must need no escaping (plain ASCII letters and digits).
-        public init(_ name: String) {
-            compact = [UInt8(ascii: "\"")] + Array(name.utf8) + Array("\":".utf8)
-            pretty = [UInt8(ascii: "\"")] + Array(name.utf8) + Array("\" : ".utf8)
+        public init(_ name: StaticString) {
+            self.name = name
         }
     }
 
     public mutating func key(_ name: Key) {
         separate()
-        bytes.append(contentsOf: pretty ? name.pretty : name.compact)
+        bytes.append(UInt8(ascii: "\""))
+        name.name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        if pretty { bytes.append(UInt8(ascii: " ")) }
+        bytes.append(UInt8(ascii: ":"))
+        if pretty { bytes.append(UInt8(ascii: " ")) }
         afterKey = true
     }
 

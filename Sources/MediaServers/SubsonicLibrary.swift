@@ -183,11 +183,15 @@ public struct SubsonicLibrary: Sendable {
     public func loaded(server: SubsonicServer, shownAs shown: String) -> LoadedFeed {
         var items: [FeedItem] = []
         var details: [MediaDetails?] = []
+        var made: [URL] = []
         items.reserveCapacity(songs.count)
         details.reserveCapacity(songs.count)
+        made.reserveCapacity(songs.count * 2)
         for (index, song) in songs.enumerated() {
             let media = server.url("stream", [("id", song.id), ("format", "raw")])
             let cover = song.coverArt.map { server.url("getCoverArt", [("id", $0), ("size", "600")]) }
+            made.append(media)
+            if let cover { made.append(cover) }
             // An id of digits alone would be read as an item's number.
             let id = song.id.allSatisfy(\.isNumber) ? "song-" + song.id : song.id
             let item = FeedItem(
@@ -198,12 +202,7 @@ public struct SubsonicLibrary: Sendable {
             details.append(MediaDetails(duration: song.duration, title: song.title, artist: song.artist, album: song.album, track: song.track, disc: song.disc))
         }
         // These URLs, and no others, carry the login on the wire.
-        RequestSigning.allow(items.lazy.flatMap { item -> [URL] in
-            var made: [URL] = []
-            if case let .remote(url)? = item.source { made.append(url) }
-            if case let .remote(url)? = item.thumbnail { made.append(url) }
-            return made
-        })
+        RequestSigning.allow(made)
         var loaded = LoadedFeed(feed: Feed(title: "\(server.user)@\(server.host)", items: items), source: shown, identity: server.identity)
         loaded.details = details
         return loaded

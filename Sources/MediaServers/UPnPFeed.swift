@@ -157,22 +157,24 @@ enum UPnPFeed {
     static func loaded(_ name: String, _ entries: [Entry], identity: String) -> LoadedFeed {
         var items: [FeedItem] = []
         var details: [MediaDetails?] = []
+        var made: [URL] = []
+        items.reserveCapacity(entries.count)
+        details.reserveCapacity(entries.count)
+        made.reserveCapacity(entries.count * 2)
         for entry in entries {
             guard let url = URL(string: entry.url) else { continue }
             let id = entry.id.allSatisfy(\.isNumber) ? "upnp-" + entry.id : entry.id
+            let art = entry.kind == .image ? url : entry.art.flatMap(URL.init(string:))
+            made.append(url)
+            if let art, entry.kind != .image { made.append(art) }
             items.append(FeedItem(
                 position: items.count + 1, id: id, title: entry.title, kind: entry.kind, source: .remote(url),
-                thumbnail: entry.kind == .image ? .remote(url) : entry.art.flatMap(URL.init(string:)).map { .remote($0) }, duration: entry.duration
+                thumbnail: art.map { .remote($0) }, duration: entry.duration
             ))
             details.append(MediaDetails(duration: entry.duration, title: entry.title, artist: entry.artist, album: entry.album, track: entry.track))
         }
         // A server's URLs: fetched without following redirects.
-        RequestSigning.allow(items.lazy.flatMap { item -> [URL] in
-            var made: [URL] = []
-            if case let .remote(url)? = item.source { made.append(url) }
-            if case let .remote(url)? = item.thumbnail { made.append(url) }
-            return made
-        })
+        RequestSigning.allow(made)
         var loaded = LoadedFeed(feed: Feed(title: name, items: items), source: identity, identity: identity)
         loaded.details = details
         return loaded

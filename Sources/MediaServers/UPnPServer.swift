@@ -208,9 +208,7 @@ struct ContentDirectory {
                     case "albumArtURI": if entry.albumArt == nil { entry.albumArt = child.text }
                     case "res":
                         guard let url = child.text else { return }
-                        let info = child.attribute("protocolInfo") ?? ""
-                        let parts = info.split(separator: ":", omittingEmptySubsequences: false)
-                        let mime = parts.count >= 3 ? String(parts[2]) : nil
+                        let mime = child.attribute("protocolInfo").flatMap(Self.mimeType)
                         resources.append((url, mime, child.attribute("duration").flatMap(Self.seconds)))
                     default: break
                     }
@@ -229,11 +227,22 @@ struct ContentDirectory {
         return entries
     }
 
+    /// The third field of a `protocolInfo` (`http-get:*:audio/mpeg:…`), by
+    /// bytes (split into strings, it was a tenth of a 10,000-item list).
+    static func mimeType(_ protocolInfo: String) -> String? {
+        let bytes = protocolInfo.utf8
+        guard let first = bytes.firstIndex(of: UInt8(ascii: ":")),
+              let second = bytes[bytes.index(after: first)...].firstIndex(of: UInt8(ascii: ":"))
+        else { return nil }
+        let rest = bytes[bytes.index(after: second)...]
+        return String(Substring(rest.prefix { $0 != UInt8(ascii: ":") }))
+    }
+
     /// DIDL-Lite's `H+:MM:SS[.F]` as seconds.
     static func seconds(_ text: String) -> Double? {
-        let parts = text.split(separator: ":")
-        guard parts.count == 3, let hours = whole(String(parts[0]), in: 0...10_000), let minutes = whole(String(parts[1]), in: 0...59),
-              let secondsValue = Double(parts[2]), secondsValue.isFinite, secondsValue >= 0, secondsValue < 60
+        let parts = text.utf8.split(separator: UInt8(ascii: ":"), maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, let hours = whole(String(Substring(parts[0])), in: 0...10_000), let minutes = whole(String(Substring(parts[1])), in: 0...59),
+              let secondsValue = Double(Substring(parts[2])), secondsValue.isFinite, secondsValue >= 0, secondsValue < 60
         else { return nil }
         return CheckedNumber.duration(Double(hours * 3600 + minutes * 60) + secondsValue)
     }
