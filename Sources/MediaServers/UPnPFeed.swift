@@ -88,13 +88,30 @@ enum UPnPFeed {
             // claiming more than it has), and ends the container.
             var listedHere: Set<String> = []
             var start = 0
+            // The container's next page, asked for while this one is read:
+            // the server makes it meanwhile.
+            var ahead: PageAhead?
+            defer { ahead?.abandon() }
             while entries.count < FeedDecoder.maximumItems {
-                guard requests < maximumRequests else {
-                    cut = true
-                    break
+                let body: [UInt8]
+                if let pending = ahead, pending.start == start {
+                    ahead = nil
+                    body = try pending.wait()
+                } else {
+                    guard requests < maximumRequests else {
+                        cut = true
+                        break
+                    }
+                    requests += 1
+                    body = try directory.fetch(container, from: start, timeout: deadline.left(for: server.host))
                 }
-                requests += 1
-                let page = try directory.browse(container, from: start, timeout: deadline.left(for: server.host))
+                let envelope = try directory.envelope(body, of: container)
+                if let returned = envelope.returned, returned > 0, let total = envelope.total, start + returned < total, requests < maximumRequests {
+                    requests += 1
+                    let next = start + returned, timeout = try deadline.left(for: server.host)
+                    ahead = PageAhead(start: next) { () throws(CLIError) in try directory.fetch(container, from: next, timeout: timeout) }
+                }
+                let page = (entries: try envelope.entries(), returned: envelope.returned, total: envelope.total)
                 var fresh = 0
                 for entry in page.entries where listedHere.insert(entry.id).inserted {
                     fresh += 1
@@ -115,8 +132,9 @@ enum UPnPFeed {
                     entries.append(made)
                 }
                 progress(entries.count)
-                start += page.returned
-                if page.returned == 0 || page.entries.isEmpty || fresh == 0 { break }
+                let returned = page.returned ?? page.entries.count
+                start += returned
+                if returned == 0 || page.entries.isEmpty || fresh == 0 { break }
                 if let total = page.total, total > 0, start >= total { break }
             }
             pending += children.reversed()
@@ -205,5 +223,42 @@ enum UPnPFeed {
             ))
         }
         return (name, entries)
+    }
+}
+
+/// A Browse page fetched on a thread of its own (a blocking transfer,
+/// bounded by the load's deadline) while the page before it is read.
+final class PageAhead: @unchecked Sendable {
+    let start: Int
+    private let done = DispatchSemaphore(value: 0)
+    // Written once by the thread before `done` is signalled; read after.
+    private var result: Result<[UInt8], CLIError>?
+
+    init(start: Int, _ fetch: @escaping @Sendable () throws(CLIError) -> [UInt8]) {
+        self.start = start
+        let thread = Thread { [self] in
+            do throws(CLIError) {
+                result = .success(try fetch())
+            } catch {
+                result = .failure(error)
+            }
+            done.signal()
+        }
+        thread.name = "mediaplay.upnp-page"
+        thread.start()
+    }
+
+    /// The page, once it has come (or the one line why not).
+    func wait() throws(CLIError) -> [UInt8] {
+        done.wait()
+        done.signal()
+        return try result!.get()
+    }
+
+    /// Not needed after all (the container ended early, or the read
+    /// failed): waited for, so no transfer outlives the load.
+    func abandon() {
+        done.wait()
+        done.signal()
     }
 }

@@ -143,6 +143,27 @@ struct ContentDirectory {
 
     /// One page of `container`'s children and the total the server states.
     func browse(_ container: String, from start: Int, timeout: Int) throws(CLIError) -> (entries: [DIDLEntry], returned: Int, total: Int?) {
+        let envelope = try self.envelope(try fetch(container, from: start, timeout: timeout), of: container)
+        let entries = try envelope.entries()
+        return (entries, envelope.returned ?? entries.count, envelope.total)
+    }
+
+    /// The SOAP answer of one Browse: the counts it states, its DIDL-Lite
+    /// still to read (the larger part of the work).
+    struct Envelope {
+        let result: String?
+        /// NumberReturned (nil: not stated; then as many as the result holds).
+        let returned: Int?
+        let total: Int?
+        let host: String
+
+        func entries() throws(CLIError) -> [DIDLEntry] {
+            try result.map { text throws(CLIError) in try ContentDirectory.entries(inDIDL: Array(text.utf8), host: host) } ?? []
+        }
+    }
+
+    /// The server's answer to one Browse, as it came.
+    func fetch(_ container: String, from start: Int, timeout: Int) throws(CLIError) -> [UInt8] {
         let body = """
             <?xml version="1.0" encoding="utf-8"?>\
             <s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/" s:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/">\
@@ -159,8 +180,13 @@ struct ContentDirectory {
         } catch {
             throw UPnPServer.unreachable(server.host, error)
         }
+        return response.body
+    }
+
+    /// The SOAP envelope of a Browse answer (a fault is the server's refusal).
+    func envelope(_ body: [UInt8], of container: String) throws(CLIError) -> Envelope {
         let garbage = CLIError("the UPnP server \(server.host) did not answer Browse with a SOAP envelope", exitCode: .unavailable)
-        guard let stream = try? XMLStream(response.body), (try? stream.root()) != nil else { throw garbage }
+        guard let stream = try? XMLStream(body), (try? stream.root()) != nil else { throw garbage }
         var result: String?
         var returned: Int?
         var total: Int?
@@ -184,8 +210,7 @@ struct ContentDirectory {
         } catch {
             throw garbage
         }
-        let entries = try result.map { text throws(CLIError) in try Self.entries(inDIDL: Array(text.utf8), host: server.host) } ?? []
-        return (entries, returned ?? entries.count, total)
+        return Envelope(result: result, returned: returned, total: total, host: server.host)
     }
 
     static func entries(inDIDL bytes: [UInt8], host: String) throws(CLIError) -> [DIDLEntry] {

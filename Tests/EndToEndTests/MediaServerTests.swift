@@ -241,6 +241,22 @@ private func items(_ json: String) throws -> [[String: Any]] {
         #expect(!FileManager.default.fileExists(atPath: "/run/netns/" + dlna.namespace))
     }
 
+    /// A container of 1,200 files is read in three pages of 500, each next
+    /// one asked for while the one before is read (PageAhead): every file
+    /// once, in the server's order.
+    @Test func aLargeContainerIsReadWholeAcrossPages() async throws {
+        let tone = try await Fixtures.make("dlna-pages.mp3", ["-f", "lavfi", "-i", "sine=frequency=440:duration=0.2", "-c:a", "libmp3lame", "-b:a", "32k"])
+        let dlna = try await MiniDLNAServer.start { media in
+            try FileManager.default.createDirectory(atPath: media + "/flat", withIntermediateDirectories: true)
+            for index in 0..<1200 { try FileManager.default.linkItem(atPath: tone, toPath: media + String(format: "/flat/%04d.mp3", index)) }
+        }
+        let home = try await UserHome()
+        // 64$0: the first folder of minidlna's folder view.
+        let result = try await dlna.mediaplay(["list", "--json", "--feed", dlna.feed + "#64$0"], environment: home.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try items(result.stdout).map { $0["title"] as? String } == (0..<1200).map { String(format: "%04d", $0) })
+    }
+
     @Test func listShowsTheAudioAndPicturesAndPlayEqualsFFmpeg() async throws {
         let server = try await Self.shared.value
         let home = try await UserHome()
@@ -308,7 +324,9 @@ private func items(_ json: String) throws -> [[String: Any]] {
         let result = try await home.run("list", "--json")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try items(result.stdout).map { $0["title"] as? String } == ["Again"])
-        #expect(web.requests("/ctl").count == 2)
+        // With a total stated, each next page is asked for while one is
+        // read (PageAhead): one request more, never more than that.
+        #expect(web.requests("/ctl").count == (total.isEmpty ? 2 : 3))
     }
 
     @Test func garbageIsOneLine() async throws {
