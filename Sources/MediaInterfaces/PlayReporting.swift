@@ -12,4 +12,10 @@ public protocol PlayReporting: Sendable {
     /// Waits for the reports sent so far (at shutdown). Blocking: run off
     /// the cooperative pool.
     func flush()
+    /// Why the server answered the request for its song at `url` with a
+    /// document rather than the song, in words (a password changed since
+    /// the library was kept: "the server … refused user alice: wrong
+    /// password"); nil when `url` is none of its songs or it answers well.
+    /// Blocking (one request): run off the cooperative pool.
+    func refusal(of url: URL) -> String?
 }

@@ -132,6 +132,11 @@ public final class ServerPlays: PlayReporting {
 
     public func flush() { queue.sync {} }
 
+    public func refusal(of url: URL) -> String? {
+        guard let failure = ServerFeeds.failure(ofSong: url), failure.exitCode == .noPermission else { return nil }
+        return failure.message
+    }
+
     private func report(_ url: URL, submission: Bool) {
         guard let (client, id) = song(at: url) else { return }
         queue.async {

@@ -102,25 +102,17 @@ public struct SubsonicLibrary: Sendable {
     }
 
     static func song(_ record: JSONValue) -> SubsonicSong? {
-        guard let id = SubsonicClient.string(record["id"]).map(clean), !id.isEmpty, id.utf8.count <= 200 else { return nil }
-        let title = SubsonicClient.string(record["title"]).map(clean).flatMap { $0.isEmpty ? nil : $0 } ?? id
+        guard let id = SubsonicClient.string(record["id"]).map(ServerText.clean), !id.isEmpty, id.utf8.count <= 200 else { return nil }
+        let title = SubsonicClient.string(record["title"]).map(ServerText.clean).flatMap { $0.isEmpty ? nil : $0 } ?? id
         var song = SubsonicSong(id: id, title: title)
-        song.artist = SubsonicClient.string(record["artist"]).map(clean).flatMap { $0.isEmpty ? nil : $0 }
-        song.album = SubsonicClient.string(record["album"]).map(clean).flatMap { $0.isEmpty ? nil : $0 }
+        song.artist = SubsonicClient.string(record["artist"]).map(ServerText.clean).flatMap { $0.isEmpty ? nil : $0 }
+        song.album = SubsonicClient.string(record["album"]).map(ServerText.clean).flatMap { $0.isEmpty ? nil : $0 }
         song.track = SubsonicClient.string(record["track"]).flatMap { whole($0, in: 0...99_999) }
         song.disc = SubsonicClient.string(record["discNumber"]).flatMap { whole($0, in: 0...9_999) }
         song.duration = CheckedNumber.duration(SubsonicClient.double(record["duration"]))
-        song.coverArt = SubsonicClient.string(record["coverArt"]).map(clean).flatMap { $0.isEmpty || $0.utf8.count > 200 ? nil : $0 }
+        song.coverArt = SubsonicClient.string(record["coverArt"]).map(ServerText.clean).flatMap { $0.isEmpty || $0.utf8.count > 200 ? nil : $0 }
         if case .bool(true)? = record["isVideo"]?.value { song.isVideo = true }
         return song
-    }
-
-    /// A server's text, one line, bounded: no tab or line end reaches the
-    /// kept copy or a terminal.
-    static func clean(_ text: String) -> String {
-        let line = ServerText.line(text)
-        guard line.first?.isWhitespace == true || line.last?.isWhitespace == true else { return line }
-        return line.trimmingCharacters(in: .whitespaces)
     }
 
     /// By artist, album, disc, track, then title (case ignored), as a

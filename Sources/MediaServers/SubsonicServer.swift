@@ -424,15 +424,3 @@ func whole(_ text: some StringProtocol, in range: ClosedRange<Int>) -> Int? {
     guard let number = Int(Substring(bytes)), range.contains(number) else { return nil }
     return number
 }
-
-/// A server's text made one safe line for a terminal and the kept copy:
-/// MediaTerminal's `DisplayWidth.singleLine` (controls, tabs, line and
-/// paragraph separators as spaces, direction marks inert), at most 500
-/// characters.
-enum ServerText {
-    static func line(_ text: String) -> String {
-        // Printable ASCII (most tags) is safe as it is.
-        if text.utf8.count <= 500, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
-        return DisplayWidth.singleLine(String(String.UnicodeScalarView(text.unicodeScalars.prefix(500))))
-    }
-}

@@ -140,7 +140,7 @@ enum UPnPFeed {
             pending += children.reversed()
         }
         var note = otherHost.map { host in
-            "\(elsewhere) item\(elsewhere == 1 ? " was" : "s were") left out: their media is on \(SubsonicLibrary.clean(host)), not \(server.host) (name the server by the address it gives its files)"
+            "\(elsewhere) item\(elsewhere == 1 ? " was" : "s were") left out: their media is on \(ServerText.clean(host)), not \(server.host) (name the server by the address it gives its files)"
         }
         if cut {
             let read = "the server's tree was read in part: it took \(maximumRequests) Browse requests without an end"
@@ -203,7 +203,7 @@ enum UPnPFeed {
     static let header = "mediaplay-upnp-items 1"
 
     static func encode(_ name: String, _ entries: [Entry]) -> [UInt8] {
-        KeptRows.encode(header: header, about: SubsonicLibrary.clean(name), rows: entries.map { entry in
+        KeptRows.encode(header: header, about: ServerText.clean(name), rows: entries.map { entry in
             [
                 entry.id, entry.title, entry.kind.name, entry.url, entry.artist ?? "", entry.album ?? "", entry.track.map(String.init) ?? "",
                 entry.duration.map { String($0) } ?? "", entry.art ?? "",

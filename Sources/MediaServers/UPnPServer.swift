@@ -90,7 +90,7 @@ public struct UPnPServer: Sendable {
         var name: String?
         func visit(_ device: XMLElement, depth: Int) {
             guard depth < 8, found == nil else { return }
-            let deviceName = device.children.first { $0.named("friendlyName") }?.text.map(SubsonicLibrary.clean)
+            let deviceName = device.children.first { $0.named("friendlyName") }?.text.map(ServerText.clean)
             if name == nil { name = deviceName }
             for child in device.children where child.named("serviceList") {
                 for service in child.children where service.named("service") {
@@ -195,7 +195,7 @@ struct ContentDirectory {
                 guard element.named("Body") else { continue }
                 for answer in element.children {
                     if answer.named("Fault") {
-                        let said = answer.text.map(SubsonicLibrary.clean) ?? "a fault"
+                        let said = answer.text.map(ServerText.clean) ?? "a fault"
                         throw CLIError("the UPnP server \(server.host) refused Browse of \(container): \(said)", exitCode: .unavailable)
                     }
                     for field in answer.children {
@@ -225,10 +225,10 @@ struct ContentDirectory {
                 var resources: [(url: String, mime: String?, duration: Double?)] = []
                 element.forEachChild { child in
                     switch child.name {
-                    case "title": if let text = child.text { entry.title = SubsonicLibrary.clean(text) }
+                    case "title": if let text = child.text { entry.title = ServerText.clean(text) }
                     case "class": entry.upnpClass = child.text ?? ""
-                    case "artist", "creator": if entry.artist == nil { entry.artist = child.text.map(SubsonicLibrary.clean) }
-                    case "album": entry.album = child.text.map(SubsonicLibrary.clean)
+                    case "artist", "creator": if entry.artist == nil { entry.artist = child.text.map(ServerText.clean) }
+                    case "album": entry.album = child.text.map(ServerText.clean)
                     case "originalTrackNumber": entry.track = child.text.flatMap { whole($0, in: 0...99_999) }
                     case "albumArtURI": if entry.albumArt == nil { entry.albumArt = child.text }
                     case "res":

@@ -28,10 +28,13 @@ public struct Failures: Sendable {
         case let .missing(path):
             return (CommandError(.noSuchItem, "missing: no readable file at \(path)"),
                     CommandError(.noSuchItem, "item \(item.position): no readable file at \(path)"))
-        case let .download(reason):
+        case let .download(reason), let .document(_, reason):
             // A download a stop cancelled did not fail (the session asks that first).
             return (CommandError(.downloadFailed, "download failed: \(reason)"),
                     CommandError(.downloadFailed, "item \(item.position) \"\(item.title)\": download failed: \(reason)"))
+        case let .refused(reason):
+            // The server's refusal (a changed password), its own words: about the login, not the item.
+            return (CommandError(.forbidden, reason), CommandError(.forbidden, "item \(item.position) \"\(item.title)\": \(reason)"))
         case .noCache:
             return (nil, CommandError(.downloadFailed, "item \(item.position) needs a download and no cache is open"))
         case .textOnly:

@@ -35,6 +35,11 @@ struct ItemStarter: Sendable {
         case missing(path: String)
         /// The server or the network failed, in the cache's words.
         case download(reason: String)
+        /// The server answered with a document (an API's error) where the
+        /// media was asked for: its reason is asked of the server.
+        case document(url: URL, reason: String)
+        /// The server refused the user (its answer to the document above).
+        case refused(String)
         /// A remote item in a session without a cache.
         case noCache
         /// An item with no media at all.
@@ -78,6 +83,8 @@ struct ItemStarter: Sendable {
                     return Started(input: .source(store.openLiveStream(url)))
                 } catch .webPage {
                     return try await resolve(url, store: store)
+                } catch let .document(type) {
+                    throw .document(url: url, reason: "\(CacheError.document(type))")
                 } catch {
                     throw .download(reason: "\(error)")
                 }
@@ -88,6 +95,7 @@ struct ItemStarter: Sendable {
                 switch event {
                 case let .progress(progress): onDownload(.progress(progress.fraction))
                 case let .finished(path, _): return Started(input: .file(path))
+                case let .failed(.document(type)): throw .document(url: url, reason: "\(CacheError.document(type))")
                 case let .failed(error): throw .download(reason: "\(error)")
                 }
             }

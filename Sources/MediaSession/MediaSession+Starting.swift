@@ -37,8 +37,14 @@ extension MediaSession {
                 announce(key, .state)
                 return status(of: requested)
             }
+            // A server's error document where its song was asked for: the
+            // server says why (a changed password), asked off the pool.
+            var failure = error
+            if case let .document(url, _) = error, let reports, let refusal = await blocking({ reports.refusal(of: url) }) {
+                failure = .refused(refusal)
+            }
             // Listeners heard "buffering" while it started: the start is over.
-            throw failedStart(requested, error)
+            throw failedStart(requested, failure)
         }
         // A live stream: its titles and notices are the item's.
         let live: (any LiveByteSource)? = if case let .source(source) = input { source as? any LiveByteSource } else { nil }

@@ -147,7 +147,9 @@ public enum BackgroundPlayer {
             switch refusal.code {
             case .noSuchItem: return CLIError(refusal.message, exitCode: .noInput)
             case .invalidItem: return CLIError(refusal.message + " (fix the feed, see docs/FEED.md)", exitCode: .dataError)
-            case .downloadFailed, .wrongFeed, .forbidden, .shuttingDown, .unavailable: return CLIError(refusal.message, exitCode: .unavailable)
+            case .downloadFailed, .wrongFeed, .shuttingDown, .unavailable: return CLIError(refusal.message, exitCode: .unavailable)
+            // Another user's background player, or a server refusing the login.
+            case .forbidden: return CLIError(refusal.message, exitCode: .noPermission)
             case .badRequest, .unknownCommand, .lineTooLong: return CLIError(refusal.message, exitCode: .usage)
             case .playbackFailed: return CLIError(refusal.message, exitCode: .failure)
             }

@@ -162,7 +162,8 @@ private func items(_ json: String) throws -> [[String: Any]] {
 
     /// The library kept with the right password, the password then wrong:
     /// the server's error document is never kept as the song, the play is
-    /// the one line and exit 77, and the right password plays it after.
+    /// the one line and exit 77 (so is a toggle through the background
+    /// player, whose status says it), and the right password plays it after.
     @Test func aPasswordChangedSinceTheListIsExit77AndNothingIsKept() async throws {
         let server = try await Self.shared.value
         let home = try await Home()
@@ -173,6 +174,12 @@ private func items(_ json: String) throws -> [[String: Any]] {
         let refused = try await home.run("play", "1", "--audio-out", out, "--untimed")
         #expect(refused.status == 77, "\(refused.stderr)")
         #expect(refused.stderr == "mediaplay: the server 127.0.0.1 refused user alice: wrong password\n")
+        let toggled = try await home.run("toggle", "1")
+        #expect(toggled.status == 77, "\(toggled.stderr)")
+        #expect(toggled.stderr == "mediaplay: item 1 \"Aye One\": the server 127.0.0.1 refused user alice: wrong password\n")
+        let status = try await home.run("status")
+        #expect(status.stdout.contains("refused user alice: wrong password"), "\(status.stdout) \(status.stderr)")
+        #expect(try await home.run("quit").status == 0)
         home.feed = server.feed
         let played = try await home.run("play", "1", "--audio-out", out, "--untimed")
         #expect(played.status == 0, "\(played.stderr)")

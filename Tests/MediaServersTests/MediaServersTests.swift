@@ -45,7 +45,7 @@ import Testing
         let page = try JSONParser.parse(Array(#"{"song": [{"id": "2", "title": "Two\tTabs"}]}"#.utf8)).value
         let cleaned = SubsonicLibrary.songs(in: page["song"]?.value)
         #expect(cleaned.first?.title == "Two Tabs")
-        let library = SubsonicLibrary(auth: .hex, version: "1.10.2", songs: ordered.map { var song = $0; song.title = SubsonicLibrary.clean(song.title); return song })
+        let library = SubsonicLibrary(auth: .hex, version: "1.10.2", songs: ordered.map { var song = $0; song.title = ServerText.clean(song.title); return song })
         let back = try #require(SubsonicLibrary(encoded: library.encoded))
         #expect(back.songs == library.songs)
         #expect(back.auth == .hex && back.version == "1.10.2")
@@ -156,9 +156,9 @@ import Testing
     /// A server's title with a line separator and a direction override is
     /// one inert line, as a feed's is (MediaTerminal's rule).
     @Test func aServersTextIsOneInertLine() {
-        #expect(SubsonicLibrary.clean("Evil\u{2028}Line\u{202E}dlrow") == "Evil Line\\u{202E}dlrow")
-        #expect(SubsonicLibrary.clean("Tab\there\u{2029}") == "Tab here")
-        #expect(SubsonicLibrary.clean(String(repeating: "é", count: 600)).count == 500)
+        #expect(ServerText.clean("Evil\u{2028}Line\u{202E}dlrow") == "Evil Line\\u{202E}dlrow")
+        #expect(ServerText.clean("Tab\there\u{2029}") == "Tab here")
+        #expect(ServerText.clean(String(repeating: "é", count: 600)).count == 500)
     }
 
     /// A UPnP tree's kept copy reads back as written (the same codec as a

@@ -17,6 +17,7 @@ import TestKit
         func started(_ url: URL) { heard.withLock { $0.append("start " + url.lastPathComponent) } }
         func ended(_ url: URL) { heard.withLock { $0.append("end " + url.lastPathComponent) } }
         func flush() { heard.withLock { $0.append("flush") } }
+        func refusal(of url: URL) -> String? { nil }
     }
 
     @Test func startsAndEndsAreReportedAndAStopIsNot() async throws {

@@ -255,13 +255,11 @@ struct PlayCommand: AsyncParsableCommand {
     ) -> CLIError {
         let named = Failures.line(kept ?? error, of: item)
         switch (kept ?? error).code {
+        case .forbidden:
+            // The server refused the user (a password changed since its
+            // library was kept): its one line, about the login, and exit 77.
+            return CLIError(kept?.message ?? named, exitCode: .noPermission)
         case .downloadFailed:
-            // A server's song answered with a document: the server's error
-            // (a password changed since its library was kept: exit 77).
-            if named.contains("answered with a document"), case let .remote(address)? = item.source,
-               let refused = ServerFeeds.failure(ofSong: address) {
-                return refused
-            }
             let url = item.source?.description ?? ""
             let fromFeed = !targets.contains(url)
             if named.contains("HTTP 404") || named.contains("HTTP 410") {
