@@ -36,7 +36,9 @@ public enum HTTPGet {
 
     /// With `etag` or `lastModified`, a conditional request: a server whose
     /// copy has not changed answers 304 without a body. With `post`, a POST
-    /// of those bytes (with `headers`).
+    /// of those bytes (with `headers`). `followsRedirects` false: redirects
+    /// only within the URL's own server (a media server's API), as for the
+    /// URLs a server's item maker made.
     public static func fetch(
         _ url: URL, maximumBytes: Int64 = 16 << 20, etag: String? = nil, lastModified: String? = nil,
         timeout: Int = NetworkLimits.timeout, post: [UInt8]? = nil, headers: [String] = [], followsRedirects: Bool = true
@@ -56,13 +58,14 @@ public enum HTTPGet {
         defer { if let requestHeaders { curl_slist_free_all(requestHeaders) } }
 
         let sink = MemorySink(limit: maximumBytes)
+        sink.headers.stayOn = ResponseHeaders.origin(for: url, serverOnly: !followsRedirects)
         let unmanaged = Unmanaged.passRetained(sink)
         defer { unmanaged.release() }
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE))
 
         let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errorPointer in
             RequestSigning.signed(url).absoluteString.withCString { urlPointer in
-                CurlOptions.applySafeDefaults(handle, followsRedirects: followsRedirects && RequestSigning.followsRedirects(url))
+                CurlOptions.applySafeDefaults(handle)
                 _ = mp_curl_easy_setopt_string(handle, CURLOPT_URL, urlPointer)
                 _ = mp_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorPointer.baseAddress)
                 _ = mp_curl_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maximumBytes))
@@ -91,6 +94,9 @@ public enum HTTPGet {
         var status = 0
         mp_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         let host = url.host ?? url.absoluteString.redactingUserinfo
+        if let elsewhere = sink.headers.refusedRedirect {
+            throw TransferError(kind: .network(code: Int(code.rawValue)), message: ResponseHeaders.redirectRefused(from: host, to: elsewhere))
+        }
         if sink.overflowed || code == CURLE_FILESIZE_EXCEEDED {
             throw TransferError(kind: .tooLarge(limit: maximumBytes), message: "\(url.absoluteString.redactingUserinfo) is larger than \(maximumBytes) bytes")
         }
@@ -115,13 +121,13 @@ public enum HTTPGet {
 /// Options every transfer gets: http(s) only, bounded redirects, TLS
 /// verification on, and aborts for dead or stalled connections.
 enum CurlOptions {
-    /// `followsRedirects` false: any redirect fails the transfer (a media
-    /// server's URLs stay on the host it answered from).
-    static func applySafeDefaults(_ handle: UnsafeMutableRawPointer, followsRedirects: Bool = true) {
+    /// A media server's URLs follow redirects only within the server itself
+    /// (`ResponseHeaders.stayOn`): a redirect elsewhere stops the transfer.
+    static func applySafeDefaults(_ handle: UnsafeMutableRawPointer) {
         _ = mp_curl_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
         _ = mp_curl_easy_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         _ = mp_curl_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
-        _ = mp_curl_easy_setopt_long(handle, CURLOPT_MAXREDIRS, followsRedirects ? 5 : 0)
+        _ = mp_curl_easy_setopt_long(handle, CURLOPT_MAXREDIRS, 5)
         _ = mp_curl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
         _ = mp_curl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
         _ = mp_curl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, 20)
@@ -137,19 +143,66 @@ enum CurlOptions {
 /// for both the transfer engine and `HTTPGet`.
 struct ResponseHeaders {
     private var values: [String: String] = [:]
+    /// The origin (scheme, host, port) a transfer must stay on: a media
+    /// server's own URL, redirected only within the server.
+    var stayOn: URL?
+    /// Where a redirect off `stayOn` would have gone (its origin): the
+    /// transfer was stopped there.
+    private(set) var refusedRedirect: String?
+    private var redirecting = false
+
+    /// `stayOn` for a transfer of `url`: its origin when a media server made
+    /// it (or the caller asks), else nil (redirects followed as for any URL).
+    static func origin(for url: URL, serverOnly: Bool = false) -> URL? {
+        serverOnly || !RequestSigning.followsRedirects(url) ? url : nil
+    }
 
     /// One line from libcurl's header callback. A status line starts a new
     /// response (a redirect's target, or the answer after 100 Continue):
     /// only the last one's headers count.
-    mutating func add(line bytes: UnsafeRawBufferPointer) {
+    /// False: the transfer must stop (a redirect off `stayOn`).
+    @discardableResult
+    mutating func add(line bytes: UnsafeRawBufferPointer) -> Bool {
         let line = String(decoding: bytes, as: UTF8.self)
         if line.hasPrefix("HTTP/") {
             values.removeAll()
-            return
+            let code = line.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
+            redirecting = (300..<400).contains(code)
+            return true
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
+        guard let colon = line.firstIndex(of: ":") else { return true }
         let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-        values[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        values[name] = value
+        if redirecting, name == "location", let stayOn, let target = URL(string: value, relativeTo: stayOn)?.absoluteURL,
+           !Self.sameOrigin(target, stayOn) {
+            refusedRedirect = Self.originText(target)
+            return false
+        }
+        return true
+    }
+
+    /// The one line for a transfer stopped at a redirect off its server.
+    static func redirectRefused(from host: String, to elsewhere: String) -> String {
+        "the media server \(host) redirected to \(elsewhere); a server's files are fetched only from the server itself"
+    }
+
+    static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased() && port(a) == port(b)
+    }
+
+    private static func port(_ url: URL) -> Int? {
+        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil)
+    }
+
+    /// `host` or `host:port`, no path or login (it is said to the user; a
+    /// host of other characters than a name's or an address's is not).
+    static func originText(_ url: URL) -> String {
+        let host = url.host ?? ""
+        let plain = !host.isEmpty && host.utf8.count <= 253
+            && host.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || ".-:[]".unicodeScalars.contains($0)) }
+        let shown = plain ? host : "another host"
+        return url.port.map { "\(shown):\($0)" } ?? shown
     }
 
     mutating func removeAll() { values.removeAll() }
@@ -193,6 +246,5 @@ func memorySinkHeader(
 ) -> Int {
     guard let data, let context else { return 0 }
     let length = size * count
-    Unmanaged<MemorySink>.fromOpaque(context).takeUnretainedValue().headers.add(line: UnsafeRawBufferPointer(start: data, count: length))
-    return length
+    return Unmanaged<MemorySink>.fromOpaque(context).takeUnretainedValue().headers.add(line: UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
 }

@@ -135,12 +135,13 @@ public final class LiveStream: @unchecked Sendable {
         requestHeaders = curl_slist_append(requestHeaders, "Icy-MetaData: 1")
         defer { curl_slist_free_all(requestHeaders) }
         let connection = LiveConnection(stream: self)
+        connection.headers.stayOn = ResponseHeaders.origin(for: url)
         let unmanaged = Unmanaged.passRetained(connection)
         defer { unmanaged.release() }
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE))
         let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errorPointer in
             url.absoluteString.withCString { urlPointer in
-                CurlOptions.applySafeDefaults(handle, followsRedirects: RequestSigning.followsRedirects(url))
+                CurlOptions.applySafeDefaults(handle)
                 _ = mp_curl_easy_setopt_string(handle, CURLOPT_URL, urlPointer)
                 _ = mp_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorPointer.baseAddress)
                 _ = mp_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, requestHeaders)
@@ -157,6 +158,7 @@ public final class LiveStream: @unchecked Sendable {
         var status = 0
         mp_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         let host = url.host ?? url.absoluteString.redactingUserinfo
+        if let elsewhere = connection.headers.refusedRedirect { return (connection.received, ResponseHeaders.redirectRefused(from: host, to: elsewhere)) }
         if status >= 400 { return (connection.received, "HTTP \(status) from \(host)") }
         if code == CURLE_OK { return (connection.received, "the server ended it") }
         let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -193,8 +195,7 @@ private final class LiveConnection {
 private func liveStreamHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
     guard let data, let context else { return 0 }
     let length = size * count
-    Unmanaged<LiveConnection>.fromOpaque(context).takeUnretainedValue().headers.add(line: UnsafeRawBufferPointer(start: data, count: length))
-    return length
+    return Unmanaged<LiveConnection>.fromOpaque(context).takeUnretainedValue().headers.add(line: UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
 }
 
 private func liveStreamWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {

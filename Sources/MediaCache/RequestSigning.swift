@@ -34,8 +34,8 @@ public enum RequestSigning {
 
     /// The URLs a server's item maker made (its songs' media and pictures):
     /// the only ones signed, where a registered prefix covers them, and
-    /// fetched without following a redirect (`followsRedirects`): a server's
-    /// URLs stay on the host it answered from.
+    /// redirected only within the server (`followsRedirects` false): a
+    /// server's URLs stay on the server it answered from.
     public static func allow(_ urls: [URL]) {
         state.withLock { state in
             state.made.reserveCapacity(state.made.count + urls.count)
@@ -43,8 +43,8 @@ public enum RequestSigning {
         }
     }
 
-    /// Whether a transfer of `url` may follow redirects: not for a URL a
-    /// server's item maker made.
+    /// Whether a transfer of `url` may follow redirects anywhere: not for a
+    /// URL a server's item maker made (only within its own server).
     public static func followsRedirects(_ url: URL) -> Bool {
         let text = url.absoluteString
         return !state.withLock { $0.made.contains(text) }

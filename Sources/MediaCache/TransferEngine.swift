@@ -231,7 +231,8 @@ final class TransferEngine: @unchecked Sendable {
         job.segment = job.entry.begin(at: job.offset)
 
         // No Accept-Encoding: media bytes arrive as stored, so lengths and ranges hold.
-        CurlOptions.applySafeDefaults(easy, followsRedirects: RequestSigning.followsRedirects(job.url))
+        CurlOptions.applySafeDefaults(easy)
+        job.headers.stayOn = ResponseHeaders.origin(for: job.url)
         _ = mp_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT, job.configuration.connectTimeout)
         _ = mp_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, job.configuration.lowSpeedTime)
         _ = mp_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, job.configuration.lowSpeedLimit)
@@ -404,6 +405,9 @@ final class TransferEngine: @unchecked Sendable {
                 conclude(job, .failure(.http(status: status, host: job.host)))
             }
 
+        case CURLE_WRITE_ERROR where job.headers.refusedRedirect != nil:
+            _ = unlink(job.partPath)
+            conclude(job, .failure(.network(ResponseHeaders.redirectRefused(from: job.host, to: job.headers.refusedRedirect ?? ""))))
         case CURLE_WRITE_ERROR:
             switch job.abortReason {
             case .tooLarge?:
@@ -443,9 +447,6 @@ final class TransferEngine: @unchecked Sendable {
             _ = unlink(job.partPath)
             conclude(job, .failure(.tooLarge(limit: job.configuration.maximumSize)))
 
-        case CURLE_TOO_MANY_REDIRECTS where !RequestSigning.followsRedirects(job.url):
-            _ = unlink(job.partPath)
-            conclude(job, .failure(.network("the media server \(job.host) redirected its own URL; redirects of a server's URLs are not followed")))
         case CURLE_TOO_MANY_REDIRECTS:
             conclude(job, .failure(.redirectLoop(host: job.host)))
 

@@ -408,8 +408,7 @@ func transferHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: 
     guard let context, let data else { return 0 }
     let job = Unmanaged<TransferJob>.fromOpaque(context).takeUnretainedValue()
     let length = size * count
-    job.headers.add(line: UnsafeRawBufferPointer(start: data, count: length))
-    return length
+    return job.headers.add(line: UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
 }
 
 func transferProgress(

@@ -112,10 +112,12 @@ import Testing
         #expect(made.allSatisfy { $0.contains("&u=carol&p=enc:") })
     }
 
-    /// A server's song redirected to another host is not followed (by the
-    /// cache nor a one-shot fetch): the other host hears nothing. A URL no
-    /// server made still follows its redirects.
-    @Test func aServersURLsFollowNoRedirect() async throws {
+    /// A server's song redirected off the server (here another port of the
+    /// same address) is not followed, by the cache nor a one-shot fetch: the
+    /// other server hears nothing, and the one line says where it went. A
+    /// redirect within the server is followed; a URL no server made follows
+    /// its redirects anywhere.
+    @Test func aServersURLsAreRedirectedOnlyWithinTheServer() async throws {
         let http = try TestHTTPServer(), elsewhere = try TestHTTPServer()
         elsewhere.serve("/song.mp3", bytes: TestHTTPServer.bytes(count: 5000, seed: 9), contentType: "audio/mpeg")
         let server = try SubsonicServer(location: "subsonic+http://erin:pw@127.0.0.1:\(http.port)", login: nil)
@@ -126,11 +128,18 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mediaplay-redirect-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let cache = try MediaCache(directory: folder)
-        await #expect(throws: CacheError.network("the media server 127.0.0.1 redirected its own URL; redirects of a server's URLs are not followed")) {
+        let said = "the media server 127.0.0.1 redirected to 127.0.0.1:\(elsewhere.port); a server's files are fetched only from the server itself"
+        await #expect(throws: CacheError.network(said)) {
             try await cache.fetch(song)
         }
-        #expect(throws: TransferError.self) { try HTTPGet.fetch(song) }
+        #expect { try HTTPGet.fetch(song) } throws: { ($0 as? TransferError)?.message == said }
         #expect(elsewhere.requests("/song.mp3").isEmpty)
+        // Within the server: followed, and the song kept.
+        let bytes = TestHTTPServer.bytes(count: 7000, seed: 4)
+        http.serve("/files/moved.mp3", bytes: bytes, contentType: "audio/mpeg")
+        http.redirect("/rest/stream.view", to: http.url("/files/moved.mp3").absoluteString)
+        let kept = try await cache.fetch(song)
+        #expect(FileManager.default.contents(atPath: kept).map(Array.init) == bytes)
         // Not a server's: followed as before.
         http.redirect("/other.mp3", to: elsewhere.url("/song.mp3").absoluteString)
         _ = try await cache.fetch(http.url("/other.mp3"))
