@@ -166,18 +166,26 @@ struct ResponseHeaders {
         let line = String(decoding: bytes, as: UTF8.self)
         if line.hasPrefix("HTTP/") {
             values.removeAll()
-            let code = line.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
-            redirecting = (300..<400).contains(code)
+            // The code after the version, however spaced or ended; one not
+            // read counts as a redirect (a server's URL fails closed).
+            let code = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }).dropFirst().first.flatMap { Int($0) }
+            redirecting = code.map { (300..<400).contains($0) } ?? true
             return true
         }
         guard let colon = line.firstIndex(of: ":") else { return true }
         let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
         let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
         values[name] = value
-        if redirecting, name == "location", let stayOn, let target = URL(string: value, relativeTo: stayOn)?.absoluteURL,
-           !Self.sameOrigin(target, stayOn) {
-            refusedRedirect = Self.originText(target)
-            return false
+        if redirecting, name == "location", let stayOn {
+            guard let target = URL(string: value, relativeTo: stayOn)?.absoluteURL else {
+                // libcurl reads a target more leniently than Foundation, and would follow it.
+                refusedRedirect = "another host"
+                return false
+            }
+            if !Self.sameOrigin(target, stayOn) {
+                refusedRedirect = Self.originText(target)
+                return false
+            }
         }
         return true
     }

@@ -103,8 +103,16 @@ public final class LiveStream: @unchecked Sendable {
         _ = CurlGlobal.initialized
         var reconnects = 0
         while true {
-            let (received, reason) = transfer()
+            let (received, reason, lasting) = transfer()
             if condition.withLock({ interrupted }) { return }
+            // A redirect off a server's own URL is refused for good: no retry.
+            if lasting {
+                condition.withLock {
+                    failure = reason
+                    condition.broadcast()
+                }
+                return
+            }
             // A connection that delivered something earns a fresh count.
             if received > 0 { reconnects = 0 }
             reconnects += 1
@@ -127,9 +135,10 @@ public final class LiveStream: @unchecked Sendable {
         }
     }
 
-    /// One connection: the bytes it delivered and why it ended.
-    private func transfer() -> (received: Int64, reason: String) {
-        guard let handle = curl_easy_init() else { return (0, "libcurl could not start a transfer") }
+    /// One connection: the bytes it delivered, why it ended, and whether
+    /// that lasts (another try would meet it again).
+    private func transfer() -> (received: Int64, reason: String, lasting: Bool) {
+        guard let handle = curl_easy_init() else { return (0, "libcurl could not start a transfer", false) }
         defer { curl_easy_cleanup(handle) }
         var requestHeaders: UnsafeMutablePointer<curl_slist>?
         requestHeaders = curl_slist_append(requestHeaders, "Icy-MetaData: 1")
@@ -158,11 +167,11 @@ public final class LiveStream: @unchecked Sendable {
         var status = 0
         mp_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         let host = url.host ?? url.absoluteString.redactingUserinfo
-        if let elsewhere = connection.headers.refusedRedirect { return (connection.received, ResponseHeaders.redirectRefused(from: host, to: elsewhere)) }
-        if status >= 400 { return (connection.received, "HTTP \(status) from \(host)") }
-        if code == CURLE_OK { return (connection.received, "the server ended it") }
+        if let elsewhere = connection.headers.refusedRedirect { return (connection.received, ResponseHeaders.redirectRefused(from: host, to: elsewhere), true) }
+        if status >= 400 { return (connection.received, "HTTP \(status) from \(host)", false) }
+        if code == CURLE_OK { return (connection.received, "the server ended it", false) }
         let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return (connection.received, detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail)
+        return (connection.received, detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail, false)
     }
 
     /// Audio from the transfer: waits while the buffer is full (the player is

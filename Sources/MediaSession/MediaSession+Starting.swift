@@ -32,16 +32,17 @@ extension MediaSession {
             input = started.input
             item = started.page.map { pageResolved($0, for: requested) } ?? requested
         } catch {
+            // A server's error document where its song was asked for: the
+            // server says why (a changed password), asked off the pool while
+            // the start is still under way (a stop or a toggle meets it).
+            var failure = error
+            if case let .document(url, _) = error, let reports, let refusal = await blocking({ reports.refusal(of: url) }) {
+                failure = .refused(refusal)
+            }
             // A stop came: the start ends without playing (no failure).
             if lock.withLock({ starts.end(key) }) {
                 announce(key, .state)
                 return status(of: requested)
-            }
-            // A server's error document where its song was asked for: the
-            // server says why (a changed password), asked off the pool.
-            var failure = error
-            if case let .document(url, _) = error, let reports, let refusal = await blocking({ reports.refusal(of: url) }) {
-                failure = .refused(refusal)
             }
             // Listeners heard "buffering" while it started: the start is over.
             throw failedStart(requested, failure)
