@@ -94,7 +94,10 @@ let package = Package(
         // details, read without the network (list runs without libcurl).
         .target(
             name: "MediaCacheFolder",
-            dependencies: ["MediaModel", "MediaFeed", "MediaInterfaces", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "MediaModel", "MediaFeed", "MediaInterfaces", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import MediaFeed
 import MediaModel
 
@@ -253,20 +254,21 @@ package final class CacheIndex: Sendable {
 
     /// Every probed file's details (one query, for a whole list).
     package func allDetails() -> [String: StoredDetails] {
-        var rows: [(url: String, row: Row)] = []
+        var rows: [DetailsRow] = []
         try? pool.read { db in
-            let cursor = try Row.fetchCursor(db, sql: "SELECT \(Self.detailColumns), url FROM media")
-            while let row = try cursor.next() { rows.append((row[Self.detailColumnCount], row.copy())) }
+            let statement = try db.makeStatement(sql: "SELECT \(Self.detailColumns), url FROM media")
+            rows = DetailsRow.all(of: statement)
         }
         // The JSON columns decoded all at once, one call per column: a
         // decoder call per row was most of listing a 500-file folder unchanged.
-        let chapters: [[Chapter]?] = Self.decodeAll(rows.map { $0.row[11] as String? })
-        let tracks: [[MediaTrack]?] = Self.decodeAll(rows.map { $0.row[12] as String? })
-        let loudness: [Loudness?] = Self.decodeAll(rows.map { $0.row[13] as String? })
+        let chapters: [[Chapter]?] = Self.decodeAll(rows.map(\.chapters))
+        let tracks: [[MediaTrack]?] = Self.decodeAll(rows.map(\.tracks))
+        let loudness: [Loudness?] = Self.decodeAll(rows.map(\.loudness))
         var result: [String: StoredDetails] = [:]
         result.reserveCapacity(rows.count)
-        for (index, entry) in rows.enumerated() {
-            result[entry.url] = Self.details(entry.row, chapters: chapters[index], tracks: tracks[index], loudness: loudness[index])
+        for (index, row) in rows.enumerated() {
+            guard let url = row.url else { continue }
+            result[url] = row.details(chapters: chapters[index], tracks: tracks[index], loudness: loudness[index])
         }
         return result
     }
@@ -289,30 +291,18 @@ package final class CacheIndex: Sendable {
 
     /// One file's details (browse's detail view asks for one item).
     package func details(for url: String) -> StoredDetails? {
-        guard let row = try? pool.read({ db in try Row.fetchOne(db, sql: "SELECT \(Self.detailColumns) FROM media WHERE url = ?", arguments: [url]) }) else { return nil }
+        guard let row = try? pool.read({ db -> DetailsRow? in
+            let statement = try db.makeStatement(sql: "SELECT \(Self.detailColumns), url FROM media WHERE url = ?")
+            try statement.setArguments([url])
+            return DetailsRow.all(of: statement).first
+        }) else { return nil }
         let decoder = JSONDecoder()
         func decoded<Value: Decodable>(_ text: String?) -> Value? { text.flatMap { try? decoder.decode(Value.self, from: Data($0.utf8)) } }
-        return Self.details(row, chapters: decoded(row[11]), tracks: decoded(row[12]), loudness: decoded(row[13]))
+        return row.details(chapters: decoded(row.chapters), tracks: decoded(row.tracks), loudness: decoded(row.loudness))
     }
 
-    /// The columns `details` reads, in its order.
+    /// The columns `DetailsRow` reads, in its order (then the url).
     private static let detailColumns = "duration, title, artist, album, codec, width, height, sampleRate, track, disc, hasCover, chapters, tracks, loudness, fileSize, fileTime"
-    private static let detailColumnCount = 16
-
-    private static func details(_ row: Row, chapters: [Chapter]?, tracks: [MediaTrack]?, loudness: Loudness?) -> StoredDetails {
-        var details = MediaDetails(
-            duration: row[0], title: row[1], artist: row[2], album: row[3],
-            codec: row[4], width: row[5], height: row[6], sampleRate: row[7],
-            track: row[8], disc: row[9], hasCover: row[10]
-        )
-        if let chapters { details.chapters = chapters }
-        details.tracks = tracks
-        if (row[13] as String?) != nil {
-            details.measured = true
-            details.loudness = loudness
-        }
-        return StoredDetails(details: details, fileSize: row[14], fileTime: row[15])
-    }
 
     package func store(_ stored: StoredDetails, for url: String) throws {
         try store([(url, stored)])
@@ -463,5 +453,65 @@ package final class CacheIndex: Sendable {
             _ = try IndexRecord.deleteOne(db, key: url)
             try db.execute(sql: "DELETE FROM media WHERE url = ?", arguments: [url])
         }
+    }
+}
+
+/// One row of `media`'s details, read by column position straight from
+/// SQLite: GRDB's generic row decoding took a fifth of listing a 500-file
+/// folder unchanged (an optional's metadata looked up per column).
+private struct DetailsRow {
+    var duration: Double?, title: String?, artist: String?, album: String?, codec: String?
+    var width: Int?, height: Int?, sampleRate: Int?, track: Int?, disc: Int?, hasCover: Bool
+    var chapters: String?, tracks: String?, loudness: String?
+    var fileSize: Int64, fileTime: Double, url: String?
+
+    /// Every row `statement` gives (its columns: `CacheIndex.detailColumns`, then the url).
+    static func all(of statement: Statement) -> [DetailsRow] {
+        let raw = statement.sqliteStatement
+        defer { sqlite3_reset(raw) }
+        var rows: [DetailsRow] = []
+        while sqlite3_step(raw) == SQLITE_ROW { rows.append(DetailsRow(raw)) }
+        return rows
+    }
+
+    private init(_ raw: SQLiteStatement) {
+        func isNull(_ column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_NULL }
+        func double(_ column: Int32) -> Double? { isNull(column) ? nil : sqlite3_column_double(raw, column) }
+        func int(_ column: Int32) -> Int? { isNull(column) ? nil : Int(sqlite3_column_int64(raw, column)) }
+        func text(_ column: Int32) -> String? {
+            guard !isNull(column), let bytes = sqlite3_column_text(raw, column) else { return nil }
+            return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(raw, column))), as: UTF8.self)
+        }
+        duration = double(0)
+        title = text(1)
+        artist = text(2)
+        album = text(3)
+        codec = text(4)
+        width = int(5)
+        height = int(6)
+        sampleRate = int(7)
+        track = int(8)
+        disc = int(9)
+        hasCover = (int(10) ?? 0) != 0
+        chapters = text(11)
+        tracks = text(12)
+        loudness = text(13)
+        fileSize = Int64(int(14) ?? 0)
+        fileTime = double(15) ?? 0
+        url = text(16)
+    }
+
+    func details(chapters: [Chapter]?, tracks: [MediaTrack]?, loudness: Loudness?) -> StoredDetails {
+        var details = MediaDetails(
+            duration: duration, title: title, artist: artist, album: album, codec: codec, width: width, height: height,
+            sampleRate: sampleRate, track: track, disc: disc, hasCover: hasCover
+        )
+        if let chapters { details.chapters = chapters }
+        details.tracks = tracks
+        if self.loudness != nil {
+            details.measured = true
+            details.loudness = loudness
+        }
+        return StoredDetails(details: details, fileSize: fileSize, fileTime: fileTime)
     }
 }
