@@ -173,30 +173,58 @@ public struct SubsonicLibrary: Sendable {
     /// file, `format=raw`), their picture `getCoverArt`; no URL carries
     /// the login.
     public func loaded(server: SubsonicServer, shownAs shown: String) -> LoadedFeed {
+        // A large library in two halves side by side (two cores): its URLs,
+        // parsed, were most of listing a kept library.
+        let halves = songs.count < 2000 ? [songs.indices] : [0..<songs.count / 2, songs.count / 2..<songs.count]
+        let parts = UnsafeMutableBufferPointer<Part?>.allocate(capacity: halves.count)
+        parts.initialize(repeating: nil)
+        defer { parts.deallocate() }
+        let slots = PartSlots(parts)
+        if halves.count == 1 {
+            slots.buffer[0] = part(songs.indices, server: server)
+        } else {
+            DispatchQueue.concurrentPerform(iterations: halves.count) { index in slots.buffer[index] = part(halves[index], server: server) }
+        }
+        let made = parts.compactMap { $0 }
+        // These URLs, and no others, carry the login on the wire.
+        RequestSigning.allow(made.flatMap(\.made))
+        var loaded = LoadedFeed(feed: Feed(title: "\(server.user)@\(server.host)", items: made.flatMap(\.items)), source: shown, identity: server.identity)
+        loaded.details = made.flatMap(\.details)
+        return loaded
+    }
+
+    /// The items of `range` of the songs, their details, and the URLs made.
+    private struct Part {
         var items: [FeedItem] = []
         var details: [MediaDetails?] = []
         var made: [URL] = []
-        items.reserveCapacity(songs.count)
-        details.reserveCapacity(songs.count)
-        made.reserveCapacity(songs.count * 2)
-        for (index, song) in songs.enumerated() {
+    }
+
+    private func part(_ range: Range<Int>, server: SubsonicServer) -> Part {
+        var part = Part()
+        part.items.reserveCapacity(range.count)
+        part.details.reserveCapacity(range.count)
+        part.made.reserveCapacity(range.count * 2)
+        for index in range {
+            let song = songs[index]
             let media = server.url("stream", [("id", song.id), ("format", "raw")])
             let cover = song.coverArt.map { server.url("getCoverArt", [("id", $0), ("size", "600")]) }
-            made.append(media)
-            if let cover { made.append(cover) }
+            part.made.append(media)
+            if let cover { part.made.append(cover) }
             // An id of digits alone would be read as an item's number.
             let id = song.id.allSatisfy(\.isNumber) ? "song-" + song.id : song.id
-            let item = FeedItem(
+            part.items.append(FeedItem(
                 position: index + 1, id: id, title: song.title, kind: song.isVideo ? .video : .audio, source: .remote(media),
                 thumbnail: cover.map { .remote($0) }, duration: song.duration
-            )
-            items.append(item)
-            details.append(MediaDetails(duration: song.duration, title: song.title, artist: song.artist, album: song.album, track: song.track, disc: song.disc))
+            ))
+            part.details.append(MediaDetails(duration: song.duration, title: song.title, artist: song.artist, album: song.album, track: song.track, disc: song.disc))
         }
-        // These URLs, and no others, carry the login on the wire.
-        RequestSigning.allow(made)
-        var loaded = LoadedFeed(feed: Feed(title: "\(server.user)@\(server.host)", items: items), source: shown, identity: server.identity)
-        loaded.details = details
-        return loaded
+        return part
     }
+}
+
+/// Result slots written by `concurrentPerform`'s iterations, each its own.
+private struct PartSlots<Value>: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<Value>
+    init(_ buffer: UnsafeMutableBufferPointer<Value>) { self.buffer = buffer }
 }
