@@ -52,6 +52,29 @@ import Testing
         #expect(SubsonicLibrary(encoded: Array("not a library".utf8)) == nil)
     }
 
+    /// A large library is made into items in two halves side by side: the
+    /// items, their details and the URLs signed are the same, in order, as
+    /// one by one.
+    @Test func aLargeLibrarysItemsAreInOrder() throws {
+        let server = try SubsonicServer(location: "subsonic+http://dan:pw@127.0.0.1:4040", login: nil)
+        _ = SubsonicClient(server: server, auth: .hex, version: "1.10.2")
+        let songs = (0..<4001).map { index in
+            var song = SubsonicSong(id: "s\(index)", title: "Song \(index)")
+            song.coverArt = index % 3 == 0 ? "al-\(index)" : nil
+            song.track = index % 10 + 1
+            return song
+        }
+        let loaded = SubsonicLibrary(auth: .hex, version: "1.10.2", songs: songs).loaded(server: server, shownAs: server.identity)
+        #expect(loaded.feed.items.map(\.position) == Array(1...4001))
+        #expect(loaded.feed.items.map(\.id) == songs.map(\.id))
+        #expect(loaded.details?.map { $0?.track } == songs.map(\.track))
+        #expect(loaded.feed.items.map { $0.thumbnail != nil } == songs.map { $0.coverArt != nil })
+        for item in [loaded.feed.items[0], loaded.feed.items[2000], loaded.feed.items[4000]] {
+            guard case let .remote(url)? = item.source else { Issue.record("no URL"); continue }
+            #expect(RequestSigning.signed(url).absoluteString.contains("u=dan"), "\(url)")
+        }
+    }
+
     @Test func itemsCarryNoLoginAndTheWireDoes() throws {
         let server = try SubsonicServer(location: "subsonic+http://bob:p%40ss@music.example:4533/sub/", login: nil)
         #expect(server.identity == "subsonic+http://bob@music.example:4533/sub")
