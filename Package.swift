@@ -194,7 +194,7 @@ let package = Package(
         // server's ContentDirectory; plays reported back (docs/FEED.md).
         .target(
             name: "MediaServers",
-            dependencies: ["MediaplayCommon", "MediaListing", "MediaCache", "MediaCacheFolder", "MediaFeed", "MediaInterfaces", "MediaTerminal", "MediaModel", "CXML"],
+            dependencies: ["MediaplayCommon", "MediaListing", "MediaCache", "MediaCacheFolder", "MediaFeed", "MediaInterfaces", "MediaTerminal", "MediaModel", "CXML", "CLinux"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -262,7 +262,7 @@ let package = Package(
         // and the demo use it; mediaplay itself never does.
         .target(
             name: "TestKit",
-            dependencies: ["CLinux"],
+            dependencies: ["MediaModel", "CLinux"],
             swiftSettings: swiftSettings
         ),
         // Stand-ins for the engine and the cache, for tests of the command

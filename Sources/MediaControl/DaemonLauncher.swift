@@ -119,16 +119,14 @@ public enum DaemonLauncher {
         // otherwise stay open in the daemon, and that parent would wait for
         // it forever.
         mp_spawn_close_from(&actions, handed == nil ? 3 : 4)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // POSIX_SPAWN_SETSID (glibc declares it only under _GNU_SOURCE): no
-        // controlling terminal, so the shell's ^C and hangup leave it alone.
-        posix_spawnattr_setflags(&attributes, 0x80)
         var pid: pid_t = 0
         let argv = command.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        let result = withEnvironment { posix_spawn(&pid, command[0], &actions, &attributes, argv, $0) }
+        // A session of its own: no controlling terminal, so the shell's ^C
+        // and hangup leave it alone.
+        let result = withEnvironment { environment in
+            SpawnAttributes.ownSession.with { posix_spawn(&pid, command[0], &actions, &$0, argv, environment) }
+        }
         guard result == 0 else {
             throw .unreachable("cannot start the background player \(command[0]): \(String(cString: strerror(result)))")
         }
@@ -147,14 +145,13 @@ public enum DaemonLauncher {
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         mp_spawn_close_from(&actions, 3)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, 0x80)  // POSIX_SPAWN_SETSID
         var pid: pid_t = 0
         let argv = command.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        guard withEnvironment({ posix_spawn(&pid, command[0], &actions, &attributes, argv, $0) }) == 0 else { return nil }
+        let result = withEnvironment { environment in
+            SpawnAttributes.ownSession.with { posix_spawn(&pid, command[0], &actions, &$0, argv, environment) }
+        }
+        guard result == 0 else { return nil }
         let child = pid
         let reaper = Thread {
             var status: Int32 = 0

@@ -87,22 +87,12 @@ public struct YTDL: PageResolver {
         posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
         mp_spawn_close_from(&actions, 3)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        // A group of its own: its own children (ffprobe, a JS runtime) end with it.
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = cancellation.isCancelled ? ECANCELED : posix_spawn(&pid, path, &actions, &attributes, argv, Glibc.environ)
+        // A group of its own: its own children (ffprobe, a JS runtime) end with it.
+        let spawned = cancellation.isCancelled
+            ? ECANCELED : SpawnAttributes.ownGroup.with { posix_spawn(&pid, path, &actions, &$0, argv, Glibc.environ) }
         close(outputPipe[1])
         close(errorPipe[1])
         guard spawned == 0 else {

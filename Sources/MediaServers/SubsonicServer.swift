@@ -1,4 +1,6 @@
+import CLinux
 import Foundation
+import Glibc
 import MediaCache
 import MediaFeed
 import MediaInterfaces
@@ -85,17 +87,15 @@ public struct SubsonicServer: Sendable {
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
         posix_spawn_file_actions_addclose(&actions, fds[0])
         posix_spawn_file_actions_addclose(&actions, fds[1])
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // A process group of its own (led by the shell), killed at the end.
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-        posix_spawnattr_setpgroup(&attributes, 0)
+        // Nothing else of ours: a descriptor another thread has open (a
+        // pipe whose reader waits for its end) would live as long as it.
+        mp_spawn_close_from(&actions, 3)
         let words: [String] = ["/bin/sh", "-c", command]
         let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
         defer { arguments.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, arguments + [nil], environ)
+        // A process group of its own (led by the shell), killed at the end.
+        let spawned = SpawnAttributes.ownGroup.with { posix_spawn(&pid, "/bin/sh", &actions, &$0, arguments + [nil], Glibc.environ) }
         close(fds[1])
         guard spawned == 0 else {
             close(fds[0])

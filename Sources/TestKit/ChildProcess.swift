@@ -1,5 +1,6 @@
 import CLinux
 import Foundation
+import MediaModel
 import Glibc
 
 /// A program the tests, the benchmarks and the demo start: the one process
@@ -32,27 +33,21 @@ public final class ChildProcess: @unchecked Sendable {
         // The child starts as from a shell: no signal blocked or ignored (the
         // spawning thread's mask would be inherited, and a test thread may
         // block SIGTERM: a child then never received it).
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        var result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        // A program copied just now may still be open for writing in a child
-        // another test thread is spawning (it inherited the descriptor until
-        // its exec): exec fails with ETXTBSY for that moment. Tried again
-        // each time the file changes (a writer letting go of it: inotify,
-        // watched before each try), for a second at most.
-        if result == ETXTBSY, let changes = try? FileChanges.Watch(target: executable, timeout: 1) {
-            repeat {
-                result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-            } while result == ETXTBSY && changes.next()
+        let result = SpawnAttributes().with { attributes in
+            var result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+            // A program copied just now may still be open for writing in a
+            // child another test thread is spawning (it inherited the
+            // descriptor until its exec): exec fails with ETXTBSY for that
+            // moment. Tried again each time the file changes (a writer
+            // letting go of it: inotify, watched before each try), for a
+            // second at most.
+            if result == ETXTBSY, let changes = try? FileChanges.Watch(target: executable, timeout: 1) {
+                repeat {
+                    result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+                } while result == ETXTBSY && changes.next()
+            }
+            return result
         }
         guard result == 0 else {
             throw Fixtures.FixtureError(message: "cannot run \(executable): \(String(cString: strerror(result)))")

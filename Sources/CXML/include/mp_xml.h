@@ -138,14 +138,15 @@ typedef struct {
 /// comments, processing instructions and the DOCTYPE), malloc'ed with its
 /// length in `repaired_length`; NULL when nothing needed mending. Works on
 /// any ASCII-compatible encoding (never on UTF-16, UTF-32 or EBCDIC).
+char *mp_xml_repair(const char *bytes, size_t length, size_t *repaired_length, mp_xml_repairs *repairs);
+
 /// The document with XML's five predefined entity references written as
 /// character references (`&amp;` as `&#38;`), outside CDATA, comments,
 /// processing instructions and the DOCTYPE: libxml2 2.9's recovery drops
 /// every entity reference after the first error ("Tom &amp; Jerry" read as
-/// "Tom  Jerry"), but not a character reference. Malloc'd; NULL when out of memory.
+/// "Tom  Jerry"), but not a character reference. Malloc'd, its length in
+/// `written`; NULL when out of memory.
 char *mp_xml_numeric_references(const char *bytes, size_t length, size_t *written);
-
-char *mp_xml_repair(const char *bytes, size_t length, size_t *repaired_length, mp_xml_repairs *repairs);
 
 /// HTML's character for an entity name (`hellip` → 0x2026), 0 when none.
 unsigned mp_xml_html_entity(const char *name);
