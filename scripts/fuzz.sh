@@ -53,8 +53,12 @@ module() {
 }
 module MediaModel "" Sources/MediaModel/*.swift
 module MediaTerminal "MediaModel" Sources/MediaTerminal/*.swift
-# libxml2's side of XML feeds (itself loaded with dlopen, uninstrumented).
-fresh "$out/CXML.o" "" -- "$CLANG" -fsanitize=fuzzer-no-link,address -O1 -I Sources/CXML/include -I /usr/include/libxml2 -c Sources/CXML/mp_xml.c -o "$out/CXML.o"
+# libxml2's side of XML feeds and UPnP answers (itself loaded with dlopen, uninstrumented).
+cxml=""
+for source in libxml_api mp_xml mp_upnp; do
+    fresh "$out/CXML-$source.o" "Sources/CXML/libxml_api.h" -- "$CLANG" -fsanitize=fuzzer-no-link,address -O1 -I Sources/CXML/include -I /usr/include/libxml2 -c "Sources/CXML/$source.c" -o "$out/CXML-$source.o"
+    cxml="$cxml $out/CXML-$source.o"
+done
 module MediaFeed "MediaModel MediaTerminal" Sources/MediaFeed/*.swift
 # The player's and store's vocabulary, which the engine speaks.
 module MediaInterfaces "MediaModel" Sources/MediaInterfaces/*.swift
@@ -72,7 +76,7 @@ for flag in $(pkg-config --cflags chafa); do cflags="$cflags -Xcc $flag"; done
 module MediaEngine "$feed MediaInterfaces" -enable-testing -I Sources/CFFmpeg -I Sources/CSDL2 -I Sources/CChafa -I Sources/CLinux $cflags $(find Sources/MediaEngine -name '*.swift' | sort)
 wait "$control"
 wait "$session"
-model="$out/MediaModel.o $out/MediaTerminal.o $out/CXML.o"
+model="$out/MediaModel.o $out/MediaTerminal.o$cxml"
 
 # target NAME HARNESS OBJECTS...
 target() {
@@ -100,9 +104,14 @@ linking=$!
 target media Fuzz/MediaProbeFuzz.swift -I Sources/CFFmpeg -I Sources/CSDL2 -I Sources/CChafa -I Sources/CLinux $cflags \
     "$out/MediaEngine.o" "$out/MediaInterfaces.o" "$out/MediaFeed.o" $model -lavformat -lavcodec -lavutil -lswresample -lswscale -lSDL2 -lchafa -lglib-2.0
 wait "$linking"
+# A Browse answer straight into the C reader (a C harness, linked by clang).
+# shellcheck disable=SC2086
+fresh "$out/fuzz-upnp" "$cxml" -- "$CLANG" -fsanitize=fuzzer,address -O1 -I Sources/CXML/include Fuzz/UPnPAnswerFuzz.c $cxml -ldl -o "$out/fuzz-upnp" > "$out/link-upnp.log" 2>&1 &
+linking=$!
 # shellcheck disable=SC2086
 target subtitles Fuzz/SubtitleFileFuzz.swift -I Sources/CFFmpeg -I Sources/CSDL2 -I Sources/CChafa -I Sources/CLinux $cflags \
     "$out/MediaEngine.o" "$out/MediaInterfaces.o" "$out/MediaFeed.o" $model -lavformat -lavcodec -lavutil -lswresample -lswscale -lSDL2 -lchafa -lglib-2.0
+wait "$linking" || { grep -v "Cannot export local symbol" "$out/link-upnp.log" >&2; echo "fuzz upnp: cannot build the target" >&2; exit 1; }
 
 [ -n "$build_only" ] && exit 0
 
@@ -139,7 +148,7 @@ run() {
 
 # Two at a time (two cores); each target's time is its own, so a pair takes
 # as long as one.
-for pair in "feed request" "script keys" "numbers media" "subtitles"; do
+for pair in "feed request" "script keys" "numbers media" "subtitles upnp"; do
     running=""
     for name in $pair; do
         run "$name" &

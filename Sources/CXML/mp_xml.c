@@ -1,87 +1,15 @@
 #include "mp_xml.h"
+#include "libxml_api.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include <libxml/HTMLparser.h>
-#include <libxml/parser.h>
-#include <libxml/tree.h>
-#include <libxml/xmlerror.h>
-#include <libxml/xmlreader.h>
-
-/// The few libxml2 functions used, found with dlsym (types from its headers).
-static struct {
-    __typeof__(&xmlInitParser) init;
-    __typeof__(&xmlReaderForMemory) reader_for_memory;
-    __typeof__(&xmlReaderWalker) reader_walker;
-    __typeof__(&xmlReadMemory) read_memory;
-    __typeof__(&xmlFreeDoc) free_doc;
-    __typeof__(&xmlDocGetRootElement) root_element;
-    __typeof__(&xmlFreeTextReader) free_reader;
-    __typeof__(&xmlTextReaderRead) read;
-    __typeof__(&xmlTextReaderNext) next;
-    __typeof__(&xmlTextReaderDepth) depth;
-    __typeof__(&xmlTextReaderNodeType) node_type;
-    __typeof__(&xmlTextReaderCurrentNode) current_node;
-    __typeof__(&xmlTextReaderExpand) expand;
-    __typeof__(&xmlTextReaderSetStructuredErrorHandler) set_error_handler;
-    __typeof__(&xmlGetLineNo) line_of;
-    __typeof__(&xmlSetGenericErrorFunc) set_generic_error;
-    __typeof__(&xmlSetStructuredErrorFunc) set_thread_error_handler;
-    __typeof__(&htmlEntityLookup) html_entity;
-    char failure[256];
-    int loaded;
-} api;
-
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-
-static void load(void) {
-    void *library = dlopen("libxml2.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        snprintf(api.failure, sizeof api.failure, "cannot load libxml2 (%s); install libxml2", dlerror());
-        return;
-    }
-    struct { void **slot; const char *name; } symbols[] = {
-        { (void **)&api.init, "xmlInitParser" },
-        { (void **)&api.reader_for_memory, "xmlReaderForMemory" },
-        { (void **)&api.reader_walker, "xmlReaderWalker" },
-        { (void **)&api.read_memory, "xmlReadMemory" },
-        { (void **)&api.free_doc, "xmlFreeDoc" },
-        { (void **)&api.root_element, "xmlDocGetRootElement" },
-        { (void **)&api.free_reader, "xmlFreeTextReader" },
-        { (void **)&api.read, "xmlTextReaderRead" },
-        { (void **)&api.next, "xmlTextReaderNext" },
-        { (void **)&api.depth, "xmlTextReaderDepth" },
-        { (void **)&api.node_type, "xmlTextReaderNodeType" },
-        { (void **)&api.current_node, "xmlTextReaderCurrentNode" },
-        { (void **)&api.expand, "xmlTextReaderExpand" },
-        { (void **)&api.set_error_handler, "xmlTextReaderSetStructuredErrorHandler" },
-        { (void **)&api.line_of, "xmlGetLineNo" },
-        { (void **)&api.set_generic_error, "xmlSetGenericErrorFunc" },
-        { (void **)&api.set_thread_error_handler, "xmlSetStructuredErrorFunc" },
-        { (void **)&api.html_entity, "htmlEntityLookup" },
-    };
-    for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
-        *symbols[i].slot = dlsym(library, symbols[i].name);
-        if (*symbols[i].slot == NULL) {
-            snprintf(api.failure, sizeof api.failure, "libxml2 has no %s", symbols[i].name);
-            return;
-        }
-    }
-    // Once, before any thread parses (libxml2's rule).
-    api.init();
-    api.loaded = 1;
-}
-
 unsigned mp_xml_html_entity(const char *name) {
-    pthread_once(&load_once, load);
-    if (!api.loaded || name == NULL) return 0;
-    const htmlEntityDesc *found = api.html_entity((const xmlChar *)name);
+    if (!libxml_load() || name == NULL) return 0;
+    const htmlEntityDesc *found = libxml.html_entity((const xmlChar *)name);
     return found ? found->value : 0;
 }
 
@@ -183,20 +111,19 @@ static void print_nothing(void *context, const char *format, ...) {
 /// (libxml2 keeps them per thread) send them to the reader's first error;
 /// after, libxml2's defaults are put back.
 static void hush(mp_xml_reader *reader) {
-    api.set_generic_error(NULL, print_nothing);
-    api.set_thread_error_handler(reader, keep_first_error);
+    libxml.set_generic_error(NULL, print_nothing);
+    libxml.set_thread_error_handler(reader, keep_first_error);
 }
 
 static void unhush(void) {
-    api.set_thread_error_handler(NULL, NULL);
-    api.set_generic_error(NULL, NULL);
+    libxml.set_thread_error_handler(NULL, NULL);
+    libxml.set_generic_error(NULL, NULL);
 }
 
 mp_xml_reader *mp_xml_open(const char *bytes, size_t length, int flags, mp_xml_error *error) {
-    pthread_once(&load_once, load);
     memset(error, 0, sizeof *error);
-    if (!api.loaded) {
-        set_error(error, api.failure);
+    if (!libxml_load()) {
+        set_error(error, libxml.failure);
         return NULL;
     }
     if (length > (size_t)0x7fffffff) {
@@ -214,10 +141,10 @@ mp_xml_reader *mp_xml_open(const char *bytes, size_t length, int flags, mp_xml_e
     if (flags & MP_XML_RECOVER) {
         // The tree, as far as libxml2 makes sense of it; the same options.
         reader->recovering = 1;
-        reader->recovered_document = api.read_memory(bytes, (int)length, NULL, NULL, options | XML_PARSE_RECOVER);
+        reader->recovered_document = libxml.read_memory(bytes, (int)length, NULL, NULL, options | XML_PARSE_RECOVER);
         reader->recovering = 0;
         xmlDocPtr document = reader->recovered_document;
-        if (document == NULL || api.root_element(document) == NULL || declares_entities(document->intSubset)) {
+        if (document == NULL || libxml.root_element(document) == NULL || declares_entities(document->intSubset)) {
             unhush();
             if (document != NULL && declares_entities(document->intSubset)) {
                 set_error(error, "the document declares entities of its own (<!ENTITY>), which mediaplay does not expand");
@@ -227,30 +154,30 @@ mp_xml_reader *mp_xml_open(const char *bytes, size_t length, int flags, mp_xml_e
             } else {
                 set_error(error, "an XML document without an element");
             }
-            if (document != NULL) api.free_doc(document);
+            if (document != NULL) libxml.free_doc(document);
             free(reader);
             return NULL;
         }
-        reader->reader = api.reader_walker(document);
+        reader->reader = libxml.reader_walker(document);
     } else {
-        reader->reader = api.reader_for_memory(bytes, (int)length, NULL, NULL, options);
+        reader->reader = libxml.reader_for_memory(bytes, (int)length, NULL, NULL, options);
     }
     unhush();
     if (reader->reader == NULL) {
-        if (reader->recovered_document != NULL) api.free_doc(reader->recovered_document);
+        if (reader->recovered_document != NULL) libxml.free_doc(reader->recovered_document);
         free(reader);
         set_error(error, "libxml2 could not start reading");
         return NULL;
     }
-    if (reader->recovered_document == NULL) api.set_error_handler(reader->reader, keep_first_error, reader);
+    if (reader->recovered_document == NULL) libxml.set_error_handler(reader->reader, keep_first_error, reader);
     return reader;
 }
 
 void mp_xml_close(mp_xml_reader *reader) {
     if (reader == NULL) return;
-    api.free_reader(reader->reader);
+    libxml.free_reader(reader->reader);
     // A walker never frees the tree it walks.
-    if (reader->recovered_document != NULL) api.free_doc(reader->recovered_document);
+    if (reader->recovered_document != NULL) libxml.free_doc(reader->recovered_document);
     free(reader);
 }
 
@@ -262,7 +189,7 @@ void mp_xml_get_notes(mp_xml_reader *reader, mp_xml_notes *notes) {
 /// end, or -1 with the error filled.
 static int advance(mp_xml_reader *reader, mp_xml_error *error) {
     hush(reader);
-    int status = reader->skip ? api.next(reader->reader) : api.read(reader->reader);
+    int status = reader->skip ? libxml.next(reader->reader) : libxml.read(reader->reader);
     unhush();
     reader->skip = 0;
     if (status < 0 || reader->error.line != 0) {
@@ -271,8 +198,8 @@ static int advance(mp_xml_reader *reader, mp_xml_error *error) {
         return -1;
     }
     if (status == 0) return 0;
-    if (api.node_type(reader->reader) == XML_READER_TYPE_DOCUMENT_TYPE) {
-        if (declares_entities((xmlDtdPtr)api.current_node(reader->reader))) {
+    if (libxml.node_type(reader->reader) == XML_READER_TYPE_DOCUMENT_TYPE) {
+        if (declares_entities((xmlDtdPtr)libxml.current_node(reader->reader))) {
             set_error(error, "the document declares entities of its own (<!ENTITY>), which mediaplay does not expand");
             error->code = MP_XML_REFUSED;
             return -1;
@@ -285,9 +212,9 @@ mp_xml_node *mp_xml_root(mp_xml_reader *reader, mp_xml_error *error) {
     memset(error, 0, sizeof *error);
     int status;
     while ((status = advance(reader, error)) == 1) {
-        if (api.node_type(reader->reader) == XML_READER_TYPE_ELEMENT) {
+        if (libxml.node_type(reader->reader) == XML_READER_TYPE_ELEMENT) {
             reader->root_seen = 1;
-            return (mp_xml_node *)api.current_node(reader->reader);
+            return (mp_xml_node *)libxml.current_node(reader->reader);
         }
     }
     return NULL;
@@ -297,8 +224,8 @@ mp_xml_node *mp_xml_next(mp_xml_reader *reader, int depth, mp_xml_error *error) 
     memset(error, 0, sizeof *error);
     int status;
     while ((status = advance(reader, error)) == 1) {
-        if (api.node_type(reader->reader) != XML_READER_TYPE_ELEMENT) continue;
-        int at = api.depth(reader->reader);
+        if (libxml.node_type(reader->reader) != XML_READER_TYPE_ELEMENT) continue;
+        int at = libxml.depth(reader->reader);
         if (at < depth) continue;
         if (at > depth) {
             // Below an element handed out before: past it.
@@ -306,7 +233,7 @@ mp_xml_node *mp_xml_next(mp_xml_reader *reader, int depth, mp_xml_error *error) 
             continue;
         }
         hush(reader);
-        xmlNodePtr node = api.expand(reader->reader);
+        xmlNodePtr node = libxml.expand(reader->reader);
         unhush();
         if (node == NULL) {
             *error = reader->error;
@@ -420,7 +347,7 @@ int mp_xml_namespace_kind(mp_xml_node *node) {
 }
 
 long mp_xml_line(mp_xml_node *node) {
-    return api.line_of((xmlNodePtr)node);
+    return libxml.line_of((xmlNodePtr)node);
 }
 
 typedef struct {
@@ -473,7 +400,7 @@ static void gather(xmlNodePtr top, buffer *out) {
         if (node->type == XML_TEXT_NODE || node->type == XML_CDATA_SECTION_NODE) {
             append(out, (const char *)node->content);
         } else if (node->type == XML_ENTITY_REF_NODE && node->name != NULL) {
-            const htmlEntityDesc *found = api.html_entity(node->name);
+            const htmlEntityDesc *found = libxml.html_entity(node->name);
             if (found != NULL) {
                 append_scalar(out, found->value);
             } else {

@@ -325,11 +325,13 @@ public struct CacheSnapshot: Sendable {
     }
 
     /// The title yt-dlp gave the web page at `url`, once resolved.
-    public func pageTitle(for url: URL) -> String? { pages[url.absoluteString]?.title }
+    public func pageTitle(for url: URL) -> String? { pages.isEmpty ? nil : pages[url.absoluteString]?.title }
 
     /// What the cache holds for `url` (as `CacheFolder.status(for:)`).
     public func status(for url: URL) -> EntryStatus {
-        if records[url.absoluteString] == nil, let page = pages[url.absoluteString] {
+        // An empty cache (a first list) holds nothing of any URL: no key made or hashed.
+        if records.isEmpty && pages.isEmpty && unindexed.isEmpty { return .notDownloaded }
+        if !pages.isEmpty, records[url.absoluteString] == nil, let page = pages[url.absoluteString] {
             let pictures = status(for: page.media)
             guard let audio = page.audio else { return pictures }
             // Pictures and sound apart: cached when both are, else the one not yet.

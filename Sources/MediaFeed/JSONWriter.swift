@@ -3,23 +3,33 @@
 /// one entry per feed item, where JSONEncoder's boxing cost a third of a
 /// large `list --json`. The caller writes keys in sorted order.
 public struct JSONWriter: Sendable {
-    public private(set) var bytes: [UInt8] = []
+    /// The text so far, in storage of its own: an append is a capacity
+    /// check and a copy (Array's generic appends cost about 100
+    /// instructions a call, most of a large list's JSON).
+    private var storage: ByteStorage
     private let pretty: Bool
-    /// Per open container: whether a member has been written yet.
-    private var hasMembers: [Bool] = []
+    /// Per open container, the outermost in the lowest bit: whether a
+    /// member has been written yet. Documents written here are a few levels deep.
+    private var members: UInt64 = 0
+    private var depth = 0
     /// A key was just written: the value follows on the same line.
     private var afterKey = false
 
+    /// What is written so far.
+    public var bytes: [UInt8] { storage.array }
+
     public init(pretty: Bool = true, reserving capacity: Int = 0) {
         self.pretty = pretty
-        bytes.reserveCapacity(capacity)
+        storage = ByteStorage(capacity: capacity)
     }
 
     /// A writer for a part of a document, inside containers another writer
     /// opened: per container, outermost first, whether it has a member yet.
     public init(pretty: Bool = true, inside containers: [Bool], reserving capacity: Int = 0) {
         self.init(pretty: pretty, reserving: capacity)
-        hasMembers = containers
+        precondition(containers.count < 64, "JSONWriter writes documents less than 64 levels deep")
+        for (level, has) in containers.enumerated() where has { members |= 1 << UInt64(level) }
+        depth = containers.count
     }
 
     /// Hands what is written so far to `output` and starts over in the same
@@ -27,13 +37,17 @@ public struct JSONWriter: Sendable {
     /// held (and paged in) at once.
     /// Returns what `output` returns (false: it failed).
     public mutating func flush(to output: ([UInt8]) -> Bool) -> Bool {
-        defer { bytes.removeAll(keepingCapacity: true) }
+        defer {
+            unique()
+            storage.count = 0
+        }
         return output(bytes)
     }
 
     /// Ends the document with a newline.
     public mutating func newlineAtEnd() {
-        bytes.append(0x0A)
+        unique()
+        put(0x0A)
     }
 
     public mutating func beginObject() { open(UInt8(ascii: "{")) }
@@ -41,9 +55,8 @@ public struct JSONWriter: Sendable {
     public mutating func beginArray() { open(UInt8(ascii: "[")) }
     public mutating func endArray() { close(UInt8(ascii: "]")) }
 
-    /// A member name encoded once, with what follows it in either layout,
-    /// for documents that write the same names for every item (a name's
-    /// scan, copy and separator were most of the cost of a large list).
+    /// A member name known when the program is built, for documents that
+    /// write the same names for every item.
     public struct Key: Sendable {
         /// A name in the program's text: written from there, with no
         /// reference counting (two threads writing a list's pieces retained
@@ -57,26 +70,37 @@ public struct JSONWriter: Sendable {
     }
 
     public mutating func key(_ name: Key) {
+        unique()
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        name.name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
-        if pretty { bytes.append(UInt8(ascii: " ")) }
-        bytes.append(UInt8(ascii: ":"))
-        if pretty { bytes.append(UInt8(ascii: " ")) }
+        let count = name.name.utf8CodeUnitCount
+        let at = room(count + 5)
+        at[0] = UInt8(ascii: "\"")
+        (at + 1).update(from: name.name.utf8Start, count: count)
+        at[count + 1] = UInt8(ascii: "\"")
+        if pretty {
+            at[count + 2] = 0x20
+            at[count + 3] = UInt8(ascii: ":")
+            at[count + 4] = 0x20
+            storage.count += count + 5
+        } else {
+            at[count + 2] = UInt8(ascii: ":")
+            storage.count += count + 3
+        }
         afterKey = true
     }
 
     public mutating func string(_ value: String?) {
         guard let value else { return null() }
+        unique()
         separate()
         appendString(value)
     }
 
     public mutating func number(_ value: Int?) {
         guard let value else { return null() }
+        unique()
         separate()
-        bytes.append(contentsOf: String(value).utf8)
+        putDecimal(value)
     }
 
     public mutating func number(_ value: Int64?) {
@@ -86,37 +110,45 @@ public struct JSONWriter: Sendable {
     /// Whole numbers as integers (2, not 2.0), as JSONEncoder writes them.
     public mutating func number(_ value: Double?) {
         guard let value, value.isFinite else { return null() }
+        unique()
         separate()
         if value == value.rounded(), abs(value) < 1e15 {
-            bytes.append(contentsOf: String(Int(value)).utf8)
+            putDecimal(Int(value))
         } else {
-            bytes.append(contentsOf: "\(value)".utf8)
+            var text = value.description
+            text.withUTF8 { put($0) }
         }
     }
 
     public mutating func bool(_ value: Bool?) {
         guard let value else { return null() }
+        unique()
         separate()
-        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        put(value ? "true" : "false")
     }
 
     public mutating func null() {
+        unique()
         separate()
-        bytes.append(contentsOf: "null".utf8)
+        put("null")
     }
 
     // MARK: - Layout
 
     private mutating func open(_ bracket: UInt8) {
+        unique()
         separate()
-        bytes.append(bracket)
-        hasMembers.append(false)
+        put(bracket)
+        precondition(depth < 63, "JSONWriter writes documents less than 64 levels deep")
+        members &= ~(1 << UInt64(depth))
+        depth += 1
     }
 
     private mutating func close(_ bracket: UInt8) {
-        let had = hasMembers.removeLast()
-        if had { newline() }
-        bytes.append(bracket)
+        unique()
+        depth -= 1
+        if members & (1 << UInt64(depth)) != 0 { newline() }
+        put(bracket)
     }
 
     /// Before a value or key: a comma after an earlier member, and the new
@@ -126,32 +158,83 @@ public struct JSONWriter: Sendable {
             afterKey = false
             return
         }
-        guard let last = hasMembers.indices.last else { return }
-        let comma = hasMembers[last]
-        if !comma { hasMembers[last] = true }
-        let depth = hasMembers.count
-        // The comma, the line break and the indent in one copy.
-        if pretty, depth < Self.breaks.count / 2 - 1 {
-            Self.breaks.withUnsafeBufferPointer { bytes.append(contentsOf: $0[(comma ? 0 : 1)...(2 * depth + 1)]) }
-            return
+        guard depth > 0 else { return }
+        let bit: UInt64 = 1 << UInt64(depth - 1)
+        if members & bit != 0 {
+            put(UInt8(ascii: ","))
+        } else {
+            members |= bit
         }
-        if comma { bytes.append(UInt8(ascii: ",")) }
         newline()
     }
 
     private mutating func newline() {
         guard pretty else { return }
-        bytes.append(0x0A)
-        bytes.append(contentsOf: repeatElement(0x20, count: 2 * hasMembers.count))
+        let indent = 2 * depth
+        let at = room(indent + 1)
+        at[0] = 0x0A
+        (at + 1).update(repeating: 0x20, count: indent)
+        storage.count += indent + 1
     }
 
-    /// A comma, a line break and the indents of the first 30 levels.
-    private static let breaks: [UInt8] = [UInt8(ascii: ","), 0x0A] + [UInt8](repeating: 0x20, count: 60)
+    // MARK: - Bytes
+
+    /// Keeps the storage this writer's own before it is written (a copy of
+    /// a writer shares it until then).
+    private mutating func unique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    }
+
+    /// Where the next `count` bytes go, with room for them.
+    private func room(_ count: Int) -> UnsafeMutablePointer<UInt8> {
+        if storage.capacity - storage.count < count { storage.grow(toHold: count) }
+        return storage.base + storage.count
+    }
+
+    private func put(_ byte: UInt8) {
+        room(1).pointee = byte
+        storage.count += 1
+    }
+
+    private func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        room(bytes.count).update(from: source, count: bytes.count)
+        storage.count += bytes.count
+    }
+
+    private func put(_ text: StaticString) {
+        text.withUTF8Buffer { put($0) }
+    }
+
+    /// A whole number's decimal digits, written in place.
+    private func putDecimal(_ value: Int) {
+        // 20 digits and a sign at most.
+        let at = room(21)
+        var magnitude = value.magnitude
+        var digits = 0
+        repeat {
+            digits += 1
+            magnitude /= 10
+        } while magnitude > 0
+        var written = 0
+        if value < 0 {
+            at[0] = UInt8(ascii: "-")
+            written = 1
+        }
+        magnitude = value.magnitude
+        var index = written + digits - 1
+        repeat {
+            at[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            magnitude /= 10
+            index -= 1
+        } while magnitude > 0
+        storage.count += written + digits
+    }
 
     /// A JSON string: quotes, backslashes and control characters escaped,
     /// everything else (slashes, non-ASCII) as is.
-    private mutating func appendString(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
+    private func appendString(_ text: String) {
+        put(UInt8(ascii: "\""))
         // Runs of bytes that need no escape are copied whole, scanned in
         // place (a native string's bytes are contiguous): most strings are
         // one run, a description with line breaks a few.
@@ -161,27 +244,60 @@ public struct JSONWriter: Sendable {
             for index in 0..<stored.count {
                 let byte = stored[index]
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                if runStart < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: stored[runStart..<index])) }
+                if runStart < index { put(UnsafeBufferPointer(rebasing: stored[runStart..<index])) }
                 runStart = index + 1
-                bytes.append(UInt8(ascii: "\\"))
                 switch byte {
-                case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
-                case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
-                case 0x0A: bytes.append(UInt8(ascii: "n"))
-                case 0x0D: bytes.append(UInt8(ascii: "r"))
-                case 0x09: bytes.append(UInt8(ascii: "t"))
+                case UInt8(ascii: "\""): put("\\\"")
+                case UInt8(ascii: "\\"): put("\\\\")
+                case 0x0A: put("\\n")
+                case 0x0D: put("\\r")
+                case 0x09: put("\\t")
                 default:
-                    bytes.append(UInt8(ascii: "u"))
-                    bytes.append(UInt8(ascii: "0"))
-                    bytes.append(UInt8(ascii: "0"))
-                    bytes.append(Self.hexDigits[Int(byte >> 4)])
-                    bytes.append(Self.hexDigits[Int(byte & 0xF)])
+                    put("\\u00")
+                    put(Self.hexDigits[Int(byte >> 4)])
+                    put(Self.hexDigits[Int(byte & 0xF)])
                 }
             }
-            if runStart < stored.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: stored[runStart...])) }
+            if runStart < stored.count { put(UnsafeBufferPointer(rebasing: stored[runStart...])) }
         }
-        bytes.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+}
+
+/// A writer's bytes: a buffer it grows by doubling.
+private final class ByteStorage: @unchecked Sendable {
+    // Reached only through one JSONWriter at a time (`unique()` copies a
+    // shared one before it is written), so never from two threads at once.
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private(set) var capacity: Int
+    var count = 0
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 256)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    var array: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    func copy() -> ByteStorage {
+        let copy = ByteStorage(capacity: capacity)
+        copy.base.update(from: base, count: count)
+        copy.count = count
+        return copy
+    }
+
+    /// Room for `more` bytes past `count`.
+    func grow(toHold more: Int) {
+        var grown = capacity
+        while grown - count < more { grown *= 2 }
+        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        larger.update(from: base, count: count)
+        base.deallocate()
+        base = larger
+        capacity = grown
+    }
 }

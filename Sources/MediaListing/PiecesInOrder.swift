@@ -65,3 +65,30 @@ enum PiecesInOrder {
         }
     }
 }
+
+/// A map over many independent elements made in two halves, on this thread
+/// and one other (below `minimum` elements, here alone: a thread's start
+/// costs more than it saves).
+enum InHalves {
+    static func map<T: Sendable>(_ count: Int, minimum: Int = 2_000, _ transform: @escaping @Sendable (Int) -> T) -> [T] {
+        guard count >= minimum else { return (0..<count).map(transform) }
+        let half = count / 2
+        let second = SecondHalf<T>()
+        let other = Thread {
+            second.values = (half..<count).map(transform)
+            second.done.signal()
+        }
+        other.name = "list rows"
+        other.start()
+        var values = (0..<half).map(transform)
+        second.done.wait()
+        values += second.values
+        return values
+    }
+
+    private final class SecondHalf<T>: @unchecked Sendable {
+        let done = DispatchSemaphore(value: 0)
+        // Written by the other thread before `done` is signalled; read after.
+        var values: [T] = []
+    }
+}

@@ -5,18 +5,29 @@
 /// few milliseconds.
 enum KeptRows {
     static func encode(header: String, about: String, rows: [[String]]) -> [UInt8] {
-        func safe(_ field: String) -> String {
-            field.utf8.contains { $0 == 0x09 || $0 == 0x0A }
-                ? field.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ") : field
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(rows.count * 160)
+        /// `text` as is, with `space` (and a line end) as a space.
+        func append(_ text: String, spacing space: UInt8) {
+            var text = text
+            text.withUTF8 { field in
+                guard field.contains(where: { $0 == space || $0 == 0x0A }) else { return bytes.append(contentsOf: field) }
+                bytes.append(contentsOf: field.lazy.map { $0 == space || $0 == 0x0A ? 0x20 : $0 })
+            }
         }
+        append(header, spacing: 0x0A)
+        bytes.append(0x0A)
         // The line about the whole may hold tabs (fields of its own), no line end.
-        var text = header + "\n" + about.replacingOccurrences(of: "\n", with: " ") + "\n"
-        text.reserveCapacity(rows.count * 120)
+        append(about, spacing: 0x0A)
+        bytes.append(0x0A)
         for row in rows {
-            text += row.map(safe).joined(separator: "\t")
-            text += "\n"
+            for (index, field) in row.enumerated() {
+                if index > 0 { bytes.append(0x09) }
+                append(field, spacing: 0x09)
+            }
+            bytes.append(0x0A)
         }
-        return Array(text.utf8)
+        return bytes
     }
 
     /// The line about the whole and each row's fields (nil for an empty

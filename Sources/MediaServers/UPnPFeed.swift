@@ -15,12 +15,12 @@ enum UPnPFeed {
         var id: String
         var title: String
         var kind: MediaKind
-        var url: String
+        var url: URL
         var artist: String?
         var album: String?
         var track: Int?
         var duration: Double?
-        var art: String?
+        var art: URL?
     }
 
     /// Bounds of a tree: containers visited, depth, items.
@@ -70,7 +70,7 @@ enum UPnPFeed {
         }
         let directory = ContentDirectory(server: server, controlURL: controlURL, serviceType: serviceType)
         var entries: [Entry] = []
-        var seenURLs: Set<String> = []
+        var seenURLs: Set<URL> = []
         var elsewhere = 0
         var otherHost: String?
         var visited: Set<String> = []
@@ -89,15 +89,26 @@ enum UPnPFeed {
             var listedHere: Set<String> = []
             var start = 0
             // The container's next page, asked for while this one is read:
-            // the server makes it meanwhile.
+            // the server makes it meanwhile. Once a page has told the total
+            // and come whole, the next is asked for as this one comes,
+            // before it is read: the server is never left waiting.
             var ahead: PageAhead?
             defer { ahead?.abandon() }
+            var told: (returned: Int, total: Int)?
+            func askAhead(from next: Int) throws(CLIError) {
+                guard requests < maximumRequests else { return }
+                requests += 1
+                let timeout = try deadline.left(for: server.host)
+                ahead = PageAhead(start: next) { () throws(CLIError) in try directory.fetch(container, from: next, timeout: timeout) }
+            }
             while entries.count < FeedDecoder.maximumItems {
                 let body: [UInt8]
                 if let pending = ahead, pending.start == start {
                     ahead = nil
                     body = try pending.wait()
                 } else {
+                    ahead?.abandon()
+                    ahead = nil
                     guard requests < maximumRequests else {
                         cut = true
                         break
@@ -105,11 +116,15 @@ enum UPnPFeed {
                     requests += 1
                     body = try directory.fetch(container, from: start, timeout: deadline.left(for: server.host))
                 }
+                if let told, told.returned == ContentDirectory.pageSize, start + told.returned < told.total {
+                    try askAhead(from: start + told.returned)
+                }
                 let envelope = try directory.envelope(body, of: container)
-                if let returned = envelope.returned, returned > 0, let total = envelope.total, start + returned < total, requests < maximumRequests {
-                    requests += 1
-                    let next = start + returned, timeout = try deadline.left(for: server.host)
-                    ahead = PageAhead(start: next) { () throws(CLIError) in try directory.fetch(container, from: next, timeout: timeout) }
+                if let returned = envelope.returned, returned > 0, let total = envelope.total, start + returned < total {
+                    told = (returned, total)
+                    if ahead == nil { try askAhead(from: start + returned) }
+                } else {
+                    told = nil
                 }
                 let page = (entries: try envelope.entries(), returned: envelope.returned, total: envelope.total)
                 var fresh = 0
@@ -165,9 +180,9 @@ enum UPnPFeed {
         } else {
             return nil
         }
-        let art = didl.albumArt.flatMap { URL(string: $0) }.flatMap { server.allows($0) ? $0.absoluteString : nil }
+        let art = didl.albumArt.flatMap { URL(string: $0) }.flatMap { server.allows($0) ? $0 : nil }
         return Entry(
-            id: didl.id, title: didl.title, kind: kind, url: url.absoluteString, artist: didl.artist, album: didl.album, track: didl.track,
+            id: didl.id, title: didl.title, kind: kind, url: url, artist: didl.artist, album: didl.album, track: didl.track,
             duration: didl.duration, art: art
         )
     }
@@ -180,9 +195,9 @@ enum UPnPFeed {
         details.reserveCapacity(entries.count)
         made.reserveCapacity(entries.count * 2)
         for entry in entries {
-            guard let url = URL(string: entry.url) else { continue }
+            let url = entry.url
             let id = entry.id.allSatisfy(\.isNumber) ? "upnp-" + entry.id : entry.id
-            let art = entry.kind == .image ? url : entry.art.flatMap(URL.init(string:))
+            let art = entry.kind == .image ? url : entry.art
             made.append(url)
             if let art, entry.kind != .image { made.append(art) }
             items.append(FeedItem(
@@ -205,8 +220,8 @@ enum UPnPFeed {
     static func encode(_ name: String, _ entries: [Entry]) -> [UInt8] {
         KeptRows.encode(header: header, about: ServerText.clean(name), rows: entries.map { entry in
             [
-                entry.id, entry.title, entry.kind.name, entry.url, entry.artist ?? "", entry.album ?? "", entry.track.map(String.init) ?? "",
-                entry.duration.map { String($0) } ?? "", entry.art ?? "",
+                entry.id, entry.title, entry.kind.name, entry.url.absoluteString, entry.artist ?? "", entry.album ?? "", entry.track.map(String.init) ?? "",
+                entry.duration.map { String($0) } ?? "", entry.art?.absoluteString ?? "",
             ]
         })
     }
@@ -217,9 +232,12 @@ enum UPnPFeed {
         entries.reserveCapacity(rows.count)
         for fields in rows {
             guard let kind = fields[2].flatMap(MediaKind.init(name:)) else { return nil }
+            // A row whose URL no longer reads (written by a Foundation that took it) is left out.
+            guard let url = fields[3].flatMap(URL.init(string:)) else { continue }
             entries.append(Entry(
-                id: fields[0] ?? "", title: fields[1] ?? "", kind: kind, url: fields[3] ?? "", artist: fields[4], album: fields[5],
-                track: fields[6].flatMap { whole($0, in: 0...99_999) }, duration: CheckedNumber.duration(fields[7].flatMap(Double.init)), art: fields[8]
+                id: fields[0] ?? "", title: fields[1] ?? "", kind: kind, url: url, artist: fields[4], album: fields[5],
+                track: fields[6].flatMap { whole($0, in: 0...99_999) }, duration: CheckedNumber.duration(fields[7].flatMap(Double.init)),
+                art: fields[8].flatMap(URL.init(string:))
             ))
         }
         return (name, entries)

@@ -1,3 +1,4 @@
+import CXML
 import Foundation
 import MediaCache
 import MediaInterfaces
@@ -141,13 +142,6 @@ struct ContentDirectory {
     let serviceType: String
     static let pageSize = 500
 
-    /// One page of `container`'s children and the total the server states.
-    func browse(_ container: String, from start: Int, timeout: Int) throws(CLIError) -> (entries: [DIDLEntry], returned: Int, total: Int?) {
-        let envelope = try self.envelope(try fetch(container, from: start, timeout: timeout), of: container)
-        let entries = try envelope.entries()
-        return (entries, envelope.returned ?? entries.count, envelope.total)
-    }
-
     /// The SOAP answer of one Browse: the counts it states, its DIDL-Lite
     /// still to read (the larger part of the work).
     struct Envelope {
@@ -185,87 +179,48 @@ struct ContentDirectory {
 
     /// The SOAP envelope of a Browse answer (a fault is the server's refusal).
     func envelope(_ body: [UInt8], of container: String) throws(CLIError) -> Envelope {
-        let garbage = CLIError("the UPnP server \(server.host) did not answer Browse with a SOAP envelope", exitCode: .unavailable)
-        guard let stream = try? XMLStream(body), (try? stream.root()) != nil else { throw garbage }
-        var result: [UInt8]?
-        var returned: Int?
-        var total: Int?
-        do {
-            while let element = try stream.next(atDepth: 1) {
-                guard element.named("Body") else { continue }
-                for answer in element.children {
-                    if answer.named("Fault") {
-                        let said = answer.text.map(ServerText.clean) ?? "a fault"
-                        throw CLIError("the UPnP server \(server.host) refused Browse of \(container): \(said)", exitCode: .unavailable)
-                    }
-                    for field in answer.children {
-                        if field.named("Result") { result = field.textBytes }
-                        if field.named("NumberReturned") { returned = field.text.flatMap { whole($0, in: 0...1_000_000) } }
-                        if field.named("TotalMatches") { total = field.text.flatMap { whole($0, in: 0...10_000_000) } }
-                    }
-                }
-            }
-        } catch let error as CLIError {
-            throw error
-        } catch {
-            throw garbage
+        var answer = mp_browse_answer()
+        var error = mp_xml_error()
+        defer { mp_browse_answer_free(&answer) }
+        let read = body.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { mp_browse_answer_read($0.baseAddress, $0.count, &answer, &error) }
         }
-        return Envelope(result: result, returned: returned, total: total, host: server.host)
+        guard read == 1 else { throw CLIError("the UPnP server \(server.host) did not answer Browse with a SOAP envelope", exitCode: .unavailable) }
+        let text = SpanText(start: answer.text, count: answer.text_length)
+        if answer.fault != 0 {
+            // UPnP's own error (701 "No such object"), else SOAP's fault string.
+            var said = (text.string(answer.error_description) ?? text.string(answer.fault_string)).map(ServerText.clean) ?? "a fault"
+            if let code = text.string(answer.error_code).flatMap({ whole($0, in: 0...9_999) }) { said += " (UPnP error \(code))" }
+            throw CLIError("the UPnP server \(server.host) refused Browse of \(container): \(said)", exitCode: .unavailable)
+        }
+        return Envelope(
+            result: text.bytes(answer.result), returned: text.string(answer.returned).flatMap { whole($0, in: 0...1_000_000) },
+            total: text.string(answer.total).flatMap { whole($0, in: 0...10_000_000) }, host: server.host
+        )
     }
 
     static func entries(inDIDL bytes: [UInt8], host: String) throws(CLIError) -> [DIDLEntry] {
-        let garbage = CLIError("the UPnP server \(host) sent a Browse result that is not DIDL-Lite", exitCode: .unavailable)
-        guard let stream = try? XMLStream(bytes), let root = try? stream.root(), root.named("DIDL-Lite") else { throw garbage }
+        var didl = mp_didl()
+        var error = mp_xml_error()
+        defer { mp_didl_free(&didl) }
+        let read = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { mp_didl_read($0.baseAddress, $0.count, &didl, &error) }
+        }
+        guard read == 1 else { throw CLIError("the UPnP server \(host) sent a Browse result that is not DIDL-Lite", exitCode: .unavailable) }
+        let text = SpanText(start: didl.text, count: didl.text_length)
         var entries: [DIDLEntry] = []
-        do {
-            while let element = try stream.next(atDepth: 1) {
-                let isContainer = element.named("container")
-                guard isContainer || element.named("item"), let id = element.attribute("id"), id.utf8.count <= 1000 else { continue }
-                var entry = DIDLEntry(id: id, isContainer: isContainer, title: id, upnpClass: "")
-                var resources: [(url: String, mime: String?, duration: Double?)] = []
-                // By name in place (no String made for a name; 10,000 items
-                // have some 80,000 children).
-                element.forEachChild { child in
-                    if child.named("title") {
-                        if let text = child.text { entry.title = ServerText.clean(text) }
-                    } else if child.named("class") {
-                        entry.upnpClass = child.text ?? ""
-                    } else if child.named("artist") || child.named("creator") {
-                        if entry.artist == nil { entry.artist = child.text.map(ServerText.clean) }
-                    } else if child.named("album") {
-                        entry.album = child.text.map(ServerText.clean)
-                    } else if child.named("originalTrackNumber") {
-                        entry.track = child.text.flatMap { whole($0, in: 0...99_999) }
-                    } else if child.named("albumArtURI") {
-                        if entry.albumArt == nil { entry.albumArt = child.text }
-                    } else if child.named("res"), let url = child.text {
-                        let mime = child.attribute("protocolInfo").flatMap(Self.mimeType)
-                        resources.append((url, mime, child.attribute("duration").flatMap(Self.seconds)))
-                    }
-                }
-                // The first resource that is plain http: the original file, in DLNA's order.
-                if let first = resources.first(where: { $0.url.lowercased().hasPrefix("http") }) ?? resources.first {
-                    entry.url = first.url
-                    entry.mime = first.mime
-                    entry.duration = first.duration
-                }
-                entries.append(entry)
-            }
-        } catch {
-            throw garbage
+        entries.reserveCapacity(didl.count)
+        for read in UnsafeBufferPointer(start: didl.entries, count: didl.count) {
+            let id = text.string(read.id) ?? ""
+            entries.append(DIDLEntry(
+                id: id, isContainer: read.is_container != 0, title: text.string(read.title).map(ServerText.clean) ?? id,
+                upnpClass: text.string(read.upnp_class) ?? "", artist: text.string(read.artist).map(ServerText.clean),
+                album: text.string(read.album).map(ServerText.clean), track: text.string(read.track).flatMap { whole($0, in: 0...99_999) },
+                duration: text.string(read.duration).flatMap(Self.seconds), url: text.string(read.url), mime: text.string(read.mime),
+                albumArt: text.string(read.album_art)
+            ))
         }
         return entries
-    }
-
-    /// The third field of a `protocolInfo` (`http-get:*:audio/mpeg:…`), by
-    /// bytes (split into strings, it was a tenth of a 10,000-item list).
-    static func mimeType(_ protocolInfo: String) -> String? {
-        let bytes = protocolInfo.utf8
-        guard let first = bytes.firstIndex(of: UInt8(ascii: ":")),
-              let second = bytes[bytes.index(after: first)...].firstIndex(of: UInt8(ascii: ":"))
-        else { return nil }
-        let rest = bytes[bytes.index(after: second)...]
-        return String(Substring(rest.prefix { $0 != UInt8(ascii: ":") }))
     }
 
     /// DIDL-Lite's `H+:MM:SS[.F]` as seconds.
@@ -279,5 +234,28 @@ struct ContentDirectory {
 
     static func escaped(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+}
+
+/// The text a CXML reading's spans point into (valid until it is freed).
+private struct SpanText {
+    let bytes: UnsafeRawBufferPointer
+
+    init(start: UnsafeMutablePointer<CChar>?, count: Int) {
+        bytes = UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : count)
+    }
+
+    /// nil when absent; within the text, or nil.
+    private func range(_ span: mp_span) -> Range<Int>? {
+        guard span.length >= 0, span.offset >= 0, span.offset <= bytes.count - span.length else { return nil }
+        return span.offset..<span.offset + span.length
+    }
+
+    func string(_ span: mp_span) -> String? {
+        range(span).map { String(decoding: bytes[$0], as: UTF8.self) }
+    }
+
+    func bytes(_ span: mp_span) -> [UInt8]? {
+        range(span).map { Array(bytes[$0]) }
     }
 }

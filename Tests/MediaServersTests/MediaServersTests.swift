@@ -3,6 +3,7 @@ import MediaCache
 import MediaFeed
 import MediaInterfaces
 import MediaModel
+import MediaplayCommon
 import TestKit
 import Testing
 
@@ -197,15 +198,15 @@ import Testing
     /// Subsonic library's); a tab in a field becomes a space.
     @Test func theKeptUPnPTreeReadsBack() throws {
         let entries = [
-            UPnPFeed.Entry(id: "64$1", title: "Song\tOne", kind: .audio, url: "http://10.0.0.2:8200/MediaItems/1.mp3", artist: "Band", album: nil, track: 3, duration: 61.5, art: nil),
-            UPnPFeed.Entry(id: "64$2", title: "Cover", kind: .image, url: "http://10.0.0.2:8200/MediaItems/2.jpg", artist: nil, album: "Record", track: nil, duration: nil, art: "http://10.0.0.2:8200/a.jpg"),
+            UPnPFeed.Entry(id: "64$1", title: "Song\tOne", kind: .audio, url: URL(string: "http://10.0.0.2:8200/MediaItems/1.mp3")!, artist: "Band", album: nil, track: 3, duration: 61.5, art: nil),
+            UPnPFeed.Entry(id: "64$2", title: "Cover", kind: .image, url: URL(string: "http://10.0.0.2:8200/MediaItems/2.jpg")!, artist: nil, album: "Record", track: nil, duration: nil, art: URL(string: "http://10.0.0.2:8200/a.jpg")),
         ]
         let back = try #require(UPnPFeed.decode(UPnPFeed.encode("My\nServer", entries)))
         #expect(back.name == "My Server")
         #expect(back.entries.map(\.title) == ["Song One", "Cover"])
         #expect(back.entries.map(\.kind) == [.audio, .image])
         #expect(back.entries[0].track == 3 && back.entries[0].duration == 61.5 && back.entries[0].artist == "Band" && back.entries[0].album == nil)
-        #expect(back.entries[1].art == "http://10.0.0.2:8200/a.jpg" && back.entries[1].album == "Record")
+        #expect(back.entries[1].art?.absoluteString == "http://10.0.0.2:8200/a.jpg" && back.entries[1].album == "Record")
         #expect(UPnPFeed.decode(Array("mediaplay-subsonic-library 1\nx\n".utf8)) == nil)
     }
 
@@ -242,6 +243,68 @@ import Testing
             #expect(read.allSatisfy { !$0.title.contains("root:") }, "\(read.map(\.title))")
         } catch {
             #expect(error.message == "the UPnP server 10.0.0.2 sent a Browse result that is not DIDL-Lite")
+        }
+    }
+
+    /// DIDL-Lite as servers write it, read field by field as the elements
+    /// name them: the last title, the first artist or creator, the first
+    /// resource that is plain http, CDATA, an undeclared prefix, padding.
+    @Test func didlLiteFieldsAreReadAsTheirElementsSay() throws {
+        let didl = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <DIDL-Lite xmlns="urn:schemas-upnp-org:metadata-1-0/DIDL-Lite/" xmlns:dc="http://purl.org/dc/elements/1.1/">
+            <item id=" 5 " parentID="1"><dc:title>First</dc:title><dc:title>  Second <![CDATA[& Third]]>  </dc:title>
+            <dc:creator></dc:creator><dc:creator>Maker</dc:creator><upnp:artist>Later</upnp:artist>
+            <upnp:album>Gone</upnp:album><upnp:album> </upnp:album><upnp:class>object.item.videoItem</upnp:class>
+            <upnp:albumArtURI>http://10.0.0.2/art.jpg</upnp:albumArtURI>
+            <res protocolInfo="rtsp-rtp-udp:*:video/mp4:*" duration="1:00:00">rtsp://10.0.0.2/5</res>
+            <res protocolInfo="http-get:*:video/mp4:DLNA.ORG_OP=01" duration="0:00:01.5">http://10.0.0.2/5.mp4?a=1&amp;b=2</res>
+            <res protocolInfo="http-get:*:video/webm:*">http://10.0.0.2/5.webm</res></item>
+            <item parentID="1"><dc:title>No id: left out</dc:title></item>
+            <item id="6"><upnp:class></upnp:class><res protocolInfo="nonsense">http://10.0.0.2/6</res></item>
+            </DIDL-Lite>
+            """
+        let entries = try ContentDirectory.entries(inDIDL: Array(didl.utf8), host: "10.0.0.2")
+        #expect(entries.map(\.id) == ["5", "6"])
+        let first = try #require(entries.first)
+        #expect(first.title == "Second & Third")
+        #expect(first.artist == "Maker" && first.album == nil && first.upnpClass == "object.item.videoItem")
+        #expect(first.albumArt == "http://10.0.0.2/art.jpg")
+        #expect(first.url == "http://10.0.0.2/5.mp4?a=1&b=2" && first.mime == "video/mp4" && first.duration == 1.5)
+        // No title: the id; a class without text; a protocolInfo without a MIME type.
+        #expect(entries[1].title == "6" && entries[1].upnpClass == "" && entries[1].mime == nil && entries[1].url == "http://10.0.0.2/6")
+        // Not DIDL-Lite, not well-formed, or with a document type: one line.
+        for bad in ["<html><body/></html>", "<DIDL-Lite><item id=\"1\">", "<!DOCTYPE DIDL-Lite><DIDL-Lite/>", "", "<DIDL-Lite>&nbsp;</DIDL-Lite>"] {
+            #expect(throws: CLIError.self) { try ContentDirectory.entries(inDIDL: Array(bad.utf8), host: "10.0.0.2") }
+        }
+    }
+
+    /// A Browse answer's envelope: its counts and the DIDL-Lite as text; a
+    /// fault is the server's refusal, said with its text.
+    @Test func browseEnvelopesGiveTheirCountsOrTheFault() throws {
+        let server = try UPnPServer(location: "upnp+http://10.0.0.2:8200/rootDesc.xml")
+        let directory = ContentDirectory(server: server, controlURL: URL(string: "http://10.0.0.2:8200/ctl")!, serviceType: "urn:schemas-upnp-org:service:ContentDirectory:1")
+        let answer = """
+            <?xml version="1.0"?><s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body>\
+            <u:BrowseResponse xmlns:u="urn:schemas-upnp-org:service:ContentDirectory:1"><Result>  &lt;DIDL-Lite&gt;&lt;item id="1"&gt;\
+            &lt;dc:title&gt;A &amp;amp; B&lt;/dc:title&gt;&lt;/item&gt;&lt;/DIDL-Lite&gt;</Result><NumberReturned>1</NumberReturned>\
+            <TotalMatches>1200</TotalMatches><UpdateID>9</UpdateID></u:BrowseResponse></s:Body></s:Envelope>
+            """
+        let envelope = try directory.envelope(Array(answer.utf8), of: "0")
+        #expect(envelope.returned == 1 && envelope.total == 1200)
+        #expect(envelope.result.map { String(decoding: $0, as: UTF8.self) } == #"<DIDL-Lite><item id="1"><dc:title>A &amp; B</dc:title></item></DIDL-Lite>"#)
+        #expect(try envelope.entries().map(\.title) == ["A & B"])
+        let fault = """
+            <s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><s:Fault><faultcode>s:Client</faultcode>\
+            <faultstring>UPnPError</faultstring><detail><UPnPError><errorCode>701</errorCode><errorDescription>No such object</errorDescription>\
+            </UPnPError></detail></s:Fault></s:Body></s:Envelope>
+            """
+        let refusal = #expect(throws: CLIError.self) { try directory.envelope(Array(fault.utf8), of: "64$9") }
+        #expect(refusal?.message == "the UPnP server 10.0.0.2 refused Browse of 64$9: No such object (UPnP error 701)")
+        #expect(refusal?.exitCode == .unavailable)
+        for bad in ["not xml", "<s:Envelope><s:Body>", "<!DOCTYPE x [<!ENTITY e 'x'>]><x>&e;</x>"] {
+            let error = #expect(throws: CLIError.self) { try directory.envelope(Array(bad.utf8), of: "0") }
+            #expect(error?.message == "the UPnP server 10.0.0.2 did not answer Browse with a SOAP envelope")
         }
     }
 
