@@ -224,12 +224,27 @@ struct ContentDirectory {
     }
 
     /// DIDL-Lite's `H+:MM:SS[.F]` as seconds.
+    /// By bytes: split into strings, it was a fifth of reading a page.
     static func seconds(_ text: String) -> Double? {
-        let parts = text.utf8.split(separator: UInt8(ascii: ":"), maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, let hours = whole(String(Substring(parts[0])), in: 0...10_000), let minutes = whole(String(Substring(parts[1])), in: 0...59),
-              let secondsValue = Double(Substring(parts[2])), secondsValue.isFinite, secondsValue >= 0, secondsValue < 60
+        let bytes = text.utf8
+        guard let first = bytes.firstIndex(of: UInt8(ascii: ":")),
+              let second = bytes[bytes.index(after: first)...].firstIndex(of: UInt8(ascii: ":")),
+              let hours = digits(bytes[..<first], atMost: 5).flatMap({ $0 <= 10_000 ? $0 : nil }),
+              let minutes = digits(bytes[bytes.index(after: first)..<second], atMost: 2).flatMap({ $0 <= 59 ? $0 : nil }),
+              let secondsValue = Double(Substring(bytes[bytes.index(after: second)...])), secondsValue.isFinite, secondsValue >= 0, secondsValue < 60
         else { return nil }
         return CheckedNumber.duration(Double(hours * 3600 + minutes * 60) + secondsValue)
+    }
+
+    /// One to `most` decimal digits and nothing else, as a number.
+    private static func digits(_ bytes: Substring.UTF8View.SubSequence, atMost most: Int) -> Int? {
+        guard !bytes.isEmpty, bytes.count <= most else { return nil }
+        var value = 0
+        for byte in bytes {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value
     }
 
     static func escaped(_ text: String) -> String {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLinux
 import Foundation
 import MediaCacheFolder
 import MediaplayCommandLine
@@ -41,6 +42,9 @@ struct ListCommand: ParsableCommand {
     @OptionGroup var options: ListOptions
 
     func run() throws {
+        // A list is one short process: a large one (a server's 10,000 items)
+        // paged in a fifth of its memory twice, for 10 % of its CPU.
+        mp_keep_freed_memory()
         try runReportingErrors {
             // One open of the cache's index for the whole list (a folder's
             // details, then the list's states), held to the end.
