@@ -244,7 +244,7 @@ let package = Package(
             name: "MediaplayCore",
             dependencies: [
                 "MediaModel", "MediaFeed", "MediaTerminal", "MediaInterfaces", "MediaCache", "MediaEngine", "MediaSession", "MediaWiring", "MediaControl", "MediaDaemon",
-                "MediaMPRIS", "MediaMPD", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommon", "MediaplayCommandLine", "MediaListing", "MediaFeedLoading", "MediaServers", "MediaCacheCommands", "MediaConfig", "MediaPages", "CLinux",
+                "MediaMPRIS", "MediaMPD", "MediaBrowse", "MediaTerminalVideo", "MediaState", "MediaplayCommon", "MediaplayCommandLine", "MediaListing", "MediaFeedLoading", "MediaServers", "MediaCacheCommands", "MediaConfig", "MediaPages", "CLinux", "CMediaLoader",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -30,9 +30,18 @@ static const char *const sonames[MP_MEDIA_LIBRARY_COUNT] = {
 static void *_Atomic handles[MP_MEDIA_LIBRARY_COUNT];
 static pthread_mutex_t loading = PTHREAD_MUTEX_INITIALIZER;
 
+static void (*_Atomic before_exit)(void);
+
+void mp_media_on_missing(void (*hook)(void)) {
+    atomic_store(&before_exit, hook);
+}
+
 /// The one line a broken install gets, then exit 69 (EX_UNAVAILABLE): no
-/// call can go on without its library.
+/// call can go on without its library. The program's hook first (the
+/// terminal back), so the line is seen.
 static _Noreturn void mp_media_missing(const char *what) {
+    void (*hook)(void) = atomic_exchange(&before_exit, NULL);
+    if (hook != NULL) hook();
     fprintf(stderr, "mediaplay: cannot load %s (reinstall mediaplay's libraries: scripts/install-deps.sh, or apt install mediaplay)\n", what);
     fflush(stderr);
     _exit(69);

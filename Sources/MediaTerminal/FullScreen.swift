@@ -78,6 +78,13 @@ public final class FullScreen: @unchecked Sendable {
         write(Self.enterSequence + (mouse ? Self.mouseOn : ""))
     }
 
+    /// Puts back the terminal a full-screen view holds, from any thread,
+    /// as the process ends on a failure no view can handle (a media library
+    /// missing): no locks, no allocation.
+    public static func restoreBeforeExit() {
+        CrashRestore.restore()
+    }
+
     /// Puts the terminal back as `enter` found it.
     public func leave() {
         guard active else { return }
@@ -169,14 +176,19 @@ enum CrashRestore {
         inputFD = -1
         for signal in fatalSignals { Glibc.signal(signal, SIG_DFL) }
     }
+
+    /// Terminal settings and screen back, when a view holds them.
+    static func restore() {
+        if inputFD >= 0, let sequence {
+            _ = write(outputFD, sequence.baseAddress, sequence.count)
+            _ = tcsetattr(inputFD, TCSAFLUSH, settings)
+        }
+    }
 }
 
 /// The fatal-signal handler: terminal settings and screen back, then the
 /// default action (core dump or abort) with the same signal.
 private func restoreAndDie(_ signal: Int32) {
-    if CrashRestore.inputFD >= 0, let sequence = CrashRestore.sequence {
-        _ = write(CrashRestore.outputFD, sequence.baseAddress, sequence.count)
-        _ = tcsetattr(CrashRestore.inputFD, TCSAFLUSH, CrashRestore.settings)
-    }
+    CrashRestore.restore()
     raise(signal)
 }

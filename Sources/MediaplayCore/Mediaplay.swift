@@ -1,5 +1,6 @@
 import ArgumentParser
 import CLinux
+import CMediaLoader
 import Foundation
 import MediaplayCommandLine
 import MediaTerminal
@@ -70,6 +71,12 @@ public enum MediaplayProgram {
         // A folder's files are probed as it loads (their track tags order
         // its albums), and kept in the cache's index for the next list.
         FeedLoading.useDetails(probedDetails)
+        // A media library missing mid-session (a broken install) ends the
+        // process: a full-screen view's terminal and stderr go back first.
+        mp_media_on_missing {
+            FullScreen.restoreBeforeExit()
+            AsideStandardError.restoreBeforeExit()
+        }
         // A write over a file size limit must fail with EFBIG (reported as a
         // full disk, partial file kept), not kill the process.
         signal(SIGXFSZ, SIG_IGN)

@@ -167,6 +167,29 @@ import TestKit
         #expect(exit.status == 143)
         #expect(await Self.terminalRestored(session, stty: exit.stty), "\(exit.stty)")
     }
+
+    /// A library of the media stack that cannot be loaded once browse has
+    /// the terminal (a broken install): one line and exit 69, and the
+    /// terminal left as it was.
+    @Test func aMissingMediaLibraryLeavesTheTerminalAsItWas() async throws {
+        let world = try await MixedFeedHome()
+        // An empty file where the scaler's library is looked for first:
+        // dlopen refuses it when the first picture is scaled for the grid.
+        let system = "/usr/lib/x86_64-linux-gnu"
+        let soname = try #require(try FileManager.default.contentsOfDirectory(atPath: system).first {
+            $0.hasPrefix("libswscale.so.") && $0.dropFirst("libswscale.so.".count).allSatisfy(\.isNumber)
+        })
+        let broken = try TemporaryDirectory()
+        _ = try broken.write(soname, "")
+        var environment = world.environment
+        environment["LD_LIBRARY_PATH"] = broken.path
+        let session = try await TerminalSession(columns: 80, rows: 24, [Mediaplay.executable, "browse", "--images", "blocks"], environment: environment)
+        let exit = try #require(await session.waitForExit(), "browse did not end")
+        #expect(exit.status == 69)
+        #expect(await Self.terminalRestored(session, stty: exit.stty), "\(exit.stty)")
+        let screen = await session.screen().joined(separator: "\n")
+        #expect(screen.contains("mediaplay: cannot load"), "\(screen)")
+    }
 }
 
 /// The spinner's frames, as MediaTerminal draws them.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import MediaListing
 import MediaModel
 import MediaState
@@ -130,13 +131,32 @@ private func redirectStandardError(to path: String) -> Int32 {
     guard log >= 0 else { return -1 }
     defer { close(log) }
     let saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3)
+    AsideStandardError.keep(saved)
     dup2(log, STDERR_FILENO)
     return saved
 }
 
 private func restoreStandardError(_ saved: Int32) {
     guard saved >= 0 else { return }
+    AsideStandardError.keep(-1)
     dup2(saved, STDERR_FILENO)
+}
+
+/// The terminal's stderr while browse writes its own to the log: put back
+/// by a process that must end mid-session (a media library missing), so
+/// its one line is seen.
+enum AsideStandardError {
+    private static let saved = Atomic<Int32>(-1)
+
+    static func keep(_ descriptor: Int32) {
+        saved.store(descriptor, ordering: .releasing)
+    }
+
+    /// From any thread: no locks, no allocation.
+    static func restoreBeforeExit() {
+        let descriptor = saved.exchange(-1, ordering: .acquiring)
+        if descriptor >= 0 { dup2(descriptor, STDERR_FILENO) }
+    }
 }
 
 extension ImageMode: ExpressibleByArgument {}
