@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import MediaCacheFolder
+import Synchronization
 import MediaInterfaces
 
 /// libcurl's global set-up, done once before the first handle is made.
@@ -41,7 +42,8 @@ public enum HTTPGet {
     /// URLs a server's item maker made.
     public static func fetch(
         _ url: URL, maximumBytes: Int64 = 16 << 20, etag: String? = nil, lastModified: String? = nil,
-        timeout: Int = NetworkLimits.timeout, post: [UInt8]? = nil, headers: [String] = [], followsRedirects: Bool = true
+        timeout: Int = NetworkLimits.timeout, post: [UInt8]? = nil, headers: [String] = [], followsRedirects: Bool = true,
+        cancellation: TransferCancellation? = nil
     ) throws(TransferError) -> HTTPResponse {
         _ = CurlGlobal.initialized
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
@@ -57,7 +59,7 @@ public enum HTTPGet {
         for header in headers { requestHeaders = curl_slist_append(requestHeaders, header) }
         defer { if let requestHeaders { curl_slist_free_all(requestHeaders) } }
 
-        let sink = MemorySink(limit: maximumBytes)
+        let sink = MemorySink(limit: maximumBytes, cancellation: cancellation)
         sink.headers.stayOn = ResponseHeaders.origin(for: url, serverOnly: !followsRedirects)
         let unmanaged = Unmanaged.passRetained(sink)
         defer { unmanaged.release() }
@@ -84,6 +86,11 @@ public enum HTTPGet {
                 _ = mp_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, unmanaged.toOpaque())
                 _ = mp_curl_easy_setopt_header_function(handle, memorySinkHeader)
                 _ = mp_curl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, unmanaged.toOpaque())
+                if cancellation != nil {
+                    _ = mp_curl_easy_setopt_xferinfo_function(handle, memorySinkProgress)
+                    _ = mp_curl_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, unmanaged.toOpaque())
+                    _ = mp_curl_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
+                }
                 let code = curl_easy_perform(handle)
                 // The buffer lives only in this closure; the clean-up after it may still write errors.
                 _ = mp_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
@@ -99,6 +106,9 @@ public enum HTTPGet {
         }
         if sink.overflowed || code == CURLE_FILESIZE_EXCEEDED {
             throw TransferError(kind: .tooLarge(limit: maximumBytes), message: "\(url.absoluteString.redactingUserinfo) is larger than \(maximumBytes) bytes")
+        }
+        if code == CURLE_ABORTED_BY_CALLBACK || cancellation?.isCancelled == true {
+            throw TransferError(kind: .network(code: Int(CURLE_ABORTED_BY_CALLBACK.rawValue)), message: "the transfer from \(host) was called off")
         }
         if code == CURLE_OPERATION_TIMEDOUT {
             throw TransferError(
@@ -224,10 +234,35 @@ final class MemorySink {
     var bytes: [UInt8] = []
     let limit: Int64
     var overflowed = false
+    let cancellation: TransferCancellation?
 
-    init(limit: Int64) {
+    init(limit: Int64, cancellation: TransferCancellation? = nil) {
         self.limit = limit
+        self.cancellation = cancellation
     }
+}
+
+/// Calls off a one-shot transfer from another thread: it ends at libcurl's
+/// next progress call (about a second at most while the server is silent)
+/// instead of at its deadline.
+public final class TransferCancellation: Sendable {
+    private let cancelled = Atomic<Bool>(false)
+
+    public init() {}
+
+    public func cancel() { cancelled.store(true, ordering: .relaxed) }
+
+    public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+}
+
+/// libcurl's progress callback for a `MemorySink` that may be called off:
+/// nonzero stops the transfer (CURLE_ABORTED_BY_CALLBACK).
+func memorySinkProgress(
+    _ context: UnsafeMutableRawPointer?, _ downloadTotal: curl_off_t, _ downloadNow: curl_off_t, _ uploadTotal: curl_off_t, _ uploadNow: curl_off_t
+) -> Int32 {
+    guard let context else { return 0 }
+    let sink = Unmanaged<MemorySink>.fromOpaque(context).takeUnretainedValue()
+    return sink.cancellation?.isCancelled == true ? 1 : 0
 }
 
 /// libcurl's write callback for `MemorySink`: a plain function, so that it

@@ -99,7 +99,10 @@ enum UPnPFeed {
                 guard requests < maximumRequests else { return }
                 requests += 1
                 let timeout = try deadline.left(for: server.host)
-                ahead = PageAhead(start: next) { () throws(CLIError) in try directory.fetch(container, from: next, timeout: timeout) }
+                let cancellation = TransferCancellation()
+                ahead = PageAhead(start: next, cancellation: cancellation) { () throws(CLIError) in
+                    try directory.fetch(container, from: next, timeout: timeout, cancellation: cancellation)
+                }
             }
             while entries.count < FeedDecoder.maximumItems {
                 let body: [UInt8]
@@ -248,12 +251,14 @@ enum UPnPFeed {
 /// bounded by the load's deadline) while the page before it is read.
 final class PageAhead: @unchecked Sendable {
     let start: Int
+    private let cancellation: TransferCancellation
     private let done = DispatchSemaphore(value: 0)
     // Written once by the thread before `done` is signalled; read after.
     private var result: Result<[UInt8], CLIError>?
 
-    init(start: Int, _ fetch: @escaping @Sendable () throws(CLIError) -> [UInt8]) {
+    init(start: Int, cancellation: TransferCancellation, _ fetch: @escaping @Sendable () throws(CLIError) -> [UInt8]) {
         self.start = start
+        self.cancellation = cancellation
         let thread = Thread { [self] in
             do throws(CLIError) {
                 result = .success(try fetch())
@@ -274,8 +279,10 @@ final class PageAhead: @unchecked Sendable {
     }
 
     /// Not needed after all (the container ended early, or the read
-    /// failed): waited for, so no transfer outlives the load.
+    /// failed): called off, and waited for, so no transfer outlives the
+    /// load (a silent server's page ends within a second, not at the deadline).
     func abandon() {
+        cancellation.cancel()
         done.wait()
         done.signal()
     }

@@ -157,7 +157,7 @@ struct ContentDirectory {
     }
 
     /// The server's answer to one Browse, as it came.
-    func fetch(_ container: String, from start: Int, timeout: Int) throws(CLIError) -> [UInt8] {
+    func fetch(_ container: String, from start: Int, timeout: Int, cancellation: TransferCancellation? = nil) throws(CLIError) -> [UInt8] {
         let body = """
             <?xml version="1.0" encoding="utf-8"?>\
             <s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/" s:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/">\
@@ -169,7 +169,8 @@ struct ContentDirectory {
         do {
             response = try HTTPGet.fetch(
                 controlURL, maximumBytes: UPnPServer.maximumAnswer, timeout: timeout, post: Array(body.utf8),
-                headers: ["Content-Type: text/xml; charset=\"utf-8\"", "SOAPACTION: \"\(serviceType)#Browse\""], followsRedirects: false
+                headers: ["Content-Type: text/xml; charset=\"utf-8\"", "SOAPACTION: \"\(serviceType)#Browse\""], followsRedirects: false,
+                cancellation: cancellation
             )
         } catch {
             throw UPnPServer.unreachable(server.host, error)

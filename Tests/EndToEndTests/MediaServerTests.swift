@@ -332,8 +332,10 @@ private func items(_ json: String) throws -> [[String: Any]] {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try items(result.stdout).map { $0["title"] as? String } == ["Again"])
         // With a total stated, each next page is asked for while one is
-        // read (PageAhead): one request more, never more than that.
-        #expect(web.requests("/ctl").count == (total.isEmpty ? 2 : 3))
+        // read (PageAhead): one request more at most, called off once not
+        // needed (whether it reached the server first is the machine's timing).
+        let requests = web.requests("/ctl").count
+        #expect(total.isEmpty ? requests == 2 : (2...3).contains(requests), "\(requests) requests")
     }
 
     @Test func garbageIsOneLine() async throws {

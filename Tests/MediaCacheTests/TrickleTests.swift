@@ -75,4 +75,24 @@ import TestKit
         #expect(message.lowercased().contains("timed out"), "\(message)")
         #expect(server.getCount("/cover.jpg") == 1)
     }
+
+    /// A one-shot fetch called off from another thread while the server is
+    /// silent (a UPnP page asked for ahead, no longer needed): it ends then,
+    /// saying so, not at its 30 s deadline.
+    @Test func aOneShotFetchCalledOffEndsThen() async throws {
+        let server = try TestHTTPServer()
+        server.serve("/page.xml", bytes: TestHTTPServer.bytes(count: 10_000, seed: 44))
+        server.inject("/page.xml", [.hangAfter(100)])
+        let url = server.url("/page.xml")
+        let cancellation = TransferCancellation()
+        let transfer = Task {
+            await offPool { () -> Result<HTTPResponse, TransferError> in
+                do throws(TransferError) { return .success(try HTTPGet.fetch(url, timeout: 30, cancellation: cancellation)) } catch { return .failure(error) }
+            }
+        }
+        #expect(await server.waitUntilSent("/page.xml", atLeast: 100))
+        cancellation.cancel()
+        guard case let .failure(error) = await transfer.value else { Issue.record("a fetch called off fails"); return }
+        #expect(error.message == "the transfer from 127.0.0.1 was called off", "\(error)")
+    }
 }
