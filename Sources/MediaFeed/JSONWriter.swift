@@ -2,25 +2,30 @@
 /// `.prettyPrinted` (two-space indent, `"key" : value`): for documents with
 /// one entry per feed item, where JSONEncoder's boxing cost a third of a
 /// large `list --json`. The caller writes keys in sorted order.
-public struct JSONWriter: Sendable {
-    /// The text so far, in storage of its own: an append is a capacity
-    /// check and a copy (Array's generic appends cost about 100
-    /// instructions a call, most of a large list's JSON).
-    private var storage: ByteStorage
-    private let pretty: Bool
+public struct JSONWriter: ~Copyable, @unchecked Sendable {
+    // The text so far, in a buffer of its own that only this writer holds
+    // (noncopyable: no reference counting, no uniqueness check): an append
+    // is a capacity check and a copy, inlined where the writer is used.
+    // (Array's generic appends cost about 100 instructions a call, most of
+    // a large list's JSON.)
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var count = 0
+    @usableFromInline var capacity: Int
+    @usableFromInline let pretty: Bool
     /// Per open container, the outermost in the lowest bit: whether a
     /// member has been written yet. Documents written here are a few levels deep.
-    private var members: UInt64 = 0
-    private var depth = 0
+    @usableFromInline var members: UInt64 = 0
+    @usableFromInline var depth = 0
     /// A key was just written: the value follows on the same line.
-    private var afterKey = false
+    @usableFromInline var afterKey = false
 
     /// What is written so far.
-    public var bytes: [UInt8] { storage.array }
+    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
     public init(pretty: Bool = true, reserving capacity: Int = 0) {
         self.pretty = pretty
-        storage = ByteStorage(capacity: capacity)
+        self.capacity = max(capacity, 256)
+        base = .allocate(capacity: self.capacity)
     }
 
     /// A writer for a part of a document, inside containers another writer
@@ -32,21 +37,19 @@ public struct JSONWriter: Sendable {
         depth = containers.count
     }
 
+    deinit { base.deallocate() }
+
     /// Hands what is written so far to `output` and starts over in the same
     /// storage: a large document goes out in pieces instead of megabytes
     /// held (and paged in) at once.
     /// Returns what `output` returns (false: it failed).
     public mutating func flush(to output: ([UInt8]) -> Bool) -> Bool {
-        defer {
-            unique()
-            storage.count = 0
-        }
+        defer { count = 0 }
         return output(bytes)
     }
 
     /// Ends the document with a newline.
     public mutating func newlineAtEnd() {
-        unique()
         put(0x0A)
     }
 
@@ -61,7 +64,7 @@ public struct JSONWriter: Sendable {
         /// A name in the program's text: written from there, with no
         /// reference counting (two threads writing a list's pieces retained
         /// the same key arrays on every row, a cache line shared by both).
-        let name: StaticString
+        @usableFromInline let name: StaticString
 
         /// `name` must need no escaping (plain ASCII letters and digits).
         public init(_ name: StaticString) {
@@ -69,36 +72,33 @@ public struct JSONWriter: Sendable {
         }
     }
 
-    public mutating func key(_ name: Key) {
-        unique()
+    @inlinable public mutating func key(_ name: Key) {
         separate()
-        let count = name.name.utf8CodeUnitCount
-        let at = room(count + 5)
+        let length = name.name.utf8CodeUnitCount
+        let at = room(length + 5)
         at[0] = UInt8(ascii: "\"")
-        (at + 1).update(from: name.name.utf8Start, count: count)
-        at[count + 1] = UInt8(ascii: "\"")
+        (at + 1).update(from: name.name.utf8Start, count: length)
+        at[length + 1] = UInt8(ascii: "\"")
         if pretty {
-            at[count + 2] = 0x20
-            at[count + 3] = UInt8(ascii: ":")
-            at[count + 4] = 0x20
-            storage.count += count + 5
+            at[length + 2] = 0x20
+            at[length + 3] = UInt8(ascii: ":")
+            at[length + 4] = 0x20
+            count += length + 5
         } else {
-            at[count + 2] = UInt8(ascii: ":")
-            storage.count += count + 3
+            at[length + 2] = UInt8(ascii: ":")
+            count += length + 3
         }
         afterKey = true
     }
 
-    public mutating func string(_ value: String?) {
+    @inlinable public mutating func string(_ value: String?) {
         guard let value else { return null() }
-        unique()
         separate()
         appendString(value)
     }
 
-    public mutating func number(_ value: Int?) {
+    @inlinable public mutating func number(_ value: Int?) {
         guard let value else { return null() }
-        unique()
         separate()
         putDecimal(value)
     }
@@ -110,7 +110,6 @@ public struct JSONWriter: Sendable {
     /// Whole numbers as integers (2, not 2.0), as JSONEncoder writes them.
     public mutating func number(_ value: Double?) {
         guard let value, value.isFinite else { return null() }
-        unique()
         separate()
         if value == value.rounded(), abs(value) < 1e15 {
             putDecimal(Int(value))
@@ -120,15 +119,13 @@ public struct JSONWriter: Sendable {
         }
     }
 
-    public mutating func bool(_ value: Bool?) {
+    @inlinable public mutating func bool(_ value: Bool?) {
         guard let value else { return null() }
-        unique()
         separate()
         put(value ? "true" : "false")
     }
 
-    public mutating func null() {
-        unique()
+    @inlinable public mutating func null() {
         separate()
         put("null")
     }
@@ -136,7 +133,6 @@ public struct JSONWriter: Sendable {
     // MARK: - Layout
 
     private mutating func open(_ bracket: UInt8) {
-        unique()
         separate()
         put(bracket)
         precondition(depth < 63, "JSONWriter writes documents less than 64 levels deep")
@@ -145,7 +141,6 @@ public struct JSONWriter: Sendable {
     }
 
     private mutating func close(_ bracket: UInt8) {
-        unique()
         depth -= 1
         if members & (1 << UInt64(depth)) != 0 { newline() }
         put(bracket)
@@ -153,7 +148,7 @@ public struct JSONWriter: Sendable {
 
     /// Before a value or key: a comma after an earlier member, and the new
     /// line and indent of a member (not after a key: its value stays there).
-    private mutating func separate() {
+    @inlinable mutating func separate() {
         if afterKey {
             afterKey = false
             return
@@ -168,46 +163,53 @@ public struct JSONWriter: Sendable {
         newline()
     }
 
-    private mutating func newline() {
+    @inlinable mutating func newline() {
         guard pretty else { return }
         let indent = 2 * depth
         let at = room(indent + 1)
         at[0] = 0x0A
         (at + 1).update(repeating: 0x20, count: indent)
-        storage.count += indent + 1
+        count += indent + 1
     }
 
     // MARK: - Bytes
 
-    /// Keeps the storage this writer's own before it is written (a copy of
-    /// a writer shares it until then).
-    private mutating func unique() {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    /// Where the next `more` bytes go, with room for them.
+    @inlinable mutating func room(_ more: Int) -> UnsafeMutablePointer<UInt8> {
+        if capacity - count < more { grow(toHold: more) }
+        return base + count
     }
 
-    /// Where the next `count` bytes go, with room for them.
-    private func room(_ count: Int) -> UnsafeMutablePointer<UInt8> {
-        if storage.capacity - storage.count < count { storage.grow(toHold: count) }
-        return storage.base + storage.count
+    /// Room for `more` bytes past `count`, the buffer doubled as needed.
+    @usableFromInline mutating func grow(toHold more: Int) {
+        var grown = capacity
+        while grown - count < more { grown *= 2 }
+        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        larger.update(from: base, count: count)
+        base.deallocate()
+        base = larger
+        capacity = grown
     }
 
-    private func put(_ byte: UInt8) {
+    @inlinable mutating func put(_ byte: UInt8) {
         room(1).pointee = byte
-        storage.count += 1
+        count += 1
     }
 
-    private func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+    @inlinable mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         room(bytes.count).update(from: source, count: bytes.count)
-        storage.count += bytes.count
+        count += bytes.count
     }
 
-    private func put(_ text: StaticString) {
-        text.withUTF8Buffer { put($0) }
+    @inlinable mutating func put(_ text: StaticString) {
+        let length = text.utf8CodeUnitCount
+        room(length).update(from: text.utf8Start, count: length)
+        count += length
     }
 
     /// A whole number's decimal digits, written in place.
-    private func putDecimal(_ value: Int) {
+    @usableFromInline mutating func putDecimal(_ value: Int) {
         // 20 digits and a sign at most.
         let at = room(21)
         var magnitude = value.magnitude
@@ -228,12 +230,12 @@ public struct JSONWriter: Sendable {
             magnitude /= 10
             index -= 1
         } while magnitude > 0
-        storage.count += written + digits
+        count += written + digits
     }
 
     /// A JSON string: quotes, backslashes and control characters escaped,
     /// everything else (slashes, non-ASCII) as is.
-    private func appendString(_ text: String) {
+    @usableFromInline mutating func appendString(_ text: String) {
         put(UInt8(ascii: "\""))
         // Runs of bytes that need no escape are copied whole, scanned in
         // place (a native string's bytes are contiguous): most strings are
@@ -264,40 +266,4 @@ public struct JSONWriter: Sendable {
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-}
-
-/// A writer's bytes: a buffer it grows by doubling.
-private final class ByteStorage: @unchecked Sendable {
-    // Reached only through one JSONWriter at a time (`unique()` copies a
-    // shared one before it is written), so never from two threads at once.
-    private(set) var base: UnsafeMutablePointer<UInt8>
-    private(set) var capacity: Int
-    var count = 0
-
-    init(capacity: Int) {
-        self.capacity = max(capacity, 256)
-        base = .allocate(capacity: self.capacity)
-    }
-
-    deinit { base.deallocate() }
-
-    var array: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
-
-    func copy() -> ByteStorage {
-        let copy = ByteStorage(capacity: capacity)
-        copy.base.update(from: base, count: count)
-        copy.count = count
-        return copy
-    }
-
-    /// Room for `more` bytes past `count`.
-    func grow(toHold more: Int) {
-        var grown = capacity
-        while grown - count < more { grown *= 2 }
-        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
-        larger.update(from: base, count: count)
-        base.deallocate()
-        base = larger
-        capacity = grown
-    }
 }

@@ -148,8 +148,18 @@ public final class SupysonicServer: @unchecked Sendable {
             class Server(socketserver.ThreadingMixIn, WSGIServer):
                 daemon_threads = True
             class Handler(WSGIRequestHandler):
+                # Each request said before it is answered: a client that has
+                # its answer finds its request in the log.
+                def parse_request(self):
+                    parsed = super().parse_request()
+                    if parsed:
+                        sys.stderr.write("request %s\n" % self.requestline)
+                        sys.stderr.flush()
+                    return parsed
+                def log_request(self, code="-", size="-"):
+                    pass
                 def log_message(self, format, *args):
-                    sys.stderr.write("request %s\n" % (format % args))
+                    sys.stderr.write("%s\n" % (format % args))
                     sys.stderr.flush()
             server = make_server("127.0.0.1", 0, create_application(), server_class=Server, handler_class=Handler)
             with open("port.txt.new", "w") as f:
