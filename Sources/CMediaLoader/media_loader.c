@@ -40,6 +40,10 @@ void mp_media_on_missing(void (*hook)(void)) {
 /// call can go on without its library. The program's hook first (the
 /// terminal back), so the line is seen.
 static _Noreturn void mp_media_missing(const char *what) {
+    // One thread ends the process: another that finds a library missing
+    // meanwhile waits here for the exit, never cutting the hook short.
+    static pthread_mutex_t exiting = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&exiting);
     void (*hook)(void) = atomic_exchange(&before_exit, NULL);
     if (hook != NULL) hook();
     fprintf(stderr, "mediaplay: cannot load %s (reinstall mediaplay's libraries: scripts/install-deps.sh, or apt install mediaplay)\n", what);

@@ -85,15 +85,38 @@ static void append(reading *r, const char *bytes, size_t length) {
     *r->text_length += length;
 }
 
-static int space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+/// The length of the white space character (Unicode's White_Space, as
+/// Swift's `isWhitespace` tells it) whose UTF-8 starts at `at`, or 0.
+static size_t space_at(const unsigned char *at, size_t left) {
+    unsigned char c = at[0];
+    if (c == ' ' || (c >= 0x09 && c <= 0x0D)) return 1;
+    if (c == 0xC2 && left >= 2 && (at[1] == 0x85 || at[1] == 0xA0)) return 2;
+    if (left < 3) return 0;
+    if (c == 0xE1 && at[1] == 0x9A && at[2] == 0x80) return 3;
+    if (c == 0xE2 && at[1] == 0x80 && (at[2] <= 0x8A || at[2] == 0xA8 || at[2] == 0xA9 || at[2] == 0xAF) && at[2] >= 0x80) return 3;
+    if (c == 0xE2 && at[1] == 0x81 && at[2] == 0x9F) return 3;
+    if (c == 0xE3 && at[1] == 0x80 && at[2] == 0x80) return 3;
+    return 0;
+}
+
+/// The length of the white space character that ends at `end` (after
+/// `first`), or 0: its first byte is found by stepping back over UTF-8's
+/// continuation bytes.
+static size_t space_before(const unsigned char *text, size_t first, size_t end) {
+    size_t lead = end - 1;
+    while (lead > first && end - lead < 3 && (text[lead] & 0xC0) == 0x80) lead--;
+    size_t length = space_at(text + lead, end - lead);
+    return length == end - lead ? length : 0;
+}
 
 /// The bytes from `start` to the end of `text`, without white space at
-/// their ends; absent when nothing is left.
+/// their ends (the stream reader's `trimmedOfWhitespace`); absent when
+/// nothing is left.
 static mp_span trimmed(reading *r, size_t start) {
-    const char *text = *r->text;
-    size_t first = start, end = *r->text_length;
-    while (first < end && space(text[first])) first++;
-    while (end > first && space(text[end - 1])) end--;
+    const unsigned char *text = (const unsigned char *)*r->text;
+    size_t first = start, end = *r->text_length, length;
+    while (first < end && (length = space_at(text + first, end - first)) > 0) first += length;
+    while (end > first && (length = space_before(text, first, end)) > 0) end -= length;
     if (first == end) return absent;
     return (mp_span){ (long)first, (long)(end - first) };
 }
@@ -275,6 +298,17 @@ static mp_span attribute(reading *r, int count, const xmlChar **attributes, cons
         if (strcmp((const char *)attribute[0], name) != 0) continue;
         size_t start = *r->text_length;
         append(r, (const char *)attribute[3], (size_t)(attribute[4] - attribute[3]));
+        // Without entity substitution, libxml2 hands SAX an attribute's `&`
+        // (written `&amp;` or `&#38;`) as the five bytes `&#38;`, for a tree
+        // builder to undo: undone here. Every `&` it hands over is so written.
+        char *text = *r->text;
+        size_t to = start;
+        for (size_t from = start; from < *r->text_length; to++) {
+            int ampersand = text[from] == '&' && *r->text_length - from >= 5 && memcmp(text + from, "&#38;", 5) == 0;
+            text[to] = text[from];
+            from += ampersand ? 5 : 1;
+        }
+        *r->text_length = to;
         return trimmed(r, start);
     }
     return absent;

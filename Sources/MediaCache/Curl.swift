@@ -107,7 +107,7 @@ public enum HTTPGet {
         if sink.overflowed || code == CURLE_FILESIZE_EXCEEDED {
             throw TransferError(kind: .tooLarge(limit: maximumBytes), message: "\(url.absoluteString.redactingUserinfo) is larger than \(maximumBytes) bytes")
         }
-        if code == CURLE_ABORTED_BY_CALLBACK || cancellation?.isCancelled == true {
+        if code == CURLE_ABORTED_BY_CALLBACK {
             throw TransferError(kind: .network(code: Int(CURLE_ABORTED_BY_CALLBACK.rawValue)), message: "the transfer from \(host) was called off")
         }
         if code == CURLE_OPERATION_TIMEDOUT {

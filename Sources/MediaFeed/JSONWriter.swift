@@ -77,7 +77,8 @@ public struct JSONWriter: ~Copyable, @unchecked Sendable {
         let length = name.name.utf8CodeUnitCount
         let at = room(length + 5)
         at[0] = UInt8(ascii: "\"")
-        (at + 1).update(from: name.name.utf8Start, count: length)
+        // (By its buffer: a one-character literal has no pointer of its own.)
+        name.name.withUTF8Buffer { (at + 1).update(from: $0.baseAddress!, count: length) }
         at[length + 1] = UInt8(ascii: "\"")
         if pretty {
             at[length + 2] = 0x20
@@ -203,9 +204,7 @@ public struct JSONWriter: ~Copyable, @unchecked Sendable {
     }
 
     @inlinable mutating func put(_ text: StaticString) {
-        let length = text.utf8CodeUnitCount
-        room(length).update(from: text.utf8Start, count: length)
-        count += length
+        text.withUTF8Buffer { put($0) }
     }
 
     /// A whole number's decimal digits, written in place.

@@ -262,10 +262,14 @@ import Testing
             <res protocolInfo="http-get:*:video/webm:*">http://10.0.0.2/5.webm</res></item>
             <item parentID="1"><dc:title>No id: left out</dc:title></item>
             <item id="6"><upnp:class></upnp:class><res protocolInfo="nonsense">http://10.0.0.2/6</res></item>
+            <item id="Music/Simon &amp; Garfunkel&#38;2"><dc:title>Real</dc:title><dc:title>&#xA0;&#x3000; </dc:title>\
+            <res protocolInfo="http-get:*:audio/mpeg:DLNA.ORG_PN=MP3&amp;X=1" duration="0:00:02">http://10.0.0.2/7.mp3</res></item>
             </DIDL-Lite>
             """
         let entries = try ContentDirectory.entries(inDIDL: Array(didl.utf8), host: "10.0.0.2")
-        #expect(entries.map(\.id) == ["5", "6"])
+        #expect(entries.map(\.id) == ["5", "6", "Music/Simon & Garfunkel&2"])
+        // An attribute's `&` as written; a title of Unicode spaces is none.
+        #expect(entries[2].title == "Real" && entries[2].mime == "audio/mpeg" && entries[2].duration == 2)
         let first = try #require(entries.first)
         #expect(first.title == "Second & Third")
         #expect(first.artist == "Maker" && first.album == nil && first.upnpClass == "object.item.videoItem")

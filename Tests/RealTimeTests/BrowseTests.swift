@@ -173,14 +173,17 @@ import TestKit
     /// terminal left as it was.
     @Test func aMissingMediaLibraryLeavesTheTerminalAsItWas() async throws {
         let world = try await MixedFeedHome()
-        // An empty file where the scaler's library is looked for first:
-        // dlopen refuses it when the first picture is scaled for the grid.
-        let system = "/usr/lib/x86_64-linux-gnu"
-        let soname = try #require(try FileManager.default.contentsOfDirectory(atPath: system).first {
-            $0.hasPrefix("libswscale.so.") && $0.dropFirst("libswscale.so.".count).allSatisfy(\.isNumber)
+        // An empty file where the scaler's library is looked for first
+        // (under each name the system knows it by): dlopen refuses it when
+        // the first picture is scaled for the grid.
+        let known = String(decoding: try await Fixtures.run("/sbin/ldconfig", ["-p"]).stdout, as: UTF8.self)
+        let sonames = Set(known.split(separator: "\n").compactMap { line -> String? in
+            let name = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init) ?? ""
+            return name.hasPrefix("libswscale.so.") && name.dropFirst("libswscale.so.".count).allSatisfy(\.isNumber) ? name : nil
         })
+        try #require(!sonames.isEmpty, "ldconfig knows no libswscale: \(known)")
         let broken = try TemporaryDirectory()
-        _ = try broken.write(soname, "")
+        for soname in sonames { _ = try broken.write(soname, "") }
         var environment = world.environment
         environment["LD_LIBRARY_PATH"] = broken.path
         let session = try await TerminalSession(columns: 80, rows: 24, [Mediaplay.executable, "browse", "--images", "blocks"], environment: environment)
