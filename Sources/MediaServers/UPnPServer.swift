@@ -181,12 +181,8 @@ struct ContentDirectory {
     /// The SOAP envelope of a Browse answer (a fault is the server's refusal).
     func envelope(_ body: [UInt8], of container: String) throws(CLIError) -> Envelope {
         var answer = mp_browse_answer()
-        var error = mp_xml_error()
         defer { mp_browse_answer_free(&answer) }
-        let read = body.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { mp_browse_answer_read($0.baseAddress, $0.count, &answer, &error) }
-        }
-        guard read == 1 else { throw CLIError("the UPnP server \(server.host) did not answer Browse with a SOAP envelope", exitCode: .unavailable) }
+        guard Self.read(body, { mp_browse_answer_read($0, $1, &answer, &$2) }) else { throw CLIError("the UPnP server \(server.host) did not answer Browse with a SOAP envelope", exitCode: .unavailable) }
         let text = SpanText(start: answer.text, count: answer.text_length)
         if answer.fault != 0 {
             // UPnP's own error (701 "No such object"), else SOAP's fault string.
@@ -202,12 +198,8 @@ struct ContentDirectory {
 
     static func entries(inDIDL bytes: [UInt8], host: String) throws(CLIError) -> [DIDLEntry] {
         var didl = mp_didl()
-        var error = mp_xml_error()
         defer { mp_didl_free(&didl) }
-        let read = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { mp_didl_read($0.baseAddress, $0.count, &didl, &error) }
-        }
-        guard read == 1 else { throw CLIError("the UPnP server \(host) sent a Browse result that is not DIDL-Lite", exitCode: .unavailable) }
+        guard read(bytes, { mp_didl_read($0, $1, &didl, &$2) }) else { throw CLIError("the UPnP server \(host) sent a Browse result that is not DIDL-Lite", exitCode: .unavailable) }
         let text = SpanText(start: didl.text, count: didl.text_length)
         var entries: [DIDLEntry] = []
         entries.reserveCapacity(didl.count)
@@ -222,6 +214,15 @@ struct ContentDirectory {
             ))
         }
         return entries
+    }
+
+    /// One of CXML's UPnP readers over `bytes`: whether it read them (why
+    /// not is one line of ours, the same whatever libxml2 said).
+    private static func read(_ bytes: [UInt8], _ reader: (UnsafePointer<CChar>?, Int, inout mp_xml_error) -> Int32) -> Bool {
+        var error = mp_xml_error()
+        return bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { reader($0.baseAddress, $0.count, &error) }
+        } == 1
     }
 
     /// DIDL-Lite's `H+:MM:SS[.F]` as seconds.
