@@ -458,7 +458,8 @@ public enum FeedDecoder {
             }
             slug = slugify(name)
         }
-        if slug.isEmpty || slug.allSatisfy(\.isNumber) { slug = "item-" + slug }
+        // (A slug is ASCII letters, digits and dashes: its digits told by bytes.)
+        if slug.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { slug = "item-" + slug }
         if slug == "item-" { slug = "item-\(shortHash(key))" }
         var candidate = slug
         if taken[candidate] != nil { candidate = "\(slug)-\(shortHash(key))" }
@@ -475,9 +476,12 @@ public enum FeedDecoder {
     /// "/music/Album/01 Song.mp3" → "01 Song", without NSString (a folder
     /// of thousands of files lists quickly).
     static func fileStem(_ path: String) -> String {
-        let name = path.lastIndex(of: "/").map { path[path.index(after: $0)...] } ?? path[...]
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return String(name) }
-        return String(name[..<dot])
+        // By bytes: `/` and `.` are ASCII, never part of another character's
+        // UTF-8 (by Characters, the scan was most of a folder item's id).
+        let bytes = path.utf8
+        let name = bytes.lastIndex(of: UInt8(ascii: "/")).map { bytes[bytes.index(after: $0)...] } ?? bytes[...]
+        guard let dot = name.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else { return String(Substring(name)) }
+        return String(Substring(name[..<dot]))
     }
 
     static func slugify(_ text: String) -> String {
@@ -486,7 +490,10 @@ public enum FeedDecoder {
         // above 0x7F, so each only asks for a dash).
         var result: [UInt8] = []
         var pendingDash = false
-        for byte in text.lowercased().utf8 {
+        // ASCII text is lowercased by bytes; other text as Unicode says
+        // (which can make ASCII letters: "İ" → "i̇", the Kelvin sign → "k").
+        let lowered = text.utf8.allSatisfy { $0 < 0x80 } ? text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 } : Array(text.lowercased().utf8)
+        for byte in lowered {
             if (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) {
                 if pendingDash && !result.isEmpty { result.append(UInt8(ascii: "-")) }
                 pendingDash = false
