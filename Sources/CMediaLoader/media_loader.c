@@ -41,8 +41,12 @@ void mp_media_on_missing(void (*hook)(void)) {
 /// terminal back), so the line is seen.
 static _Noreturn void mp_media_missing(const char *what) {
     // One thread ends the process: another that finds a library missing
-    // meanwhile waits here for the exit, never cutting the hook short.
+    // meanwhile waits here for the exit, never cutting the hook short (and
+    // the hook's own thread, should it fail again inside it, just ends).
     static pthread_mutex_t exiting = PTHREAD_MUTEX_INITIALIZER;
+    static _Thread_local int ending;
+    if (ending) _exit(69);
+    ending = 1;
     pthread_mutex_lock(&exiting);
     void (*hook)(void) = atomic_exchange(&before_exit, NULL);
     if (hook != NULL) hook();

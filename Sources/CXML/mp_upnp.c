@@ -110,8 +110,9 @@ static size_t space_before(const unsigned char *text, size_t first, size_t end) 
 }
 
 /// The bytes from `start` to the end of `text`, without white space at
-/// their ends (the stream reader's `trimmedOfWhitespace`); absent when
-/// nothing is left.
+/// their ends (Unicode's, as the stream reader trimmed a field's text; a
+/// little more than it trimmed an envelope's Result); absent when nothing
+/// is left.
 static mp_span trimmed(reading *r, size_t start) {
     const unsigned char *text = (const unsigned char *)*r->text;
     size_t first = start, end = *r->text_length, length;

@@ -1,5 +1,6 @@
 /// Writes JSON text by hand, in the layout of Foundation's JSONEncoder with
-/// `.prettyPrinted` (two-space indent, `"key" : value`): for documents with
+/// `.prettyPrinted` (two-space indent, `"key" : value`; an empty container
+/// `[]` or `{}` on its line, where Foundation on Linux breaks it): for documents with
 /// one entry per feed item, where JSONEncoder's boxing cost a third of a
 /// large `list --json`. The caller writes keys in sorted order.
 public struct JSONWriter: ~Copyable, @unchecked Sendable {
@@ -74,20 +75,23 @@ public struct JSONWriter: ~Copyable, @unchecked Sendable {
 
     @inlinable public mutating func key(_ name: Key) {
         separate()
-        let length = name.name.utf8CodeUnitCount
-        let at = room(length + 5)
-        at[0] = UInt8(ascii: "\"")
-        // (By its buffer: a one-character literal has no pointer of its own.)
-        name.name.withUTF8Buffer { (at + 1).update(from: $0.baseAddress!, count: length) }
-        at[length + 1] = UInt8(ascii: "\"")
-        if pretty {
-            at[length + 2] = 0x20
-            at[length + 3] = UInt8(ascii: ":")
-            at[length + 4] = 0x20
-            count += length + 5
-        } else {
-            at[length + 2] = UInt8(ascii: ":")
-            count += length + 3
+        // All through its buffer: a one-character literal has no pointer of
+        // its own (its `utf8Start` and `utf8CodeUnitCount` trap).
+        name.name.withUTF8Buffer { text in
+            let length = text.count
+            let at = room(length + 5)
+            at[0] = UInt8(ascii: "\"")
+            if let start = text.baseAddress { (at + 1).update(from: start, count: length) }
+            at[length + 1] = UInt8(ascii: "\"")
+            if pretty {
+                at[length + 2] = 0x20
+                at[length + 3] = UInt8(ascii: ":")
+                at[length + 4] = 0x20
+                count += length + 5
+            } else {
+                at[length + 2] = UInt8(ascii: ":")
+                count += length + 3
+            }
         }
         afterKey = true
     }
