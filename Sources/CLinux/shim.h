@@ -30,9 +30,11 @@ static inline int mp_limit_malloc_arenas(int count) {
 
 /// For a process that ends soon after its work: what it frees is kept for
 /// its next allocations instead of going back to the system to be faulted
-/// in again (large blocks from the heap, up to glibc's 32 MiB limit; no trim).
+/// in again (blocks up to 4 MiB from the heap, no trim). A list of 10,000
+/// server items: a sixth less CPU. Larger blocks are still mapped on their
+/// own: at 32 MiB, a 100,000-item list's peak grew by 50 MB; at 4, by 3.
 static inline void mp_keep_freed_memory(void) {
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_MMAP_THRESHOLD, 4 << 20);
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
     mallopt(M_TOP_PAD, 64 << 20);
 }

@@ -67,28 +67,36 @@ enum PiecesInOrder {
 }
 
 /// A map over many independent elements made in two halves, on this thread
-/// and one other (below `minimum` elements, here alone: a thread's start
-/// costs more than it saves).
+/// and one other, straight into the one array (below `minimum` elements,
+/// here alone: a thread's start costs more than it saves).
 enum InHalves {
     static func map<T: Sendable>(_ count: Int, minimum: Int = 2_000, _ transform: @escaping @Sendable (Int) -> T) -> [T] {
         guard count >= minimum else { return (0..<count).map(transform) }
         let half = count / 2
-        let second = SecondHalf<T>()
-        let other = Thread {
-            second.values = (half..<count).map(transform)
-            second.done.signal()
+        return Array(unsafeUninitializedCapacity: count) { buffer, initialized in
+            // Each thread fills its own half; the other's is joined before
+            // the array is handed out (no second array for it: a 100,000-item
+            // list's rows would have been held one and a half times).
+            let storage = Storage(buffer.baseAddress!)
+            let done = DispatchSemaphore(value: 0)
+            let other = Thread {
+                for index in half..<count { (storage.base + index).initialize(to: transform(index)) }
+                done.signal()
+            }
+            other.name = "list rows"
+            other.start()
+            for index in 0..<half { (storage.base + index).initialize(to: transform(index)) }
+            done.wait()
+            initialized = count
         }
-        other.name = "list rows"
-        other.start()
-        var values = (0..<half).map(transform)
-        second.done.wait()
-        values += second.values
-        return values
     }
 
-    private final class SecondHalf<T>: @unchecked Sendable {
-        let done = DispatchSemaphore(value: 0)
-        // Written by the other thread before `done` is signalled; read after.
-        var values: [T] = []
+    private final class Storage<T>: @unchecked Sendable {
+        // The array's storage, reached by two threads in disjoint halves.
+        let base: UnsafeMutablePointer<T>
+
+        init(_ base: UnsafeMutablePointer<T>) {
+            self.base = base
+        }
     }
 }
