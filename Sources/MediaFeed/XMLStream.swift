@@ -136,21 +136,6 @@ package struct XMLElement {
         return text.isEmpty ? nil : text
     }
 
-    /// The element's text as bytes, without the white space at its ends (a
-    /// document inside another: read again as XML, with no String made of
-    /// it); nil when empty.
-    package var textBytes: [UInt8]? {
-        guard let raw = mp_xml_text(node) else { return nil }
-        defer { free(raw) }
-        let count = strlen(raw)
-        return raw.withMemoryRebound(to: UInt8.self, capacity: count) { start in
-            let all = UnsafeBufferPointer(start: start, count: count)
-            func space(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
-            guard let first = all.firstIndex(where: { !space($0) }), let last = all.lastIndex(where: { !space($0) }) else { return nil }
-            return Array(all[first...last])
-        }
-    }
-
     package func attribute(_ name: String, namespace: String? = nil) -> String? {
         guard let raw = mp_xml_attribute(node, name, namespace) else { return nil }
         defer { free(raw) }

@@ -159,7 +159,7 @@ extension MediaSession {
                 default: break
                 }
             }
-            announce(key, .state)
+            announce(key, .state, passed: isRegistered && state == .playing ? .playing : nil)
         }
     }
 

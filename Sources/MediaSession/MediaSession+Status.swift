@@ -65,10 +65,21 @@ extension MediaSession {
 
     /// Sends the item's status now. `kind` is what happened; it is sent as a
     /// `state` event exactly when the state differs from the last one sent.
-    func announce(_ key: ItemKey, _ kind: ItemEvent.Kind) {
+    /// `passed`: a state the player reported that its status is already
+    /// past (a short item on a busy machine has ended by the time its
+    /// `playing` is handled): said first, so every subscriber hears that it
+    /// played.
+    func announce(_ key: ItemKey, _ kind: ItemEvent.Kind, passed: ItemState? = nil) {
         lock.withLock {
-            guard let item = itemLocked(key), let event = announced.event(kind, statusLocked(item)) else { return }
+            guard let item = itemLocked(key) else { return }
+            let status = statusLocked(item)
             // Under the lock: every subscriber sees one order of events.
+            if let passed, passed != status.state {
+                var then = status
+                then.state = passed
+                if let event = announced.event(.state, then) { subscribers.send(event) }
+            }
+            guard let event = announced.event(kind, status) else { return }
             subscribers.send(event)
         }
     }

@@ -64,8 +64,24 @@ public final class FakePlayer: PlayerHandle, @unchecked Sendable {
         if new.isFinal { subscribers.finish() }
     }
 
+    /// Set by the engine: `play()` reports `playing` with the player
+    /// already ended.
+    var endsAsItPlays = false
+
     /// As `Player.play`: a pause asked for before it began holds.
     public func play() {
+        if endsAsItPlays {
+            lock.withLock {
+                played = true
+                position = 60
+                state = .ended
+                subscribers.send(.state(.playing))
+                subscribers.send(.state(.ended))
+                lock.broadcast()
+            }
+            subscribers.finish()
+            return
+        }
         let held = lock.withLock {
             played = true
             return pauseRequested

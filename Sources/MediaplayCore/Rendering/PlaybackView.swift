@@ -161,9 +161,6 @@ enum PlaybackView {
             starting.cancel()
         }
         var lastState: ItemState?
-        /// The items whose `playing` line was said (a late `ended` of one
-        /// says it again only if it never was).
-        var announcedPlaying: Set<ItemKey> = []
         /// Nothing plays on from the item shown: once what the session
         /// started by itself is over, any failure not said yet (the playlist
         /// may have gone past an item before its word came) is said. True:
@@ -266,19 +263,11 @@ enum PlaybackView {
                     // A closed picture reads idle: for `play`, it stopped.
                     let state = status.state == .idle && lastState != nil ? .stopped : status.state
                     if state == .playing { said.remove(item.key) }
-                    if region == nil, screen?.isShowingPictures != true, state != lastState {
-                        // A short item on a busy machine can end before its
-                        // playing is announced (the status read then says
-                        // ended): it played, and says so first.
-                        let words = state == .ended && !announcedPlaying.contains(item.key) ? [ItemState.playing, .ended] : [state]
-                        for said in words {
-                            if said == .playing { announcedPlaying.insert(item.key) }
-                            guard let word = word(for: said) else { continue }
-                            // Where it starts, when not at the top (resumed, or --start).
-                            let start = said == .playing && lastState == nil && item.kind != .image ? session.startPosition(of: item.key) ?? 0 : 0
-                            let from = start >= 1 ? " from \(StatusText.clock(start))" : ""
-                            StandardStream.error("\(word) \"\(DisplayWidth.escaped(item.title))\"\(from)\n")
-                        }
+                    if region == nil, screen?.isShowingPictures != true, state != lastState, let word = word(for: state) {
+                        // Where it starts, when not at the top (resumed, or --start).
+                        let start = state == .playing && lastState == nil && item.kind != .image ? session.startPosition(of: item.key) ?? 0 : 0
+                        let from = start >= 1 ? " from \(StatusText.clock(start))" : ""
+                        StandardStream.error("\(word) \"\(DisplayWidth.escaped(item.title))\"\(from)\n")
                     }
                     // A file that cannot be read or decoded: its one line, then what plays on.
                     if state == .failed, state != lastState {
