@@ -69,8 +69,8 @@ enum PiecesInOrder {
 /// A map over many independent elements made in two halves, on this thread
 /// and one other, straight into the one array (below `minimum` elements,
 /// here alone: a thread's start costs more than it saves).
-enum InHalves {
-    static func map<T: Sendable>(_ count: Int, minimum: Int = 2_000, _ transform: @escaping @Sendable (Int) -> T) -> [T] {
+package enum InHalves {
+    package static func map<T: Sendable>(_ count: Int, minimum: Int = 2_000, _ transform: @escaping @Sendable (Int) -> T) -> [T] {
         guard count >= minimum else { return (0..<count).map(transform) }
         let half = count / 2
         return Array(unsafeUninitializedCapacity: count) { buffer, initialized in

@@ -175,56 +175,33 @@ public struct SubsonicLibrary: Sendable {
     public func loaded(server: SubsonicServer, shownAs shown: String) -> LoadedFeed {
         // A large library in two halves side by side (two cores): its URLs,
         // parsed, were most of listing a kept library.
-        let halves = songs.count < 2000 ? [songs.indices] : [0..<songs.count / 2, songs.count / 2..<songs.count]
-        let parts = UnsafeMutableBufferPointer<Part?>.allocate(capacity: halves.count)
-        parts.initialize(repeating: nil)
-        defer { parts.deallocate() }
-        let slots = PartSlots(parts)
-        if halves.count == 1 {
-            slots.buffer[0] = part(songs.indices, server: server)
-        } else {
-            DispatchQueue.concurrentPerform(iterations: halves.count) { index in slots.buffer[index] = part(halves[index], server: server) }
-        }
-        let made = parts.compactMap { $0 }
+        let songs = songs
+        let made = InHalves.map(songs.count) { index in Self.item(songs[index], at: index + 1, server: server) }
         // These URLs, and no others, carry the login on the wire.
-        RequestSigning.allow(made.flatMap(\.made))
-        var loaded = LoadedFeed(feed: Feed(title: "\(server.user)@\(server.host)", items: made.flatMap(\.items)), source: shown, identity: server.identity)
-        loaded.details = made.flatMap(\.details)
+        var urls: [URL] = []
+        urls.reserveCapacity(made.count * 2)
+        for (item, _) in made {
+            if case let .remote(url)? = item.source { urls.append(url) }
+            if case let .remote(url)? = item.thumbnail { urls.append(url) }
+        }
+        RequestSigning.allow(urls)
+        var loaded = LoadedFeed(feed: Feed(title: "\(server.user)@\(server.host)", items: made.map(\.item)), source: shown, identity: server.identity)
+        loaded.details = made.map(\.details)
         return loaded
     }
 
-    /// The items of `range` of the songs, their details, and the URLs made.
-    private struct Part {
-        var items: [FeedItem] = []
-        var details: [MediaDetails?] = []
-        var made: [URL] = []
-    }
-
-    private func part(_ range: Range<Int>, server: SubsonicServer) -> Part {
-        var part = Part()
-        part.items.reserveCapacity(range.count)
-        part.details.reserveCapacity(range.count)
-        part.made.reserveCapacity(range.count * 2)
-        for index in range {
-            let song = songs[index]
-            let media = server.url("stream", [("id", song.id), ("format", "raw")])
-            let cover = song.coverArt.map { server.url("getCoverArt", [("id", $0), ("size", "600")]) }
-            part.made.append(media)
-            if let cover { part.made.append(cover) }
-            // An id of digits alone would be read as an item's number.
-            let id = song.id.allSatisfy(\.isNumber) ? "song-" + song.id : song.id
-            part.items.append(FeedItem(
-                position: index + 1, id: id, title: song.title, kind: song.isVideo ? .video : .audio, source: .remote(media),
-                thumbnail: cover.map { .remote($0) }, duration: song.duration
-            ))
-            part.details.append(MediaDetails(duration: song.duration, title: song.title, artist: song.artist, album: song.album, track: song.track, disc: song.disc))
-        }
-        return part
+    /// A song as the item at `position`, with its details.
+    private static func item(_ song: SubsonicSong, at position: Int, server: SubsonicServer) -> (item: FeedItem, details: MediaDetails?) {
+        let media = server.url("stream", [("id", song.id), ("format", "raw")])
+        let cover = song.coverArt.map { server.url("getCoverArt", [("id", $0), ("size", "600")]) }
+        // An id of digits alone would be read as an item's number.
+        let id = song.id.allSatisfy(\.isNumber) ? "song-" + song.id : song.id
+        let item = FeedItem(
+            position: position, id: id, title: song.title, kind: song.isVideo ? .video : .audio, source: .remote(media),
+            thumbnail: cover.map { .remote($0) }, duration: song.duration
+        )
+        let details = MediaDetails(duration: song.duration, title: song.title, artist: song.artist, album: song.album, track: song.track, disc: song.disc)
+        return (item, details)
     }
 }
 
-/// Result slots written by `concurrentPerform`'s iterations, each its own.
-private struct PartSlots<Value>: @unchecked Sendable {
-    let buffer: UnsafeMutableBufferPointer<Value>
-    init(_ buffer: UnsafeMutableBufferPointer<Value>) { self.buffer = buffer }
-}
