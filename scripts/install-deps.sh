@@ -8,6 +8,7 @@
 #                                   ncmpcpp and python3-mpd (the MPD protocol's tests: the real MPD and three clients)
 #                                   yt-dlp (web pages resolved as mpv does; make bench installs mpv itself)
 #                                   supysonic and minidlna (the Subsonic and DLNA feeds' tests: real servers), iproute2 (a network namespace for SSDP)
+#                                   gdb (the stacks of a hung test's programs: TestKit's ChildProcess, scripts/watchdog.sh)
 #   scripts/install-deps.sh --package  what `make deb` and `make deb-check` use
 # As root it runs apt-get; otherwise it prints the exact command and exits 69
 # (EX_UNAVAILABLE), so nothing is half-installed behind the user's back.
@@ -15,7 +16,7 @@ set -eu
 
 packages="pkg-config libavformat-dev libavcodec-dev libavutil-dev libavfilter-dev libswresample-dev libswscale-dev libsdl2-dev libcurl4-openssl-dev libsqlite3-dev libchafa-dev libsystemd-dev libxml2-dev ca-certificates fontconfig fonts-dejavu-core"
 if [ "${1:-}" = "--test" ]; then
-    packages="$packages ffmpeg tmux dbus-daemon dbus-bin playerctl desktop-file-utils xdg-utils mpd mpc ncmpcpp python3-mpd yt-dlp supysonic minidlna iproute2"
+    packages="$packages ffmpeg tmux dbus-daemon dbus-bin playerctl desktop-file-utils xdg-utils mpd mpc ncmpcpp python3-mpd yt-dlp supysonic minidlna iproute2 gdb"
 fi
 # The Debian package: building it (dpkg-shlibdeps, strip, icons rendered
 # from the SVG) and checking it (lintian, appstreamcli, man, systemd's

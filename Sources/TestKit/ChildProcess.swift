@@ -12,6 +12,8 @@ import Glibc
 /// made that test's wait last as long as the first child.
 public final class ChildProcess: @unchecked Sendable {
     public let pid: pid_t
+    let executable: String
+    let arguments: [String]
     private let lock = NSLock()
     /// The raw wait status, once reaped.
     private var waitStatus: Int32?
@@ -53,6 +55,8 @@ public final class ChildProcess: @unchecked Sendable {
             throw Fixtures.FixtureError(message: "cannot run \(executable): \(String(cString: strerror(result)))")
         }
         self.pid = pid
+        self.executable = executable
+        self.arguments = arguments
     }
 
     /// Whether it has not exited yet (reaps it once it has).
@@ -65,10 +69,30 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// How long a test waits for a program it started before taking it for
+    /// hung: far beyond any test's run (the longest take seconds), so it
+    /// is a bound for failures only, never a clock a test races.
+    public static let hangBound: Double = 300
+
+    /// What a hung program was doing when `waitUntilExit` gave up on it:
+    /// every thread's stack (gdb), then it was killed.
+    public var hangReport: String? { lock.withLock { report } }
+    private var report: String?
+
     /// Blocks until it exits (call it off the pool: see `offPool`); returns
-    /// the raw wait status.
+    /// the raw wait status. Still running after `bound` seconds, it is
+    /// taken for hung: its threads' stacks are kept in `hangReport` (and
+    /// printed on this process's stderr, so a CI log shows them whatever
+    /// the test does next), then it is killed and the wait goes on.
     @discardableResult
-    public func waitUntilExit() -> Int32 {
+    public func waitUntilExit(bound: Double = ChildProcess.hangBound) -> Int32 {
+        if let ending = try? ProcessEnding(pid), (try? ending.wait(timeout: bound)) == false {
+            let stacks = Self.stacks(of: pid)
+            let text = "test kit: \(executable) \(arguments.joined(separator: " ")) (pid \(pid)) still running after \(Int(bound)) s; killed. Its threads:\n\(stacks)\n"
+            lock.withLock { report = text }
+            FileHandle.standardError.write(Data(text.utf8))
+            _ = kill(pid, SIGKILL)
+        }
         // Wait without reaping, so that `isRunning` on another thread never
         // finds the pid gone before the status is stored.
         var info = siginfo_t()
@@ -80,6 +104,19 @@ public final class ChildProcess: @unchecked Sendable {
             waitStatus = status
             return status
         }
+    }
+
+    /// Every thread's stack of process `pid`, as gdb prints them (a
+    /// minute at most); what went wrong when gdb cannot.
+    static func stacks(of pid: pid_t) -> String {
+        guard let scratch = try? TemporaryDirectory() else { return "(no folder for gdb's output)" }
+        let output = scratch.path + "/stacks"
+        let arguments = ["60", "gdb", "-p", "\(pid)", "-batch", "-nx", "-ex", "set pagination off", "-ex", "thread apply all bt 40"]
+        guard let gdb = try? ChildProcess("/usr/bin/timeout", arguments, environment: ["PATH": "/usr/bin:/bin"], stdout: output, stderr: output) else {
+            return "(gdb could not be started: install-deps.sh --test installs it)"
+        }
+        _ = gdb.waitUntilExit(bound: 120)
+        return (try? String(contentsOfFile: output, encoding: .utf8)) ?? "(gdb wrote nothing)"
     }
 
     /// Blocks until it exits and reaps it with what it used (CPU time, peak

@@ -74,7 +74,7 @@ public enum Fixtures {
         return ToolOutput(
             status: ChildProcess.killedBySignal(status) ? -1 : ChildProcess.code(status),
             stdout: [UInt8](try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/stdout"))),
-            stderr: [UInt8](try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/stderr")))
+            stderr: [UInt8](try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/stderr"))) + Array((child.hangReport ?? "").utf8)
         )
     }
 

@@ -124,7 +124,7 @@ public final class RunningProcess: Sendable {
             status: ChildProcess.code(status),
             killedBySignal: ChildProcess.killedBySignal(status),
             stdout: try String(contentsOfFile: scratch.path + "/stdout", encoding: .utf8),
-            stderr: try String(contentsOfFile: scratch.path + "/stderr", encoding: .utf8)
+            stderr: try String(contentsOfFile: scratch.path + "/stderr", encoding: .utf8) + (child.hangReport ?? "")
         )
     }
 }
