@@ -45,7 +45,6 @@ func libraryBenchmark(runs: Int, songs: Int) async throws {
             """#)
         _ = measured("/usr/bin/python3", [script, base, music, String(songs)])
     }
-    defer { server.server.stop() }
     let feed = server.feed
     // The calls a cold list makes: a token ping (refused: API 1.10.2), the
     // password form's ping, then search3's pages until an empty one.
@@ -71,7 +70,8 @@ func libraryBenchmark(runs: Int, songs: Int) async throws {
         warm.append(measured(mediaplay, ["list", "--json", "--feed", feed, "--cache-dir", cache]).wall)
         curl.append(measured("/usr/bin/curl", ["-sS", "--fail", "-K", curlConfig]).wall)
     }
-    server.server.stop()
+    // Ended before minidlna's rows: nothing else shares the cores.
+    await server.server.stop()
 
     // minidlna: one folder of `songs` files (links to one small MP3), read as container 64$0 (the folder view's first).
     let dlna = try await MiniDLNAServer.start { media in

@@ -86,7 +86,8 @@ public final class ChildProcess: @unchecked Sendable {
     /// the test does next), then it is killed and the wait goes on.
     @discardableResult
     public func waitUntilExit(bound: Double = ChildProcess.hangBound) -> Int32 {
-        if let ending = try? ProcessEnding(pid), (try? ending.wait(timeout: bound)) == false {
+        // Once reaped (by `isRunning`), its pid may be another process's.
+        if lock.withLock({ waitStatus == nil }), let ending = try? ProcessEnding(pid), (try? ending.wait(timeout: bound)) == false {
             let stacks = Self.stacks(of: pid)
             let text = "test kit: \(executable) \(arguments.joined(separator: " ")) (pid \(pid)) still running after \(Int(bound)) s; killed. Its threads:\n\(stacks)\n"
             lock.withLock { report = text }
@@ -111,7 +112,8 @@ public final class ChildProcess: @unchecked Sendable {
     static func stacks(of pid: pid_t) -> String {
         guard let scratch = try? TemporaryDirectory() else { return "(no folder for gdb's output)" }
         let output = scratch.path + "/stacks"
-        let arguments = ["60", "gdb", "-p", "\(pid)", "-batch", "-nx", "-ex", "set pagination off", "-ex", "thread apply all bt 40"]
+        // gdb killed if it outlives its minute: attached, it would hold the process unreaped.
+        let arguments = ["-k", "5", "60", "gdb", "-p", "\(pid)", "-batch", "-nx", "-ex", "set pagination off", "-ex", "thread apply all bt 40"]
         guard let gdb = try? ChildProcess("/usr/bin/timeout", arguments, environment: ["PATH": "/usr/bin:/bin"], stdout: output, stderr: output) else {
             return "(gdb could not be started: install-deps.sh --test installs it)"
         }

@@ -48,17 +48,32 @@ public final class GuardedServer: @unchecked Sendable {
         }
     }
 
-    deinit { stop() }
+    /// Ends the server without waiting: a test's deinit runs on the
+    /// cooperative pool, which a wait would hold (a thread of its own reaps
+    /// the guard).
+    deinit {
+        guard closeWriter() else { return }
+        let child = self.child
+        Thread { _ = child.waitUntilExit() }.start()
+    }
 
     /// Ends the server and waits for it (its guard ends it, then exits).
-    public func stop() {
+    public func stop() async {
+        guard closeWriter() else { return }
+        let child = self.child
+        _ = await offPool { child.waitUntilExit() }
+    }
+
+    /// Closes the FIFO the guard reads (its end ends the server); false
+    /// when it was closed already.
+    private func closeWriter() -> Bool {
         let end = writer.withLock { end in
             defer { end = -1 }
             return end
         }
-        guard end >= 0 else { return }
+        guard end >= 0 else { return false }
         close(end)
-        _ = child.waitUntilExit()
+        return true
     }
 
     /// The server's log so far.
@@ -267,7 +282,7 @@ public final class MiniDLNAServer: @unchecked Sendable {
     }
 
     /// Its guard deletes the namespace once minidlna has ended, however this process ends.
-    deinit { server.stop() }
+    // Its server's own deinit ends it (without waiting).
 
     /// mediaplay run inside the namespace (where the server is).
     public func mediaplay(_ arguments: [String], environment: [String: String]) async throws -> RunResult {

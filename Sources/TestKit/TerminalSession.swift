@@ -48,8 +48,12 @@ public final class TerminalSession: @unchecked Sendable {
     /// once the file has grown the screen shows what grew it.
     private var outputPath: String { folder.path + "/pane/output" }
 
+    /// The tmux server ended on a thread of its own: a test's deinit runs
+    /// on the cooperative pool, which a wait would hold.
     deinit {
-        _ = try? Self.tmuxBlocking(socket: socket, folder: folder.path, ["kill-server"])
+        let socket = self.socket
+        let folder = self.folder
+        Thread { _ = try? Self.tmuxBlocking(socket: socket, folder: folder.path, ["kill-server"]) }.start()
     }
 
     public static func quote(_ text: String) -> String {

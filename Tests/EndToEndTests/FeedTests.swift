@@ -176,7 +176,7 @@ import TestKit
         let environment = ["HOME": folder.path, "XDG_CACHE_HOME": folder.path + "/cache", "XDG_RUNTIME_DIR": folder.path + "/run", "PATH": "/usr/bin:/bin"]
         for executable in [Mediaplay.executable, (Mediaplay.executable as NSString).deletingLastPathComponent + "/mediaplay-core"] {
             let child = try ChildProcess(executable, ["list", "--json", "--feed", feed], environment: environment, stdout: "/dev/full", stderr: errors)
-            let status = ChildProcess.code(child.waitUntilExit())
+            let status = ChildProcess.code(await offPool { child.waitUntilExit() })
             let said = try String(contentsOfFile: errors, encoding: .utf8)
             #expect(status == 74 && said == "mediaplay: cannot write the list: No space left on device\n", "\(executable): \(status) \(said)")
         }

@@ -244,7 +244,7 @@ private func items(_ json: String) throws -> [[String: Any]] {
     @Test func theNamespaceGoesWithTheServer() async throws {
         let dlna = try await MiniDLNAServer.start { _ in }
         #expect(FileManager.default.fileExists(atPath: "/run/netns/" + dlna.namespace))
-        dlna.server.stop()
+        await dlna.server.stop()
         #expect(!FileManager.default.fileExists(atPath: "/run/netns/" + dlna.namespace))
     }
 

@@ -6,6 +6,7 @@ import MediaplayCommandLine
 import MediaFeed
 import MediaSession
 import MediaListing
+import MediaModel
 import MediaFeedLoading
 import MediaWiring
 import MediaplayCommon
@@ -43,8 +44,10 @@ struct ListCommand: ParsableCommand {
 
     func run() throws {
         // A list is one short process: a large one (a server's 10,000 items)
-        // paged in a fifth of its memory twice, for 10 % of its CPU.
-        mp_keep_freed_memory()
+        // paged in a fifth of its memory twice, for 10 % of its CPU. A
+        // process-wide setting: only when the list is the process (not a
+        // command a test runs inside its own, which lives on).
+        if case .process = CommandContext.current.environmentSource { mp_keep_freed_memory() }
         try runReportingErrors {
             // One open of the cache's index for the whole list (a folder's
             // details, then the list's states), held to the end.
