@@ -291,7 +291,7 @@ let package = Package(
         .testTarget(name: "MediaModelTests", dependencies: ["MediaModel"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaFeedTests", dependencies: ["MediaFeed", "MediaModel", "MediaTerminal", "MediaPages", "MediaInterfaces", "TestKit", "CLinux"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaTerminalTests", dependencies: ["MediaModel", "MediaTerminal"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaServersTests", dependencies: ["MediaServers", "MediaCache", "MediaFeed", "MediaInterfaces", "MediaModel", "TestKit"], swiftSettings: swiftSettings),
+        .testTarget(name: "MediaServersTests", dependencies: ["MediaServers", "MediaCache", "MediaFeed", "MediaInterfaces", "MediaModel", "MediaplayCommon", "TestKit"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaConfigTests", dependencies: ["MediaConfig", "MediaModel"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaBrowseTests", dependencies: ["MediaModel", "MediaBrowse", "MediaTerminal", "MediaFeed", "MediaEngine"], swiftSettings: swiftSettings),
         // What the cache's tests share (MediaCacheTests, RealTimeTests' partial reads).

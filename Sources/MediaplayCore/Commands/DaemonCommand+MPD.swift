@@ -40,29 +40,16 @@ extension DaemonCommand {
         return MPDServer.Options(address: address, password: password, maximumClients: config.mpdMaxClients ?? 100)
     }
 
-    /// The first line `command` prints (run by /bin/sh), off the cooperative pool.
+    /// The first line `command` prints (`PasswordCommand`: bounded in
+    /// time), on a thread of its own: it waits, and the cooperative pool never does.
     private static func passwordFromCommand(_ command: String) async throws(CLIError) -> String {
         let result: Result<String, CLIError> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/bin/sh")
-                process.arguments = ["-c", command]
-                let output = Pipe()
-                process.standardOutput = output
-                do {
-                    try process.run()
+            Thread.detachNewThread {
+                do throws(CLIError) {
+                    continuation.resume(returning: .success(try PasswordCommand.firstLine(of: command, section: "mpd")))
                 } catch {
-                    continuation.resume(returning: .failure(CLIError("[mpd] password-command: cannot run it: \(error)", exitCode: .config)))
-                    return
+                    continuation.resume(returning: .failure(error))
                 }
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                let line = String(decoding: data.prefix(4096), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
-                guard process.terminationStatus == 0, !line.isEmpty else {
-                    continuation.resume(returning: .failure(CLIError("[mpd] password-command printed no password (exit \(process.terminationStatus)); check the command in config.toml", exitCode: .config)))
-                    return
-                }
-                continuation.resume(returning: .success(line))
             }
         }
         return try result.get()
