@@ -139,6 +139,13 @@ public enum Listing {
             let shown = options.grep != nil || options.kind != nil || options.unplayed ? items.count : nil
             _ = output(Array(ListRenderer.render(feed: loaded.feed, rows: rows, width: terminal.width, colors: terminal.colors, columns: options.columns?.names, of: shown).utf8))
         }
+        // A list that is the process ends with it: its memory goes back
+        // whole, where freeing a large feed's items and rows one by one
+        // took a twentieth of the list. (A command a test runs in its own
+        // process frees them.)
+        if case .process = CommandContext.current.environmentSource {
+            _ = Unmanaged.passRetained(KeptToExit((items, details, loaded, rows)))
+        }
         if failure != 0 && failure != EPIPE {
             throw CLIError("cannot write the list: \(String(cString: strerror(failure)))", exitCode: .ioError)
         }
@@ -210,9 +217,6 @@ public enum QuickList {
             if !known.unmeasured.isEmpty { LoudnessLauncher.start(options.global) }
             loaded.applyFileDetails(known.details)
             try Listing.print(loaded, around: surroundings, details: loaded.details ?? known.details, options: options)
-            // The process ends now and its memory goes back whole: freeing a
-            // large feed's items one by one first took a fortieth of its list.
-            _ = Unmanaged.passRetained(KeptToExit(loaded))
             return 0
         } catch {
             error.report()
@@ -224,7 +228,7 @@ public enum QuickList {
     /// cost about 7 ms, a tenth of a large quick list. Anything else (help,
     /// an unknown or misspelt option) is nil and left to mediaplay-core,
     /// which parses it properly.
-    static func quickOptions(_ arguments: [String]) -> ListOptions? {
+    package static func quickOptions(_ arguments: [String]) -> ListOptions? {
         var values: [String: String] = [:]
         var flags: Set<String> = []
         var index = 0
@@ -264,7 +268,7 @@ public enum QuickList {
 }
 
 /// What the quick list leaves for the process's end to free.
-private final class KeptToExit {
-    let value: LoadedFeed
-    init(_ value: LoadedFeed) { self.value = value }
+private final class KeptToExit<Value> {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

@@ -43,10 +43,12 @@ enum UPnPFeed {
         }
         do {
             let (name, entries, note) = try read(server, progress: progress)
-            if let keyURL {
-                try? cache?.keep(KeptFeed(url: keyURL.absoluteString, body: encode(name, entries), etag: nil, lastModified: nil, fetched: now))
-            }
-            var result = loaded(name, entries, identity: identity)
+            // The kept copy written while the items are made: neither needs the other.
+            var result = Beside.run({
+                if let keyURL {
+                    try? cache?.keep(KeptFeed(url: keyURL.absoluteString, body: encode(name, entries), etag: nil, lastModified: nil, fetched: now))
+                }
+            }, while: { loaded(name, entries, identity: identity) })
             if let note { result.feed.notes.append(note) }
             return result
         } catch {
@@ -70,7 +72,8 @@ enum UPnPFeed {
         }
         let directory = ContentDirectory(server: server, controlURL: controlURL, serviceType: serviceType)
         var entries: [Entry] = []
-        var seenURLs: Set<URL> = []
+        // By their text (URLs equal as their text is; a String hashes far faster).
+        var seenURLs: Set<String> = []
         var elsewhere = 0
         var otherHost: String?
         var visited: Set<String> = []
@@ -146,7 +149,7 @@ enum UPnPFeed {
                         }
                         continue
                     }
-                    guard seenURLs.insert(made.url).inserted else { continue }
+                    guard seenURLs.insert(made.url.absoluteString).inserted else { continue }
                     entries.append(made)
                 }
                 progress(entries.count)
@@ -173,12 +176,12 @@ enum UPnPFeed {
         guard let text = didl.url, let url = URL(string: text), server.allows(url) else { return nil }
         // upnp:class (object.item.audioItem.musicTrack…), else the MIME type.
         let kind: MediaKind
-        let type = didl.upnpClass.lowercased(), mime = (didl.mime ?? "").lowercased()
-        if type.hasPrefix("object.item.imageitem") || mime.hasPrefix("image/") {
+        let type = didl.upnpClass, mime = didl.mime ?? ""
+        if type.hasLowercasePrefixIgnoringASCIICase("object.item.imageitem") || mime.hasLowercasePrefixIgnoringASCIICase("image/") {
             kind = .image
-        } else if type.hasPrefix("object.item.videoitem") || mime.hasPrefix("video/") {
+        } else if type.hasLowercasePrefixIgnoringASCIICase("object.item.videoitem") || mime.hasLowercasePrefixIgnoringASCIICase("video/") {
             kind = .video
-        } else if type.hasPrefix("object.item.audioitem") || mime.hasPrefix("audio/") {
+        } else if type.hasLowercasePrefixIgnoringASCIICase("object.item.audioitem") || mime.hasLowercasePrefixIgnoringASCIICase("audio/") {
             kind = .audio
         } else {
             return nil

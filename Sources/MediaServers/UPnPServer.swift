@@ -47,8 +47,8 @@ public struct UPnPServer: Sendable {
 
     /// Whether `url` is one the server may hand out: http(s), on its own host.
     func allows(_ url: URL) -> Bool {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
-        return url.host?.lowercased() == host.lowercased()
+        guard let scheme = url.scheme, scheme.equalsIgnoringASCIICase("http") || scheme.equalsIgnoringASCIICase("https") else { return false }
+        return url.host?.equalsIgnoringASCIICase(host) == true
     }
 
     /// Answers larger than this are not a page of a directory.

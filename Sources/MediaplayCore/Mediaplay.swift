@@ -98,7 +98,27 @@ public enum MediaplayProgram {
             StandardStream.error("mediaplay: \(DisplayWidth.escaped(message))\n")
             Foundation.exit(SysExit.usage.rawValue)
         }
+        if let list = quickList(Array(arguments.dropFirst())) {
+            do {
+                try list.run()
+            } catch {
+                Mediaplay.exit(withError: error)
+            }
+            return
+        }
         await Mediaplay.main(nil)
+    }
+
+    /// `list` in the plain spellings the small client reads by hand
+    /// (`QuickList.quickOptions`), run without ArgumentParser's reflection
+    /// of every command: about 5 ms before a server's list asks for its
+    /// first page. Anything else (help, another option, a typo) is nil and
+    /// parsed properly.
+    static func quickList(_ arguments: [String]) -> ListCommand? {
+        guard arguments.first == "list", let options = QuickList.quickOptions(Array(arguments.dropFirst())) else { return nil }
+        var command = ListCommand()
+        command.options = options
+        return command
     }
 
     /// `mediaplay ARGUMENTS` (the program's name left out) run in this
@@ -140,7 +160,7 @@ public enum MediaplayProgram {
     /// help and version on stdout, an error's message on stderr.
     private static func parseAndRun(_ arguments: [String]) async -> Int32 {
         do {
-            var command = try Mediaplay.parseAsRoot(arguments)
+            var command = try quickList(arguments) ?? Mediaplay.parseAsRoot(arguments)
             if var command = command as? AsyncParsableCommand {
                 try await command.run()
             } else {
