@@ -71,6 +71,8 @@ let package = Package(
 
         // Linux-only calls glibc hides behind _GNU_SOURCE (header only).
         .systemLibrary(name: "CLinux"),
+        // SQLite's variadic settings (sqlite3_db_config), beside GRDB.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
 
         // sd-bus (libsystemd-dev) for MPRIS: its object tables are C macros,
         // so the MPRIS objects are declared in C here.
@@ -95,7 +97,7 @@ let package = Package(
         .target(
             name: "MediaCacheFolder",
             dependencies: [
-                "MediaModel", "MediaFeed", "MediaInterfaces", .product(name: "GRDB", package: "GRDB.swift"),
+                "MediaModel", "MediaFeed", "MediaInterfaces", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
@@ -113,7 +115,7 @@ let package = Package(
         // resume positions, settings, played marks and the items seen per feed.
         .target(
             name: "MediaState",
-            dependencies: ["MediaModel", "MediaCacheFolder", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MediaModel", "MediaCacheFolder", "CSQLite", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import CSQLite
 import MediaFeed
 import MediaModel
 
@@ -126,6 +127,9 @@ package final class CacheIndex: Sendable {
         // cut losing the last index update loses nothing that matters.
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // Closed, the log stays unmerged (a later commit merges it): a
+            // command's exit waits for no checkpoint.
+            _ = mp_sqlite_no_checkpoint_on_close(db.sqliteConnection)
             for suffix in ["", "-wal", "-shm"] { chmod(path + suffix, 0o600) }
         }
         pool = try DatabasePool(path: path, configuration: configuration)
