@@ -100,20 +100,3 @@ package enum InHalves {
         }
     }
 }
-
-/// Two independent pieces of work at once: `other` on a thread of its own
-/// while `here` runs on this one; returns once both are done.
-package enum Beside {
-    package static func run<T>(_ other: @escaping @Sendable () -> Void, while here: () -> T) -> T {
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            other()
-            done.signal()
-        }
-        thread.name = "beside"
-        thread.start()
-        let result = here()
-        done.wait()
-        return result
-    }
-}

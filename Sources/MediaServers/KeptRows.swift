@@ -5,29 +5,49 @@
 /// few milliseconds.
 enum KeptRows {
     static func encode(header: String, about: String, rows: [[String]]) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(rows.count * 160)
+        var writer = Writer(header: header, about: about, capacity: rows.count * 160)
+        for row in rows {
+            for field in row { writer.field(field) }
+            writer.endRow()
+        }
+        return writer.bytes
+    }
+
+    /// The rows written as they come (a server's pages, as they arrive),
+    /// with no array of fields made for each.
+    struct Writer {
+        private(set) var bytes: [UInt8] = []
+        private var rowStarted = false
+
+        init(header: String, about: String, capacity: Int = 0) {
+            bytes.reserveCapacity(capacity)
+            Self.append(header, spacing: 0x0A, to: &bytes)
+            bytes.append(0x0A)
+            // The line about the whole may hold tabs (fields of its own), no line end.
+            Self.append(about, spacing: 0x0A, to: &bytes)
+            bytes.append(0x0A)
+        }
+
+        /// The row's next field.
+        mutating func field(_ text: String) {
+            if rowStarted { bytes.append(0x09) }
+            rowStarted = true
+            Self.append(text, spacing: 0x09, to: &bytes)
+        }
+
+        mutating func endRow() {
+            bytes.append(0x0A)
+            rowStarted = false
+        }
+
         /// `text` as is, with `space` (and a line end) as a space.
-        func append(_ text: String, spacing space: UInt8) {
+        private static func append(_ text: String, spacing space: UInt8, to bytes: inout [UInt8]) {
             var text = text
             text.withUTF8 { field in
                 guard field.contains(where: { $0 == space || $0 == 0x0A }) else { return bytes.append(contentsOf: field) }
                 bytes.append(contentsOf: field.lazy.map { $0 == space || $0 == 0x0A ? 0x20 : $0 })
             }
         }
-        append(header, spacing: 0x0A)
-        bytes.append(0x0A)
-        // The line about the whole may hold tabs (fields of its own), no line end.
-        append(about, spacing: 0x0A)
-        bytes.append(0x0A)
-        for row in rows {
-            for (index, field) in row.enumerated() {
-                if index > 0 { bytes.append(0x09) }
-                append(field, spacing: 0x09)
-            }
-            bytes.append(0x0A)
-        }
-        return bytes
     }
 
     /// The line about the whole and each row's fields (nil for an empty

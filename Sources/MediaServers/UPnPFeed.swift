@@ -39,29 +39,27 @@ enum UPnPFeed {
         let kept = keptCopy.flatMap { decode($0.body) }
         let now = SystemClock.shared.wallTime.timeIntervalSince1970
         if !refresh, let kept, let keptCopy, now - keptCopy.fetched < ServerFeeds.freshFor, now >= keptCopy.fetched {
-            return loaded(kept.name, kept.entries, identity: identity)
+            return Collected(kept.name, kept.entries).loaded(identity: identity)
         }
         do {
-            let (name, entries, note) = try read(server, progress: progress)
-            // The kept copy written while the items are made: neither needs the other.
-            var result = Beside.run({
-                if let keyURL {
-                    try? cache?.keep(KeptFeed(url: keyURL.absoluteString, body: encode(name, entries), etag: nil, lastModified: nil, fetched: now))
-                }
-            }, while: { loaded(name, entries, identity: identity) })
+            let (collected, note) = try read(server, progress: progress)
+            if let keyURL {
+                try? cache?.keep(KeptFeed(url: keyURL.absoluteString, body: collected.kept.bytes, etag: nil, lastModified: nil, fetched: now))
+            }
+            var result = collected.loaded(identity: identity)
             if let note { result.feed.notes.append(note) }
             return result
         } catch {
             guard error.exitCode == .unavailable, let kept, let keptCopy else { throw error }
-            var result = loaded(kept.name, kept.entries, identity: identity)
+            var result = Collected(kept.name, kept.entries).loaded(identity: identity)
             result.offlineNotice = "offline: showing the server's items as of \(ServerFeeds.localTime(keptCopy.fetched)) (\(error.message))"
             return result
         }
     }
 
-    /// The server's name, its items, and a note when items were left out
-    /// for being on another host.
-    static func read(_ server: UPnPServer, progress: (Int) -> Void) throws(CLIError) -> (String, [Entry], String?) {
+    /// The server's items (collected as each page is read), and a note
+    /// when items were left out for being on another host.
+    static func read(_ server: UPnPServer, progress: (Int) -> Void) throws(CLIError) -> (Collected, String?) {
         let deadline = LoadDeadline()
         let device = try server.device(timeout: deadline.left(for: server.host))
         guard let controlURL = device.controlURL, let serviceType = device.serviceType else {
@@ -71,7 +69,7 @@ enum UPnPFeed {
             throw CLIError("the UPnP server \(server.host) names a control URL on another host; refused", exitCode: .unavailable)
         }
         let directory = ContentDirectory(server: server, controlURL: controlURL, serviceType: serviceType)
-        var entries: [Entry] = []
+        var collected = Collected(device.name)
         // By their text (URLs equal as their text is; a String hashes far faster).
         var seenURLs: Set<String> = []
         var elsewhere = 0
@@ -83,7 +81,7 @@ enum UPnPFeed {
         var cut = false
         // Depth first, in the server's order: a stack of containers to read.
         var pending: [(id: String, depth: Int)] = [(server.root, 0)]
-        while !cut, let (container, depth) = pending.popLast(), visited.count < maximumContainers, entries.count < FeedDecoder.maximumItems {
+        while !cut, let (container, depth) = pending.popLast(), visited.count < maximumContainers, collected.count < FeedDecoder.maximumItems {
             guard visited.insert(container).inserted else { continue }
             var children: [(id: String, depth: Int)] = []
             // A container lists each of its entries once: a page with none
@@ -107,7 +105,7 @@ enum UPnPFeed {
                     try directory.fetch(container, from: next, timeout: timeout, cancellation: cancellation)
                 }
             }
-            while entries.count < FeedDecoder.maximumItems {
+            while collected.count < FeedDecoder.maximumItems {
                 let body: [UInt8]
                 if let pending = ahead, pending.start == start {
                     ahead = nil
@@ -150,9 +148,11 @@ enum UPnPFeed {
                         continue
                     }
                     guard seenURLs.insert(made.url.absoluteString).inserted else { continue }
-                    entries.append(made)
+                    collected.add(made)
                 }
-                progress(entries.count)
+                // The page's URLs may be requested from now on (without following redirects).
+                collected.allowRequests()
+                progress(collected.count)
                 let returned = page.returned ?? page.entries.count
                 start += returned
                 if returned == 0 || page.entries.isEmpty || fresh == 0 { break }
@@ -167,7 +167,7 @@ enum UPnPFeed {
             let read = "the server's tree was read in part: it took \(maximumRequests) Browse requests without an end"
             note = note.map { $0 + "; " + read } ?? read
         }
-        return (device.name, entries, note)
+        return (collected, note)
     }
 
     /// An item with media the feed may play: an http(s) URL on the server's
@@ -193,14 +193,33 @@ enum UPnPFeed {
         )
     }
 
-    static func loaded(_ name: String, _ entries: [Entry], identity: String) -> LoadedFeed {
-        var items: [FeedItem] = []
-        var details: [MediaDetails?] = []
-        var made: [URL] = []
-        items.reserveCapacity(entries.count)
-        details.reserveCapacity(entries.count)
-        made.reserveCapacity(entries.count * 2)
-        for entry in entries {
+    /// A server's items as they are read: each entry made at once into its
+    /// feed item, its details and its kept row (a page's while the next is
+    /// on its way, not all of them once the last has come).
+    struct Collected {
+        private(set) var items: [FeedItem] = []
+        private(set) var details: [MediaDetails?] = []
+        private(set) var kept: KeptRows.Writer
+        let name: String
+        /// URLs not yet allowed for requests.
+        private var made: [URL] = []
+
+        init(_ name: String) {
+            self.name = name
+            kept = KeptRows.Writer(header: UPnPFeed.header, about: ServerText.clean(name))
+        }
+
+        /// The entries of a kept copy, collected again.
+        init(_ name: String, _ entries: [Entry]) {
+            self.init(name)
+            items.reserveCapacity(entries.count)
+            details.reserveCapacity(entries.count)
+            for entry in entries { add(entry) }
+        }
+
+        var count: Int { items.count }
+
+        mutating func add(_ entry: Entry) {
             let url = entry.url
             let id = entry.id.allSatisfy(\.isNumber) ? "upnp-" + entry.id : entry.id
             let art = entry.kind == .image ? url : entry.art
@@ -211,12 +230,31 @@ enum UPnPFeed {
                 thumbnail: art.map { .remote($0) }, duration: entry.duration
             ))
             details.append(MediaDetails(duration: entry.duration, title: entry.title, artist: entry.artist, album: entry.album, track: entry.track))
+            kept.field(entry.id)
+            kept.field(entry.title)
+            kept.field(entry.kind.name)
+            kept.field(url.absoluteString)
+            kept.field(entry.artist ?? "")
+            kept.field(entry.album ?? "")
+            kept.field(entry.track.map(String.init) ?? "")
+            kept.field(entry.duration.map { String($0) } ?? "")
+            kept.field(entry.art?.absoluteString ?? "")
+            kept.endRow()
         }
-        // A server's URLs: fetched without following redirects.
-        RequestSigning.allow(made)
-        var loaded = LoadedFeed(feed: Feed(title: name, items: items), source: identity, identity: identity)
-        loaded.details = details
-        return loaded
+
+        /// A server's URLs: fetched without following redirects.
+        mutating func allowRequests() {
+            RequestSigning.allow(made)
+            made.removeAll(keepingCapacity: true)
+        }
+
+        /// The feed, its URLs allowed for requests.
+        consuming func loaded(identity: String) -> LoadedFeed {
+            allowRequests()
+            var loaded = LoadedFeed(feed: Feed(title: name, items: items), source: identity, identity: identity)
+            loaded.details = details
+            return loaded
+        }
     }
 
     // MARK: - The kept copy
@@ -224,12 +262,7 @@ enum UPnPFeed {
     static let header = "mediaplay-upnp-items 1"
 
     static func encode(_ name: String, _ entries: [Entry]) -> [UInt8] {
-        KeptRows.encode(header: header, about: ServerText.clean(name), rows: entries.map { entry in
-            [
-                entry.id, entry.title, entry.kind.name, entry.url.absoluteString, entry.artist ?? "", entry.album ?? "", entry.track.map(String.init) ?? "",
-                entry.duration.map { String($0) } ?? "", entry.art?.absoluteString ?? "",
-            ]
-        })
+        Collected(name, entries).kept.bytes
     }
 
     static func decode(_ bytes: [UInt8]) -> (name: String, entries: [Entry])? {
