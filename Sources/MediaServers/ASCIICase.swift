@@ -1,18 +1,29 @@
 /// Comparisons where only ASCII letters have a case: URL schemes and host
-/// names (RFC 3986, RFC 4343), UPnP classes and MIME types. Byte by byte:
-/// Unicode's lowercasing took a tenth of reading a 10,000-item container.
-extension StringProtocol {
-    func equalsIgnoringASCIICase(_ other: some StringProtocol) -> Bool {
-        utf8.count == other.utf8.count && zip(utf8, other.utf8).allSatisfy { asciiLower($0) == asciiLower($1) }
+/// names (RFC 3986, RFC 4343), UPnP classes and MIME types. Over the
+/// string's bytes in place: Unicode's lowercasing, and even a byte
+/// iterator, took a tenth of reading a 10,000-item container.
+extension String {
+    func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        var text = self, other = other
+        return text.withUTF8 { mine in
+            other.withUTF8 { theirs in
+                guard mine.count == theirs.count else { return false }
+                for index in mine.indices where asciiLower(mine[index]) != asciiLower(theirs[index]) { return false }
+                return true
+            }
+        }
     }
 
     /// `prefix` is written in lowercase.
-    func hasLowercasePrefixIgnoringASCIICase(_ prefix: String) -> Bool {
-        var bytes = utf8.makeIterator()
-        for expected in prefix.utf8 {
-            guard let byte = bytes.next(), asciiLower(byte) == expected else { return false }
+    func hasLowercasePrefixIgnoringASCIICase(_ prefix: StaticString) -> Bool {
+        var text = self
+        return text.withUTF8 { bytes in
+            let count = prefix.utf8CodeUnitCount
+            guard bytes.count >= count else { return false }
+            let expected = UnsafeBufferPointer(start: prefix.utf8Start, count: count)
+            for index in 0..<count where asciiLower(bytes[index]) != expected[index] { return false }
+            return true
         }
-        return true
     }
 }
 

@@ -33,7 +33,8 @@ public enum ServerFeeds {
         }
         let server = try SubsonicServer(location: location, login: ConfiguredDefaults.values.logins[location])
         let shown = server.identity
-        let cache = cacheDirectory.flatMap { try? MediaCache(directory: $0) }
+        // The folder the list holds open (its index opened once, and no transfer engine: nothing is downloaded here).
+        let cache = cacheDirectory.flatMap { try? CacheFolder.shared(directory: $0) }
         let keyURL = URL(string: server.identity)
         let keptCopy = keyURL.flatMap { cache?.keptFeed(for: $0) }
         let kept = keptCopy.flatMap { SubsonicLibrary(encoded: $0.body) }

@@ -33,7 +33,8 @@ enum UPnPFeed {
     static func load(_ location: String, cacheDirectory: String?, refresh: Bool, progress: (Int) -> Void) throws(CLIError) -> LoadedFeed {
         let server = try UPnPServer(location: location)
         let identity = UPnPServer.identity(of: location)
-        let cache = cacheDirectory.flatMap { try? MediaCache(directory: $0) }
+        // The folder the list holds open (its index opened once, and no transfer engine: nothing is downloaded here).
+        let cache = cacheDirectory.flatMap { try? CacheFolder.shared(directory: $0) }
         let keyURL = URL(string: identity)
         let keptCopy = keyURL.flatMap { cache?.keptFeed(for: $0) }
         let kept = keptCopy.flatMap { decode($0.body) }
@@ -221,7 +222,7 @@ enum UPnPFeed {
 
         mutating func add(_ entry: Entry) {
             let url = entry.url
-            let id = entry.id.allSatisfy(\.isNumber) ? "upnp-" + entry.id : entry.id
+            let id = Self.isNumeric(entry.id) ? "upnp-" + entry.id : entry.id
             let art = entry.kind == .image ? url : entry.art
             made.append(url)
             if let art, entry.kind != .image { made.append(art) }
@@ -240,6 +241,21 @@ enum UPnPFeed {
             kept.field(entry.duration.map { String($0) } ?? "")
             kept.field(entry.art?.absoluteString ?? "")
             kept.endRow()
+        }
+
+        /// Whether every character of `id` is a number (such an id takes a
+        /// prefix): ASCII by its bytes, anything else as Unicode says.
+        static func isNumeric(_ id: String) -> Bool {
+            var id = id
+            let ascii: Bool? = id.withUTF8 { bytes in
+                var digits = true
+                for byte in bytes {
+                    if byte >= 0x80 { return nil }
+                    if byte &- 0x30 >= 10 { digits = false }
+                }
+                return digits
+            }
+            return ascii ?? id.allSatisfy(\.isNumber)
         }
 
         /// A server's URLs: fetched without following redirects.

@@ -16,12 +16,21 @@ import Testing
         #expect(other.equalsIgnoringASCIICase(text) == equal)
     }
 
-    @Test(arguments: [
-        ("object.item.audioItem.musicTrack", "object.item.audioitem", true), ("OBJECT.ITEM.VIDEOITEM", "object.item.videoitem", true),
-        ("Audio/MPEG", "audio/", true), ("audio", "audio/", false), ("", "audio/", false), ("image/png", "", true),
-        ("object.item.imageİtem", "object.item.imageitem", false),
-    ])
-    func prefix(_ text: String, _ prefix: String, _ has: Bool) {
-        #expect(text.hasLowercasePrefixIgnoringASCIICase(prefix) == has)
+    @Test func prefixes() {
+        #expect("object.item.audioItem.musicTrack".hasLowercasePrefixIgnoringASCIICase("object.item.audioitem"))
+        #expect("OBJECT.ITEM.VIDEOITEM".hasLowercasePrefixIgnoringASCIICase("object.item.videoitem"))
+        #expect("Audio/MPEG".hasLowercasePrefixIgnoringASCIICase("audio/"))
+        #expect("image/png".hasLowercasePrefixIgnoringASCIICase(""))
+        #expect(!"audio".hasLowercasePrefixIgnoringASCIICase("audio/"))
+        #expect(!"".hasLowercasePrefixIgnoringASCIICase("audio/"))
+        #expect(!"object.item.imageİtem".hasLowercasePrefixIgnoringASCIICase("object.item.imageitem"))
+    }
+
+    /// All-number ids take a prefix: ASCII digits by their bytes, other
+    /// numbers as Unicode says (as `Character.isNumber` alone did).
+    @Test(arguments: [("1234", true), ("", true), ("64$1", false), ("٣٤", true), ("12a", false), ("½", true), ("é1", false)])
+    func numericIDs(_ id: String, _ numeric: Bool) {
+        #expect(UPnPFeed.Collected.isNumeric(id) == numeric)
+        #expect(UPnPFeed.Collected.isNumeric(id) == id.allSatisfy(\.isNumber))
     }
 }
