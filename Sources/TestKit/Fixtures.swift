@@ -78,6 +78,20 @@ public enum Fixtures {
         )
     }
 
+    /// Makes `path` an executable file holding `contents`, written by a
+    /// child (`install`), never opened for writing by this process: a
+    /// program the code under test then executes could otherwise fail
+    /// with ETXTBSY, while another test's child, spawned in between,
+    /// still held that descriptor until its own exec.
+    public static func executable(_ path: String, contents: [UInt8]) async throws {
+        let source = path + ".source"
+        try Data(contents).write(to: URL(fileURLWithPath: source))
+        let made = try await run("/usr/bin/install", ["-m", "755", source, path])
+        guard made.status == 0 else {
+            throw FixtureError(message: "install could not make \(path): \(String(decoding: made.stderr, as: UTF8.self))")
+        }
+    }
+
     // MARK: - The fixture set
 
     /// Two seconds of stereo tones (different per channel) at `rate`.

@@ -15,10 +15,9 @@ import TestKit
 @Suite(.timeLimit(.minutes(1))) struct YTDLProcessTests {
     let page = URL(string: "http://127.0.0.1:9/watch")!
 
-    func script(_ folder: TemporaryDirectory, _ body: String) throws -> String {
+    func script(_ folder: TemporaryDirectory, _ body: String) async throws -> String {
         let path = folder.path + "/yt-dlp"
-        try ("#!/bin/sh\n" + body + "\n").write(toFile: path, atomically: true, encoding: .utf8)
-        chmod(path, 0o755)
+        try await Fixtures.executable(path, contents: Array(("#!/bin/sh\n" + body + "\n").utf8))
         return path
     }
 
@@ -38,7 +37,7 @@ import TestKit
     @Test func pastItsTimeTheWholeGroupIsEnded() async throws {
         let folder = try TemporaryDirectory()
         // It and its child ignore SIGTERM; the child holds stdout open.
-        let program = try script(folder, """
+        let program = try await script(folder, """
             trap '' TERM
             sh -c 'echo $$ > \(folder.path)/child; exec sleep 1000' &
             echo $$ > \(folder.path)/parent
@@ -57,7 +56,7 @@ import TestKit
         let folder = try TemporaryDirectory()
         let fifo = folder.path + "/started"
         #expect(mkfifo(fifo, 0o600) == 0)
-        let program = try script(folder, """
+        let program = try await script(folder, """
             sh -c 'echo $$ > \(folder.path)/child; echo go > \(fifo); exec sleep 1000' &
             wait
             """)
@@ -80,7 +79,7 @@ import TestKit
 
     @Test func aPasswordNeverReachesItsCommandLine() async throws {
         let folder = try TemporaryDirectory()
-        let program = try script(folder, "echo \"$@\" > \(folder.path)/arguments\necho '{}'")
+        let program = try await script(folder, "echo \"$@\" > \(folder.path)/arguments\necho '{}'")
         let ytdl = YTDL(program: program)
         let secret = URL(string: "http://alice:s3cr3t@127.0.0.1:9/watch")!
         #expect {
@@ -96,8 +95,7 @@ import TestKit
         let folder = try TemporaryDirectory()
         // Executable, but no program the kernel can run.
         let path = folder.path + "/yt-dlp"
-        try Data([0x7F, 0x45, 0x4C, 0x46, 0, 1, 2, 3]).write(to: URL(fileURLWithPath: path))
-        chmod(path, 0o755)
+        try await Fixtures.executable(path, contents: [0x7F, 0x45, 0x4C, 0x46, 0, 1, 2, 3])
         let page = page
         let broken = await offPool { () -> Result<ResolvedPage, PageError> in Result { () throws(PageError) in try YTDL(program: path).resolve(page) } }
         guard case let .failure(.failed(message)) = broken else { Issue.record("\(broken)"); return }
