@@ -317,8 +317,7 @@ import TestKit
         server.serve("/page.html", bytes: Self.page(title: "Page", body: "<p>nothing</p>"), contentType: "text/html")
         let folder = try TemporaryDirectory()
         let script = folder.path + "/yt-dlp"
-        try "#!/bin/sh\ncat <<'EOF'\n{\"title\": \"Local\", \"url\": \"\(target)\", \"protocol\": \"https\", \"ext\": \"mp4\"}\nEOF\n".write(toFile: script, atomically: true, encoding: .utf8)
-        chmod(script, 0o755)
+        try await Fixtures.executable(script, contents: Array("#!/bin/sh\ncat <<'EOF'\n{\"title\": \"Local\", \"url\": \"\(target)\", \"protocol\": \"https\", \"ext\": \"mp4\"}\nEOF\n".utf8))
         try FileManager.default.createDirectory(atPath: folder.path + "/config/mediaplay", withIntermediateDirectories: true)
         try "[playback]\nytdl-path = \"\(script)\"\n".write(toFile: folder.path + "/config/mediaplay/config.toml", atomically: true, encoding: .utf8)
         let out = folder.path + "/out.wav"
