@@ -195,7 +195,7 @@ public struct SubsonicLibrary: Sendable {
         let media = server.url("stream", [("id", song.id), ("format", "raw")])
         let cover = song.coverArt.map { server.url("getCoverArt", [("id", $0), ("size", "600")]) }
         // An id of digits alone would be read as an item's number.
-        let id = song.id.allSatisfy(\.isNumber) ? "song-" + song.id : song.id
+        let id = song.id.isAllNumbers ? "song-" + song.id : song.id
         let item = FeedItem(
             position: position, id: id, title: song.title, kind: song.isVideo ? .video : .audio, source: .remote(media),
             thumbnail: cover.map { .remote($0) }, duration: song.duration

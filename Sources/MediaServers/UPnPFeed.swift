@@ -40,19 +40,19 @@ enum UPnPFeed {
         let kept = keptCopy.flatMap { decode($0.body) }
         let now = SystemClock.shared.wallTime.timeIntervalSince1970
         if !refresh, let kept, let keptCopy, now - keptCopy.fetched < ServerFeeds.freshFor, now >= keptCopy.fetched {
-            return Collected(kept.name, kept.entries).loaded(identity: identity)
+            return Collected(kept.name, kept.entries, keepingRows: false).loaded(identity: identity)
         }
         do {
             let (collected, note) = try read(server, progress: progress)
             if let keyURL {
-                try? cache?.keep(KeptFeed(url: keyURL.absoluteString, body: collected.kept.bytes, etag: nil, lastModified: nil, fetched: now))
+                try? cache?.keep(KeptFeed(url: keyURL.absoluteString, body: collected.kept?.bytes ?? [], etag: nil, lastModified: nil, fetched: now))
             }
             var result = collected.loaded(identity: identity)
             if let note { result.feed.notes.append(note) }
             return result
         } catch {
             guard error.exitCode == .unavailable, let kept, let keptCopy else { throw error }
-            var result = Collected(kept.name, kept.entries).loaded(identity: identity)
+            var result = Collected(kept.name, kept.entries, keepingRows: false).loaded(identity: identity)
             result.offlineNotice = "offline: showing the server's items as of \(ServerFeeds.localTime(keptCopy.fetched)) (\(error.message))"
             return result
         }
@@ -200,19 +200,21 @@ enum UPnPFeed {
     struct Collected {
         private(set) var items: [FeedItem] = []
         private(set) var details: [MediaDetails?] = []
-        private(set) var kept: KeptRows.Writer
+        /// The kept copy's rows; nil when the items come from a kept copy
+        /// (nothing to write again).
+        private(set) var kept: KeptRows.Writer?
         let name: String
         /// URLs not yet allowed for requests.
         private var made: [URL] = []
 
-        init(_ name: String) {
+        init(_ name: String, keepingRows: Bool = true) {
             self.name = name
-            kept = KeptRows.Writer(header: UPnPFeed.header, about: ServerText.clean(name))
+            kept = keepingRows ? KeptRows.Writer(header: UPnPFeed.header, about: ServerText.clean(name)) : nil
         }
 
-        /// The entries of a kept copy, collected again.
-        init(_ name: String, _ entries: [Entry]) {
-            self.init(name)
+        /// Entries collected at once (a kept copy read back).
+        init(_ name: String, _ entries: [Entry], keepingRows: Bool) {
+            self.init(name, keepingRows: keepingRows)
             items.reserveCapacity(entries.count)
             details.reserveCapacity(entries.count)
             for entry in entries { add(entry) }
@@ -222,7 +224,7 @@ enum UPnPFeed {
 
         mutating func add(_ entry: Entry) {
             let url = entry.url
-            let id = Self.isNumeric(entry.id) ? "upnp-" + entry.id : entry.id
+            let id = entry.id.isAllNumbers ? "upnp-" + entry.id : entry.id
             let art = entry.kind == .image ? url : entry.art
             made.append(url)
             if let art, entry.kind != .image { made.append(art) }
@@ -231,31 +233,17 @@ enum UPnPFeed {
                 thumbnail: art.map { .remote($0) }, duration: entry.duration
             ))
             details.append(MediaDetails(duration: entry.duration, title: entry.title, artist: entry.artist, album: entry.album, track: entry.track))
-            kept.field(entry.id)
-            kept.field(entry.title)
-            kept.field(entry.kind.name)
-            kept.field(url.absoluteString)
-            kept.field(entry.artist ?? "")
-            kept.field(entry.album ?? "")
-            kept.field(entry.track.map(String.init) ?? "")
-            kept.field(entry.duration.map { String($0) } ?? "")
-            kept.field(entry.art?.absoluteString ?? "")
-            kept.endRow()
-        }
-
-        /// Whether every character of `id` is a number (such an id takes a
-        /// prefix): ASCII by its bytes, anything else as Unicode says.
-        static func isNumeric(_ id: String) -> Bool {
-            var id = id
-            let ascii: Bool? = id.withUTF8 { bytes in
-                var digits = true
-                for byte in bytes {
-                    if byte >= 0x80 { return nil }
-                    if byte &- 0x30 >= 10 { digits = false }
-                }
-                return digits
-            }
-            return ascii ?? id.allSatisfy(\.isNumber)
+            guard kept != nil else { return }
+            kept?.field(entry.id)
+            kept?.field(entry.title)
+            kept?.field(entry.kind.name)
+            kept?.field(url.absoluteString)
+            kept?.field(entry.artist ?? "")
+            kept?.field(entry.album ?? "")
+            kept?.field(entry.track.map(String.init) ?? "")
+            kept?.field(entry.duration.map { String($0) } ?? "")
+            kept?.field(entry.art?.absoluteString ?? "")
+            kept?.endRow()
         }
 
         /// A server's URLs: fetched without following redirects.
@@ -278,7 +266,7 @@ enum UPnPFeed {
     static let header = "mediaplay-upnp-items 1"
 
     static func encode(_ name: String, _ entries: [Entry]) -> [UInt8] {
-        Collected(name, entries).kept.bytes
+        Collected(name, entries, keepingRows: true).kept?.bytes ?? []
     }
 
     static func decode(_ bytes: [UInt8]) -> (name: String, entries: [Entry])? {

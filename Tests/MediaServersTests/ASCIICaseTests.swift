@@ -30,7 +30,7 @@ import Testing
     /// numbers as Unicode says (as `Character.isNumber` alone did).
     @Test(arguments: [("1234", true), ("", true), ("64$1", false), ("٣٤", true), ("12a", false), ("½", true), ("é1", false)])
     func numericIDs(_ id: String, _ numeric: Bool) {
-        #expect(UPnPFeed.Collected.isNumeric(id) == numeric)
-        #expect(UPnPFeed.Collected.isNumeric(id) == id.allSatisfy(\.isNumber))
+        #expect(id.isAllNumbers == numeric)
+        #expect(id.isAllNumbers == id.allSatisfy(\.isNumber))
     }
 }
