@@ -165,6 +165,11 @@ import TestKit
         await terminal.send("Enter")
         #expect(await eventually(session) { session.currentStatus()?.state == .playing })
         #expect(session.currentStatus()?.id == "song2")
+        // ncmpcpp's p sends play or pause by its own idea of the state: it
+        // must have heard of the play first (a busy machine delays its idle
+        // update, and a p pressed before it was sent as play).
+        let playing = await terminal.waitForScreen(timeout: 30) { screen in screen.contains { $0.contains("Playing") && $0.contains("Song Two") } }
+        #expect(playing.matched, "\(playing.screen.joined(separator: "\n"))")
         await terminal.send("p")
         #expect(await eventually(session) { session.currentStatus()?.state == .paused })
         let shown = await terminal.waitForScreen(timeout: 30) { screen in screen.contains { $0.contains("Paused") && $0.contains("Song Two") } }
