@@ -17,6 +17,19 @@ public enum RequestSigning {
         var signers: [(prefix: String, sign: Signer)] = []
         /// The URLs (`absoluteString`) the item makers made.
         var made: Set<String> = []
+        /// Allowed, not yet in `made`: a list allows a server's 10,000
+        /// URLs and asks about none, so they are hashed at the first question.
+        var pending: [[URL]] = []
+
+        /// `made`, with every URL allowed so far.
+        mutating func settled() -> Set<String> {
+            if !pending.isEmpty {
+                made.reserveCapacity(made.count + pending.reduce(0) { $0 + $1.count })
+                for urls in pending { for url in urls { made.insert(url.absoluteString) } }
+                pending.removeAll()
+            }
+            return made
+        }
     }
 
     private static let state = Mutex(State())
@@ -37,17 +50,15 @@ public enum RequestSigning {
     /// redirected only within the server (`followsRedirects` false): a
     /// server's URLs stay on the server it answered from.
     public static func allow(_ urls: [URL]) {
-        state.withLock { state in
-            state.made.reserveCapacity(state.made.count + urls.count)
-            for url in urls { state.made.insert(url.absoluteString) }
-        }
+        guard !urls.isEmpty else { return }
+        state.withLock { $0.pending.append(urls) }
     }
 
     /// Whether a transfer of `url` may follow redirects anywhere: not for a
     /// URL a server's item maker made (only within its own server).
     public static func followsRedirects(_ url: URL) -> Bool {
         let text = url.absoluteString
-        return !state.withLock { $0.made.contains(text) }
+        return !state.withLock { $0.settled().contains(text) }
     }
 
     /// The URL to send: signed when the item maker made it and a registered
@@ -55,7 +66,7 @@ public enum RequestSigning {
     public static func signed(_ url: URL) -> URL {
         let text = url.absoluteString
         let sign = state.withLock { state -> Signer? in
-            guard state.made.contains(text) else { return nil }
+            guard state.settled().contains(text) else { return nil }
             return state.signers.last { text.hasPrefix($0.prefix) }?.sign
         }
         return sign.map { $0(url) } ?? url

@@ -28,6 +28,11 @@ enum KeptRows {
             bytes.append(0x0A)
         }
 
+        /// Room for `rows` more rows of a usual size.
+        mutating func reserve(rows: Int) {
+            bytes.reserveCapacity(bytes.count + rows * 160)
+        }
+
         /// The row's next field.
         mutating func field(_ text: String) {
             if rowStarted { bytes.append(0x09) }

@@ -16,6 +16,10 @@ enum ServerText {
     /// One line, as above, without spaces at its ends.
     static func clean(_ text: String) -> String {
         let line = self.line(text)
+        // Printable ASCII but a space at both ends: nothing to trim (a
+        // Character's properties, asked of every title, artist and album,
+        // cost 3 % of reading a server's pages).
+        if let first = line.utf8.first, let last = line.utf8.last, first > 0x20, first < 0x7F, last > 0x20, last < 0x7F { return line }
         guard line.first?.isWhitespace == true || line.last?.isWhitespace == true else { return line }
         return line.trimmingCharacters(in: .whitespaces)
     }

@@ -90,30 +90,32 @@ enum UPnPFeed {
             // claiming more than it has), and ends the container.
             var listedHere: Set<String> = []
             var start = 0
-            // The container's next page, asked for while this one is read:
-            // the server makes it meanwhile. Once a page has told the total
-            // and come whole, the next is asked for as this one comes,
-            // before it is read: the server is never left waiting.
-            var ahead: PageAhead?
-            defer { ahead?.abandon() }
+            // The container's next pages, asked for while this one is read:
+            // the server makes them meanwhile. Once a page has told the
+            // total and come whole, the two after it are asked for as it
+            // comes, before it is read: the server has the next request
+            // while this page's bytes still travel (one ahead left it idle
+            // for each page's transfer and hand-over, a third of its time).
+            var aheads: [PageAhead] = []
+            defer { for page in aheads { page.abandon() } }
             var told: (returned: Int, total: Int)?
             func askAhead(from next: Int) throws(CLIError) {
                 guard requests < maximumRequests else { return }
                 requests += 1
                 let timeout = try deadline.left(for: server.host)
                 let cancellation = TransferCancellation()
-                ahead = PageAhead(start: next, cancellation: cancellation) { () throws(CLIError) in
+                aheads.append(PageAhead(start: next, cancellation: cancellation) { () throws(CLIError) in
                     try directory.fetch(container, from: next, timeout: timeout, cancellation: cancellation)
-                }
+                })
             }
             while collected.count < FeedDecoder.maximumItems {
                 let body: [UInt8]
-                if let pending = ahead, pending.start == start {
-                    ahead = nil
+                if let pending = aheads.first, pending.start == start {
+                    aheads.removeFirst()
                     body = try pending.wait()
                 } else {
-                    ahead?.abandon()
-                    ahead = nil
+                    for page in aheads { page.abandon() }
+                    aheads.removeAll()
                     guard requests < maximumRequests else {
                         cut = true
                         break
@@ -121,13 +123,22 @@ enum UPnPFeed {
                     requests += 1
                     body = try directory.fetch(container, from: start, timeout: deadline.left(for: server.host))
                 }
-                if let told, told.returned == ContentDirectory.pageSize, start + told.returned < told.total {
-                    try askAhead(from: start + told.returned)
+                if let told, told.returned == ContentDirectory.pageSize {
+                    for next in [start + told.returned, start + 2 * told.returned] where next < told.total && next > (aheads.last?.start ?? start) {
+                        try askAhead(from: next)
+                    }
                 }
                 let envelope = try directory.envelope(body, of: container)
+                if start == 0, let total = envelope.total, total > 0 {
+                    // Room for the container's entries at once, not grown by doubling (bounded: a server may claim any total).
+                    let room = min(total, FeedDecoder.maximumItems)
+                    listedHere.reserveCapacity(room)
+                    seenURLs.reserveCapacity(seenURLs.count + room)
+                    collected.reserve(room)
+                }
                 if let returned = envelope.returned, returned > 0, let total = envelope.total, start + returned < total {
                     told = (returned, total)
-                    if ahead == nil { try askAhead(from: start + returned) }
+                    if aheads.isEmpty { try askAhead(from: start + returned) }
                 } else {
                     told = nil
                 }
@@ -221,6 +232,17 @@ enum UPnPFeed {
         }
 
         var count: Int { items.count }
+
+        /// Room for `count` more entries (a container's total, as its first
+        /// page tells it): the arrays are not grown, copied and faulted in
+        /// again and again as pages come.
+        mutating func reserve(_ count: Int) {
+            let room = min(count, FeedDecoder.maximumItems - items.count)
+            guard room > 0 else { return }
+            items.reserveCapacity(items.count + room)
+            details.reserveCapacity(details.count + room)
+            kept?.reserve(rows: room)
+        }
 
         mutating func add(_ entry: Entry) {
             let url = entry.url

@@ -248,20 +248,20 @@ private func items(_ json: String) throws -> [[String: Any]] {
         #expect(!FileManager.default.fileExists(atPath: "/run/netns/" + dlna.namespace))
     }
 
-    /// A container of 1,200 files is read in three pages of 500, each next
-    /// one asked for while the one before is read (PageAhead): every file
-    /// once, in the server's order.
+    /// A container of 2,300 files is read in five pages of 500 (the last
+    /// short), the two next ones asked for while one is read (PageAhead):
+    /// every file once, in the server's order.
     @Test func aLargeContainerIsReadWholeAcrossPages() async throws {
         let tone = try await Fixtures.make("dlna-pages.mp3", ["-f", "lavfi", "-i", "sine=frequency=440:duration=0.2", "-c:a", "libmp3lame", "-b:a", "32k"])
         let dlna = try await MiniDLNAServer.start { media in
             try FileManager.default.createDirectory(atPath: media + "/flat", withIntermediateDirectories: true)
-            for index in 0..<1200 { try FileManager.default.linkItem(atPath: tone, toPath: media + String(format: "/flat/%04d.mp3", index)) }
+            for index in 0..<2300 { try FileManager.default.linkItem(atPath: tone, toPath: media + String(format: "/flat/%04d.mp3", index)) }
         }
         let home = try await UserHome()
         // 64$0: the first folder of minidlna's folder view.
         let result = try await dlna.mediaplay(["list", "--json", "--feed", dlna.feed + "#64$0"], environment: home.environment)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try items(result.stdout).map { $0["title"] as? String } == (0..<1200).map { String(format: "%04d", $0) })
+        #expect(try items(result.stdout).map { $0["title"] as? String } == (0..<2300).map { String(format: "%04d", $0) })
     }
 
     @Test func listShowsTheAudioAndPicturesAndPlayEqualsFFmpeg() async throws {

@@ -194,6 +194,45 @@ import Testing
         #expect(ServerText.clean(String(repeating: "é", count: 600)).count == 500)
     }
 
+    /// Trimming a server's text: ASCII ends are looked at as bytes, anything
+    /// else as Unicode says (an ideographic space is a space).
+    @Test func aServersTextLosesTheSpacesAtItsEnds() {
+        #expect(ServerText.clean(" Spaced  ") == "Spaced")
+        #expect(ServerText.clean("Plain") == "Plain")
+        #expect(ServerText.clean("\u{3000}Wide\u{3000}") == "Wide")
+        #expect(ServerText.clean("Été") == "Été")
+        #expect(ServerText.clean("") == "")
+    }
+
+    /// A UPnP server's own URLs are told from their bytes when plainly
+    /// spelt, never accepting one the full check (Foundation's scheme and
+    /// host) refuses; anything unusual is left to the full check.
+    @Test func aServersURLsAreToldFromTheirBytesOnlyWhenPlain() throws {
+        let server = try UPnPServer(location: "upnp+http://NAS.local:8200/rootDesc.xml")
+        let cases: [(String, quick: Bool, allowed: Bool)] = [
+            ("http://NAS.local:8200/MediaItems/1.mp3", true, true),
+            ("http://nas.LOCAL:8200/x", true, true),
+            ("https://nas.local", true, true),
+            ("http://nas.local?x=1", true, true),
+            ("http://nas.local:/x", true, true),
+            ("HTTP://nas.local/x", false, true),
+            ("http://user@nas.local/x", false, true),
+            ("http://nas.local:8200@evil.example/x", false, false),
+            ("http://nas.local.evil.example/x", false, false),
+            ("http://nas.locals/x", false, false),
+            ("http://nas.lo/x", false, false),
+            ("ftp://nas.local/x", false, false),
+            ("http://[::1]/x", false, false),
+        ]
+        for (text, quick, allowed) in cases {
+            let url = try #require(URL(string: text), "\(text)")
+            let full = (url.scheme?.lowercased() == "http" || url.scheme?.lowercased() == "https") && url.host?.lowercased() == "nas.local"
+            #expect(full == allowed, "\(text)")
+            #expect(UPnPServer.names(server.host, text) == quick, "\(text)")
+            #expect(server.allows(url) == allowed, "\(text)")
+        }
+    }
+
     /// A UPnP tree's kept copy reads back as written (the same codec as a
     /// Subsonic library's); a tab in a field becomes a space.
     @Test func theKeptUPnPTreeReadsBack() throws {

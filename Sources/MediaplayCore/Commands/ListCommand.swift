@@ -1,6 +1,7 @@
 import ArgumentParser
 import CLinux
 import Foundation
+import MediaCache
 import MediaCacheFolder
 import MediaplayCommandLine
 import MediaFeed
@@ -49,6 +50,9 @@ struct ListCommand: ParsableCommand {
         // two runs of eleven on a heap fault not yet found: kept as it was.)
         mp_keep_freed_memory()
         try runReportingErrors {
+            // A feed from a server: libcurl's set-up (TLS's) begins beside
+            // the cache's index being opened.
+            if (try? options.global.feedLocation())?.contains("://") == true { CurlGlobal.begin() }
             // One open of the cache's index for the whole list (a folder's
             // details, then the list's states), held to the end.
             let index = try? CacheFolder.shared(directory: options.global.cacheDirectory)
