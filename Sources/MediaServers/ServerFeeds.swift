@@ -48,7 +48,7 @@ public enum ServerFeeds {
             let client = try SubsonicClient.connect(server, within: deadline)
             let library = try SubsonicLibrary.read(client, within: deadline, progress: progress)
             if let keyURL {
-                try? cache?.keep(KeptFeed(url: keyURL.absoluteString, body: library.encoded, etag: nil, lastModified: nil, fetched: now))
+                cache?.keepBeside(KeptFeed(url: keyURL.absoluteString, body: library.encoded, etag: nil, lastModified: nil, fetched: now))
             }
             ServerPlays.shared.add(client)
             return library.loaded(server: server, shownAs: shown)

@@ -45,7 +45,7 @@ enum UPnPFeed {
         do {
             let (collected, note) = try read(server, progress: progress)
             if let keyURL {
-                try? cache?.keep(KeptFeed(url: keyURL.absoluteString, body: collected.kept?.bytes ?? [], etag: nil, lastModified: nil, fetched: now))
+                cache?.keepBeside(KeptFeed(url: keyURL.absoluteString, body: collected.kept?.bytes ?? [], etag: nil, lastModified: nil, fetched: now))
             }
             var result = collected.loaded(identity: identity)
             if let note { result.feed.notes.append(note) }

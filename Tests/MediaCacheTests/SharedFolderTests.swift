@@ -21,6 +21,25 @@ struct SharedFolderTests {
         #expect(released == nil, "a folder nobody holds is not kept open")
     }
 
+    /// A copy kept beside the caller (a list goes on to its rows) is
+    /// written whole before the folder closes, and the index takes reads
+    /// meanwhile.
+    @Test func aCopyKeptBesideIsWrittenBeforeTheFolderCloses() throws {
+        let scratch = try TemporaryDirectory()
+        let directory = scratch.path + "/cache"
+        let url = "upnp+http://music.local:8200/rootDesc.xml"
+        let body = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        do {
+            let folder = try CacheFolder.shared(directory: directory)
+            folder.keepBeside(KeptFeed(url: url, body: body, etag: nil, lastModified: nil, fetched: 7))
+            #expect(try folder.snapshot().records.isEmpty, "a read while the copy is written")
+        }
+        let reopened = try CacheFolder(directory: directory)
+        let key = try #require(URL(string: url))
+        let kept = try #require(reopened.keptFeed(for: key))
+        #expect(kept.body == body && kept.fetched == 7)
+    }
+
     @Test func aWholeListsDetailsReadBackAsStored() throws {
         let scratch = try TemporaryDirectory()
         let folder = try CacheFolder.shared(directory: scratch.path + "/cache")
