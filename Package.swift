@@ -48,9 +48,10 @@ let package = Package(
             name: "CSDL2",
             providers: [.apt(["libsdl2-dev"])]
         ),
+        // No pkgConfig on purpose: its -lcurl is what CMediaLoader replaces
+        // (libcurl loaded on its first call); the header is on the default path.
         .systemLibrary(
             name: "CCurl",
-            pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
 
@@ -104,7 +105,7 @@ let package = Package(
         ),
         .target(
             name: "MediaCache",
-            dependencies: ["MediaModel", "MediaFeed", "MediaInterfaces", "MediaCacheFolder", "CCurl", "CLinux", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["MediaModel", "MediaFeed", "MediaInterfaces", "MediaCacheFolder", "CCurl", "CMediaLoader", "CLinux", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .target(name: "MediaEngine", dependencies: ["MediaModel", "MediaFeed", "MediaInterfaces", "MediaTerminal", "CFFmpeg", "CSDL2", "CMediaLoader", "CLinux"], swiftSettings: swiftSettings),

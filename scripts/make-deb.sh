@@ -104,13 +104,13 @@ shlibs=$(cd "$work/source" && dpkg-shlibdeps -O -e../root/usr/bin/mediaplay -e..
 depends=$(printf '%s\n' "$shlibs" | sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "make-deb.sh: dpkg-shlibdeps found no libraries: $shlibs" >&2; exit 1; }
 # What the programs open with dlopen, which dpkg-shlibdeps cannot see:
-# FFmpeg and SDL2 (loaded on their first call, CMediaLoader), libavfilter
+# FFmpeg, SDL2 and libcurl (loaded on their first call, CMediaLoader), libavfilter
 # (filters, loudness), libass (subtitles drawn into pictures), libxml2 (XML
 # feeds), each as its package's shlibs file names it.
 major() { pkg-config --modversion "$1" | cut -d. -f1; }
 for library in "libavformat $(major libavformat)" "libavcodec $(major libavcodec)" "libavutil $(major libavutil)" \
     "libswresample $(major libswresample)" "libswscale $(major libswscale)" "libSDL2-2.0 0" \
-    "libavfilter $(major libavfilter)" "libass 9" "libxml2 2"; do
+    "libavfilter $(major libavfilter)" "libass 9" "libxml2 2" "libcurl 4"; do
     set -- $library
     path=$(ldconfig -p | awk -v soname="$1.so.$2" '$1 == soname { print $NF; exit }')
     package=$(dpkg -S "$path" 2>/dev/null | head -n 1 | cut -d: -f1)

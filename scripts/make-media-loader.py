@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Writes Sources/CMediaLoader/media_loader_functions.c: one definition for
-each FFmpeg and SDL2 function the programs call, which loads its library
+each FFmpeg, SDL2 and libcurl function the programs call, which loads its library
 with dlopen on the first call and then calls the library's own function.
 
 The programs link none of these libraries (about 100 of the 170 a process
-loaded at start, 30 ms of every start on this machine kind): a `list`,
-`status` or `feeds discover` never loads them; a play loads them when it
-first opens a file. The prototypes come from the libraries' own headers
+loaded at start, 30 ms of every start on this machine kind): a `status`
+or a local `list` never loads them; a play loads FFmpeg and SDL when it
+first opens a file, and any command libcurl when it first asks a server. The prototypes come from the libraries' own headers
 (clang's AST), and the compiler checks each definition against them.
 
 The programs', tests' and benchmarks' calls all count. A link error
@@ -47,6 +47,10 @@ FUNCTIONS = {
         SDL_RenderClear SDL_RenderCopy SDL_RenderCopyEx SDL_RenderPresent SDL_SetRenderDrawColor
         SDL_SetTextureBlendMode SDL_SetWindowTitle SDL_StartTextInput SDL_UnlockAudioDevice
         SDL_UpdateTexture SDL_UpdateYUVTexture SDL_WaitEvent SDL_WasInit SDL_GetVersion""",
+    # Its variadic calls (curl_easy_setopt, ...) are CCurl's typed wrappers, in curl_loader.c.
+    "MP_CURL": """curl_easy_cleanup curl_easy_init curl_easy_perform curl_easy_strerror curl_global_init
+        curl_multi_add_handle curl_multi_info_read curl_multi_init curl_multi_perform curl_multi_poll
+        curl_multi_remove_handle curl_multi_wakeup curl_slist_append curl_slist_free_all curl_version_info""",
 }
 
 HEADERS = "#include \"media_loader_headers.h\"\n"

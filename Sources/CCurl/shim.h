@@ -3,59 +3,34 @@
 
 #include <curl/curl.h>
 
+// libcurl is not linked: CMediaLoader defines the functions the code calls
+// (libcurl's own, as its header declares them, and the wrappers below), each
+// loading libcurl with dlopen on its first call. A process that asks no
+// server never maps libcurl and the 25 libraries it needs (5 ms of a start).
+//
 // curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic and do
-// not import into Swift. One typed wrapper per argument type.
+// not import into Swift. One typed wrapper per argument type (curl_loader.c).
 
-static inline CURLcode mp_curl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
-    return curl_easy_setopt(handle, option, value);
-}
-static inline CURLcode mp_curl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
-    return curl_easy_setopt(handle, option, value);
-}
-static inline CURLcode mp_curl_easy_setopt_string(CURL *handle, CURLoption option, const char *value) {
-    return curl_easy_setopt(handle, option, value);
-}
-static inline CURLcode mp_curl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value) {
-    return curl_easy_setopt(handle, option, value);
-}
-static inline CURLcode mp_curl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
-    return curl_easy_setopt(handle, option, value);
-}
-static inline CURLcode mp_curl_easy_setopt_write_function(CURL *handle, curl_write_callback value) {
-    return curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, value);
-}
-static inline CURLcode mp_curl_easy_setopt_header_function(CURL *handle, curl_write_callback value) {
-    return curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, value);
-}
-static inline CURLcode mp_curl_easy_setopt_xferinfo_function(CURL *handle, curl_xferinfo_callback value) {
-    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
-}
+CURLcode mp_curl_easy_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode mp_curl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
+CURLcode mp_curl_easy_setopt_string(CURL *handle, CURLoption option, const char *value);
+CURLcode mp_curl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value);
+CURLcode mp_curl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
+CURLcode mp_curl_easy_setopt_write_function(CURL *handle, curl_write_callback value);
+CURLcode mp_curl_easy_setopt_header_function(CURL *handle, curl_write_callback value);
+CURLcode mp_curl_easy_setopt_xferinfo_function(CURL *handle, curl_xferinfo_callback value);
 
-static inline CURLcode mp_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
-    return curl_easy_getinfo(handle, info, value);
-}
-static inline CURLcode mp_curl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
-    return curl_easy_getinfo(handle, info, value);
-}
-static inline CURLcode mp_curl_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value) {
-    return curl_easy_getinfo(handle, info, value);
-}
-static inline CURLcode mp_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
-    return curl_easy_getinfo(handle, info, value);
-}
+CURLcode mp_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode mp_curl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
+CURLcode mp_curl_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value);
+CURLcode mp_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
 
-static inline CURLMcode mp_curl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
-    return curl_multi_setopt(handle, option, value);
-}
+CURLMcode mp_curl_multi_setopt_long(CURLM *handle, CURLMoption option, long value);
 
 /// CURLVERSION_NOW names the newest struct layout this header knows.
-static inline curl_version_info_data *mp_curl_version_info(void) {
-    return curl_version_info(CURLVERSION_NOW);
-}
+curl_version_info_data *mp_curl_version_info(void);
 
 /// CURL_GLOBAL_ALL is an OR of other macros.
-static inline CURLcode mp_curl_global_init_all(void) {
-    return curl_global_init(CURL_GLOBAL_ALL);
-}
+CURLcode mp_curl_global_init_all(void);
 
 #endif

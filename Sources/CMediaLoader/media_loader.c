@@ -1,8 +1,9 @@
-// FFmpeg and SDL2 are loaded when first called, not when a program starts:
-// linked, they and the libraries they need (about 100: codecs, X11,
-// Wayland, PulseAudio, ...) were mapped and relocated by every process,
-// 30 ms of each start, though `list`, `status` and most other commands
-// never decode (docs/ARCHITECTURE.md). media_loader_functions.c defines
+// FFmpeg, SDL2 and libcurl are loaded when first called, not when a program
+// starts: linked, they and the libraries they need (about 100: codecs, X11,
+// Wayland, PulseAudio, TLS, Kerberos, LDAP, ...) were mapped and relocated by
+// every process, 30 ms of each start (libcurl's 5), though `list`, `status`
+// and most other commands never decode, and many ask no server
+// (docs/ARCHITECTURE.md). media_loader_functions.c defines
 // each function the programs call; its first call lands here.
 
 #include "media_loader_headers.h"
@@ -25,6 +26,8 @@ static const char *const sonames[MP_MEDIA_LIBRARY_COUNT] = {
     [MP_SWRESAMPLE] = MP_SONAME("swresample", LIBSWRESAMPLE_VERSION_MAJOR),
     [MP_SWSCALE] = MP_SONAME("swscale", LIBSWSCALE_VERSION_MAJOR),
     [MP_SDL2] = "libSDL2-2.0.so.0",
+    // libcurl's soname has kept major 4 since 2006 (the header says 7 or 8).
+    [MP_CURL] = "libcurl.so.4",
 };
 
 static void *_Atomic handles[MP_MEDIA_LIBRARY_COUNT];

@@ -627,3 +627,78 @@ void SDL_GetVersion(SDL_version *ver) {
     static void *_Atomic slot;
     ((__typeof__(&SDL_GetVersion))mp_media_function(MP_SDL2, "SDL_GetVersion", &slot))(ver);
 }
+
+void curl_easy_cleanup(CURL *curl) {
+    static void *_Atomic slot;
+    ((__typeof__(&curl_easy_cleanup))mp_media_function(MP_CURL, "curl_easy_cleanup", &slot))(curl);
+}
+
+CURL *curl_easy_init(void) {
+    static void *_Atomic slot;
+    return ((__typeof__(&curl_easy_init))mp_media_function(MP_CURL, "curl_easy_init", &slot))();
+}
+
+CURLcode curl_easy_perform(CURL *curl) {
+    static void *_Atomic slot;
+    return ((__typeof__(&curl_easy_perform))mp_media_function(MP_CURL, "curl_easy_perform", &slot))(curl);
+}
+
+const char *curl_easy_strerror(CURLcode p0) {
+    static void *_Atomic slot;
+    return ((__typeof__(&curl_easy_strerror))mp_media_function(MP_CURL, "curl_easy_strerror", &slot))(p0);
+}
+
+CURLcode curl_global_init(long flags) {
+    static void *_Atomic slot;
+    return ((__typeof__(&curl_global_init))mp_media_function(MP_CURL, "curl_global_init", &slot))(flags);
+}
+
+CURLMcode curl_multi_add_handle(CURLM *multi_handle, CURL *curl_handle) {
+    static void *_Atomic slot;
+    return ((__typeof__(&curl_multi_add_handle))mp_media_function(MP_CURL, "curl_multi_add_handle", &slot))(multi_handle, curl_handle);
+}
+
+CURLMsg *curl_multi_info_read(CURLM *multi_handle, int *msgs_in_queue) {
+    static void *_Atomic slot;
+    return ((__typeof__(&curl_multi_info_read))mp_media_function(MP_CURL, "curl_multi_info_read", &slot))(multi_handle, msgs_in_queue);
+}
+
+CURLM *curl_multi_init(void) {
+    static void *_Atomic slot;
+    return ((__typeof__(&curl_multi_init))mp_media_function(MP_CURL, "curl_multi_init", &slot))();
+}
+
+CURLMcode curl_multi_perform(CURLM *multi_handle, int *running_handles) {
+    static void *_Atomic slot;
+    return ((__typeof__(&curl_multi_perform))mp_media_function(MP_CURL, "curl_multi_perform", &slot))(multi_handle, running_handles);
+}
+
+CURLMcode curl_multi_poll(CURLM *multi_handle, struct curl_waitfd *extra_fds, unsigned int extra_nfds, int timeout_ms, int *ret) {
+    static void *_Atomic slot;
+    return ((__typeof__(&curl_multi_poll))mp_media_function(MP_CURL, "curl_multi_poll", &slot))(multi_handle, extra_fds, extra_nfds, timeout_ms, ret);
+}
+
+CURLMcode curl_multi_remove_handle(CURLM *multi_handle, CURL *curl_handle) {
+    static void *_Atomic slot;
+    return ((__typeof__(&curl_multi_remove_handle))mp_media_function(MP_CURL, "curl_multi_remove_handle", &slot))(multi_handle, curl_handle);
+}
+
+CURLMcode curl_multi_wakeup(CURLM *multi_handle) {
+    static void *_Atomic slot;
+    return ((__typeof__(&curl_multi_wakeup))mp_media_function(MP_CURL, "curl_multi_wakeup", &slot))(multi_handle);
+}
+
+struct curl_slist *curl_slist_append(struct curl_slist *list, const char *data) {
+    static void *_Atomic slot;
+    return ((__typeof__(&curl_slist_append))mp_media_function(MP_CURL, "curl_slist_append", &slot))(list, data);
+}
+
+void curl_slist_free_all(struct curl_slist *list) {
+    static void *_Atomic slot;
+    ((__typeof__(&curl_slist_free_all))mp_media_function(MP_CURL, "curl_slist_free_all", &slot))(list);
+}
+
+curl_version_info_data *curl_version_info(CURLversion p0) {
+    static void *_Atomic slot;
+    return ((__typeof__(&curl_version_info))mp_media_function(MP_CURL, "curl_version_info", &slot))(p0);
+}

@@ -14,6 +14,7 @@
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
 #include <SDL2/SDL.h>
+#include <curl/curl.h>
 
 /// The libraries loaded on first use.
 typedef enum {
@@ -23,6 +24,7 @@ typedef enum {
     MP_SWRESAMPLE,
     MP_SWSCALE,
     MP_SDL2,
+    MP_CURL,
     MP_MEDIA_LIBRARY_COUNT
 } mp_media_library;
 

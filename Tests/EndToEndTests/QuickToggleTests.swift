@@ -45,9 +45,9 @@ import TestKit
     }
 
     /// The three programs carry the Swift libraries in them (no symbol
-    /// lookups for them at start), and none links FFmpeg or SDL: mediaplay-core
-    /// loads each on its first call (CMediaLoader), libavfilter when a speed
-    /// needs it (docs/PERFORMANCE.md).
+    /// lookups for them at start), and none links FFmpeg, SDL or libcurl:
+    /// each is loaded on its first call (CMediaLoader), libavfilter when a
+    /// speed needs it (docs/PERFORMANCE.md).
     @Test func theProgramsLinkWhatTheirStartNeeds() async throws {
         let folder = (Mediaplay.executable as NSString).deletingLastPathComponent
         let client = try await Mediaplay.start([Mediaplay.executable], executable: "/usr/bin/ldd").wait()
@@ -57,7 +57,8 @@ import TestKit
         #expect(!client.stdout.contains("libFoundation"))
         let cache = try await Mediaplay.start([folder + "/mediaplay-cache"], executable: "/usr/bin/ldd").wait()
         #expect(cache.status == 0)
-        #expect(cache.stdout.contains("libcurl"), "\(cache.stdout)")
+        #expect(cache.stdout.contains("libsqlite3"), "\(cache.stdout)")
+        #expect(!cache.stdout.contains("libcurl"), "\(cache.stdout)")
         #expect(!cache.stdout.contains("libswiftCore"))
         #expect(!cache.stdout.contains("libav") && !cache.stdout.contains("libSDL2"), "\(cache.stdout)")
         let core = try await Mediaplay.start([folder + "/mediaplay-core"], executable: "/usr/bin/ldd").wait()
@@ -65,6 +66,25 @@ import TestKit
         #expect(core.stdout.contains("libsqlite3"), "\(core.stdout)")
         #expect(!core.stdout.contains("libswiftCore"))
         #expect(!core.stdout.contains("libav") && !core.stdout.contains("libSDL2"), "\(core.stdout)")
+        #expect(!core.stdout.contains("libcurl"), "\(core.stdout)")
+    }
+
+    /// libcurl is loaded by the first call that needs it: a local list loads
+    /// none of it; a list of a remote feed loads it and lists the feed.
+    @Test func libcurlLoadsOnItsFirstCall() async throws {
+        let core = (Mediaplay.executable as NSString).deletingLastPathComponent + "/mediaplay-core"
+        let scratch = try TemporaryDirectory()
+        let feed = scratch.path + "/feed.json"
+        try Data(#"{"title": "Here", "items": [{"title": "One", "url": "https://example.invalid/one.mp3"}]}"#.utf8).write(to: URL(fileURLWithPath: feed))
+        let local = try await Mediaplay.start(["list", "--json", "--feed", feed, "--cache-dir", scratch.path + "/cache"], environment: ["LD_DEBUG": "files"], executable: core).wait()
+        #expect(local.status == 0, "\(local.stderr.suffix(2000))")
+        #expect(!local.stderr.contains("libcurl"), "\(local.stderr.suffix(2000))")
+        let web = try TestHTTPServer()
+        web.serve("/feed.json", bytes: Array(#"{"title": "There", "items": [{"title": "Two", "url": "https://example.invalid/two.mp3"}]}"#.utf8), contentType: "application/json")
+        let remote = try await Mediaplay.start(["list", "--json", "--feed", "http://127.0.0.1:\(web.port)/feed.json", "--cache-dir", scratch.path + "/cache"], environment: ["LD_DEBUG": "files"], executable: core).wait()
+        #expect(remote.status == 0, "\(remote.stderr.suffix(2000))")
+        #expect(remote.stderr.contains("file=libcurl.so.4"), "\(remote.stderr.suffix(2000))")
+        #expect(remote.stdout.contains("\"title\" : \"Two\""), "\(remote.stdout)")
     }
 
     /// FFmpeg is loaded by the first call that needs it: mediaplay-core
