@@ -93,7 +93,10 @@ extension MediaSession {
         if let url = item.source?.description { positions.startsAgain(url) }
         player.play()
         if case let .remote(url)? = item.source { reports?.started(url) }
+        let loops = eventLoops
+        loops.enter()
         Task { [weak self] in
+            defer { loops.leave() }
             for await event in events {
                 guard let self else { return }
                 self.playerEvent(event, item: item, player: player)

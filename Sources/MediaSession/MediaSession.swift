@@ -82,6 +82,10 @@ public final class MediaSession: @unchecked Sendable {
     let problems: (@Sendable (String) -> Void)?
     /// Told of each start and each end played (a server that keeps plays).
     let reports: (any PlayReporting)?
+    /// The players' event loops still running: `shutdown` waits for them
+    /// to have heard their players' ends (a song played to its end is
+    /// reported from there) before it sends the last reports.
+    let eventLoops = RunningCount()
 
     public init(
         feed: Feed, store: (any MediaStore)?, documents: (any DocumentFetcher)? = nil, positions: StateStore?, engine: any PlayerFactory,
@@ -327,8 +331,10 @@ public final class MediaSession: @unchecked Sendable {
             return Array(players.values)
         }
         for player in all { player.stop() }
-        await blocking { [positions, engine, reports] in
+        await blocking { [positions, engine, reports, eventLoops] in
             for player in all { _ = player.waitUntilFinished() }
+            // A player's stream ends with its final state: its loop ends once it has heard it.
+            eventLoops.waitForNone()
             engine.finish()
             positions.flush()
             reports?.flush()
@@ -404,6 +410,31 @@ public final class MediaSession: @unchecked Sendable {
     func parked(_ park: (CheckedContinuation<Void, Never>) -> Bool) async {
         await withCheckedContinuation { continuation in
             if !lock.withLock({ park(continuation) }) { continuation.resume() }
+        }
+    }
+}
+
+/// How many of something are running, and a wait for none to be.
+final class RunningCount: @unchecked Sendable {
+    private let condition = NSCondition()
+    // Under `condition`.
+    private var count = 0
+
+    func enter() {
+        condition.withLock { count += 1 }
+    }
+
+    func leave() {
+        condition.withLock {
+            count -= 1
+            condition.broadcast()
+        }
+    }
+
+    /// Blocks until none runs (off the cooperative pool).
+    func waitForNone() {
+        condition.withLock {
+            while count > 0 { condition.wait() }
         }
     }
 }

@@ -44,4 +44,22 @@ import TestKit
         await session.shutdown()
         #expect(reports.heard.withLock { $0 } == ["start one.view", "end one.view", "start two.view", "flush"])
     }
+
+    /// A play that ends as the session shuts down (`play`'s last item) is
+    /// reported before the last reports are sent: the shutdown waits for
+    /// the player's events to be heard, not only for the player.
+    @Test(arguments: 0..<20)
+    func anEndJustBeforeTheShutdownIsReportedBeforeTheFlush(_ run: Int) async throws {
+        let folder = try TemporaryDirectory()
+        let one = URL(string: "http://music.invalid/rest/one.view")!
+        let local = try folder.write("local.wav", "not decoded by the fake engine")
+        let feed = Feed(title: "t", items: [FeedItem(position: 1, id: "one", title: "One", kind: .audio, source: .remote(one))])
+        let engine = FakeEngine()
+        let reports = Reports()
+        let session = MediaSession(feed: feed, store: FakeStore([one: .succeeds(path: local)]), positions: nil, engine: engine, reports: reports)
+        try await session.toggle("one")
+        engine.player("one")?.finish()
+        await session.shutdown()
+        #expect(reports.heard.withLock { $0 } == ["start one.view", "end one.view", "flush"])
+    }
 }
