@@ -15,8 +15,11 @@ public enum CurlGlobal {
     /// needs and TLS set up, 5–7 ms, beside the command's own start (a new
     /// cache index's making); the first handle waits for it to end.
     public static func begin() {
+        guard !begun.exchange(true, ordering: .relaxed) else { return }
         Thread { _ = initialized }.start()
     }
+
+    private static let begun = Atomic<Bool>(false)
 }
 
 /// The libcurl version this process runs with, e.g. "7.88.1".

@@ -18,17 +18,19 @@ package enum FeedLoading {
 
     /// The feed the global options name. The offline notice, if any, goes
     /// to stderr unless `announce` is false (browse shows it on screen).
-    package static func load(_ global: GlobalOptions, refresh: Bool = false, announce: Bool = true) throws(CLIError) -> LoadedFeed {
-        try load(try global.feedLocation(), cacheDirectory: global.cacheDirectory, refresh: refresh, announce: announce)
+    package static func load(_ global: GlobalOptions, refresh: Bool = false, announce: Bool = true, itemsAsRead: ServerFeeds.ItemsAsRead? = nil) throws(CLIError) -> LoadedFeed {
+        try load(try global.feedLocation(), cacheDirectory: global.cacheDirectory, refresh: refresh, announce: announce, itemsAsRead: itemsAsRead)
     }
 
     /// `cacheDirectory`: where a remote feed is kept (nil: not kept).
     /// `refresh`: a remote feed is fetched whole and must come from the
     /// server (no conditional request, no kept copy).
-    package static func load(_ location: String, cacheDirectory: String?, refresh: Bool = false, announce: Bool = true) throws(CLIError) -> LoadedFeed {
+    /// `itemsAsRead` hears a server's items as its pages are read (a list
+    /// made meanwhile: `Listing.Streamed`).
+    package static func load(_ location: String, cacheDirectory: String?, refresh: Bool = false, announce: Bool = true, itemsAsRead: ServerFeeds.ItemsAsRead? = nil) throws(CLIError) -> LoadedFeed {
         if ServerFeeds.isServer(location) {
             let progress: (Int) -> Void = announce ? { Self.showProgress($0) } : { _ in }
-            let loaded = try ServerFeeds.load(location, cacheDirectory: cacheDirectory, refresh: refresh, progress: progress)
+            let loaded = try ServerFeeds.load(location, cacheDirectory: cacheDirectory, refresh: refresh, progress: progress, itemsAsRead: itemsAsRead)
             if announce, isatty(2) == 1 { StandardStream.error("\r\u{1B}[K") }
             if announce, let notice = loaded.offlineNotice { StandardStream.error("mediaplay: \(DisplayWidth.escaped(notice))\n") }
             return loaded

@@ -244,7 +244,20 @@ public enum ListDocument {
     /// Writes the document to `output` in pieces of about 256 KiB, until
     /// `output` says it failed.
     public static func write(_ loaded: LoadedFeed, rows: [ItemRow], to output: ([UInt8]) -> Bool) {
-        var json = JSONWriter(reserving: 300_000)
+        guard output(header(loaded)) else { return }
+        // The items in pieces, made on two threads and written in order.
+        let items = loaded.feed.items
+        let pieceSize = 500
+        PiecesInOrder.write(count: (items.count + pieceSize - 1) / pieceSize, piece: { piece in
+            let range = piece * pieceSize..<min(items.count, (piece + 1) * pieceSize)
+            return Self.piece(items[range], rows: rows[range], first: piece == 0)
+        }, to: output)
+        _ = output(footer(hasItems: !items.isEmpty))
+    }
+
+    /// The document up to its items (`feed`, then `items` opened).
+    static func header(_ loaded: LoadedFeed) -> [UInt8] {
+        var json = JSONWriter(reserving: 4096)
         json.beginObject()
         json.key(Key.feed)
         json.beginObject()
@@ -259,23 +272,26 @@ public enum ListDocument {
         json.endObject()
         json.key(Key.items)
         json.beginArray()
-        guard json.flush(to: output) else { return }
-        // The items in pieces, made on two threads and written in order.
-        let items = loaded.feed.items
-        let pieceSize = 500
-        PiecesInOrder.write(count: (items.count + pieceSize - 1) / pieceSize, piece: { piece in
-            let range = piece * pieceSize..<min(items.count, (piece + 1) * pieceSize)
-            // Inside the document's object and its items (the first piece starts them).
-            var json = JSONWriter(inside: [true, piece > 0], reserving: range.count * 700)
-            for index in range { write(items[index], row: rows[index], into: &json) }
-            return json.bytes
-        }, to: output)
-        var end = JSONWriter(inside: [true, !items.isEmpty])
+        return json.bytes
+    }
+
+    /// Items of the document, in order: any run of them is a piece of its
+    /// own (`first`: the run that starts the items).
+    static func piece(_ items: ArraySlice<FeedItem>, rows: ArraySlice<ItemRow>, first: Bool) -> [UInt8] {
+        // Inside the document's object and its items (the first piece starts them).
+        var json = JSONWriter(inside: [true, !first], reserving: items.count * 700)
+        for (item, row) in zip(items, rows) { write(item, row: row, into: &json) }
+        return json.bytes
+    }
+
+    /// The document after its items.
+    static func footer(hasItems: Bool) -> [UInt8] {
+        var end = JSONWriter(inside: [true, hasItems])
         end.endArray()
         end.key(Key.schema); end.string(schemaName)
         end.endObject()
         end.newlineAtEnd()
-        _ = end.flush(to: output)
+        return end.bytes
     }
 
     private static func write(_ item: FeedItem, row: ItemRow, into json: inout JSONWriter) {

@@ -90,27 +90,14 @@ public enum Listing {
     /// Notes about the feed (skipped rows), then the table or the JSON
     /// document. Throws when stdout fails (a closed pipe just ends it).
     public static func print(_ loaded: LoadedFeed, around surroundings: Surroundings, details: [MediaDetails?], options: ListOptions) throws(CLIError) {
-        for note in loaded.feed.notes { StandardStream.error("mediaplay: note: \(DisplayWidth.escaped(note))\n") }
-        noteRepairs(of: loaded.feed, source: loaded.source)
+        noteAll(of: loaded)
         let items = loaded.feed.items
-        let played = surroundings.state?.playedURLs() ?? []
-        // Where items were left part way, in any player of this user.
-        let leftAt = surroundings.state?.all() ?? [:]
+        let marks = Marks(surroundings)
         // A list shows what it can: new items not kept are not its failure.
         let fresh = (try? surroundings.state?.newItems(in: loaded.identity, ids: items.map(\.id))) ?? []
-        let cache = surroundings.cache, active = surroundings.active
         // Rows are independent: made in two halves side by side (a tenth of a large list).
         var rows = InHalves.map(items.count) { index in
-            var row = ItemRow(items[index], cache: cache)
-            row.details = details[index]
-            if !played.isEmpty || !leftAt.isEmpty, let url = items[index].source?.description {
-                if played.contains(url) { row.played = true }
-                row.resumeAt = leftAt[url]
-            }
-            row.isNew = !row.played && !fresh.isEmpty && fresh.contains(items[index].id)
-            // By key: the item this row shows, whatever its number in the player.
-            if !active.isEmpty, let playback = active[items[index].key] { row.show(playback) }
-            return row
+            marks.row(items[index], details: details[index]) { !fresh.isEmpty && fresh.contains($0) }
         }
         var loaded = loaded
         // Filters and the order: the feed's own numbers stay.
@@ -131,6 +118,7 @@ public enum Listing {
             failure = writeAll(bytes)
             return failure == 0
         }
+        defer { keepToExit((items, details, loaded, rows)) }
         if options.json {
             // Straight from the bytes: a copy into Data cost a tenth of a large list.
             ListDocument.write(loaded, rows: rows, to: output)
@@ -139,16 +127,61 @@ public enum Listing {
             let shown = options.grep != nil || options.kind != nil || options.unplayed ? items.count : nil
             _ = output(Array(ListRenderer.render(feed: loaded.feed, rows: rows, width: terminal.width, colors: terminal.colors, columns: options.columns?.names, of: shown).utf8))
         }
-        // A list that is the process ends with it: its memory goes back
-        // whole, where freeing a large feed's items and rows one by one
-        // took a twentieth of the list. (A command a test runs in its own
-        // process frees them.)
-        if case .process = CommandContext.current.environmentSource {
-            _ = Unmanaged.passRetained(KeptToExit((items, details, loaded, rows)))
-        }
+        try check(failure)
+    }
+
+    /// A failed write of the list as one line (a closed pipe just ends it).
+    static func check(_ failure: Int32) throws(CLIError) {
         if failure != 0 && failure != EPIPE {
             throw CLIError("cannot write the list: \(String(cString: strerror(failure)))", exitCode: .ioError)
         }
+    }
+
+    /// A list that is the process ends with it: its memory goes back whole,
+    /// where freeing a large feed's items and rows one by one took a
+    /// twentieth of the list. (A command a test runs in its own process
+    /// frees them.)
+    static func keepToExit<Value>(_ value: Value) {
+        if case .process = CommandContext.current.environmentSource {
+            _ = Unmanaged.passRetained(KeptToExit(value))
+        }
+    }
+
+    /// What a row shows beside its item: the cache's state, played marks,
+    /// where it was left, what the background player is doing with it.
+    struct Marks: Sendable {
+        let cache: CacheSnapshot?
+        let played: Set<String>
+        /// Where items were left part way, in any player of this user.
+        let leftAt: [String: Double]
+        let active: [ItemKey: ItemStatus]
+
+        init(_ surroundings: Surroundings) {
+            cache = surroundings.cache
+            played = surroundings.state?.playedURLs() ?? []
+            leftAt = surroundings.state?.all() ?? [:]
+            active = surroundings.active
+        }
+
+        /// The item's row; `isNew` says whether its id is new in the feed.
+        func row(_ item: FeedItem, details: MediaDetails?, isNew: (String) -> Bool) -> ItemRow {
+            var row = ItemRow(item, cache: cache)
+            row.details = details
+            if !played.isEmpty || !leftAt.isEmpty, let url = item.source?.description {
+                if played.contains(url) { row.played = true }
+                row.resumeAt = leftAt[url]
+            }
+            row.isNew = !row.played && isNew(item.id)
+            // By key: the item this row shows, whatever its number in the player.
+            if !active.isEmpty, let playback = active[item.key] { row.show(playback) }
+            return row
+        }
+    }
+
+    /// The feed's notes (skipped rows, mended XML), a line each on stderr.
+    static func noteAll(of loaded: LoadedFeed) {
+        for note in loaded.feed.notes { StandardStream.error("mediaplay: note: \(DisplayWidth.escaped(note))\n") }
+        noteRepairs(of: loaded.feed, source: loaded.source)
     }
 
     /// A feed read by mending it says so, in one line (`repaired` in the
@@ -172,7 +205,7 @@ public enum Listing {
     }
 
     /// Writes all of `bytes` to stdout: 0, or the errno that stopped it.
-    private static func writeAll(_ bytes: [UInt8]) -> Int32 {
+    static func writeAll(_ bytes: [UInt8]) -> Int32 {
         let sink = CommandContext.current.output
         guard case let .descriptor(descriptor) = sink else {
             StandardStream.write(bytes, to: sink)
@@ -271,4 +304,62 @@ public enum QuickList {
 private final class KeptToExit<Value> {
     let value: Value
     init(_ value: Value) { self.value = value }
+}
+
+extension Listing {
+    /// `list --json` made as a feed's items come (a server's pages, 500 at a
+    /// time): each run's rows and JSON made at once, while the server makes
+    /// the next, and the document written once the feed is whole and read
+    /// without failing (a failed read prints nothing, as ever). Only for the
+    /// feed's own order with nothing left out: the same document as
+    /// `print` makes (a 10,000-item DLNA list: its rows and JSON had taken
+    /// 10 ms after the last page).
+    public final class Streamed {
+        let identity: String
+        let surroundings: Surroundings
+        let marks: Marks
+        /// Which ids are new, as the feed's read will record it.
+        let rule: NewItemsRule?
+        private var pieces: [[UInt8]] = []
+        private var count = 0
+
+        /// nil when `options` ask for anything but the feed's order in JSON.
+        public init?(options: ListOptions, identity: String, surroundings: Surroundings) {
+            guard options.json, options.sort == .position, !options.reverse, !options.unplayed, options.grep == nil, options.kind == nil else { return nil }
+            self.identity = identity
+            self.surroundings = surroundings
+            marks = Marks(surroundings)
+            rule = surroundings.state?.newItemsRule(in: identity)
+        }
+
+        /// The cache and marks it was made with (the plain list's too, when
+        /// the feed came whole from a kept copy).
+        public var around: Surroundings { surroundings }
+
+        /// The feed's next items, in order, as read.
+        public func add(_ items: ArraySlice<FeedItem>, details: ArraySlice<MediaDetails?>) {
+            guard !items.isEmpty else { return }
+            let rule = rule
+            let rows = zip(items, details).map { item, details in marks.row(item, details: details) { rule?.isNew($0) == true } }
+            pieces.append(ListDocument.piece(items, rows: rows[...], first: count == 0))
+            count += items.count
+        }
+
+        /// Prints the list when what came is the whole feed (true); false
+        /// when the feed came otherwise (a kept copy), for `print` to list.
+        public func print(_ loaded: LoadedFeed) throws(CLIError) -> Bool {
+            guard count > 0, loaded.identity == identity, loaded.feed.items.count == count else { return false }
+            noteAll(of: loaded)
+            // Its ids recorded as `print` records them (the rule said which are new).
+            _ = try? surroundings.state?.newItems(in: identity, ids: loaded.feed.items.map(\.id))
+            var failure: Int32 = 0
+            for bytes in [ListDocument.header(loaded)] + pieces + [ListDocument.footer(hasItems: true)] {
+                failure = writeAll(bytes)
+                if failure != 0 { break }
+            }
+            keepToExit((loaded, pieces))
+            try check(failure)
+            return true
+        }
+    }
 }

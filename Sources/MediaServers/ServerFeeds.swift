@@ -20,6 +20,18 @@ public enum ServerFeeds {
         SubsonicServer.isLocation(location) || UPnPServer.isLocation(location)
     }
 
+    /// A run of a feed's items as its server's pages are read (in the
+    /// feed's final order), with their details.
+    public typealias ItemsAsRead = (ArraySlice<FeedItem>, ArraySlice<MediaDetails?>) -> Void
+
+    /// The feed's name between runs (`LoadedFeed.identity`) when `location`
+    /// is a server whose items come in their final order as its pages are
+    /// read (a UPnP tree's, depth first; not a Subsonic library, ordered by
+    /// artist and album once whole); nil for any other location.
+    public static func readInOrder(_ location: String) -> String? {
+        UPnPServer.isLocation(location) ? UPnPServer.identity(of: location) : nil
+    }
+
     /// How long a kept library serves without asking the server again
     /// (`list --refresh` asks at once).
     public static let freshFor: Double = 3600
@@ -27,9 +39,11 @@ public enum ServerFeeds {
     /// The server's library (or tree), read or kept. `refresh`: read from
     /// the server whatever is kept. `progress` hears the songs counted so
     /// far on a long read.
-    public static func load(_ location: String, cacheDirectory: String?, refresh: Bool, progress: @escaping (Int) -> Void = { _ in }) throws(CLIError) -> LoadedFeed {
+    /// `itemsAsRead` hears a UPnP tree's items as each page is read (never
+    /// those of a kept copy).
+    public static func load(_ location: String, cacheDirectory: String?, refresh: Bool, progress: @escaping (Int) -> Void = { _ in }, itemsAsRead: ItemsAsRead? = nil) throws(CLIError) -> LoadedFeed {
         if UPnPServer.isLocation(location) {
-            return try UPnPFeed.load(location, cacheDirectory: cacheDirectory, refresh: refresh, progress: progress)
+            return try UPnPFeed.load(location, cacheDirectory: cacheDirectory, refresh: refresh, progress: progress, itemsAsRead: itemsAsRead)
         }
         let server = try SubsonicServer(location: location, login: ConfiguredDefaults.values.logins[location])
         let shown = server.identity

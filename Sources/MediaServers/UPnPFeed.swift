@@ -30,7 +30,7 @@ enum UPnPFeed {
     /// fewer): a server that pages on forever is read in part.
     static let maximumRequests = 25_000
 
-    static func load(_ location: String, cacheDirectory: String?, refresh: Bool, progress: (Int) -> Void) throws(CLIError) -> LoadedFeed {
+    static func load(_ location: String, cacheDirectory: String?, refresh: Bool, progress: (Int) -> Void, itemsAsRead: ServerFeeds.ItemsAsRead? = nil) throws(CLIError) -> LoadedFeed {
         let server = try UPnPServer(location: location)
         let identity = UPnPServer.identity(of: location)
         // The folder the list holds open (its index opened once, and no transfer engine: nothing is downloaded here).
@@ -43,7 +43,7 @@ enum UPnPFeed {
             return Collected(kept.name, kept.entries, keepingRows: false).loaded(identity: identity)
         }
         do {
-            let (collected, note) = try read(server, progress: progress)
+            let (collected, note) = try read(server, progress: progress, itemsAsRead: itemsAsRead)
             if let keyURL {
                 cache?.keepBeside(KeptFeed(url: keyURL.absoluteString, body: collected.kept?.bytes ?? [], etag: nil, lastModified: nil, fetched: now))
             }
@@ -60,7 +60,7 @@ enum UPnPFeed {
 
     /// The server's items (collected as each page is read), and a note
     /// when items were left out for being on another host.
-    static func read(_ server: UPnPServer, progress: (Int) -> Void) throws(CLIError) -> (Collected, String?) {
+    static func read(_ server: UPnPServer, progress: (Int) -> Void, itemsAsRead: ServerFeeds.ItemsAsRead? = nil) throws(CLIError) -> (Collected, String?) {
         let deadline = LoadDeadline()
         let device = try server.device(timeout: deadline.left(for: server.host))
         guard let controlURL = device.controlURL, let serviceType = device.serviceType else {
@@ -80,6 +80,8 @@ enum UPnPFeed {
         var found: Set<String> = [server.root]
         var requests = 0
         var cut = false
+        // Items handed to `itemsAsRead` so far.
+        var heard = 0
         // Depth first, in the server's order: a stack of containers to read.
         var pending: [(id: String, depth: Int)] = [(server.root, 0)]
         while !cut, let (container, depth) = pending.popLast(), visited.count < maximumContainers, collected.count < FeedDecoder.maximumItems {
@@ -165,6 +167,8 @@ enum UPnPFeed {
                 // The page's URLs may be requested from now on (without following redirects).
                 collected.allowRequests()
                 progress(collected.count)
+                if let itemsAsRead { collected.hand(from: heard, to: itemsAsRead) }
+                heard = collected.count
                 let returned = page.returned ?? page.entries.count
                 start += returned
                 if returned == 0 || page.entries.isEmpty || fresh == 0 { break }
@@ -266,6 +270,12 @@ enum UPnPFeed {
             kept?.field(entry.duration.map { String($0) } ?? "")
             kept?.field(entry.art?.absoluteString ?? "")
             kept?.endRow()
+        }
+
+        /// The items from `start` on, with their details.
+        func hand(from start: Int, to itemsAsRead: ServerFeeds.ItemsAsRead) {
+            guard start < items.count else { return }
+            itemsAsRead(items[start...], details[start...])
         }
 
         /// A server's URLs: fetched without following redirects.

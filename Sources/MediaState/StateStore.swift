@@ -260,15 +260,14 @@ extension StateStore {
     public func newItems(in feed: String, ids: [String]) throws(StateStoreError) -> Set<String> {
         let hashes = ids.map(Self.hash)
         return try write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT seen, fresh FROM feedSeen WHERE feed = ?", arguments: [feed]) else {
+            guard let rule = try Self.newItemsRule(db, feed) else {
                 try db.execute(
                     sql: "INSERT INTO feedSeen (feed, firstRead, seen, fresh) VALUES (?, ?, ?, ?)",
                     arguments: [feed, Date().timeIntervalSince1970, Self.blob(Set(hashes)), Self.blob([])]
                 )
                 return []
             }
-            var seen = Self.hashes(row["seen"])
-            var fresh = Self.hashes(row["fresh"])
+            var seen = rule.seen, fresh = rule.fresh
             let unseen = hashes.filter { !seen.contains($0) }
             if !unseen.isEmpty {
                 seen.formUnion(unseen)
@@ -277,8 +276,21 @@ extension StateStore {
                 fresh.formIntersection(hashes)
                 try db.execute(sql: "UPDATE feedSeen SET seen = ?, fresh = ? WHERE feed = ?", arguments: [Self.blob(seen), Self.blob(fresh), feed])
             }
-            return Set(zip(ids, hashes).filter { fresh.contains($0.1) }.map(\.0))
+            return Set(zip(ids, hashes).filter { rule.isNew(hash: $0.1) }.map(\.0))
         }
+    }
+
+    /// Which ids `newItems` will call new in `feed`'s next read, known
+    /// before its items are (a list made as a server's pages come); nil
+    /// for a feed never read (its first read makes nothing new) or a store
+    /// that cannot be read (a list's marks are a nicety).
+    public func newItemsRule(in feed: String) -> NewItemsRule? {
+        (try? queue.read { db in try Self.newItemsRule(db, feed) }) ?? nil
+    }
+
+    private static func newItemsRule(_ db: Database, _ feed: String) throws -> NewItemsRule? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT seen, fresh FROM feedSeen WHERE feed = ?", arguments: [feed]) else { return nil }
+        return NewItemsRule(seen: hashes(row["seen"]), fresh: hashes(row["fresh"]))
     }
 
     /// Takes ids out of `feed`'s new items (`mediaplay mark N old`).
@@ -319,4 +331,15 @@ extension StateStore {
         }
         return result
     }
+}
+
+/// `newItems`' rule for one feed read before: an id is new when it was new
+/// before (not since marked old or gone) or was never seen.
+public struct NewItemsRule: Sendable {
+    let seen: Set<UInt64>
+    let fresh: Set<UInt64>
+
+    public func isNew(_ id: String) -> Bool { isNew(hash: StateStore.hash(id)) }
+
+    func isNew(hash: UInt64) -> Bool { fresh.contains(hash) || !seen.contains(hash) }
 }

@@ -261,7 +261,13 @@ private func items(_ json: String) throws -> [[String: Any]] {
         // 64$0: the first folder of minidlna's folder view.
         let result = try await dlna.mediaplay(["list", "--json", "--feed", dlna.feed + "#64$0"], environment: home.environment)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try items(result.stdout).map { $0["title"] as? String } == (0..<2300).map { String(format: "%04d", $0) })
+        let listed = try items(result.stdout)
+        #expect(listed.map { $0["title"] as? String } == (0..<2300).map { String(format: "%04d", $0) })
+        // Made as the pages came (the feed's order, read from the server)
+        // or once whole (reversed, from the kept copy): the same items.
+        let reversed = try await dlna.mediaplay(["list", "--json", "--reverse", "--feed", dlna.feed + "#64$0"], environment: home.environment)
+        #expect(reversed.status == 0, "\(reversed.stderr)")
+        #expect((listed as NSArray).isEqual(to: Array(try items(reversed.stdout).reversed())))
     }
 
     @Test func listShowsTheAudioAndPicturesAndPlayEqualsFFmpeg() async throws {

@@ -10,6 +10,7 @@ import MediaListing
 import MediaFeedLoading
 import MediaWiring
 import MediaplayCommon
+import MediaServers
 
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -57,12 +58,19 @@ struct ListCommand: ParsableCommand {
             // details, then the list's states), held to the end.
             let index = try? CacheFolder.shared(directory: options.global.cacheDirectory)
             defer { withExtendedLifetime(index) {} }
-            let loaded = try FeedLoading.load(options.global, refresh: options.refresh)
-            let (surroundings, problem) = Listing.surroundings(options.global, writable: true)
+            // A server's tree in its own order as JSON: made as its pages come.
+            var streamed: Listing.Streamed?
+            if let identity = (try? options.global.feedLocation()).flatMap(ServerFeeds.readInOrder) {
+                let (around, problem) = Listing.surroundings(options.global, writable: true)
+                if problem == nil { streamed = Listing.Streamed(options: options, identity: identity, surroundings: around) }
+            }
+            let loaded = try FeedLoading.load(options.global, refresh: options.refresh, itemsAsRead: streamed.map { list in { list.add($0, details: $1) } })
+            let (surroundings, problem) = streamed.map { ($0.around, nil) } ?? Listing.surroundings(options.global, writable: true)
             if let problem { Listing.noteUnreadableCache(problem) }
             let details = loaded.details ?? ItemDetails.lookup(loaded.feed.items, snapshot: surroundings.cache)
             // Files with sound not measured yet are measured in the background.
             if LoudnessLauncher.anyUnmeasured(details) { LoudnessLauncher.start(options.global) }
+            if try streamed?.print(loaded) == true { return }
             try Listing.print(loaded, around: surroundings, details: details, options: options)
         }
     }
