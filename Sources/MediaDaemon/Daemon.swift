@@ -103,6 +103,19 @@ public final class Daemon: @unchecked Sendable {
             unlink(paths.socketBeingBound)
             listener = try UnixSocket.listening(at: paths.socket, boundFirstAt: paths.socketBeingBound)
         }
+        // Unreachable, it must not play on: a client would start a second
+        // player. Watched before any client is answered (one that saw the
+        // socket could remove the folder at once); a removal before the
+        // watch began is found by looking once it has.
+        let logger = self.logger
+        let watch = FolderWatch(folder: paths.runtimeDirectory, socketName: (paths.socket as NSString).lastPathComponent) { [quitRequests, logger] reason in
+            logger.warning("quitting: \(reason), so no client can reach this player")
+            quitRequests.continuation.yield()
+        }
+        if access(paths.socket, F_OK) != 0 {
+            logger.warning("quitting: the runtime folder or its socket was removed as the player started, so no client can reach it")
+            quitRequests.continuation.yield()
+        }
         let ended = Ending()
         let service = ControlService(
             session: session, feed: feed, version: version, clock: clock, followFeed: followFeed, displayProblem: displayProblem, details: details,
@@ -111,7 +124,6 @@ public final class Daemon: @unchecked Sendable {
             quitRequests.continuation.yield()
             await ended.wait()
         }
-        let logger = self.logger
         let server = ControlServer(listener: listener, clock: clock, log: { logger.warning("\($0)") }) { piece, connection in
             service.answer(piece, on: connection)
         }
@@ -120,11 +132,6 @@ public final class Daemon: @unchecked Sendable {
         logger.info("listening on \(paths.socket)\(listener.isInherited ? " (passed by systemd)" : "") (pid \(getpid()), feed \(feed))")
 
         let saver = Task.detached { [clock] in await Self.savePositions(of: session, every: saveInterval, on: clock) }
-        // Unreachable, it must not play on: a client would start a second player.
-        let watch = FolderWatch(folder: paths.runtimeDirectory, socketName: (paths.socket as NSString).lastPathComponent) { [quitRequests, logger] reason in
-            logger.warning("quitting: \(reason), so no client can reach this player")
-            quitRequests.continuation.yield()
-        }
         for await _ in quitRequests.stream { break }
         watch?.stop()
 

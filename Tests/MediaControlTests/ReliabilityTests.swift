@@ -107,6 +107,8 @@ private func errorMessage(_ reply: [String: Any]?) -> String? {
             group.addTask { try? await Task.sleep(for: .seconds(3)); return false }
             let first = await group.next()!
             group.cancelAll()
+            // Not ended: quit it, or the group would wait for it forever.
+            if !first { daemon.daemon.quit() }
             return first
         }
         #expect(finished, "the daemon ended within 3 s of its folder's removal")
