@@ -16,10 +16,22 @@ public enum CurlGlobal {
     /// cache index's making); the first handle waits for it to end.
     public static func begin() {
         guard !begun.exchange(true, ordering: .relaxed) else { return }
-        Thread { _ = initialized }.start()
+        settling.enter()
+        Thread {
+            _ = initialized
+            settling.leave()
+        }.start()
+    }
+
+    /// Waits for a set-up `begin` started: a command that needed no server
+    /// after all (a fresh kept copy) must not exit while libcurl is being
+    /// loaded and TLS set up (exit's clean-up would meet the set-up).
+    public static func settle() {
+        settling.wait()
     }
 
     private static let begun = Atomic<Bool>(false)
+    private static let settling = DispatchGroup()
 }
 
 /// The libcurl version this process runs with, e.g. "7.88.1".

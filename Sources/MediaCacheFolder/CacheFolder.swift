@@ -20,8 +20,10 @@ public final class CacheFolder: Sendable {
     public let recoveredIndex: String?
     /// The dates the index records (last uses, updates, a damaged index's name).
     public let clock: any MediaClock
-    /// Kept copies being written beside the caller (`keepBeside`).
+    /// Kept copies being written beside the caller (`keepBeside`), in the
+    /// order they were kept (a later read's copy lands last).
     private let keeping = DispatchGroup()
+    private let keepQueue = DispatchQueue(label: "mediaplay.kept-copies")
 
     public init(directory: String, clock: any MediaClock = SystemClock.shared) throws(CacheError) {
         self.directory = directory
@@ -139,13 +141,7 @@ public final class CacheFolder: Sendable {
     /// folder waits for it before it closes; a copy that cannot be written
     /// is left out, as `try? keep` leaves it.
     public func keepBeside(_ feed: KeptFeed) {
-        keeping.enter()
-        let thread = Thread { [index, keeping] in
-            try? index.keep(feed)
-            keeping.leave()
-        }
-        thread.name = "kept copy"
-        thread.start()
+        keepQueue.async(group: keeping) { [index] in try? index.keep(feed) }
     }
 
     deinit { keeping.wait() }

@@ -323,9 +323,14 @@ extension Listing {
         private var pieces: [[UInt8]] = []
         private var count = 0
 
+        /// Whether `options` ask for the feed's order in JSON, nothing left out.
+        public static func serves(_ options: ListOptions) -> Bool {
+            options.json && options.sort == .position && !options.reverse && !options.unplayed && options.grep == nil && options.kind == nil
+        }
+
         /// nil when `options` ask for anything but the feed's order in JSON.
         public init?(options: ListOptions, identity: String, surroundings: Surroundings) {
-            guard options.json, options.sort == .position, !options.reverse, !options.unplayed, options.grep == nil, options.kind == nil else { return nil }
+            guard Self.serves(options) else { return nil }
             self.identity = identity
             self.surroundings = surroundings
             marks = Marks(surroundings)
@@ -345,13 +350,16 @@ extension Listing {
             count += items.count
         }
 
-        /// Prints the list when what came is the whole feed (true); false
-        /// when the feed came otherwise (a kept copy), for `print` to list.
+        /// Prints the list when what came is the whole feed, read (true);
+        /// false when the feed came otherwise (a kept copy, fresh or the
+        /// offline fallback) or its ids cannot be recorded, for `print` to
+        /// list as it lists anything.
         public func print(_ loaded: LoadedFeed) throws(CLIError) -> Bool {
-            guard count > 0, loaded.identity == identity, loaded.feed.items.count == count else { return false }
+            guard count > 0, loaded.offlineNotice == nil, loaded.identity == identity, loaded.feed.items.count == count else { return false }
+            // Its ids recorded as `print` records them (the rule said which
+            // are new); a store that cannot record them makes nothing new there.
+            if let state = surroundings.state, (try? state.newItems(in: identity, ids: loaded.feed.items.map(\.id))) == nil { return false }
             noteAll(of: loaded)
-            // Its ids recorded as `print` records them (the rule said which are new).
-            _ = try? surroundings.state?.newItems(in: identity, ids: loaded.feed.items.map(\.id))
             var failure: Int32 = 0
             for bytes in [ListDocument.header(loaded)] + pieces + [ListDocument.footer(hasItems: true)] {
                 failure = writeAll(bytes)

@@ -30,7 +30,8 @@ enum KeptRows {
 
         /// Room for `rows` more rows of a usual size.
         mutating func reserve(rows: Int) {
-            bytes.reserveCapacity(bytes.count + rows * 160)
+            let wanted = bytes.count + rows * 160
+            if bytes.capacity < wanted { bytes.reserveCapacity(max(wanted, 2 * bytes.capacity)) }
         }
 
         /// The row's next field.

@@ -131,11 +131,12 @@ enum UPnPFeed {
                     }
                 }
                 let envelope = try directory.envelope(body, of: container)
-                if start == 0, let total = envelope.total, total > 0 {
-                    // Room for the container's entries at once, not grown by doubling (bounded: a server may claim any total).
+                if start == 0, let total = envelope.total, total > ContentDirectory.pageSize {
+                    // Room for a large container's entries at once, not grown
+                    // page by page (bounded: a server may claim any total).
                     let room = min(total, FeedDecoder.maximumItems)
-                    listedHere.reserveCapacity(room)
-                    seenURLs.reserveCapacity(seenURLs.count + room)
+                    listedHere.reserveCapacity(min(room, 20_000))
+                    if seenURLs.capacity < seenURLs.count + room { seenURLs.reserveCapacity(max(seenURLs.count + room, 2 * seenURLs.capacity)) }
                     collected.reserve(room)
                 }
                 if let returned = envelope.returned, returned > 0, let total = envelope.total, start + returned < total {
@@ -242,10 +243,12 @@ enum UPnPFeed {
         /// again and again as pages come.
         mutating func reserve(_ count: Int) {
             let room = min(count, FeedDecoder.maximumItems - items.count)
-            guard room > 0 else { return }
-            items.reserveCapacity(items.count + room)
-            details.reserveCapacity(details.count + room)
-            kept?.reserve(rows: room)
+            // At least doubled when grown: a tree of many containers is not copied once per container.
+            guard room > 0, items.capacity < items.count + room else { return }
+            let capacity = max(items.count + room, 2 * items.capacity)
+            items.reserveCapacity(capacity)
+            details.reserveCapacity(capacity)
+            kept?.reserve(rows: capacity - items.count)
         }
 
         mutating func add(_ entry: Entry) {

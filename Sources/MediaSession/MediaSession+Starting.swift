@@ -68,6 +68,9 @@ extension MediaSession {
             }
         }
         slot.player = player
+        // Counted before it can be registered: a shutdown that finds it waits for its loop.
+        let loops = eventLoops
+        loops.enter(player)
         let events = player.events()
         let opening = player.events()
         let registered: (replaced: (any PlayerHandle)?, ok: Bool) = lock.withLock {
@@ -85,6 +88,7 @@ extension MediaSession {
             return (replaced, true)
         }
         guard registered.ok else {
+            loops.leave(player)
             player.stop()
             announce(key, .state)
             return status(of: item)
@@ -93,10 +97,8 @@ extension MediaSession {
         if let url = item.source?.description { positions.startsAgain(url) }
         player.play()
         if case let .remote(url)? = item.source { reports?.started(url) }
-        let loops = eventLoops
-        loops.enter()
         Task { [weak self] in
-            defer { loops.leave() }
+            defer { loops.leave(player) }
             for await event in events {
                 guard let self else { return }
                 self.playerEvent(event, item: item, player: player)

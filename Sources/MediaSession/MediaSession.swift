@@ -85,7 +85,7 @@ public final class MediaSession: @unchecked Sendable {
     /// The players' event loops still running: `shutdown` waits for them
     /// to have heard their players' ends (a song played to its end is
     /// reported from there) before it sends the last reports.
-    let eventLoops = RunningCount()
+    let eventLoops = RunningLoops()
 
     public init(
         feed: Feed, store: (any MediaStore)?, documents: (any DocumentFetcher)? = nil, positions: StateStore?, engine: any PlayerFactory,
@@ -333,8 +333,9 @@ public final class MediaSession: @unchecked Sendable {
         for player in all { player.stop() }
         await blocking { [positions, engine, reports, eventLoops] in
             for player in all { _ = player.waitUntilFinished() }
-            // A player's stream ends with its final state: its loop ends once it has heard it.
-            eventLoops.waitForNone()
+            // A player's stream ends with its final state: its loop ends once
+            // it has heard it (one started since is not waited for).
+            eventLoops.waitForEnd(of: all)
             engine.finish()
             positions.flush()
             reports?.flush()
@@ -414,27 +415,31 @@ public final class MediaSession: @unchecked Sendable {
     }
 }
 
-/// How many of something are running, and a wait for none to be.
-final class RunningCount: @unchecked Sendable {
+/// The players whose event loops still run, and a wait for some of them
+/// to end.
+final class RunningLoops: @unchecked Sendable {
     private let condition = NSCondition()
-    // Under `condition`.
-    private var count = 0
+    // Under `condition`: per player, its loops running.
+    private var running: [ObjectIdentifier: Int] = [:]
 
-    func enter() {
-        condition.withLock { count += 1 }
+    func enter(_ player: any PlayerHandle) {
+        condition.withLock { running[ObjectIdentifier(player), default: 0] += 1 }
     }
 
-    func leave() {
+    func leave(_ player: any PlayerHandle) {
         condition.withLock {
-            count -= 1
+            let key = ObjectIdentifier(player)
+            running[key] = (running[key] ?? 1) > 1 ? running[key]! - 1 : nil
             condition.broadcast()
         }
     }
 
-    /// Blocks until none runs (off the cooperative pool).
-    func waitForNone() {
+    /// Blocks (off the cooperative pool) until the loops of `players` have
+    /// ended; a player started after them is not waited for.
+    func waitForEnd(of players: [any PlayerHandle]) {
+        let keys = players.map { ObjectIdentifier($0) }
         condition.withLock {
-            while count > 0 { condition.wait() }
+            while keys.contains(where: { running[$0] != nil }) { condition.wait() }
         }
     }
 }

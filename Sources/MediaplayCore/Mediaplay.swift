@@ -60,9 +60,6 @@ public enum MediaplayProgram {
     /// mediaplay-core's `main`: the process's own streams, environment and
     /// config; exits with the command's status.
     public static func main() async {
-        // A URL among the arguments: libcurl is loaded and set up beside
-        // the rest of the start (CurlGlobal.begin).
-        if CommandLine.arguments.dropFirst().contains(where: { $0.contains("://") }) { CurlGlobal.begin() }
         StandardStream.reserveStandardDescriptors()
         // A reader gone from a pipe is a failed write (ignored on stderr,
         // an error on a listing), not the end of a playback or the daemon.

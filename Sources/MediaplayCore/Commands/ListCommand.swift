@@ -54,13 +54,14 @@ struct ListCommand: ParsableCommand {
             // A feed from a server: libcurl's set-up (TLS's) begins beside
             // the cache's index being opened.
             if (try? options.global.feedLocation())?.contains("://") == true { CurlGlobal.begin() }
+            defer { CurlGlobal.settle() }
             // One open of the cache's index for the whole list (a folder's
             // details, then the list's states), held to the end.
             let index = try? CacheFolder.shared(directory: options.global.cacheDirectory)
             defer { withExtendedLifetime(index) {} }
             // A server's tree in its own order as JSON: made as its pages come.
             var streamed: Listing.Streamed?
-            if let identity = (try? options.global.feedLocation()).flatMap(ServerFeeds.readInOrder) {
+            if Listing.Streamed.serves(options), let identity = (try? options.global.feedLocation()).flatMap(ServerFeeds.readInOrder) {
                 let (around, problem) = Listing.surroundings(options.global, writable: true)
                 if problem == nil { streamed = Listing.Streamed(options: options, identity: identity, surroundings: around) }
             }
