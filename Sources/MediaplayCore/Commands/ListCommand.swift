@@ -51,9 +51,14 @@ struct ListCommand: ParsableCommand {
         // two runs of eleven on a heap fault not yet found: kept as it was.)
         mp_keep_freed_memory()
         try runReportingErrors {
-            // A feed from a server: libcurl's set-up (TLS's) begins beside
-            // the cache's index being opened.
-            if (try? options.global.feedLocation())?.contains("://") == true { CurlGlobal.begin() }
+            // A feed from a server into a cache with no index yet (nothing
+            // kept: it is read from the server): libcurl's loading and set-up
+            // begin beside the index's making. (With an index, a kept copy
+            // may serve, and libcurl is loaded when first needed.)
+            if (try? options.global.feedLocation())?.contains("://") == true,
+               !FileManager.default.fileExists(atPath: options.global.cacheDirectory + "/index.sqlite") {
+                CurlGlobal.begin()
+            }
             defer { CurlGlobal.settle() }
             // One open of the cache's index for the whole list (a folder's
             // details, then the list's states), held to the end.
