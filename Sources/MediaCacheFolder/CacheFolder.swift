@@ -135,7 +135,7 @@ public final class CacheFolder: Sendable {
         do { try index.keep(feed) } catch { throw CacheError.io("cannot keep the feed in \(directory)/index.sqlite: \(error)") }
     }
 
-    /// `keep` on a thread of its own, for a feed the caller goes on to list:
+    /// `keep` on the folder's own queue (off the caller), for a feed the caller goes on to list:
     /// a server's 10,000 items took 3.7 ms to write, beside the rows and
     /// JSON made meanwhile (the index takes reads while it is written). The
     /// folder waits for it before it closes; a copy that cannot be written
