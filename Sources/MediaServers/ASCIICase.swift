@@ -46,6 +46,6 @@ extension String {
 }
 
 @inline(__always)
-private func asciiLower(_ byte: UInt8) -> UInt8 {
+func asciiLower(_ byte: UInt8) -> UInt8 {
     byte &- 0x41 < 26 ? byte | 0x20 : byte
 }

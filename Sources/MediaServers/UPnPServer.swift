@@ -65,11 +65,7 @@ public struct UPnPServer: Sendable {
                 let schemeEnd: Int
                 if bytes.starts(with: "http://".utf8) { schemeEnd = 7 } else if bytes.starts(with: "https://".utf8) { schemeEnd = 8 } else { return false }
                 guard !name.isEmpty, bytes.count >= schemeEnd + name.count else { return false }
-                for offset in 0..<name.count {
-                    let byte = bytes[schemeEnd + offset], wanted = name[offset]
-                    let letter = (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A
-                    guard byte == wanted || (letter && (byte | 0x20) == (wanted | 0x20)) else { return false }
-                }
+                for offset in 0..<name.count where asciiLower(bytes[schemeEnd + offset]) != asciiLower(name[offset]) { return false }
                 var index = schemeEnd + name.count
                 if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
                     index += 1
